@@ -1,0 +1,36 @@
+#pragma once
+/// The CLI is thin: each subcommand lives in its own file, fills a typed options struct from
+/// CLI11, builds the real transports, and calls one library function. This header is the
+/// registration contract between main.cc and those files.
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace plumb::cmd {
+
+/// Exit codes, documented in the README and `plumb --help`.
+enum ExitCode : int {
+  kExitOk = 0,          ///< success; for plan/drift: no changes / in sync
+  kExitError = 1,       ///< invalid input or any other error (the message says which)
+  kExitChanges = 2,     ///< plan: changes pending; drift: drift found
+  kExitPartial = 3,     ///< gather/drift/plan: some nodes could not be read
+  kExitInterrupted = 130,
+};
+
+/// Options every subcommand shares.
+struct GlobalOptions {
+  std::string repo = ".";        ///< cluster repo path
+  std::string ref = "HEAD";      ///< git ref to read it at
+  bool working_tree = false;     ///< read uncommitted files instead of the ref
+  std::string format = "text";   ///< text | json (subcommands may add more)
+  bool verbose = false;
+};
+
+/// A subcommand adds itself to `app` and sets `run` to what executes it once parsed.
+using Register = void (*)(CLI::App& app, GlobalOptions& global, std::function<int()>& run);
+
+/// Adds the shared --repo/--ref/--working-tree options to a subcommand.
+void AddSourceOptions(CLI::App& sub, GlobalOptions& global);
+
+}  // namespace plumb::cmd

@@ -1,0 +1,50 @@
+// plumb: keeps a GPU cluster's stack, firmware and fabric where a reviewed git commit says.
+// This file only assembles the CLI from the subcommand table and maps failures to exit codes.
+#include <cstdio>
+#include <exception>
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "cmd/command.h"
+#include "cmd/subcommands.h"
+
+namespace plumb::cmd {
+
+void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
+  sub.add_option("--repo", g.repo, "Cluster repo (a git repository)")->capture_default_str();
+  sub.add_option("--ref", g.ref, "Git ref to read: branch, tag, short or full SHA")
+      ->capture_default_str();
+  sub.add_flag("--working-tree", g.working_tree,
+               "Read uncommitted files instead of --ref (validate/plan only; warns)");
+}
+
+}  // namespace plumb::cmd
+
+int main(int argc, char** argv) {
+  using namespace plumb::cmd;
+  CLI::App app{
+      "plumb keeps a GPU cluster's software stack, firmware and fabric exactly where a reviewed\n"
+      "git commit says: validate the cluster repo, gather live state over SSH and Redfish, plan\n"
+      "the difference, apply it rolling-with-drain, and report drift.\n\n"
+      "Exit codes: 0 ok/in sync, 1 error, 2 changes or drift (plan/drift), 3 partial (some\n"
+      "nodes unreadable), 130 interrupted.",
+      "plumb"};
+  app.set_version_flag("--version", std::string("plumb ") + PLUMB_VERSION);
+  app.require_subcommand(1);
+  GlobalOptions global;
+  std::function<int()> run;
+  for (Register reg : kSubcommands) reg(app, global, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitError;
+  }
+  try {
+    return run ? run() : kExitError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "plumb: error: %s\n", e.what());
+    return kExitError;
+  }
+}

@@ -1,0 +1,88 @@
+#pragma once
+/// The module contract. A module owns one aspect of a node (kernel, NVIDIA driver, sysctl,
+/// firmware...). It has:
+///   - a probe: a POSIX sh snippet run in-band (all modules' snippets go to the node as ONE
+///     script in ONE SSH round trip, see modules/probe_script.h) and/or Redfish reads;
+///   - a pure parser from the probe's output to Facts (JSON, shape documented in
+///     schemas/facts/<module>.schema.json), tested on captured real outputs;
+///   - a pure diff: desired state x facts -> actions (so check mode is true by construction);
+///   - apply: one action -> commands over SSH or calls to the BMC; idempotent; values quoted;
+///   - verify: by default, re-probe and expect an empty diff.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "inventory/model.h"
+#include "modules/transport/shell.h"
+#include "schemas/result.h"
+
+namespace plumb::transport { class Bmc; }
+
+namespace plumb::modules {
+
+using Facts = nlohmann::json;
+
+/// How much an action disturbs a node; ordered, a node's disruption is the max of its actions'.
+enum class Disruption { kNone = 0, kServiceRestart = 1, kDrain = 2, kReboot = 3, kFirmwareFlash = 4 };
+const char* DisruptionName(Disruption d);   // "none", "service-restart", "drain", "reboot", "firmware-flash"
+
+/// One change to make on one node. A value (it goes into the plan file as JSON and back).
+struct Action {
+  std::string module;      ///< "nvidia_driver"
+  std::string id;          ///< stable within the node's plan: "nvidia_driver.install"; keys the journal
+  std::string key;         ///< desired-state key in user terms: "nvidia.driver", "sysctl.net.core.rmem_max"
+  std::string pointer;     ///< the same as a JSON pointer into NodeDesired::desired: "/nvidia/driver"
+  std::string summary;     ///< "install 550.90.07 (have 535.161.08)"
+  nlohmann::json before;   ///< observed value (null if absent)
+  nlohmann::json after;    ///< desired value
+  Disruption disruption = Disruption::kNone;
+  nlohmann::json params = nlohmann::json::object();   ///< what Apply needs beyond before/after
+
+  nlohmann::json ToJson() const;
+  static Result<Action> FromJson(const nlohmann::json& j);
+};
+
+/// What Apply may touch. Either pointer may be null when that channel is unavailable.
+struct NodeContext {
+  const inventory::Node* node = nullptr;
+  transport::Shell* shell = nullptr;
+  transport::Bmc* bmc = nullptr;
+  std::chrono::milliseconds command_timeout{std::chrono::minutes(30)};
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  /// Stable name: the probe section marker, the facts key, the journal's module column.
+  virtual std::string_view Name() const = 0;
+  /// Modules whose actions must run before this one's on the same node (e.g. cuda after
+  /// nvidia_driver). A cycle is a programming error caught by a unit test of the registry.
+  virtual std::vector<std::string_view> After() const { return {}; }
+
+  /// In-band probe: a POSIX sh snippet, read-only, whose stdout this module's ParseProbe reads.
+  /// Empty if the module has no in-band probe. It must not depend on desired state.
+  virtual std::string ProbeScript() const { return {}; }
+  /// Pure: the snippet's stdout (and its exit status) -> facts, or a located error
+  /// (code "probe.<module>": what was unexpected in the output).
+  virtual Result<Facts> ParseProbe(std::string_view out, int exit_status) const;
+
+  /// Out-of-band probe through the node's BMC (firmware, BIOS, power). Default: none.
+  virtual bool HasBmcProbe() const { return false; }
+  virtual Result<Facts> ProbeBmc(transport::Bmc& bmc) const;
+
+  /// Pure: does `desired` (the node's whole merged desired state) say anything this module owns?
+  virtual bool Wants(const nlohmann::json& desired) const = 0;
+  /// Pure: the actions that make `facts` agree with `desired`; empty when in sync.
+  virtual std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const = 0;
+
+  /// Carries out one action (from this module's Diff). Idempotent: running it twice is harmless.
+  virtual Status Apply(NodeContext& ctx, const Action& action) const;
+};
+
+using ModulePtr = std::unique_ptr<Module>;
+
+}  // namespace plumb::modules

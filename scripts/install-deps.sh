@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what plumb needs to build, test and run its testbed, from Debian's packages.
+# Idempotent and fast when everything is present: it asks dpkg first and calls apt-get
+# only for what is missing. Run as root (CI and the testbed run as root).
+set -euo pipefail
+
+# Build: compiler, CMake and the libraries named in the README.
+build_pkgs=(g++ cmake make pkg-config git ccache
+  libssh-dev libcurl4-openssl-dev libssl-dev libgit2-dev libyaml-cpp-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev)
+# Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client.
+testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
+  nftables iproute2 procps python3 redfishtool util-linux openssl curl
+  xmlstarlet jq)
+
+want=("${build_pkgs[@]}")
+[[ "${PLUMB_DEPS:-all}" == build ]] || want+=("${testbed_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#want[@]} packages present"
+  exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "hint: run as root, or: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
