@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # remote commands are single-quoted on purpose
 # The testbed's own test: a 4-node testbed with Slurm and a head node. Every
 # fake tool's output is checked against the node's state files; reboots give a
 # new boot_id and apply pending state; faults (apt failure, dpkg lock, NVML

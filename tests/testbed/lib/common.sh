@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the settings are used by the files sourcing this one
 # Settings and helpers shared by every `tb` subcommand. Sourced, never run.
 #
 # Environment (all optional):

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2153  # TB_NET & co come from common.sh
 # tb up N [--slurm] [--head] [--no-wait]: start a testbed. Sourced by tb.
 
 tb_up() {

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2153  # TB_NODE & co come from node.env
 # PID 1 of one simulated node, started by supervisor.sh in fresh pid, mount,
 # uts and time namespaces (inside the testbed's network namespace).
 # It builds the node's private view of the filesystem, renders the files that

@@ -16,11 +16,21 @@ ND=$1
 # shellcheck source=/dev/null
 . "$ND/node.env" # TB_NODE TB_ADDR TB_RUN TB_HOME TB_SLURMD TB_DOWNTIME TB_DOWN_MODE
 CTL=$ND/ctl ST=$ND/state
-child= stop=0 power=on reason=
+child='' stop=0 power=on reason=''
 
 ev() { printf '%s %s\n' "${EPOCHREALTIME:0:14}" "$*" >>"$ST/events.log"; }
 status() { echo "$1" >"$CTL/status.tmp" && mv "$CTL/status.tmp" "$CTL/status"; }
 knob() { sed -n "s/^$1=//p" "$ST/current.conf" | tail -1; }
+
+# Kernel start time of a PID (field 22 of /proc/PID/stat): tb down checks it
+# before it signals a recorded PID.
+starttime() {
+  local s
+  read -r s <"/proc/$1/stat" || return 0
+  s=${s##*) }
+  read -r -a f <<<"$s"
+  echo "${f[19]}"
+}
 
 # Stop the node by signalling its init (PID 1 inside): unshare then returns
 # only after the kernel has killed every process of the node's PID namespace.
@@ -106,7 +116,7 @@ while ((stop == 0)); do
       $(timens_args) --propagation private \
       /bin/bash "$TB_HOME/node/init.sh" "$ND" >>"$ND/log/init.log" 2>&1 &
     child=$!
-    echo "$child $(s=$(<"/proc/$child/stat"); s=${s##*) }; set -- $s; echo "${20}")" >"$CTL/unshare.pid"
+    echo "$child $(starttime "$child")" >"$CTL/unshare.pid"
     while kill -0 "$child" 2>/dev/null; do wait "$child"; done
     child=
     status down
