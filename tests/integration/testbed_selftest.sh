@@ -181,6 +181,12 @@ check "reboot_hang=1: the node does not come back (status hung)" eq "$("$TB" ctl
 "$TB" ctl reboot n2
 check "tb ctl reboot power-cycles a hung node back up" "$TB" ctl wait-up n2
 
+b0=$(S n4 cat /proc/sys/kernel/random/boot_id)
+"$TB" ctl reboot n4 & "$TB" ctl reboot n4; wait
+"$TB" ctl wait-up n4 >/dev/null
+check "two concurrent tb ctl reboot: one power cycle, node back with a new boot_id" \
+  eq "$(grep -c 'power cycle (BMC)' "$TB_RUN/nodes/n4/state/events.log")/$([[ $(S n4 cat /proc/sys/kernel/random/boot_id) != "$b0" ]] && echo new)" "1/new"
+
 # --- Slurm -----------------------------------------------------------------------------
 wait_state() { # NODE STATE SECONDS
   local end=$((SECONDS + $3))
