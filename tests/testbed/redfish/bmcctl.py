@@ -74,6 +74,8 @@ def gen(args):
              "username": user, "password": password, "tls": tls_of.get(node, args.tls)}
         if args.nodes:
             b["node"] = node
+            if args.node_status_dir:
+                b["node_status"] = os.path.join(args.node_status_dir, node, "ctl", "status")
         if options:
             b["options"] = options
         bmcs.append(b)
@@ -138,6 +140,7 @@ def main():
     g.add_argument("--tls-of", action="append")
     g.add_argument("--option", action="append")
     g.add_argument("--node-ctl")
+    g.add_argument("--node-status-dir", help="<dir>/<node>/ctl/status holds each node's power (the testbed's layout)")
     g.add_argument("--control-port", type=int, default=0)
     c = sub.add_parser("ctl")
     c.add_argument("run")

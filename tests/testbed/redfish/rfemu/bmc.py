@@ -38,6 +38,9 @@ class Bmc:
         self.port = int(cfg.get("port", 8443))
         self.vendor = cfg.get("vendor", "dmtf")
         self.node = cfg.get("node")
+        # A file holding the linked node's power as the testbed sees it (up|booting|down|off|hung),
+        # so a node powered off in-band reads PowerState Off here too.
+        self.node_status = cfg.get("node_status")
         self.tls = cfg.get("tls", "good")
         self.emu = emulator
         self.p = profiles.profile(self.vendor, cfg.get("options"))
@@ -148,6 +151,7 @@ class Bmc:
     def render(self, key):
         """(dict, etag) of a resource this BMC owns or the mockup holds; None if absent."""
         if key == self.k_system:
+            self._sync_power()
             d = dict(self.system)
             d["PowerState"] = self.power
             d["@odata.etag"] = self.etags[key]
@@ -626,6 +630,21 @@ class Bmc:
         await asyncio.sleep(d)
         self.power = "On"
         self.bump(self.k_system)
+
+    def _sync_power(self):
+        if not self.node_status or self.power in ("PoweringOn", "PoweringOff"):
+            return
+        try:
+            with open(self.node_status) as f:
+                node = f.read().strip()
+        except OSError:
+            return
+        want = "Off" if node == "off" else "On" if node else self.power
+        if want != self.power:
+            if want == "On":
+                self.boot()
+            self.power = want
+            self.bump(self.k_system)
 
     def boot(self):
         """A host (re)boot: pending BIOS settings and staged firmware take effect."""
