@@ -134,7 +134,7 @@ class Bmc:
         return self._json(status, msg.error_body(messages), extra=extra)
 
     def _static(self, key):
-        ck = (self.m.name, key)
+        ck = (self.m.name, self.p["weak_etags"], key)
         hit = _STATIC_CACHE.get(ck)
         if hit is None:
             obj = self.m.resources[key]
