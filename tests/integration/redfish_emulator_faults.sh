@@ -104,11 +104,11 @@ done
 
 # expire every session now; idle timeout (session_timeout=2)
 coll=/redfish/v1/SessionService/Sessions
-read -r tok loc < <(login "$A" "$coll")
+read -r tok _ < <(login "$A" "$coll")
 check "token works" test "$(code "$A$sys_a" -K /dev/null -H "X-Auth-Token: $tok")" = 200
 fault alpha '{"expire_sessions": true}'
 check "expire_sessions: token -> 401" test "$(code "$A$sys_a" -K /dev/null -H "X-Auth-Token: $tok")" = 401
-read -r tok loc < <(login "$A" "$coll")
+read -r tok _ < <(login "$A" "$coll")
 sleep 2.3
 check "idle session expires after SessionTimeout -> 401" test "$(code "$A$sys_a" -K /dev/null -H "X-Auth-Token: $tok")" = 401
 check "SessionService shows the SessionTimeout in force" test "$(curl -sS --cacert "$ca" -K "$run/curl.cfg" "$A/redfish/v1/SessionService" | jq .SessionTimeout)" = 2
@@ -129,7 +129,7 @@ c=$(code "$A/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate" -H 'Co
 check "SimpleUpdate without ImageURI -> 400 ActionParameterMissing" bash -c '[ "$1" = 400 ] && grep -q ActionParameterMissing "$2"' _ "$c" "$run/body"
 
 # BMC reboot: Manager.Reset and the down fault
-read -r tok loc < <(login "$A" "$coll")
+read -r tok _ < <(login "$A" "$coll")
 check "Manager.Reset accepted" test "$(code "$A/redfish/v1/Managers/BMC/Actions/Manager.Reset" -H 'Content-Type: application/json' -d '{"ResetType": "GracefulRestart"}')" = 204
 check "BMC rebooting: connection refused" eventually is_code "$A$sys_a" 000
 check "BMC back after its reboot" eventually is_code "$A$sys_a" 200

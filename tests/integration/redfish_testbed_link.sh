@@ -8,7 +8,8 @@ src=${PLUMB_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 TB=$src/tests/testbed/tb
 bmc=$src/tests/testbed/redfish/bmc
 [ "$(id -u)" = 0 ] || { echo "SKIP: the testbed needs root"; exit 77; }
-export TB_RUN=$(mktemp -d "${TMPDIR:-/tmp}/plumb-tb-rf.XXXXXX")
+TB_RUN=$(mktemp -d "${TMPDIR:-/tmp}/plumb-tb-rf.XXXXXX")
+export TB_RUN
 export TB_DOWNTIME=1
 unset BMC_RUN
 pass=0 fail=0

@@ -23,7 +23,7 @@ IFS=: read -r user password <"$run/credentials"
 ( umask 077; printf 'user = "%s:%s"\n' "$user" "$password" >"$run/curl.cfg" )
 # Every BMC's links, taken from its own mockup (iLO's are lower-case with trailing '/').
 : >"$run/urls"
-while read -r name url v _; do
+while read -r _ url v _; do
   case $v in
     dmtf) paths="/redfish/v1/ /redfish/v1/Systems /redfish/v1/Systems/437XR1138R2 /redfish/v1/UpdateService/FirmwareInventory /redfish/v1/Systems/437XR1138R2/Bios" ;;
     ilo) paths="/redfish/v1/ /redfish/v1/Systems/ /redfish/v1/Systems/1/ /redfish/v1/UpdateService/FirmwareInventory/ /redfish/v1/systems/1/bios/" ;;
