@@ -104,8 +104,12 @@ def gen(args):
 
 
 def ctl(args):
-    with open(os.path.join(args.run, "ready.json")) as f:
-        port = json.load(f)["control_port"]
+    try:
+        with open(os.path.join(args.run, "ready.json")) as f:
+            port = json.load(f)["control_port"]
+    except (OSError, ValueError, KeyError):
+        sys.stderr.write("bmcctl: no running emulator in %s (no ready.json)\n" % args.run)
+        return 2
     url = "http://127.0.0.1:%d/%s" % (port, args.path.lstrip("/"))
     data = args.json.encode() if args.json is not None else None
     req = urllib.request.Request(url, data=data, method=args.method.upper(),
