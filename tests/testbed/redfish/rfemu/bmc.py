@@ -543,6 +543,8 @@ class Bmc:
         return self._error(404, msg.message("ResourceMissingAtURI", req.path))
 
     def _login(self, req):
+        if self.p["login_rejects_authorization"] and "authorization" in req.headers:
+            return self._error(415, msg.message("GeneralError"))
         body, err = self._body_json(req)
         if err:
             return err
@@ -775,7 +777,8 @@ class Bmc:
                                                   "message": "See @Message.ExtendedInfo for more information.",
                                                   "@Message.ExtendedInfo": [info]}})
             return self._json(200, msg.success_info())
-        extra = [("Location", monitor)] if monitor else []
+        loc = self.base_url() + monitor if monitor and self.p["task_location"] == "absolute" else monitor
+        extra = [("Location", loc)] if monitor else []
         if monitor:
             extra.append(("Retry-After", "1"))
         return self._json(202, t.to_json(), extra=extra)
