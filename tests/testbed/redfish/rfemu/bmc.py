@@ -32,7 +32,7 @@ def child(link, ident):
 
 
 class Bmc:
-    def __init__(self, cfg, emulator, index):
+    def __init__(self, cfg, emulator):
         self.name = cfg["name"]
         self.address = cfg.get("address", "127.0.0.1")
         self.port = int(cfg.get("port", 8443))
@@ -252,7 +252,7 @@ class Bmc:
             return self._json(200, {"v1": "/redfish/v1/"}), "none"
         is_login = key == self.k_sessions and req.method == "POST"
         public = req.method in ("GET", "HEAD") and key in self.public_keys
-        auth, session = self._auth(req)
+        auth = self._auth(req)
         if auth == "bad" and not is_login and not public:
             return self._error(401, msg.message("NoValidSession"),
                                extra=[("WWW-Authenticate", 'Basic realm="Redfish"')]), auth
@@ -263,24 +263,22 @@ class Bmc:
         if m in ("GET", "HEAD"):
             return self._get(req, key), auth
         if m == "POST":
-            return await self._post(req, key, session), auth
+            return await self._post(req, key), auth
         if m == "PATCH":
             return self._patch(req, key), auth
         if m == "DELETE":
-            return self._delete(req, key, session), auth
+            return self._delete(req, key), auth
         return self._error(405, msg.message("OperationNotAllowed")), auth
 
     def _auth(self, req):
+        """none | basic | session | bad (credentials present but not valid)."""
         tok = req.headers.get("x-auth-token")
         if tok is not None:
-            s = self.sessions.lookup(tok)
-            return ("session", s) if s else ("bad", None)
+            return "session" if self.sessions.lookup(tok) else "bad"
         a = req.headers.get("authorization")
         if a is not None:
-            if a[:6].lower() == "basic " and self.sessions.check_basic(a):
-                return "basic", None
-            return "bad", None
-        return "none", None
+            return "basic" if a[:6].lower() == "basic " and self.sessions.check_basic(a) else "bad"
+        return "none"
 
     # ----- GET ----------------------------------------------------------------------------
     def _get(self, req, key):
@@ -496,7 +494,7 @@ class Bmc:
         return Response(204, b"", [("OData-Version", "4.0")] + etag)
 
     # ----- DELETE -------------------------------------------------------------------------
-    def _delete(self, req, key, session):
+    def _delete(self, req, key):
         if key.startswith(self.k_sessions + "/"):
             sid = key[len(self.k_sessions) + 1:]
             s = self.sessions.by_id.get(sid) or next(
@@ -518,7 +516,7 @@ class Bmc:
         return self._error(404, msg.message("ResourceMissingAtURI", req.path))
 
     # ----- POST ---------------------------------------------------------------------------
-    async def _post(self, req, key, session):
+    async def _post(self, req, key):
         if key == self.k_sessions:
             return self._login(req)
         if key == self.k_multipart:

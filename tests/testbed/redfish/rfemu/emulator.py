@@ -31,8 +31,8 @@ class Emulator:
         # may read the log as soon as its client returns.
         self.req_log = open(log, "a", buffering=1) if log else None
         self.loop = None
-        for i, b in enumerate(config["bmcs"]):
-            bmc = Bmc(dict(config.get("defaults", {}), **b), self, i)
+        for b in config["bmcs"]:
+            bmc = Bmc(dict(config.get("defaults", {}), **b), self)
             if bmc.name in self.bmcs:
                 raise ValueError("duplicate BMC name %r" % bmc.name)
             self.bmcs[bmc.name] = bmc
