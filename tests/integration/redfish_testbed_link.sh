@@ -55,6 +55,12 @@ check "n1 has a new boot_id ($b0 -> $b1)" test -n "$b1" -a "$b0" != "$b1"
 check "PowerState On after the reset" eventually is_power "$U1" "$s1" On
 check "pending BIOS applied on that reset" test "$(rfc "$U1$s1/Bios" | jq -r .Attributes.ProcTurboMode)" = Disabled
 
+# ForceOff via Redfish: the node goes off and PowerState stays Off throughout
+check "ForceOff via Redfish" test "$(reset "$U1" "$s1/Actions/ComputerSystem.Reset" ForceOff)" = 204
+check "PowerState Off at once" is_power "$U1" "$s1" Off
+check "n1 is off in the testbed" eventually bash -c '[ "$("$1" ctl status n1)" = off ]' _ "$TB"
+check "PowerState still Off" is_power "$U1" "$s1" Off
+
 # in-band power off is seen out of band; Reset On boots the node
 s2=/redfish/v1/Systems/system
 "$TB" ssh n2 poweroff >/dev/null 2>&1

@@ -41,6 +41,7 @@ class Bmc:
         # A file holding the linked node's power as the testbed sees it (up|booting|down|off|hung),
         # so a node powered off in-band reads PowerState Off here too.
         self.node_status = cfg.get("node_status")
+        self.sync_after = 0.0   # no sync from the node's file before this time (own action in flight)
         self.tls = cfg.get("tls", "good")
         self.emu = emulator
         self.p = profiles.profile(self.vendor, cfg.get("options"))
@@ -632,7 +633,8 @@ class Bmc:
         self.bump(self.k_system)
 
     def _sync_power(self):
-        if not self.node_status or self.power in ("PoweringOn", "PoweringOff"):
+        if not self.node_status or self.power in ("PoweringOn", "PoweringOff") or \
+                time.time() < self.sync_after:
             return
         try:
             with open(self.node_status) as f:

@@ -98,6 +98,9 @@ class Emulator:
     async def node_ctl(self, bmc, action):
         if not bmc.node or not self.node_ctl_cmd:
             return
+        # While our own action is in flight, and a little after, the node's state file may
+        # still show the old power state: do not read it back as an in-band change.
+        bmc.sync_after = time.time() + 60
         cmd = list(self.node_ctl_cmd) + [action, bmc.node]
         env = dict(os.environ, **self.node_ctl_env)
         try:
@@ -108,6 +111,7 @@ class Emulator:
             rc = proc.returncode
         except (OSError, asyncio.TimeoutError) as e:
             out, rc = str(e).encode(), -1
+        bmc.sync_after = time.time() + 3
         bmc.node_events.append({"t": round(time.time(), 3), "action": action, "rc": rc})
         if rc != 0:
             self.warn("%s: node ctl %s %s failed (rc %s): %s" % (
