@@ -62,6 +62,7 @@ class Emulator:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2
         ctx.load_cert_chain(pair["cert"], pair["key"])
+        ctx.set_alpn_protocols(["http/1.1"])
         self.contexts[mode] = ctx
         return ctx
 
