@@ -299,7 +299,7 @@ class Bmc:
             out = self._collection(obj, q, req.path)
             if isinstance(out, Response):
                 return out
-            return self._json(200, out, etag)
+            return self._content_etag(out, etag)
         if "$expand" in q:
             bad = self._check_expand(q["$expand"])
             if bad:
@@ -307,7 +307,17 @@ class Bmc:
         if obj is self.m.resources.get(key):
             body, etag = self._static(key)
             return Response(200, body, self._headers(etag))
-        return self._json(200, obj, etag)
+        return self._content_etag(obj, etag)
+
+    def _content_etag(self, obj, etag):
+        """200 with the resource's own ETag, or one derived from the content (collections,
+        sessions, tasks: it changes whenever what they list changes)."""
+        body = updates.dumps(obj)
+        if etag is None:
+            etag = '"%08X"' % (zlib.crc32(body) & 0xFFFFFFFF)
+            if self.p["weak_etags"]:
+                etag = "W/" + etag
+        return Response(200, body, self._headers(etag))
 
     def _check_expand(self, value):
         eq = self.L.features.get("ExpandQuery") or {}
