@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <set>
@@ -428,7 +429,11 @@ class Loader {
       const Node& n = cluster().nodes[i];
       if (n.name.empty() || !seen.insert(n.name).second) continue;
       NodeDesired nd = ResolveNode(cluster(), n);
-      if (nd.stack.empty()) {
+      bool unknown_group = std::any_of(n.groups.begin(), n.groups.end(), [&](const auto& g) {
+        return !cluster().groups.count(g);
+      });
+      // With an unknown group the node's stack is unknowable; that error is already there.
+      if (nd.stack.empty() && !unknown_group) {
         std::string gl;
         for (const auto& g : n.groups) gl += (gl.empty() ? "" : ", ") + g;
         diags().Add(Diagnostic::Error(
