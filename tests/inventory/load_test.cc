@@ -180,11 +180,11 @@ TEST_CASE("load: waivers are read and checked against node names") {
                                      "groups: { g: { stack: s } }\n"},
                   {"stacks/s.yaml", kStack},
                   {"waivers.yaml", "waivers:\n"
-                                   "  - { nodes: \"gpu00[1-4]\", keys: \"sysctl.*\", reason: trial, owner: alice, expires: 2026-12-31 }\n"
-                                   "  - { nodes: \"cpu*\", keys: \"*\", reason: nothing, owner: bob, expires: 2026-12-31 }\n"}});
+                                   "  - { nodes: \"gpu00[1-4]\", keys: \"sysctl.*\", reason: trial, owner: alice, expires: 2035-12-31 }\n"
+                                   "  - { nodes: \"cpu*\", keys: \"*\", reason: nothing, owner: bob, expires: 2035-12-31 }\n"}});
   CHECK(lc.ok());
   REQUIRE(lc.cluster.waivers.size() == 2);
-  CHECK(lc.cluster.waivers[0].expires == "2026-12-31");
+  CHECK(lc.cluster.waivers[0].expires == "2035-12-31");
   CHECK(lc.cluster.waivers[0].where.ToString() == "waivers.yaml:2:5");
   const Diagnostic* w = Find(lc, "waivers.no-match");
   REQUIRE(w);
