@@ -542,6 +542,30 @@ LoadedCluster LoadClusterFrom(const FileSource& files, const Source& source) {
   return out;
 }
 
+Result<std::string> ReadRepoFile(const LoadedCluster& loaded, const std::string& path,
+                                 const std::string& key) {
+  std::string where = key.empty() ? std::string() : fmt::format(" (named by {})", key);
+  if (path.empty()) {
+    return Diagnostic::Error("source.missing-file", "empty file path" + where);
+  }
+  Result<std::optional<std::string>> text = std::optional<std::string>();
+  if (path[0] == '/') {
+    text = DiskSource("/").Read(path.substr(1));
+  } else if (loaded.files) {
+    text = loaded.files->Read(path);
+  }
+  if (!text) return text.error();
+  if (!text->has_value()) {
+    const Source& s = loaded.cluster.source;
+    std::string at = path[0] == '/' ? "on this machine"
+                     : s.working_tree ? "in the working tree"
+                                      : fmt::format("in {} at {}", s.repo, s.commit.substr(0, 12));
+    return Diagnostic::Error("source.missing-file", fmt::format("no file {} {}{}", path, at, where),
+                             {}, key, "commit the file, or give an absolute path");
+  }
+  return std::move(**text);
+}
+
 LoadedCluster LoadCluster(const LoadOptions& options) {
   Source source{options.repo, options.ref, "", options.working_tree};
   if (options.working_tree) {
@@ -555,7 +579,9 @@ LoadedCluster LoadCluster(const LoadOptions& options) {
       if (head) source.commit = *head;
     }
     source.ref = "working-tree";
-    LoadedCluster out = LoadClusterFrom(DiskSource(options.repo), source);
+    auto disk = std::make_shared<DiskSource>(options.repo);
+    LoadedCluster out = LoadClusterFrom(*disk, source);
+    out.files = disk;
     Diagnostics all;
     all.Add(std::move(warn));
     all.Append(out.diags);
@@ -570,7 +596,10 @@ LoadedCluster LoadCluster(const LoadOptions& options) {
     return out;
   }
   source.commit = (*git)->commit();
-  return LoadClusterFrom(**git, source);
+  std::shared_ptr<GitTreeSource> tree = std::move(*git);
+  LoadedCluster out = LoadClusterFrom(*tree, source);
+  out.files = tree;
+  return out;
 }
 
 }  // namespace plumb::inventory
