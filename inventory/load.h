@@ -10,6 +10,18 @@
 ///      nodes without a stack);
 ///   4. per-node merge (inventory/resolve.h);
 ///   5. pin coherence (schemas/rules/compat.yaml, inventory/coherence.h).
+///
+/// Diagnostic codes (stable; callers may filter on them):
+///   source.*     where the files come from: not-a-repo, empty-repo, unknown-ref, ambiguous-ref,
+///                missing-inventory, not-a-file, too-large, read, git; working-tree (a warning)
+///   yaml.*       syntax, duplicate-key, bad-key, too-deep, too-large
+///   schema.*     unknown-key, bad-key, type, pattern, enum, required, length, range, invalid
+///   inventory.*  duplicate-name, duplicate-address, duplicate-bmc, unknown-group,
+///                unknown-stack, unknown-rollout, group-cycle, no-stack, duplicate-stack
+///   rollout.*    unknown-domain; domain-missing (a warning)
+///   waivers.*    bad-date; expired, no-match (warnings)
+///   coherence.*  one per rule id (cuda-driver, fabricmanager-driver, nccl-cuda-major);
+///                unknown-version (a warning)
 #include <map>
 #include <memory>
 #include <string>
