@@ -77,6 +77,22 @@ void CollectLeaves(const json& v, const std::string& pointer, const std::string&
   out[pointer.substr(base.size())] = marks.At(pointer);
 }
 
+// "x-..." keys are a place for YAML anchors; they are not desired state.
+void StripExtensions(json& pins, OriginMap& origins) {
+  if (!pins.is_object()) return;
+  for (auto it = pins.begin(); it != pins.end();) {
+    if (it.key().rfind("x-", 0) == 0) {
+      std::string ptr = PointerAppend("", it.key());
+      for (auto o = origins.begin(); o != origins.end();) {
+        o = schemas::PointerUnder(o->first, ptr) ? origins.erase(o) : std::next(o);
+      }
+      it = pins.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 class Loader {
  public:
   Loader(const FileSource& files, LoadedCluster& out) : files_(files), out_(out) {}
@@ -204,6 +220,7 @@ class Loader {
         g.overrides = *o;
         std::string base = PointerAppend(ptr, "overrides");
         CollectLeaves(*o, base, base, inventory_->marks, g.override_origins);
+        StripExtensions(g.overrides, g.override_origins);
       }
       c.groups[g.name] = std::move(g);
     }
@@ -254,6 +271,7 @@ class Loader {
     if (doc.json.is_object()) {
       s.pins = doc.json;
       CollectLeaves(doc.json, "", "", doc.marks, s.origins);
+      StripExtensions(s.pins, s.origins);
     }
     cluster().stacks[name] = std::move(s);
   }

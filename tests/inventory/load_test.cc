@@ -234,3 +234,29 @@ TEST_CASE("load: garbage never throws") {
     for (const auto& d : lc.diags.items()) CHECK(d.code != "inventory.internal");
   }
 }
+
+TEST_CASE("load: x- keys hold anchors for <<: merges and never reach the desired state") {
+  auto lc = Load({{"inventory.yaml",
+                   "cluster: c\n"
+                   "x-train: &train { rack: r01, groups: [g] }\n"
+                   "nodes:\n"
+                   "  - { <<: *train, name: a, address: a.example }\n"
+                   "  - { <<: *train, name: b, address: b.example, rack: r02 }\n"
+                   "groups: { g: { stack: s, overrides: { x-note: { kernel: x }, ofed: 24.07-0.6.1.0 } } }\n"},
+                  {"stacks/s.yaml", std::string("x-common: &c { driver: 550.90.07 }\n") +
+                                        "nvidia: { <<: *c, cuda: 12.4.1 }\n"}});
+  REQUIRE_MESSAGE(lc.ok(), lc.diags.ToText());
+  CHECK(lc.cluster.nodes[0].rack == "r01");
+  CHECK(lc.cluster.nodes[1].rack == "r02");
+  CHECK(lc.cluster.nodes[1].groups == std::vector<std::string>{"g"});
+  const NodeDesired& nd = lc.desired.at("a");
+  CHECK(nd.desired == nlohmann::json({{"nvidia", {{"driver", "550.90.07"}, {"cuda", "12.4.1"}}},
+                                      {"ofed", "24.07-0.6.1.0"}}));
+  CHECK(nd.origins.at("/nvidia/driver").ToString() == "stacks/s.yaml:1:24");
+  CHECK_FALSE(nd.origins.count("/x-common/driver"));
+  // Outside x- keys, an unknown key is still an error.
+  auto bad = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: a, address: a.example } ]\nxnote: 1\n"}});
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE(Find(bad, "schema.unknown-key"));
+  CHECK(Find(bad, "schema.unknown-key")->key_path == "xnote");
+}
