@@ -175,8 +175,8 @@ check "heal: reachable again" eq "$(S n2 hostname)" n2
 # --- BMC-like power control -------------------------------------------------------------
 "$TB" ctl poweroff n3
 sleep 0.5
-check "tb ctl poweroff: status off, connection refused" \
-  eq "$("$TB" ctl status n3)/$("$TB" exec ssh -F "$TB_SSH_CONFIG" -o ConnectTimeout=2 n3 true 2>&1 | grep -o 'Connection refused')" "off/Connection refused"
+check "tb ctl poweroff: status off, power Off, connection refused" \
+  eq "$("$TB" ctl status n3)/$("$TB" ctl power n3)/$("$TB" exec ssh -F "$TB_SSH_CONFIG" -o ConnectTimeout=2 n3 true 2>&1 | grep -o 'Connection refused')" "off/Off/Connection refused"
 "$TB" ctl poweron n3
 check "tb ctl poweron: back up" "$TB" ctl wait-up n3
 "$TB" state n2 reboot_hang=1
