@@ -212,6 +212,7 @@ wait_state() { # NODE STATE SECONDS
   echo "    $1 is $(X sinfo -h -N -n "$1" -o %T), not $2"
   return 1
 }
+check "the head node runs Slurm's commands over ssh" eq "$(S head sinfo -h -N -o %N | sort -u | xargs)" "n1 n2 n3 n4"
 check "all four Slurm nodes idle again after the reboots" bash -c "for n in n1 n2 n3 n4; do s=''; for i in \$(seq 60); do s=\$('$TB' exec sinfo -h -N -n \$n -o %T); [ \"\$s\" = idle ] && break; sleep 0.5; done; [ \"\$s\" = idle ] || exit 1; done"
 "$TB" state n4 check_drained=1
 jid=$(X sbatch --parsable -w n4 --chdir="$TB_RUN/jobs" -o /dev/null --wrap 'sleep 4')
