@@ -200,6 +200,9 @@ check "pkg_format=rpm + os_id=rhel: rpm and dnf, no dpkg-query, RHEL os-release"
 check "rpm -qa --qf (EPOCH split out) and dnf list installed see the package list" \
   eq "$(S n2 "rpm -qa --qf '%{NAME}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\t%{ARCH}\n' | grep -E '^(datacenter-gpu-manager|libnccl2)'; dnf list installed libnccl2 | tail -1 | awk '{print \$2}'")" \
   "$(printf 'datacenter-gpu-manager\t1\t3.3.5-1\tx86_64\nlibnccl2\t(none)\t2.19.3-1+cuda12.2\tx86_64\n2.19.3-1+cuda12.2')"
+S n2 'dnf install -y kernel-5.14.0-427.13.1.el9_4' >/dev/null
+check "rpm node: dnf install kernel-K makes it the next boot's kernel (grubby agrees)" \
+  eq "$(S n2 grubby --default-kernel)/$(st n2 kernel pending.conf)" "/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64/5.14.0-427.13.1.el9_4.x86_64"
 S n2 'dnf install -y --allowerasing nvidia-driver-550-550.90.07' >/dev/null
 check "dnf install name-version: installed, driver pending" \
   eq "$(S n2 "rpm -q --qf '%{VERSION}' nvidia-driver-550")/$(st n2 driver pending.conf)" "550.90.07/550.90.07"

@@ -34,7 +34,7 @@ fi
 #    lower layer of /usr, so they sit at their real paths (/usr/bin/nvidia-smi).
 #    Package-owned tools start from the fakes' layer at each boot; step 8 hides
 #    the ones whose package is not installed.
-rm -f "$ND"/fs/usr/bin/{ofed_info,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf}
+rm -f "$ND"/fs/usr/bin/{ofed_info,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf,grubby}
 mkdir -p "$ND"/fs/{etc,usr,opt,var,.work-etc,.work-usr,.work-opt,.work-var}
 for d in etc usr opt var; do
   lower=/$d
@@ -167,7 +167,7 @@ hide=()
 if [[ ${_ST[pkg_format]:-deb} == rpm ]]; then
   hide+=(dpkg-query dpkg apt-get apt-cache apt-mark)
 else
-  hide+=(rpm dnf)
+  hide+=(rpm dnf grubby)
 fi
 tool_hide "${hide[@]}"
 

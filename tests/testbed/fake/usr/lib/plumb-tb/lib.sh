@@ -157,9 +157,12 @@ pkg_installed_effects() {
     linux-image-[0-9]*)
       st_set "$ST/pending.conf" kernel "${p#linux-image-}"
       st_set "$ST/pending.conf" kernel_build "#${v##*.}-Ubuntu SMP Fri Aug  2 19:25:20 UTC 2024" ;;
-    nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
+    nvidia-driver | nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
       d=$(upstream "$v")
       st_set "$ST/pending.conf" driver "$d" ;;
+    kernel | kernel-core)
+      # dnf makes the newest kernel the default (grubby --set-default changes it)
+      st_set "$ST/pending.conf" kernel "${v#*:}.x86_64" ;;
     mlnx-ofed-all | mlnx-ofed-basic)
       st_set "$ST/pending.conf" ofed "${v#*:}"
       st_set "$ST/pending.conf" ofed_flavor mlnx ;;
