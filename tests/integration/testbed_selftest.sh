@@ -189,11 +189,13 @@ check "tb ctl poweron: back up" "$TB" ctl wait-up n3
 "$TB" ctl wait-up n3 >/dev/null
 check "a storm of BMC actions leaves one n3: up, one unshare, one sshd listening" \
   eq "$("$TB" ctl status n3)/$(pgrep -fc "unshare .*init.sh $TB_RUN/nodes/n3\$")/$(X ss -Hltn src 127.10.0.4:22 | wc -l)" "up/1/1"
-"$TB" state n2 reboot_hang=1
+"$TB" state n2 reboot_hang=1 down_mode=drop
 S n2 reboot
 sleep $((TB_DOWNTIME + 1))
 check "reboot_hang=1: the node does not come back (status hung)" eq "$("$TB" ctl status n2)" hung
-"$TB" state n2 -reboot_hang pkg_format=rpm os_id=rhel os_version_id=9.4 os_codename=Plow
+check "down_mode=drop: the down node times out instead of refusing" \
+  bash -c "'$TB' exec ssh -F '$TB_SSH_CONFIG' -o ConnectTimeout=1 n2 true 2>&1 | grep -q 'timed out'"
+"$TB" state n2 -reboot_hang -down_mode pkg_format=rpm os_id=rhel os_version_id=9.4 os_codename=Plow
 "$TB" ctl reboot n2
 check "tb ctl reboot power-cycles a hung node back up" "$TB" ctl wait-up n2
 check "pkg_format=rpm + os_id=rhel: rpm and dnf, no dpkg-query, RHEL os-release" \

@@ -69,11 +69,19 @@ trap on_request USR1
 
 # Packets to a node that is not up are dropped instead of refused when the
 # node's down mode is "drop" (nftables set made by `tb up`).
+# Deleting is unconditional: the knob may have changed while the node was down.
+dropping=0
 drop_while_down() { # add|delete
   local mode
-  mode=$(knob down_mode)
-  [[ ${mode:-$TB_DOWN_MODE} == drop ]] || return 0
-  nft "$1" element inet tb down "{ $TB_ADDR }" 2>/dev/null || true
+  if [[ $1 == add ]]; then
+    mode=$(knob down_mode)
+    [[ ${mode:-$TB_DOWN_MODE} == drop ]] || return 0
+    nft add element inet tb down "{ $TB_ADDR }" 2>/dev/null && dropping=1
+  elif ((dropping)); then
+    nft delete element inet tb down "{ $TB_ADDR }" 2>/dev/null
+    dropping=0
+  fi
+  return 0
 }
 
 # Apply state/pending.conf to current.conf: what the new boot sees.
