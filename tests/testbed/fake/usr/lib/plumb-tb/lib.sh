@@ -32,29 +32,27 @@ tool_hide() { # TOOL...
 declare -A _ST=()
 _st_loaded=
 
-# st_load [FILE]: read KEY=VALUE lines of FILE (default current.conf) into _ST.
+# st_load: read current.conf's KEY=VALUE lines into _ST.
 st_load() {
-  local f=${1:-$ST/current.conf} k v
+  local k v
   _ST=()
-  if [[ -r $f ]]; then
+  if [[ -r $ST/current.conf ]]; then
     while IFS='=' read -r k v; do
       [[ -n $k && $k != \#* ]] && _ST[$k]=$v
-    done <"$f"
+    done <"$ST/current.conf"
   fi
-  [[ -n ${1:-} ]] || _st_loaded=1
+  _st_loaded=1
 }
 
-# st_get KEY [FILE]: the value of KEY (empty when unset). current.conf is read
-# once per process; other files on each call.
+# st_get KEY [FILE]: the value of KEY (empty when unset; the last line wins).
+# current.conf is read once per process, another FILE on each call.
 st_get() {
+  local k v val=""
   if [[ -n ${2:-} ]]; then
-    local -A saved=()
-    local k
-    for k in "${!_ST[@]}"; do saved[$k]=${_ST[$k]}; done
-    st_load "$2"
-    printf '%s\n' "${_ST[$1]:-}"
-    _ST=()
-    for k in "${!saved[@]}"; do _ST[$k]=${saved[$k]}; done
+    if [[ -r $2 ]]; then
+      while IFS='=' read -r k v; do [[ $k == "$1" ]] && val=$v; done <"$2"
+    fi
+    printf '%s\n' "$val"
     return 0
   fi
   [[ -n $_st_loaded ]] || st_load
