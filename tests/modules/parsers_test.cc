@@ -141,8 +141,11 @@ std::vector<Case> Cases() {
       {"systemd 237 two columns", "services",
        {{"unit_files", "@services/list-unit-files-systemd237.txt"}, {"units", ""}},
        {{"/units/syslog.service/enabled", "enabled"}}},
-      {"no bus", "services", {{"unit_files", "@services/garbage.txt", 1}, {"units", "@services/garbage.txt", 1}}, nullptr,
-       "in line 1"},
+      {"systemd not running", "services",
+       {{"unit_files", "@services/list-unit-files.txt"}, {"units", "@services/not-booted-with-systemd.txt", 1}},
+       {{"/systemd", false}, {"/units/ssh.service/enabled", "enabled"}, {"/units/ssh.service/active", nullptr}}},
+      {"systemctl garbage", "services", {{"unit_files", "@services/garbage.txt", 1}, {"units", "@services/garbage.txt", 1}},
+       nullptr, "in line 1"},
       {"no systemd", "services", {{"unit_files", kAbsent, 127}, {"units", kAbsent, 127}}, {{"/systemd", false}}},
       // kernel_modules
       {"module params", "kernel_modules", {{"params", "@kernel_modules/sys-module-params.txt"}},
