@@ -26,6 +26,16 @@ int RemainingMs(Clock::time_point deadline) {
   return left < 0 ? 0 : static_cast<int>(left);
 }
 
+// libssh's blocking calls wait at most the session timeout; set it to what is left of ours
+// (seconds + microseconds; never 0, which libssh would read as "its default").
+void SetSessionTimeout(ssh_session s, Clock::time_point deadline) {
+  int ms = std::max(RemainingMs(deadline), 10);
+  long sec = ms / 1000;
+  long usec = (ms % 1000) * 1000L;
+  ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &sec);
+  ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec);
+}
+
 // libssh initialises its crypto once per process; ssh_init is not safe to race.
 void InitLibssh() {
   static std::once_flag once;
@@ -177,7 +187,6 @@ Status SshShell::Connect() {
   };
 
   bool no = false;
-  long timeout_s = std::max(1, (RemainingMs(deadline) + 999) / 1000);
   int port = o.port;
   socket_t fd = tcp.fd;
   // Never read ~/.ssh/config or /etc/ssh/ssh_config: the inventory is the only configuration.
@@ -186,7 +195,7 @@ Status SshShell::Connect() {
   ssh_options_set(s, SSH_OPTIONS_HOST, o.host.c_str());
   ssh_options_set(s, SSH_OPTIONS_PORT, &port);
   ssh_options_set(s, SSH_OPTIONS_USER, o.user.c_str());
-  ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout_s);
+  SetSessionTimeout(s, deadline);
   if (!o.known_hosts.empty()) {
     ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, o.known_hosts.c_str());
     // Only the inventory's file decides; the machine-wide file must not vouch for a node.
@@ -303,8 +312,7 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
   const SshOptions& o = options_;
 
   // Blocking channel calls below wait at most the session timeout: clamp it to our deadline.
-  long budget_s = std::max(1, (RemainingMs(deadline) + 999) / 1000);
-  ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &budget_s);
+  SetSessionTimeout(s, deadline);
 
   ssh_channel ch = ssh_channel_new(s);
   auto io_error = [&](const std::string& what) -> Diagnostic {
