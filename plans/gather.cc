@@ -67,6 +67,10 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
     return finish();
   }
   obs.raw_digest = Sha256Hex(Replace(ran->out, nonce, "NONCE"));
+  if (modules.empty()) {  // nothing to probe: the round trip only proved the node answers
+    obs.reachable = true;
+    return finish();
+  }
   auto sections = SplitProbeOutput(ran->out, nonce);
   if (!sections.ok()) {
     obs.error = sections.error();
