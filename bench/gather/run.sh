@@ -15,7 +15,7 @@
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PLUMB=${PLUMB:-$SRC/build/plumb}
-TB=$SRC/tests/testbed/tb
+TB=${PLUMB_TB:-$SRC/tests/testbed/tb}
 SIZES="64 256" RUNS=3 FANOUT=64
 TOOLS="plumb floor-c25519 floor-default pdsh clush ansible"
 INNER=0
@@ -43,6 +43,7 @@ if ((INNER)); then
   hosts=$WORK/hosts
   cut -d' ' -f1 "$TB_RUN/client/nodes.txt" | head -n "$N" >"$hosts"
   printf '[nodes]\n' >"$WORK/ansible.ini"
+  printf '[defaults]\n' >"$WORK/ansible.cfg"   # no user or system config: defaults only
   cat "$hosts" >>"$WORK/ansible.ini"
   # Marker lines one node prints: a run is complete when the output holds N times as many.
   per_node=$(ssh -F "$cfg" n1 "$script" | grep -c "$nonce" || true)
@@ -78,7 +79,7 @@ if ((INNER)); then
         clush -f "$FANOUT" -w "$(paste -sd, "$hosts")" -o "-F $cfg" -- "$script" ;;
       ansible)
         ANSIBLE_SSH_ARGS="-F $cfg -o ControlMaster=no" ANSIBLE_NOCOLOR=1 \
-          ANSIBLE_LOCAL_TEMP=$WORK/ansible-tmp ANSIBLE_CONFIG=/dev/null \
+          ANSIBLE_LOCAL_TEMP=$WORK/ansible-tmp ANSIBLE_CONFIG=$WORK/ansible.cfg \
           ansible all -i "$WORK/ansible.ini" -f "$FANOUT" -m raw -a "$script" ;;
       *) echo "unknown tool $1" >&2; return 2 ;;
     esac
@@ -110,8 +111,10 @@ PY
       [[ -z $cg ]] || rmdir "$cg" 2>/dev/null || true
       ok=1
       complete "$tool" "$out" || ok=0
-      read -r wall user sys rss <"$WORK/time" || true
+      # /usr/bin/time prefixes "Command exited with non-zero status N" when the tool fails.
+      read -r wall user sys rss < <(tail -n 1 "$WORK/time") || true
       echo "$N $tool $r $ok $wall $user $sys $rss $peak" | tee -a "$WORK/results"
+      ((ok)) || cp "$out.err" "$WORK/failed.$tool.$r.err"
       rm -f "$out"
     done
   done
@@ -150,7 +153,7 @@ python3 - "$results" "$FANOUT" "$RUNS" >"$BENCH_OUT" <<'PY'
 import statistics, sys, collections, platform, os, datetime
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 fanout, runs = sys.argv[2], sys.argv[3]
-data = collections.defaultdict(lambda: collections.defaultdict(list))
+data = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(list)))
 fails = collections.Counter()
 for n, tool, r, ok, wall, user, sys_, rss, peak in rows:
     if ok != "1":
