@@ -76,6 +76,16 @@ Result<std::string> LoadKeyOnce(const std::string& path, const std::string& pass
   return cache.emplace(k, std::move(blob)).first->second;
 }
 
+// The command as the node's login shell gets it: under coreutils' `timeout -s KILL` set a second
+// past our own deadline (when the node has `timeout`), so a command we gave up on is killed on the
+// node, with its whole process group, instead of lingering. The command itself runs in /bin/sh.
+std::string WithRemoteDeadline(std::string_view command, milliseconds timeout) {
+  long secs = static_cast<long>((timeout.count() + 999) / 1000) + 1;
+  return fmt::format(
+      "t=; command -v timeout >/dev/null 2>&1 && t='timeout -s KILL {}'; exec $t /bin/sh -c {}",
+      secs, ShellQuote(command));
+}
+
 std::string Where(const SshOptions& o) {
   return fmt::format("{} ({}@{}:{})", o.node.empty() ? o.host : o.node, o.user, o.host, o.port);
 }
@@ -357,7 +367,7 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
   };
   if (ch == nullptr) return io_error("cannot create a channel");
   if (ssh_channel_open_session(ch) != SSH_OK) return io_error("cannot open a channel");
-  std::string cmd(command);
+  std::string cmd = WithRemoteDeadline(command, timeout);
   if (ssh_channel_request_exec(ch, cmd.c_str()) != SSH_OK) return io_error("cannot start the command");
 
   CommandOutput out;
@@ -378,8 +388,10 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
     if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
     int left = RemainingMs(deadline);
     if (left == 0) {
-      // Kill the remote command (OpenSSH honours "signal" requests), then drop the session:
-      // whatever is still in flight belongs to a command we gave up on.
+      // Ask sshd to kill the command, then drop the session: whatever is still in flight
+      // belongs to a command we gave up on. Many sshds refuse "signal" requests (Debian 12's:
+      // "session signalling requires privilege separation"), so the node-side deadline of
+      // WithRemoteDeadline is what really ends the command, a second after this one.
       ssh_channel_request_send_signal(ch, "KILL");
       ssh_channel_free(ch);
       ch = nullptr;
