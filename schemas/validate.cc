@@ -84,6 +84,20 @@ const json* Field(SchemaRef s, const char* key) {
   return it == s.node->end() ? nullptr : &*it;
 }
 
+// The patternProperties schema whose pattern matches `key`, if any. plumb's schemas use only
+// simple literal-prefix patterns ("^x-"), so a prefix test is exact for them.
+SchemaRef PatternPropertySchema(SchemaRef s, const std::string& key) {
+  const json* pp = Field(s, "patternProperties");
+  if (pp == nullptr || !pp->is_object()) return {};
+  for (auto it = pp->begin(); it != pp->end(); ++it) {
+    const std::string& pat = it.key();
+    if (pat.size() > 1 && pat[0] == '^' && key.compare(0, pat.size() - 1, pat, 1) == 0) {
+      return Deref(SchemaRef{s.root, &it.value()});
+    }
+  }
+  return {};
+}
+
 // The schema that governs child `token` of `parent` (an instance value) under schema `s`.
 SchemaRef ChildSchema(SchemaRef s, const json& parent, const std::string& token) {
   s = Deref(s);
@@ -92,6 +106,7 @@ SchemaRef ChildSchema(SchemaRef s, const json& parent, const std::string& token)
     if (const json* props = Field(s, "properties"); props && props->contains(token)) {
       return Deref(SchemaRef{s.root, &(*props)[token]});
     }
+    if (SchemaRef pp = PatternPropertySchema(s, token)) return pp;
     if (const json* ap = Field(s, "additionalProperties"); ap && ap->is_object()) {
       return Deref(SchemaRef{s.root, ap});
     }
@@ -255,6 +270,10 @@ void CheckKeys(Context& cx, SchemaRef s, const json& value, const std::string& p
       std::string child = PointerAppend(pointer, key);
       if (props && props->contains(key)) {
         CheckKeys(cx, SchemaRef{s.root, &(*props)[key]}, it.value(), child, depth + 1);
+        continue;
+      }
+      if (SchemaRef pp = PatternPropertySchema(s, key)) {
+        CheckKeys(cx, pp, it.value(), child, depth + 1);
         continue;
       }
       if (ap && ap->is_boolean() && !ap->get<bool>()) {

@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <cctype>
+#include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -85,6 +87,17 @@ class Converter {
       : file_(file), marks_(marks), diags_(diags) {}
 
   nlohmann::json Convert(const YAML::Node& node, const std::string& pointer, int depth) {
+    // Aliases are expanded, so a few lines of anchors can stand for billions of values
+    // ("billion laughs"); stop at a budget no real cluster file comes near.
+    if (++converted_ > kMaxValues) {
+      if (!over_budget_) {
+        over_budget_ = true;
+        diags_.Add(Diagnostic::Error(
+            "yaml.too-large", fmt::format("more than {} values (after expanding aliases)", kMaxValues),
+            ToLocation(file_, node.Mark()), {}, "split the file, or use fewer nested aliases"));
+      }
+      return nullptr;
+    }
     marks_.value[pointer] = ToLocation(file_, node.Mark());
     if (depth > 64) {
       diags_.Add(Diagnostic::Error("yaml.too-deep", "nesting deeper than 64 levels",
@@ -115,6 +128,7 @@ class Converter {
       case YAML::NodeType::Map: {
         nlohmann::json obj = nlohmann::json::object();
         std::map<std::string, Location> seen;
+        std::vector<YAML::Node> merges;
         for (const auto& kv : node) {
           const YAML::Node& k = kv.first;
           Location kloc = ToLocation(file_, k.Mark());
@@ -124,6 +138,10 @@ class Converter {
             continue;
           }
           std::string key = k.Scalar();
+          if (key == "<<" && k.Tag() != "!") {
+            merges.push_back(kv.second);  // applied below: explicit keys win wherever they are
+            continue;
+          }
           std::string child = PointerAppend(pointer, key);
           auto [it, fresh] = seen.emplace(key, kloc);
           if (!fresh) {
@@ -138,6 +156,7 @@ class Converter {
           marks_.key[child] = kloc;
           obj[key] = Convert(kv.second, child, depth + 1);
         }
+        for (const auto& m : merges) Merge(m, obj, pointer, depth);
         return obj;
       }
     }
@@ -145,9 +164,48 @@ class Converter {
   }
 
  private:
+  // YAML merge key (`<<: *anchor` or `<<: [*a, *b]`): the anchored mapping's entries that the
+  // mapping does not set itself; among several sources the earlier wins. Values keep the
+  // location where the anchor defined them, so provenance points at the real text.
+  void Merge(const YAML::Node& src, nlohmann::json& obj, const std::string& pointer, int depth) {
+    std::vector<YAML::Node> sources;
+    if (src.IsMap()) {
+      sources.push_back(src);
+    } else if (src.IsSequence()) {
+      for (const auto& item : src) sources.push_back(item);
+    }
+    if (sources.empty() || std::any_of(sources.begin(), sources.end(),
+                                       [](const YAML::Node& n) { return !n.IsMap(); })) {
+      diags_.Add(Diagnostic::Error("yaml.bad-merge", "'<<' must name a mapping or a list of mappings",
+                                   ToLocation(file_, src.Mark()), {},
+                                   "write <<: *anchor, where &anchor marks a mapping"));
+      return;
+    }
+    if (depth > 64) return;
+    for (const auto& m : sources) {
+      std::vector<YAML::Node> nested;
+      for (const auto& kv : m) {
+        if (!kv.first.IsScalar()) continue;
+        std::string key = kv.first.Scalar();
+        if (key == "<<") {
+          nested.push_back(kv.second);
+          continue;
+        }
+        if (obj.contains(key)) continue;
+        std::string child = PointerAppend(pointer, key);
+        marks_.key[child] = ToLocation(file_, kv.first.Mark());
+        obj[key] = Convert(kv.second, child, depth + 1);
+      }
+      for (const auto& n : nested) Merge(n, obj, pointer, depth + 1);
+    }
+  }
+
+  static constexpr size_t kMaxValues = 2'000'000;
   const std::string& file_;
   Marks& marks_;
   Diagnostics& diags_;
+  size_t converted_ = 0;
+  bool over_budget_ = false;
 };
 
 }  // namespace

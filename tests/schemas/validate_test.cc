@@ -211,6 +211,7 @@ struct Field {
   const char* schema;
   const char* yaml;
   const char* key;
+  const char* prefix = "";  // a valid start, so the hostile part is what must be refused
 };
 
 const char* kInv = "cluster: c\nnodes: [ { name: n1, address: n1.example } ]\n";
@@ -233,12 +234,17 @@ const Field kFields[] = {
     {"stack.schema.json", "fabric: { roce: { pfc: @V@ } }", "fabric.roce.pfc"},
     {"stack.schema.json", "firmware: { @V@: \"1.0\" }", "firmware."},
     {"stack.schema.json", "firmware: { BMC: @V@ }", "firmware.BMC"},
+    {"stack.schema.json", "firmware_images: { BMC: @V@ }", "firmware_images.BMC"},
+    {"stack.schema.json", "firmware_images: { BMC: @V@ }", "firmware_images.BMC", "https://fw.example/"},
+    {"stack.schema.json", "firmware_images: { BMC: @V@ }", "firmware_images.BMC", "file:/srv/"},
+    {"stack.schema.json", "firmware_images: { @V@: \"https://fw.example/bmc.bin\" }", "firmware_images."},
     {"stack.schema.json", "bios: { @V@: Enabled }", "bios."},
     {"stack.schema.json", "bios: { WorkloadProfile: @V@ }", "bios.WorkloadProfile"},
     {"inventory.schema.json", "cluster: @V@\nnodes: [ { name: n1, address: n1.example } ]", "cluster"},
     {"inventory.schema.json", "cluster: c\nnodes: [ { name: @V@, address: n1.example } ]", "nodes[0].name"},
     {"inventory.schema.json", "cluster: c\nnodes: [ { name: n1, address: @V@ } ]", "nodes[0].address"},
     {"inventory.schema.json", "cluster: c\nnodes: [ { name: n1, address: a.example, bmc: @V@ } ]", "nodes[0].bmc"},
+    {"inventory.schema.json", "cluster: c\nnodes: [ { name: n1, address: a.example, bmc: @V@ } ]", "nodes[0].bmc", "https://b.example/"},
     {"inventory.schema.json", "cluster: c\nnodes: [ { name: n1, address: a.example, rack: @V@ } ]", "nodes[0].rack"},
     {"inventory.schema.json", "cluster: c\nnodes: [ { name: n1, address: a.example, leaf: @V@ } ]", "nodes[0].leaf"},
     {"inventory.schema.json", "cluster: c\nnodes: [ { name: n1, address: a.example, nvlink_domain: @V@ } ]", "nodes[0].nvlink_domain"},
@@ -252,6 +258,8 @@ const Field kFields[] = {
     {"inventory.schema.json", "defaults: { bmc: { ca: @V@ } }", "defaults.bmc.ca"},
     {"inventory.schema.json", "defaults: { bmc: { fingerprint: @V@ } }", "defaults.bmc.fingerprint"},
     {"inventory.schema.json", "defaults: { bmc: { credentials: @V@ } }", "defaults.bmc.credentials"},
+    {"inventory.schema.json", "defaults: { bmc: { credentials: @V@ } }", "defaults.bmc.credentials", "file:/etc/"},
+    {"inventory.schema.json", "defaults: { bmc: { credentials: @V@ } }", "defaults.bmc.credentials", "env:"},
     {"inventory.schema.json", "groups: { @V@: {} }", "groups."},
     {"inventory.schema.json", "groups: { g: { parents: [@V@] } }", "groups.g.parents[0]"},
     {"inventory.schema.json", "groups: { g: { stack: @V@ } }", "groups.g.stack"},
@@ -291,7 +299,9 @@ TEST_CASE("hostile values are rejected for every field that reaches a node") {
   int checked = 0;
   for (const auto& f : kFields) {
     for (const auto& hostile : HostileValues()) {
-      std::string yaml = Replace(f.yaml, "@V@", YamlQuoted(hostile));
+      // After a valid prefix, a '-' or a long run of digits is harmless (mid-URL, mid-path).
+      if (*f.prefix != '\0' && (hostile[0] == '-' || hostile.size() > 256)) continue;
+      std::string yaml = Replace(f.yaml, "@V@", YamlQuoted(f.prefix + hostile));
       if (std::string(f.schema) == "inventory.schema.json" && yaml.find("nodes:") == std::string::npos)
         yaml += std::string("\n") + kInv;
       CAPTURE(yaml);
@@ -313,7 +323,7 @@ TEST_CASE("hostile values are rejected for every field that reaches a node") {
       ++checked;
     }
   }
-  CHECK(checked == static_cast<int>(std::size(kFields) * HostileValues().size()));
+  CHECK(checked > 1200);
 }
 
 TEST_CASE("ordinary values pass the same fields (the patterns are not just 'reject all')") {
@@ -324,6 +334,9 @@ TEST_CASE("ordinary values pass the same fields (the patterns are not just 'reje
       {"packages: { @V@: \"1.0\" }", "libnccl2"}, {"sysctl: { @V@: 1 }", "net.ipv4.tcp_rmem"},
       {"services: { @V@: { enabled: true } }", "nvidia-fabricmanager.service"},
       {"firmware: { @V@: \"1.0\" }", "GPU0 Firmware"}, {"bios: { WorkloadProfile: @V@ }", "HPC"},
+      {"firmware_images: { BMC: @V@ }", "https://fw.example:8443/images/bmc-24.09.17.bin"},
+      {"firmware_images: { BMC: @V@ }", "file:/srv/firmware/bios_1.9.0.bin"},
+      {"power: @V@", "On"},
   };
   for (const auto& [tmpl, value] : kGood) {
     std::string yaml = Replace(tmpl, "@V@", YamlQuoted(value));

@@ -97,3 +97,41 @@ TEST_CASE("yaml: empty text is a null document") {
   CHECK(doc->json.is_null());
   CHECK(d.empty());
 }
+
+TEST_CASE("yaml: alias bombs stop at a budget instead of eating the machine") {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string prev = "a";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    std::string name(1, c);
+    bomb += name + ": &" + name + " [";
+    for (int i = 0; i < 10; ++i) bomb += (i ? ", *" : "*") + prev;
+    bomb += "]\n";
+    prev = name;
+  }
+  Diagnostics d;
+  auto doc = ParseYaml(bomb, "bomb.yaml", d);  // 10^9 values if expanded
+  REQUIRE(d.ErrorCount() == 1);
+  CHECK(d.items()[0].code == "yaml.too-large");
+}
+
+TEST_CASE("yaml: merge keys take the anchor's entries the mapping does not set, with their marks") {
+  Diagnostics d;
+  auto doc = ParseYaml(
+      "x-node: &node { rack: r01, groups: [h100], leaf: l1 }\n"
+      "x-more: &more { leaf: l9, sku: a, <<: { deep: 1 } }\n"
+      "n1: { <<: *node, name: gpu001, rack: r02 }\n"
+      "n2:\n  name: gpu002\n  <<: [*more, *node]\n"
+      "n3: { <<: 5 }\n",
+      "m.yaml", d);
+  REQUIRE(doc);
+  const auto& j = doc->json;
+  CHECK(j["n1"] == nlohmann::json({{"rack", "r02"}, {"groups", {"h100"}}, {"leaf", "l1"}, {"name", "gpu001"}}));
+  CHECK(doc->marks.At("/n1/rack").ToString() == "m.yaml:3:38");   // explicit wins
+  CHECK(doc->marks.At("/n1/leaf").ToString() == "m.yaml:1:50");   // from the anchor's text
+  CHECK(j["n2"]["leaf"] == "l9");                                 // earlier source wins
+  CHECK(j["n2"]["rack"] == "r01");
+  CHECK(j["n2"]["deep"] == 1);                                    // nested merge
+  REQUIRE(d.ErrorCount() == 1);
+  CHECK(d.items()[0].code == "yaml.bad-merge");
+  CHECK(d.items()[0].where.line == 7);
+}
