@@ -1,11 +1,13 @@
 // plumb gather: read every selected node's live state over SSH and print it.
 // Exit 0 when every node was read, 3 when some could not be (listed with the reason), 1 on error.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include <fmt/format.h>
@@ -71,6 +73,9 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
   plans::SshShellFactory shells(cluster->ssh, RepoRoot(g), extra);
 
+  // Up to `fanout` threads allocate at once; glibc would give each its own arena (up to 8 per
+  // core) and the fragmentation shows as RSS. Two arenas cost nothing measurable here.
+  mallopt(M_ARENA_MAX, 2);
   plans::GatherOptions opt;
   opt.fanout = a.fanout;
   opt.command_timeout = std::chrono::seconds(cluster->ssh.command_timeout_s);
@@ -87,9 +92,8 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
     }
   }
   if (g.format == "json") {
-    nlohmann::json j = plans::ToJson(state);
-    j["summary"] = SummaryJson(state, wall);
-    std::printf("%s\n", j.dump(2).c_str());
+    plans::WriteObservedStateJson(state, std::cout, {{"summary", SummaryJson(state, wall)}});
+    std::cout.flush();
   } else {
     std::fputs(RenderGatherText(state, wall).c_str(), stdout);
   }

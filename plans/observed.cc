@@ -90,6 +90,33 @@ nlohmann::json ToJson(const ObservedState& s) {
   return j;
 }
 
+void WriteObservedStateJson(const ObservedState& s, std::ostream& out, const nlohmann::json& extra) {
+  // Keys in sorted order, like nlohmann's own objects, so the output equals ToJson(s).
+  nlohmann::json top = extra;
+  top["format"] = kFormat;
+  if (!s.gathered_at.empty()) top["gathered_at"] = s.gathered_at;
+  top["nodes"] = nullptr;  // placeholder: streamed below
+  out << "{\n";
+  bool first = true;
+  for (const auto& [key, value] : top.items()) {
+    out << (first ? "" : ",\n") << nlohmann::json(key).dump() << ": ";
+    first = false;
+    if (key != "nodes") {
+      out << value.dump();
+      continue;
+    }
+    out << "{";
+    bool first_node = true;
+    for (const auto& [name, n] : s.nodes) {
+      out << (first_node ? "\n  " : ",\n  ") << nlohmann::json(name).dump() << ": "
+          << ToJson(n).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      first_node = false;
+    }
+    out << (first_node ? "}" : "\n}");
+  }
+  out << "\n}\n";
+}
+
 Result<NodeObservation> NodeObservationFromJson(const std::string& name, const nlohmann::json& j) {
   try {
     NodeObservation n;
@@ -164,7 +191,7 @@ Status WriteObservedState(const ObservedState& s, const std::string& path) {
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) return Diagnostic::Error("facts.write", fmt::format("cannot write '{}'", tmp));
-    out << ToJson(s).dump(1) << "\n";
+    WriteObservedStateJson(s, out);
     if (!out.flush()) return Diagnostic::Error("facts.write", fmt::format("cannot write '{}'", tmp));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {

@@ -3,6 +3,7 @@
 /// snapshot a plan records (for the stale check at apply time), and the file `plumb gather
 /// --facts-out` writes so that plan/drift can be benchmarked and replayed "from recorded facts".
 #include <map>
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -60,6 +61,12 @@ Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j);
 /// The planner's view of an observation (PlannerInput::observed).
 NodeFacts ToNodeFacts(const NodeObservation& n);
 std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s);
+
+/// Streams the snapshot to `out` one node at a time (one line per node), never holding a second
+/// copy of every node's facts: the same document ToJson(s) gives. `extra` keys (e.g. a
+/// "summary") are added at the top level.
+void WriteObservedStateJson(const ObservedState& s, std::ostream& out,
+                            const nlohmann::json& extra = nlohmann::json::object());
 
 /// Reads/writes a snapshot file (JSON). Write is atomic (temp file + rename).
 Result<ObservedState> ReadObservedState(const std::string& path);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "plans/gather.h"
@@ -280,4 +281,35 @@ TEST_CASE("a snapshot that is not one is refused with a diagnostic") {
   auto bad = plans::ObservedStateFromJson(
       nlohmann::json{{"format", "plumb.observed/v1"}, {"nodes", {{"n1", {{"facts", {}}}}}}});
   CHECK(!bad.ok());
+}
+
+TEST_CASE("the streamed snapshot is the same document as ToJson, one line per node") {
+  plans::ObservedState s;
+  s.gathered_at = "2026-11-29T23:59:01Z";
+  plans::NodeObservation up;
+  up.node = "gpu001";
+  up.reachable = true;
+  up.facts.emplace("kernel", modules::Facts{{"release", "5.15.0-119-generic"}});
+  up.facts.emplace("ofed", Diagnostic::Error("probe.ofed", "ofed_info: not found"));
+  up.facts_digest = plans::FactsDigest(up.facts);
+  s.nodes["gpu001"] = up;
+  plans::NodeObservation down;
+  down.node = "gpu002";
+  down.error = Diagnostic::Error("ssh.refused", "gpu002: connection refused");
+  s.nodes["gpu002"] = down;
+
+  std::ostringstream out;
+  plans::WriteObservedStateJson(s, out, {{"summary", {{"nodes", 2}}}});
+  auto parsed = nlohmann::json::parse(out.str());
+  auto expected = plans::ToJson(s);
+  expected["summary"] = {{"nodes", 2}};
+  CHECK(parsed == expected);
+  CHECK(out.str().find("\n  \"gpu002\": {") != std::string::npos);  // a line per node
+  auto back = plans::ObservedStateFromJson(parsed);
+  REQUIRE(back.ok());
+  CHECK(back->nodes.at("gpu001").facts_digest == up.facts_digest);
+
+  plans::ObservedState empty;
+  CHECK(nlohmann::json::parse([&] { std::ostringstream o; plans::WriteObservedStateJson(empty, o); return o.str(); }()) ==
+        plans::ToJson(empty));
 }
