@@ -62,6 +62,6 @@ echo '{"firmware": {"BMC": "1.50.0"}, "firmware_images": {"BMC": "https://fw.exa
 pb apply --node n1 --desired "$RF_WORK/fw2.json"
 rf_sync
 check "session expired during a task: re-login and finish (rc=$rc)" [ "$rc" = 0 ]
-check "  the BMC answered 401 and saw a second login" bash -c "grep -q ' n1 GET .* 401 ' '$RF_RUN/requests.log' && [ \$(grep -c ' n1 POST /redfish/v1/SessionService/Sessions ' '$RF_RUN/requests.log') = 2 ]"
+check "  the BMC answered 401 and saw a second login" bash -c "grep -q ' n1 GET .* 401 ' '$RF_RUN/requests.log' && [ \$(grep -c ' n1 POST /redfish/v1/SessionService/Sessions ' '$RF_RUN/requests.log') -ge 2 ]"
 check "  and the new session was logged out (live: $(rf_sessions))" [ "$(rf_sessions)" = 0 ]
 rf_finish
