@@ -1,0 +1,46 @@
+#pragma once
+/// Drainer: takes nodes out of (and back into) the scheduler's service. Real ones: Slurm
+/// (modules/drain/slurm_drainer.*), Kubernetes (cordon + evict), None. Tests use a fake.
+/// The drain reason carries plumb's run id and step ("plumb:<run>:<step>"), so a node plumb
+/// drained is recognisable from the scheduler alone, and a node drained for any other reason
+/// is never resumed by plumb.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "schemas/result.h"
+
+namespace plumb::modules {
+
+/// One node as the scheduler sees it.
+struct SchedulerNode {
+  std::string name;
+  std::string state;           ///< scheduler's own words: "idle", "mixed", "drained", "down*"...
+  bool drain = false;          ///< drain flag set (draining or drained)
+  bool drained = false;        ///< drain flag set AND no job left on the node
+  bool down = false;           ///< down / not responding / powered off
+  std::string reason;          ///< the drain/down reason, "" if none
+  int running_jobs = 0;
+  std::vector<std::string> jobs;   ///< "1234 (alice: train-llm)" for reports
+
+  /// Out of service for the purpose of max_unavailable.
+  bool Unavailable() const { return drain || down; }
+  /// Drained by plumb (the reason starts with "plumb:").
+  bool DrainedByPlumb() const { return drain && reason.rfind("plumb:", 0) == 0; }
+};
+
+class Drainer {
+ public:
+  virtual ~Drainer() = default;
+  virtual std::string_view Name() const = 0;   ///< "slurm", "kubernetes", "none"
+  /// The scheduler's view of `nodes` (all of them if empty). A node the scheduler does not
+  /// know is absent from the map.
+  virtual Result<std::map<std::string, SchedulerNode>> Query(
+      const std::vector<std::string>& nodes) = 0;
+  /// Sets the drain flag with `reason`; returns at once (running jobs keep running).
+  virtual Status Drain(const std::string& node, const std::string& reason) = 0;
+  /// Returns the node to service.
+  virtual Status Resume(const std::string& node) = 0;
+};
+
+}  // namespace plumb::modules

@@ -1,0 +1,93 @@
+#pragma once
+/// The plan is a value (terraform's plans.Plan): computed by plans/planner from desired x
+/// observed state, written to a versioned JSON file (plans/plan_json), and read back by apply.
+/// Invariants, checked by plans::CheckPlan and the unit tests:
+///   - every node in `batches` has a NodePlan with at least one action;
+///   - each node appears in at most one batch; batches[0] is the canary batch when canary > 0;
+///   - within a batch, the nodes that need a drain never exceed the batch's `budget`;
+///   - unreadable nodes are in `unreadable`, never in `nodes` or `batches`, and make
+///     `complete` false;
+///   - `digest` is SHA-256 over the canonical JSON of everything else (plan_json.cc).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "inventory/model.h"
+#include "modules/module.h"
+#include "schemas/diagnostics.h"
+
+namespace plumb::plans {
+
+inline constexpr int kPlanFormatVersion = 1;
+
+/// Why a change is wanted. kRepair: the desired value is what it was at the commit recorded in
+/// the node's marker, so the node drifted. kIntent: the desired value changed since (or the node
+/// has no marker): this is new intent from a reviewed commit.
+enum class ChangeReason { kIntent, kRepair };
+const char* ChangeReasonName(ChangeReason r);
+
+/// One action with the planner's context.
+struct PlannedAction {
+  modules::Action action;
+  ChangeReason reason = ChangeReason::kIntent;
+  Location origin;          ///< where the desired value was written (file:line)
+};
+
+/// Everything planned for one node, actions in module dependency order.
+struct NodePlan {
+  std::string node;
+  std::string rollout;                 ///< rollout policy name
+  std::vector<PlannedAction> actions;
+  modules::Disruption disruption = modules::Disruption::kNone;   ///< max over actions
+  std::string facts_digest;            ///< SHA-256 of observed facts, for the stale check
+  std::string marker_commit;           ///< commit in the node's marker, "" if none
+  bool already_unavailable = false;    ///< drained or down in the scheduler when planned
+  bool admin_drained = false;          ///< drained by someone other than plumb
+
+  bool NeedsDrain() const { return disruption >= modules::Disruption::kDrain; }
+};
+
+/// A node plumb did not plan for, and why.
+struct UnreadableNode {
+  std::string node;
+  std::string reason;       ///< "refused", "timeout", "host key", "probe error: ..."
+};
+
+struct Batch {
+  int index = 0;
+  std::string rollout;
+  bool canary = false;
+  std::vector<std::string> nodes;
+  std::vector<std::string> domains;   ///< failure domains the batch touches
+  int budget = 0;                      ///< nodes this batch may take out
+  int est_seconds = 0;
+};
+
+/// A node's scheduler-side facts at plan time, for the disruption summary.
+struct BlockingJobs {
+  std::string node;
+  std::vector<std::string> jobs;
+};
+
+struct Plan {
+  int format_version = kPlanFormatVersion;
+  inventory::Source source;
+  std::string cluster;
+  std::string created_at;              ///< RFC 3339 UTC
+  std::vector<NodePlan> nodes;         ///< nodes with at least one action, by name
+  std::vector<std::string> in_sync;    ///< nodes read and found in sync
+  std::vector<UnreadableNode> unreadable;
+  std::map<std::string, inventory::RolloutPolicy> rollouts;   ///< the policies used
+  std::vector<Batch> batches;
+  std::vector<BlockingJobs> blocking_jobs;
+  int peak_unavailable = 0;            ///< max nodes out at once, counting those already out
+  int est_seconds = 0;
+  bool complete = true;
+  Diagnostics diags;                   ///< planner findings (warnings, blocked budget...)
+  std::string digest;
+
+  bool HasChanges() const { return !nodes.empty(); }
+  const NodePlan* FindNode(const std::string& name) const;
+};
+
+}  // namespace plumb::plans

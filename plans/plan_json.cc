@@ -1,0 +1,222 @@
+#include "plans/plan_json.h"
+
+#include <fmt/format.h>
+
+#include "plans/digest.h"
+
+namespace plumb::plans {
+namespace {
+
+using nlohmann::json;
+
+json LocationJson(const Location& l) {
+  if (!l.known()) return nullptr;
+  return {{"file", l.file}, {"line", l.line}, {"column", l.column}};
+}
+
+Location LocationFrom(const json& j) {
+  if (!j.is_object()) return {};
+  return {j.value("file", ""), j.value("line", 0), j.value("column", 0)};
+}
+
+const char* ModeName(inventory::DomainMode m) {
+  return m == inventory::DomainMode::kAligned ? "aligned" : "spread";
+}
+
+const char* SchedulerName(inventory::DrainScheduler s) {
+  switch (s) {
+    case inventory::DrainScheduler::kSlurm: return "slurm";
+    case inventory::DrainScheduler::kKubernetes: return "kubernetes";
+    case inventory::DrainScheduler::kNone: return "none";
+  }
+  return "none";
+}
+
+json PolicyJson(const inventory::RolloutPolicy& p) {
+  return {{"name", p.name},
+          {"file", p.file},
+          {"drain", {{"scheduler", SchedulerName(p.scheduler)}, {"timeout_s", p.drain_timeout_s}}},
+          {"max_unavailable", p.max_unavailable_is_percent
+                                  ? fmt::format("{}%", p.max_unavailable_count)
+                                  : std::to_string(p.max_unavailable_count)},
+          {"failure_domain",
+           {{"by", p.domain_by}, {"mode", ModeName(p.domain_mode)}, {"at_once", p.domain_at_once}}},
+          {"canary", p.canary},
+          {"max_failures", p.max_failures},
+          {"health", p.health},
+          {"health_timeout_s", p.health_timeout_s},
+          {"window", {{"cron", p.window_cron}, {"duration_s", p.window_duration_s}}}};
+}
+
+inventory::RolloutPolicy PolicyFrom(const json& j) {
+  inventory::RolloutPolicy p;
+  p.name = j.at("name").get<std::string>();
+  p.file = j.value("file", "");
+  const json& d = j.at("drain");
+  std::string s = d.at("scheduler").get<std::string>();
+  p.scheduler = s == "slurm"        ? inventory::DrainScheduler::kSlurm
+                : s == "kubernetes" ? inventory::DrainScheduler::kKubernetes
+                                    : inventory::DrainScheduler::kNone;
+  p.drain_timeout_s = d.at("timeout_s").get<int>();
+  std::string mu = j.at("max_unavailable").get<std::string>();
+  p.max_unavailable_is_percent = !mu.empty() && mu.back() == '%';
+  p.max_unavailable_count = std::stoi(p.max_unavailable_is_percent ? mu.substr(0, mu.size() - 1) : mu);
+  const json& fd = j.at("failure_domain");
+  p.domain_by = fd.at("by").get<std::string>();
+  p.domain_mode = fd.at("mode").get<std::string>() == "aligned" ? inventory::DomainMode::kAligned
+                                                                 : inventory::DomainMode::kSpread;
+  p.domain_at_once = fd.at("at_once").get<int>();
+  p.canary = j.at("canary").get<int>();
+  p.max_failures = j.at("max_failures").get<int>();
+  p.health = j.at("health").get<std::vector<std::string>>();
+  p.health_timeout_s = j.at("health_timeout_s").get<int>();
+  p.window_cron = j.at("window").at("cron").get<std::string>();
+  p.window_duration_s = j.at("window").at("duration_s").get<int>();
+  return p;
+}
+
+json BodyJson(const Plan& plan) {
+  json nodes = json::array();
+  for (const NodePlan& n : plan.nodes) {
+    json actions = json::array();
+    for (const PlannedAction& a : n.actions) {
+      json aj = a.action.ToJson();
+      aj["reason"] = ChangeReasonName(a.reason);
+      aj["origin"] = LocationJson(a.origin);
+      actions.push_back(std::move(aj));
+    }
+    nodes.push_back({{"node", n.node},
+                     {"rollout", n.rollout},
+                     {"disruption", modules::DisruptionName(n.disruption)},
+                     {"facts_digest", n.facts_digest},
+                     {"marker_commit", n.marker_commit},
+                     {"already_unavailable", n.already_unavailable},
+                     {"admin_drained", n.admin_drained},
+                     {"actions", std::move(actions)}});
+  }
+  json unreadable = json::array();
+  for (const auto& u : plan.unreadable) unreadable.push_back({{"node", u.node}, {"reason", u.reason}});
+  json rollouts = json::object();
+  for (const auto& [name, p] : plan.rollouts) rollouts[name] = PolicyJson(p);
+  json batches = json::array();
+  for (const Batch& b : plan.batches)
+    batches.push_back({{"index", b.index}, {"rollout", b.rollout}, {"canary", b.canary},
+                       {"nodes", b.nodes}, {"domains", b.domains}, {"budget", b.budget},
+                       {"est_seconds", b.est_seconds}});
+  json blocking = json::array();
+  for (const auto& bj : plan.blocking_jobs) blocking.push_back({{"node", bj.node}, {"jobs", bj.jobs}});
+  return {{"format_version", plan.format_version},
+          {"source", {{"repo", plan.source.repo}, {"ref", plan.source.ref},
+                      {"commit", plan.source.commit}, {"working_tree", plan.source.working_tree}}},
+          {"cluster", plan.cluster},
+          {"created_at", plan.created_at},
+          {"complete", plan.complete},
+          {"nodes", std::move(nodes)},
+          {"in_sync", plan.in_sync},
+          {"unreadable", std::move(unreadable)},
+          {"rollouts", std::move(rollouts)},
+          {"batches", std::move(batches)},
+          {"blocking_jobs", std::move(blocking)},
+          {"peak_unavailable", plan.peak_unavailable},
+          {"est_seconds", plan.est_seconds},
+          {"diagnostics", plan.diags.ToJson()}};
+}
+
+}  // namespace
+
+json PlanToJson(const Plan& plan) {
+  json j = BodyJson(plan);
+  j["digest"] = plan.digest;
+  return j;
+}
+
+std::string ComputePlanDigest(const Plan& plan) { return JsonDigest(BodyJson(plan)); }
+
+void SealPlan(Plan& plan) { plan.digest = ComputePlanDigest(plan); }
+
+Status VerifyPlanDigest(const Plan& plan) {
+  std::string want = ComputePlanDigest(plan);
+  if (plan.digest == want) return OkStatus();
+  return Diagnostic::Error("plan.tampered",
+                           fmt::format("plan digest mismatch: file says {}, content hashes to {}",
+                                       plan.digest.empty() ? "(none)" : plan.digest, want),
+                           {}, "digest", "re-run `plumb plan --out` and review the new plan");
+}
+
+Result<Plan> PlanFromJson(const json& j) {
+  try {
+    int version = j.at("format_version").get<int>();
+    if (version != kPlanFormatVersion)
+      return Diagnostic::Error("plan.version",
+                               fmt::format("plan format_version {} is not supported (this plumb "
+                                           "reads version {})", version, kPlanFormatVersion),
+                               {}, "format_version", "re-create the plan with this plumb");
+    Plan plan;
+    plan.format_version = version;
+    const json& s = j.at("source");
+    plan.source = {s.at("repo").get<std::string>(), s.at("ref").get<std::string>(),
+                   s.at("commit").get<std::string>(), s.value("working_tree", false)};
+    plan.cluster = j.at("cluster").get<std::string>();
+    plan.created_at = j.at("created_at").get<std::string>();
+    plan.complete = j.at("complete").get<bool>();
+    for (const json& n : j.at("nodes")) {
+      NodePlan np;
+      np.node = n.at("node").get<std::string>();
+      np.rollout = n.at("rollout").get<std::string>();
+      np.facts_digest = n.at("facts_digest").get<std::string>();
+      np.marker_commit = n.value("marker_commit", "");
+      np.already_unavailable = n.value("already_unavailable", false);
+      np.admin_drained = n.value("admin_drained", false);
+      for (const json& aj : n.at("actions")) {
+        auto a = modules::Action::FromJson(aj);
+        if (!a.ok()) return a.error();
+        PlannedAction pa{std::move(*a),
+                         aj.value("reason", "intent") == "repair" ? ChangeReason::kRepair
+                                                                 : ChangeReason::kIntent,
+                         LocationFrom(aj.value("origin", json()))};
+        np.disruption = std::max(np.disruption, pa.action.disruption);
+        np.actions.push_back(std::move(pa));
+      }
+      plan.nodes.push_back(std::move(np));
+    }
+    plan.in_sync = j.at("in_sync").get<std::vector<std::string>>();
+    for (const json& u : j.at("unreadable"))
+      plan.unreadable.push_back({u.at("node").get<std::string>(), u.at("reason").get<std::string>()});
+    for (const auto& [name, pj] : j.at("rollouts").items()) plan.rollouts[name] = PolicyFrom(pj);
+    for (const json& bj : j.at("batches")) {
+      Batch b;
+      b.index = bj.at("index").get<int>();
+      b.rollout = bj.at("rollout").get<std::string>();
+      b.canary = bj.at("canary").get<bool>();
+      b.nodes = bj.at("nodes").get<std::vector<std::string>>();
+      b.domains = bj.at("domains").get<std::vector<std::string>>();
+      b.budget = bj.at("budget").get<int>();
+      b.est_seconds = bj.at("est_seconds").get<int>();
+      plan.batches.push_back(std::move(b));
+    }
+    for (const json& bj : j.at("blocking_jobs"))
+      plan.blocking_jobs.push_back({bj.at("node").get<std::string>(),
+                                    bj.at("jobs").get<std::vector<std::string>>()});
+    plan.peak_unavailable = j.at("peak_unavailable").get<int>();
+    plan.est_seconds = j.at("est_seconds").get<int>();
+    for (const json& d : j.at("diagnostics")) {
+      Diagnostic diag;
+      std::string sev = d.value("severity", "error");
+      diag.severity = sev == "warning" ? Severity::kWarning : sev == "note" ? Severity::kNote
+                                                                           : Severity::kError;
+      diag.code = d.value("code", "");
+      diag.message = d.value("message", "");
+      diag.key_path = d.value("key", "");
+      diag.hint = d.value("hint", "");
+      diag.where = LocationFrom(d);
+      plan.diags.Add(std::move(diag));
+    }
+    plan.digest = j.value("digest", "");
+    return plan;
+  } catch (const std::exception& e) {
+    return Diagnostic::Error("plan.malformed", std::string("malformed plan file: ") + e.what(), {},
+                             {}, "a plan file is written by `plumb plan --out`; do not edit it");
+  }
+}
+
+}  // namespace plumb::plans

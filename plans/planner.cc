@@ -1,0 +1,309 @@
+#include "plans/planner.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace plumb::plans {
+namespace {
+
+using modules::Disruption;
+
+// The origin of a desired value: its own pointer, or the nearest parent that has one (a map
+// written as a whole, e.g. `packages: {...}` inherited from a stack).
+Location OriginOf(const inventory::NodeDesired& nd, const std::string& pointer) {
+  std::string p = pointer;
+  while (!p.empty()) {
+    auto it = nd.origins.find(p);
+    if (it != nd.origins.end()) return it->second;
+    auto slash = p.rfind('/');
+    if (slash == std::string::npos) break;
+    p.resize(slash);
+  }
+  return {};
+}
+
+const nlohmann::json* ValueAt(const nlohmann::json& doc, const std::string& pointer) {
+  if (pointer.empty()) return nullptr;
+  try {
+    nlohmann::json::json_pointer ptr(pointer);
+    if (!doc.contains(ptr)) return nullptr;
+    return &doc.at(ptr);
+  } catch (const nlohmann::json::exception&) {
+    return nullptr;
+  }
+}
+
+// Repair when the node's marker names a commit whose desired value at this key equals today's.
+ChangeReason ReasonFor(const PlannerInput& in, const std::string& node, const std::string& marker,
+                       const inventory::NodeDesired& now, const std::string& pointer) {
+  if (marker.empty()) return ChangeReason::kIntent;
+  auto prev = in.previous.find(marker);
+  if (prev == in.previous.end() || prev->second == nullptr) return ChangeReason::kIntent;
+  auto then = prev->second->find(node);
+  if (then == prev->second->end()) return ChangeReason::kIntent;
+  const nlohmann::json* a = ValueAt(then->second.desired, pointer);
+  const nlohmann::json* b = ValueAt(now.desired, pointer);
+  if (a && b && *a == *b) return ChangeReason::kRepair;
+  return ChangeReason::kIntent;
+}
+
+std::string MarkerCommit(const nlohmann::json& facts) {
+  auto it = facts.find("marker");
+  if (it == facts.end() || !it->is_object()) return {};
+  auto c = it->find("commit");
+  return (c != it->end() && c->is_string()) ? c->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+const char* ChangeReasonName(ChangeReason r) {
+  return r == ChangeReason::kRepair ? "repair" : "intent";
+}
+
+const NodePlan* Plan::FindNode(const std::string& name) const {
+  for (const auto& n : nodes)
+    if (n.node == name) return &n;
+  return nullptr;
+}
+
+int EstimateSeconds(Disruption d) {
+  switch (d) {
+    case Disruption::kNone: return 15;
+    case Disruption::kServiceRestart: return 45;
+    case Disruption::kDrain: return 180;
+    case Disruption::kReboot: return 600;
+    case Disruption::kFirmwareFlash: return 1500;
+  }
+  return 0;
+}
+
+std::vector<const modules::Module*> OrderModules(const std::vector<const modules::Module*>& mods,
+                                                 Diagnostics& diags) {
+  // Kahn's algorithm, always picking the earliest ready module in registry order, so the
+  // result is deterministic and equal to the registry order when no After() constrains it.
+  std::map<std::string_view, size_t> index;
+  for (size_t i = 0; i < mods.size(); ++i) index[mods[i]->Name()] = i;
+  std::vector<std::set<size_t>> deps(mods.size());
+  for (size_t i = 0; i < mods.size(); ++i) {
+    for (auto name : mods[i]->After()) {
+      auto it = index.find(name);
+      if (it != index.end()) deps[i].insert(it->second);  // absent = not in this run: no edge
+    }
+  }
+  std::vector<const modules::Module*> out;
+  std::vector<bool> done(mods.size(), false);
+  while (out.size() < mods.size()) {
+    bool progressed = false;
+    for (size_t i = 0; i < mods.size(); ++i) {
+      if (done[i]) continue;
+      bool ready = std::all_of(deps[i].begin(), deps[i].end(), [&](size_t d) { return done[d]; });
+      if (!ready) continue;
+      done[i] = true;
+      out.push_back(mods[i]);
+      progressed = true;
+      break;
+    }
+    if (!progressed) {
+      diags.Add(Diagnostic::Error("plan.module-cycle",
+                                  "module ordering has a cycle; using registry order"));
+      return mods;
+    }
+  }
+  return out;
+}
+
+std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
+                               const inventory::Cluster& cluster,
+                               const inventory::RolloutPolicy& policy, int scope_total,
+                               int already_out, Diagnostics& diags) {
+  std::vector<Batch> batches;
+  if (nodes.empty()) return batches;
+  const int capacity = policy.MaxUnavailable(scope_total) - already_out;
+  auto domain_of = [&](const NodePlan* n) -> std::string {
+    if (policy.domain_by.empty()) return {};
+    const inventory::Node* node = cluster.FindNode(n->node);
+    return node ? node->Domain(policy.domain_by) : std::string();
+  };
+
+  // Order by failure domain, then name: aligned batches then fill one domain before the next.
+  std::vector<const NodePlan*> remaining = nodes;
+  std::stable_sort(remaining.begin(), remaining.end(), [&](const NodePlan* a, const NodePlan* b) {
+    return std::make_pair(domain_of(a), a->node) < std::make_pair(domain_of(b), b->node);
+  });
+
+  int drainers = static_cast<int>(std::count_if(remaining.begin(), remaining.end(),
+                                                [](const NodePlan* n) { return n->NeedsDrain(); }));
+  if (capacity < 1 && drainers > 0) {
+    diags.Add(Diagnostic::Error(
+        "plan.budget-exhausted",
+        fmt::format("rollout '{}': {} node(s) already out of {} allowed (max_unavailable of {} "
+                    "nodes); {} node(s) needing a drain cannot be scheduled",
+                    policy.name, already_out, policy.MaxUnavailable(scope_total), scope_total,
+                    drainers),
+        policy.where, "max_unavailable",
+        "return drained/down nodes to service, or raise max_unavailable"));
+  }
+
+  bool first = true;
+  while (!remaining.empty()) {
+    Batch b;
+    b.rollout = policy.name;
+    b.budget = std::max(capacity, 0);
+    b.canary = first && policy.canary > 0;
+    const int limit = b.canary ? std::min(policy.canary, std::max(capacity, 0)) : b.budget;
+    int out = 0;
+    std::map<std::string, int> per_domain;
+    std::vector<const NodePlan*> left;
+    for (const NodePlan* n : remaining) {
+      bool take = true;
+      const std::string d = domain_of(n);
+      if (n->NeedsDrain()) {
+        if (out >= limit) take = false;
+        else if (!policy.domain_by.empty()) {
+          if (policy.domain_mode == inventory::DomainMode::kSpread) {
+            if (per_domain[d] >= policy.domain_at_once) take = false;
+          } else if (!per_domain.count(d) &&
+                     static_cast<int>(per_domain.size()) >= policy.domain_at_once) {
+            take = false;
+          }
+        }
+      } else if (b.canary && static_cast<int>(b.nodes.size()) >= std::max(policy.canary, 1)) {
+        take = false;   // a canary batch stays small even when its nodes need no drain
+      }
+      if (!take) {
+        left.push_back(n);
+        continue;
+      }
+      b.nodes.push_back(n->node);
+      if (n->NeedsDrain()) {
+        ++out;
+        ++per_domain[d];
+      }
+      b.est_seconds = std::max(b.est_seconds, EstimateSeconds(n->disruption));
+    }
+    if (b.nodes.empty()) break;   // only nodes that need a drain are left, and no budget
+    for (const auto& [d, count] : per_domain)
+      if (!d.empty()) b.domains.push_back(d);
+    batches.push_back(std::move(b));
+    remaining = std::move(left);
+    first = false;
+  }
+  return batches;
+}
+
+Plan MakePlan(const PlannerInput& in) {
+  Plan plan;
+  plan.source = in.cluster->source;
+  plan.cluster = in.cluster->name;
+  plan.created_at = in.now;
+  const auto ordered = OrderModules(in.modules, plan.diags);
+
+  std::vector<std::string> names = in.limit;
+  if (names.empty())
+    for (const auto& [name, nd] : *in.desired) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+
+  for (const std::string& name : names) {
+    auto dit = in.desired->find(name);
+    if (dit == in.desired->end()) continue;
+    const inventory::NodeDesired& nd = dit->second;
+    auto oit = in.observed.find(name);
+    if (oit == in.observed.end()) {
+      plan.unreadable.push_back({name, "not gathered"});
+      continue;
+    }
+    const NodeFacts& obs = oit->second;
+    if (!obs.readable) {
+      plan.unreadable.push_back({name, obs.unreadable_reason});
+      continue;
+    }
+    NodePlan np;
+    np.node = name;
+    np.rollout = nd.rollout;
+    np.facts_digest = obs.facts_digest;
+    np.marker_commit = MarkerCommit(obs.facts);
+    std::string problem;
+    for (const modules::Module* m : ordered) {
+      if (!m->Wants(nd.desired)) continue;
+      const std::string mod(m->Name());
+      if (auto e = obs.module_errors.find(mod); e != obs.module_errors.end()) {
+        problem = fmt::format("probe error: {}: {}", mod, e->second);
+        break;
+      }
+      auto f = obs.facts.find(mod);
+      if (f == obs.facts.end()) {
+        problem = fmt::format("no facts from module {}", mod);
+        break;
+      }
+      for (modules::Action& a : m->Diff(nd.desired, *f)) {
+        PlannedAction pa;
+        pa.reason = ReasonFor(in, name, np.marker_commit, nd, a.pointer);
+        pa.origin = OriginOf(nd, a.pointer);
+        np.disruption = std::max(np.disruption, a.disruption);
+        pa.action = std::move(a);
+        np.actions.push_back(std::move(pa));
+      }
+    }
+    if (!problem.empty()) {
+      // A node half-read is planned for not at all: its missing facts could hide a change.
+      plan.unreadable.push_back({name, problem});
+      continue;
+    }
+    if (auto s = in.scheduler.find(name); s != in.scheduler.end()) {
+      np.already_unavailable = s->second.Unavailable();
+      np.admin_drained = s->second.drain && !s->second.DrainedByPlumb();
+      if (np.NeedsDrain() && s->second.running_jobs > 0)
+        plan.blocking_jobs.push_back({name, s->second.jobs});
+    }
+    if (np.actions.empty()) plan.in_sync.push_back(name);
+    else plan.nodes.push_back(std::move(np));
+  }
+  plan.complete = plan.unreadable.empty();
+
+  // Batches, one rollout policy at a time (in name order), each against its own scope.
+  std::map<std::string, std::vector<const NodePlan*>> by_rollout;
+  for (const NodePlan& np : plan.nodes) by_rollout[np.rollout].push_back(&np);
+  for (const auto& [rollout, members] : by_rollout) {
+    auto pit = in.cluster->rollouts.find(rollout);
+    if (pit == in.cluster->rollouts.end()) {
+      plan.diags.Add(Diagnostic::Error("plan.unknown-rollout",
+                                       fmt::format("rollout policy '{}' not found", rollout)));
+      continue;
+    }
+    const inventory::RolloutPolicy& policy = pit->second;
+    plan.rollouts[rollout] = policy;
+    std::set<std::string> changing;
+    for (const NodePlan* n : members) changing.insert(n->node);
+    int scope_total = 0, already_out = 0;
+    for (const auto& [name, nd] : *in.desired) {
+      if (nd.rollout != rollout) continue;
+      ++scope_total;
+      auto s = in.scheduler.find(name);
+      if (s != in.scheduler.end() && s->second.Unavailable() && !changing.count(name))
+        ++already_out;
+    }
+    for (Batch& b : MakeBatches(members, *in.cluster, policy, scope_total, already_out,
+                                plan.diags)) {
+      int out = already_out;
+      for (const std::string& n : b.nodes)
+        if (plan.FindNode(n)->NeedsDrain() || plan.FindNode(n)->already_unavailable) ++out;
+      plan.peak_unavailable = std::max(plan.peak_unavailable, out);
+      b.index = static_cast<int>(plan.batches.size());
+      plan.est_seconds += b.est_seconds;
+      plan.batches.push_back(std::move(b));
+    }
+    std::set<std::string> batched;
+    for (const Batch& b : plan.batches)
+      for (const std::string& n : b.nodes) batched.insert(n);
+    for (const NodePlan* n : members)
+      if (!batched.count(n->node))
+        plan.diags.Add(Diagnostic::Error(
+            "plan.unscheduled", fmt::format("node {} has changes but fits in no batch", n->node)));
+  }
+  return plan;
+}
+
+}  // namespace plumb::plans

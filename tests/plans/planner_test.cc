@@ -1,0 +1,238 @@
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "plans/plan_json.h"
+#include "plans/planner.h"
+
+using namespace plumb;
+using modules::Action;
+using modules::Disruption;
+using nlohmann::json;
+
+namespace {
+
+// A module owning the desired key "/<name>" (a scalar): the action is "set" with the given
+// disruption when the fact differs.
+class ScalarModule : public modules::Module {
+ public:
+  ScalarModule(std::string name, Disruption d, std::vector<std::string_view> after = {})
+      : name_(std::move(name)), disruption_(d), after_(std::move(after)) {}
+  std::string_view Name() const override { return name_; }
+  std::vector<std::string_view> After() const override { return after_; }
+  bool Wants(const json& desired) const override { return desired.contains(name_); }
+  std::vector<Action> Diff(const json& desired, const modules::Facts& facts) const override {
+    const json& want = desired.at(name_);
+    const json have = facts.value("value", json());
+    if (want == have) return {};
+    Action a;
+    a.module = name_;
+    a.id = name_ + ".set";
+    a.key = name_;
+    a.pointer = "/" + name_;
+    a.summary = fmt::format("set {} (have {})", want.dump(), have.dump());
+    a.before = have;
+    a.after = want;
+    a.disruption = disruption_;
+    return {a};
+  }
+
+ private:
+  std::string name_;
+  Disruption disruption_;
+  std::vector<std::string_view> after_;
+};
+
+struct World {
+  inventory::Cluster cluster;
+  plans::DesiredByNode desired;
+  std::map<std::string, plans::NodeFacts> observed;
+  ScalarModule kernel{"kernel", Disruption::kReboot};
+  ScalarModule sysctl{"sysctl", Disruption::kNone};
+
+  // n nodes gpu01..gpuN, racks of `per_rack`, every node wants kernel=k2 and has k1.
+  World(int n, int per_rack, const std::string& max_unavailable, const std::string& by = "",
+        inventory::DomainMode mode = inventory::DomainMode::kSpread, int at_once = 1,
+        int canary = 1) {
+    cluster.name = "t";
+    cluster.source.commit = std::string(40, 'a');
+    inventory::RolloutPolicy p;
+    p.name = "roll";
+    p.max_unavailable_is_percent = max_unavailable.back() == '%';
+    p.max_unavailable_count = std::stoi(max_unavailable);
+    p.domain_by = by;
+    p.domain_mode = mode;
+    p.domain_at_once = at_once;
+    p.canary = canary;
+    cluster.rollouts["roll"] = p;
+    for (int i = 1; i <= n; ++i) {
+      inventory::Node node;
+      node.name = fmt::format("gpu{:02}", i);
+      node.rack = fmt::format("r{}", (i - 1) / per_rack + 1);
+      cluster.nodes.push_back(node);
+      inventory::NodeDesired nd;
+      nd.node = node.name;
+      nd.rollout = "roll";
+      nd.desired = {{"kernel", "k2"}};
+      nd.origins["/kernel"] = Location{"stacks/s.yaml", 1, 9};
+      desired[node.name] = nd;
+      plans::NodeFacts f;
+      f.facts = {{"kernel", {{"value", "k1"}}}};
+      f.facts_digest = "sha256:" + node.name;
+      observed[node.name] = f;
+    }
+  }
+  plans::PlannerInput Input() {
+    plans::PlannerInput in;
+    in.cluster = &cluster;
+    in.desired = &desired;
+    in.observed = observed;
+    in.modules = {&kernel, &sysctl};
+    in.now = "2026-11-29T00:00:00Z";
+    return in;
+  }
+};
+
+int Drained(const plans::Plan& plan, const plans::Batch& b) {
+  int n = 0;
+  for (const auto& name : b.nodes) n += plan.FindNode(name)->NeedsDrain();
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("planner: canary first, then batches within max_unavailable") {
+  World w(10, 10, "3");
+  auto plan = plans::MakePlan(w.Input());
+  REQUIRE(plan.nodes.size() == 10);
+  REQUIRE(plan.batches.size() == 4);  // 1 canary + 3 + 3 + 3
+  CHECK(plan.batches[0].canary);
+  CHECK(plan.batches[0].nodes == std::vector<std::string>{"gpu01"});
+  for (size_t i = 1; i < plan.batches.size(); ++i) {
+    CHECK_FALSE(plan.batches[i].canary);
+    CHECK(Drained(plan, plan.batches[i]) <= 3);
+  }
+  CHECK(plan.peak_unavailable == 3);
+  CHECK(plan.complete);
+  CHECK(plan.nodes[0].disruption == Disruption::kReboot);
+  CHECK(plan.nodes[0].actions[0].origin.ToString() == "stacks/s.yaml:1:9");
+}
+
+TEST_CASE("planner: percent max_unavailable counts nodes already drained or down") {
+  World w(20, 20, "20%");   // 4 of 20
+  w.desired["gpu20"].desired["kernel"] = "k1";    // in sync: not in the change set
+  w.desired["gpu19"].desired["kernel"] = "k1";
+  auto in = w.Input();
+  in.scheduler["gpu20"] = {.name = "gpu20", .state = "drained", .drain = true, .drained = true,
+                           .reason = "bad dimm"};
+  in.scheduler["gpu19"] = {.name = "gpu19", .state = "down*", .down = true};
+  auto plan = plans::MakePlan(in);
+  for (const auto& b : plan.batches) CHECK(Drained(plan, b) <= 2);  // 4 allowed - 2 out
+  CHECK(plan.peak_unavailable == 4);
+}
+
+TEST_CASE("planner: exhausted budget is an error, nothing needing a drain is scheduled") {
+  World w(4, 4, "1");
+  w.desired["gpu04"].desired["kernel"] = "k1";
+  auto in = w.Input();
+  in.scheduler["gpu04"] = {.name = "gpu04", .state = "drained", .drain = true, .drained = true,
+                           .reason = "admin"};
+  auto plan = plans::MakePlan(in);
+  CHECK(plan.batches.empty());
+  CHECK(plan.diags.HasErrors());
+  CHECK(plan.diags.items()[0].code == "plan.budget-exhausted");
+}
+
+TEST_CASE("planner: spread mode keeps at most N nodes per rack out") {
+  World w(12, 4, "6", "rack", inventory::DomainMode::kSpread, 1, 0);
+  auto plan = plans::MakePlan(w.Input());
+  for (const auto& b : plan.batches) {
+    std::map<std::string, int> per_rack;
+    for (const auto& n : b.nodes) ++per_rack[w.cluster.FindNode(n)->rack];
+    for (const auto& [rack, count] : per_rack) CHECK(count <= 1);
+  }
+  CHECK(plan.batches.size() == 4);   // 3 racks x 4 nodes, one per rack per batch
+}
+
+TEST_CASE("planner: aligned mode disturbs at most N racks at once and fills a rack first") {
+  World w(12, 4, "4", "rack", inventory::DomainMode::kAligned, 1, 1);
+  auto plan = plans::MakePlan(w.Input());
+  for (const auto& b : plan.batches) CHECK(b.domains.size() <= 1);
+  REQUIRE(plan.batches.size() >= 2);
+  CHECK(plan.batches[0].nodes == std::vector<std::string>{"gpu01"});    // canary
+  CHECK(plan.batches[1].nodes == std::vector<std::string>{"gpu02", "gpu03", "gpu04"});
+  CHECK(plan.batches[2].domains == std::vector<std::string>{"r2"});
+}
+
+TEST_CASE("planner: unreadable nodes are left out and the plan is incomplete") {
+  World w(3, 3, "1");
+  w.observed["gpu02"].readable = false;
+  w.observed["gpu02"].unreadable_reason = "timeout";
+  w.observed["gpu03"].module_errors["kernel"] = "garbage from uname";
+  auto plan = plans::MakePlan(w.Input());
+  CHECK_FALSE(plan.complete);
+  REQUIRE(plan.unreadable.size() == 2);
+  CHECK(plan.unreadable[0].reason == "timeout");
+  CHECK(plan.unreadable[1].reason.find("probe error: kernel") == 0);
+  for (const auto& b : plan.batches)
+    for (const auto& n : b.nodes) CHECK(n == "gpu01");
+}
+
+TEST_CASE("planner: repair when the marker's commit wanted the same value, intent otherwise") {
+  World w(2, 2, "1");
+  std::string old_commit(40, 'b');
+  plans::DesiredByNode then = w.desired;              // at the old commit: kernel k2 too
+  then["gpu02"].desired["kernel"] = "k0";             // gpu02's pin changed since
+  w.observed["gpu01"].facts["marker"] = {{"commit", old_commit}};
+  w.observed["gpu02"].facts["marker"] = {{"commit", old_commit}};
+  auto in = w.Input();
+  in.previous[old_commit] = &then;
+  auto plan = plans::MakePlan(in);
+  CHECK(plan.FindNode("gpu01")->actions[0].reason == plans::ChangeReason::kRepair);
+  CHECK(plan.FindNode("gpu02")->actions[0].reason == plans::ChangeReason::kIntent);
+}
+
+TEST_CASE("planner: node disruption is the max of its actions, actions in module order") {
+  World w(1, 1, "1");
+  ScalarModule late("zz_late", Disruption::kDrain, {"sysctl"});
+  w.desired["gpu01"].desired["sysctl"] = "on";
+  w.desired["gpu01"].desired["zz_late"] = 1;
+  w.observed["gpu01"].facts["sysctl"] = {{"value", "off"}};
+  w.observed["gpu01"].facts["zz_late"] = {{"value", 0}};
+  auto in = w.Input();
+  in.modules = {&late, &w.kernel, &w.sysctl};
+  auto plan = plans::MakePlan(in);
+  const auto* np = plan.FindNode("gpu01");
+  REQUIRE(np->actions.size() == 3);
+  CHECK(np->actions[0].action.module == "kernel");
+  CHECK(np->actions[1].action.module == "sysctl");
+  CHECK(np->actions[2].action.module == "zz_late");
+  CHECK(np->disruption == Disruption::kReboot);
+}
+
+TEST_CASE("plan file round-trips and its digest detects tampering") {
+  World w(5, 5, "2");
+  auto plan = plans::MakePlan(w.Input());
+  plans::SealPlan(plan);
+  CHECK(plan.digest.rfind("sha256:", 0) == 0);
+  auto back = plans::PlanFromJson(plans::PlanToJson(plan));
+  REQUIRE(back.ok());
+  CHECK(plans::VerifyPlanDigest(*back).ok());
+  CHECK(plans::PlanToJson(*back) == plans::PlanToJson(plan));
+  auto j = plans::PlanToJson(plan);
+  j["nodes"][0]["actions"][0]["after"] = "k3";   // someone edits the file
+  auto edited = plans::PlanFromJson(j);
+  REQUIRE(edited.ok());
+  auto st = plans::VerifyPlanDigest(*edited);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == "plan.tampered");
+}
+
+TEST_CASE("plan file of another format version is refused with a hint") {
+  World w(1, 1, "1");
+  auto j = plans::PlanToJson(plans::MakePlan(w.Input()));
+  j["format_version"] = 99;
+  auto r = plans::PlanFromJson(j);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == "plan.version");
+}
