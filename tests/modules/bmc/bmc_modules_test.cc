@@ -153,7 +153,7 @@ TEST_CASE("firmware: SimpleUpdate without If-Match, task followed, version verif
   }
 }
 
-TEST_CASE("firmware: a file image is pushed multipart; a failed task is an error") {
+TEST_CASE("firmware: a file image is pushed multipart - a failed task is an error") {
   Bench b;
   auto& f = b.fake;
   f.handlers["/redfish/v1/UpdateService/upload"] = [&](const RecordedRequest& r) -> Result<HttpResponse> {
@@ -184,7 +184,7 @@ TEST_CASE("firmware: no image configured is a clear error naming the setting") {
   CHECK(r.error().key_path == "firmware_images.BMC");
 }
 
-TEST_CASE("bios: facts are current + pending; diff is typed; apply stages with OnReset") {
+TEST_CASE("bios: facts are current + pending - diff is typed - apply stages with OnReset") {
   Bench b;
   auto& f = b.fake;
   f.resources["/redfish/v1/Systems/1/Bios/Settings"]["Attributes"]["WorkloadProfile"] = "Balanced";
@@ -263,7 +263,7 @@ TEST_CASE("bios: no @Redfish.Settings (AMI): Bios/SD found by probing") {
   CHECK(facts["settings"] == "/redfish/v1/Systems/1/Bios/SD");
 }
 
-TEST_CASE("power: facts from the System; desired power drives a reset") {
+TEST_CASE("power: facts from the System - desired power drives a reset") {
   Bench b;
   auto f = PowerModule().ProbeBmc(*b.bmc);
   REQUIRE(f.ok());
@@ -309,7 +309,7 @@ bool ValidFacts(const std::string& module, const nlohmann::json& facts) {
 
 }  // namespace
 
-TEST_CASE("bmc facts validate against their schemas; a wrong shape does not") {
+TEST_CASE("bmc facts validate against their schemas - a wrong shape does not") {
   Bench b;
   for (const auto& m : std::vector<const Module*>{new FirmwareModule, new BiosModule, new PowerModule}) {
     std::unique_ptr<const Module> owned(m);

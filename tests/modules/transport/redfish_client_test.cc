@@ -189,7 +189,7 @@ TEST_CASE("redfish: pagination follows Members@odata.nextLink and guards loops")
   CHECK(rig.AllText().find("repeats a nextLink") != std::string::npos);
 }
 
-TEST_CASE("redfish: $expand only where advertised; a refusal is remembered") {
+TEST_CASE("redfish: $expand only where advertised - a refusal is remembered") {
   Rig rig;
   auto& f = rig.fake;
   f.resources["/redfish/v1/C"] = {{"Members", {{{"@odata.id", "/redfish/v1/C/1"}}}}};

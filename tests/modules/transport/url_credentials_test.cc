@@ -29,7 +29,7 @@ TEST_CASE("url: references resolve by RFC 3986 and stay on our origin") {
   CHECK_FALSE(OriginOf("ftp://bmc.example").ok());
 }
 
-TEST_CASE("credentials: env and 0600 file; group-readable files refused; secret never in errors") {
+TEST_CASE("credentials: env and 0600 file - group-readable files refused - secret never in errors") {
   ::setenv("PLUMB_TEST_BMC", "admin:s3cret-PLANTED", 1);
   auto c = LoadCredentials("env:PLUMB_TEST_BMC");
   REQUIRE(c.ok());
@@ -60,7 +60,7 @@ TEST_CASE("credentials: env and 0600 file; group-readable files refused; secret 
   CHECK_FALSE(LoadCredentials("vault:x").ok());
 }
 
-TEST_CASE("fingerprint: sha256 with or without colons; malformed refused") {
+TEST_CASE("fingerprint: sha256 with or without colons - malformed refused") {
   std::string hex(64, 'a');
   CHECK(ParseSha256Fingerprint("sha256:" + hex).value().size() == 32);
   std::string colons;
