@@ -3,6 +3,11 @@
 /// tests). It owns at most one session, created on first use and ALWAYS deleted: by Logout(),
 /// or by the destructor on every other path (errors, early returns, exceptions unwinding
 /// through the owner). One client per BMC per run: BMCs have small session limits.
+///
+/// Redirects (301/302/303/307/308) are followed here, for GET and POST alike (the effect of
+/// CURLOPT_FOLLOWLOCATION + CURLOPT_POSTREDIR), rather than by libcurl: the Location is resolved
+/// with RFC 3986 rules but always put back on the configured host:port, so the X-Auth-Token or
+/// Basic credentials can never be sent to another host, and the fake HttpClient can test it.
 #include <chrono>
 #include <functional>
 #include <memory>
