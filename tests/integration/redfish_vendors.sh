@@ -30,6 +30,30 @@ check "Basic auth works (rc=$rc)" [ "$rc" = 0 ]
 check "Basic auth: no session created" bash -c "! grep -q 'POST /redfish/v1/SessionService/Sessions' '$RF_RUN/requests.log'"
 check "Basic auth: requests authenticated with Basic" grep -q 'auth=basic' "$RF_RUN/requests.log"
 
+# Driven by a cluster repo: nodes' bmc URLs, defaults.bmc CA + credentials, a stack's bios/power.
+repo=$RF_WORK/repo
+mkdir -p "$repo/stacks" "$repo/rollouts"
+cp "$PLUMB_SRC/examples/minimal/rollouts/"* "$repo/rollouts/"
+{
+  echo "cluster: rf"
+  echo "defaults:"
+  echo "  ssh: { user: root, known_hosts: known_hosts }"
+  echo "  bmc: { ca: $RF_RUN/certs/ca.pem, credentials: \"file:$RF_RUN/credentials\" }"
+  echo "nodes:"
+  while read -r name url _; do
+    echo "  - { name: $name, address: $name.rf.example, bmc: \"$url\", groups: [gpu] }"
+  done <"$RF_RUN/bmcs.txt"
+  echo "groups:"
+  echo "  gpu: { stack: base, rollout: one-at-a-time }"
+} >"$repo/inventory.yaml"
+printf 'bios: { ProcTurboMode: Disabled }\npower: "On"\nfirmware_images: { BMC: "https://fw.example/BMC-1.46.0.bin" }\n' >"$repo/stacks/base.yaml"
+git -C "$repo" init -q && git -C "$repo" add -A &&
+  git -C "$repo" -c user.email=t@t.example -c user.name=t commit -qm init
+n=$((n + 1)); OUT=$RF_OUT/$n.out; ERR=$RF_OUT/$n.err
+"$PLUMB" bmc plan --repo "$repo" >"$OUT" 2>"$ERR" && rc=0 || rc=$?
+check "plan from a cluster repo (its nodes, defaults.bmc, stacks) finds the BIOS change (rc=$rc)" [ "$rc" = 2 ]
+check "  on the dmtf node" has 'n1: set BIOS ProcTurboMode="Disabled" (have "Enabled")' "$OUT"
+
 pb inventory --format text
 check "text inventory lists each node" bash -c "grep -c '^n[123] ' '$OUT' | grep -qx 3"
 rf_finish
