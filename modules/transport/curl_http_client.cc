@@ -138,7 +138,7 @@ class CurlEngine {
     if (o.max_total_connections > 0) {
       curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS, o.max_total_connections);
     }
-    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, 4096L);
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, o.max_cached_connections);
     thread_ = std::thread([this] { Loop(); });
   }
   ~CurlEngine() {

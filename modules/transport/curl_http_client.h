@@ -34,6 +34,9 @@ class CurlEngine;
 struct CurlEngineOptions {
   long max_host_connections = 4;    ///< per BMC (host:port): BMCs are small
   long max_total_connections = 0;   ///< 0 = unlimited (the gather's worker count bounds it)
+  /// Idle connections kept for reuse; the oldest are closed beyond this. Enough for fan-out x
+  /// per-host, small enough to stay far below the file-descriptor limit with 1024 BMCs.
+  long max_cached_connections = 512;
 };
 
 /// Starts the engine thread. One per process is enough; it stops when the last user drops it.
