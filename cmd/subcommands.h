@@ -9,6 +9,7 @@ void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -16,6 +17,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterShow,
     RegisterSchemas,
     RegisterGather,
+    RegisterBmc,
 };
 
 }  // namespace plumb::cmd
