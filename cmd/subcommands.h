@@ -5,9 +5,11 @@
 namespace plumb::cmd {
 
 void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
+    RegisterGather,
 };
 
 }  // namespace plumb::cmd
