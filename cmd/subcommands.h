@@ -6,10 +6,14 @@ namespace plumb::cmd {
 
 void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
     RegisterGather,
+    RegisterValidate,
+    RegisterShow,
 };
 
 }  // namespace plumb::cmd
