@@ -24,6 +24,7 @@ struct GatherArgs {
   int fanout = 64;
   bool accept_new_host_keys = false;
   std::string facts_out;
+  bool print_probe_script = false;
 };
 
 // One line per node while it runs, only when stderr is a terminal (never in CI logs).
@@ -43,6 +44,11 @@ class TtyProgress : public plans::ProgressObserver {
 
 int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
+  if (a.print_probe_script) {  // what one node runs; bench/gather feeds it to the peer tools
+    auto modules = GatherModules();
+    std::fputs(ProbeScriptFor(modules.pointers).c_str(), stdout);
+    return kExitOk;
+  }
   auto cluster = LoadClusterForGather(g);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.error().ToString().c_str());
@@ -109,6 +115,9 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
                 "refused)");
   sub->add_option("--facts-out", a.facts_out,
                   "Also write the observed facts snapshot (JSON) to FILE");
+  sub->add_flag("--print-probe-script", a.print_probe_script,
+                "Print the probe script one node runs (fresh nonce) and exit; nothing is "
+                "contacted");
   sub->callback([&run, &g] { run = [&g] { return RunGather(g, a); }; });
 }
 

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "cmd/gather_support.h"
+#include "plans/gather.h"
+#include "plans/probe_sections.h"
 
 namespace plumb::cmd {
 namespace {
@@ -59,5 +61,9 @@ Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g) {
 }
 
 ModuleSet GatherModules() { return {}; }
+
+std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules) {
+  return plans::BuildProbeScript(modules, plans::NewNonce());
+}
 
 }  // namespace plumb::cmd

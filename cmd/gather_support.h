@@ -25,6 +25,8 @@ struct ModuleSet {
   std::vector<const modules::Module*> pointers;
 };
 ModuleSet GatherModules();
+/// The combined probe script for `modules` with a fresh nonce.
+std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules);
 
 /// "refused", "timeout", "auth", "host key", "host key changed", "io", "probe error".
 std::string ReasonFor(const Diagnostic& d);

@@ -5,18 +5,18 @@
 namespace plumb::cmd {
 
 void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
-void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
-    RegisterGather,
     RegisterValidate,
     RegisterShow,
+    RegisterGather,
     RegisterPlan,
     RegisterDiff,
     RegisterDrift,
