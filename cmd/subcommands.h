@@ -11,6 +11,7 @@ void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -20,6 +21,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterPlan,
     RegisterDiff,
     RegisterDrift,
+    RegisterSchemas,
 };
 
 }  // namespace plumb::cmd

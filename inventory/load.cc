@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <set>
@@ -225,7 +226,15 @@ class Loader {
       if (name.empty()) continue;  // READMEs and other files may live beside them
       std::string path = dir + "/" + file;
       auto doc = ReadDoc(path, false);
-      if (!doc) continue;
+      if (!doc) {
+        // Unreadable or not YAML (already reported): still register the name, so references
+        // to it do not add a misleading "unknown stack" on top.
+        YamlDocument empty;
+        empty.file = path;
+        empty.json = json::object();
+        add(name, empty);
+        continue;
+      }
       if (doc->json.is_null()) doc->json = json::object();  // an empty file is an empty stack
       Validate(*doc, schema);
       add(name, *doc);
@@ -420,7 +429,11 @@ class Loader {
       const Node& n = cluster().nodes[i];
       if (n.name.empty() || !seen.insert(n.name).second) continue;
       NodeDesired nd = ResolveNode(cluster(), n);
-      if (nd.stack.empty()) {
+      bool unknown_group = std::any_of(n.groups.begin(), n.groups.end(), [&](const auto& g) {
+        return !cluster().groups.count(g);
+      });
+      // With an unknown group the node's stack is unknowable; that error is already there.
+      if (nd.stack.empty() && !unknown_group) {
         std::string gl;
         for (const auto& g : n.groups) gl += (gl.empty() ? "" : ", ") + g;
         diags().Add(Diagnostic::Error(
