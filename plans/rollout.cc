@@ -380,6 +380,11 @@ bool NodeRun::Steps() {
         !s)
       e_.JournalBroken(s.error());
   }
+  // A node that got as far as its marker is changed and verified: only its return is left.
+  if (const StepRecord* m = Last("marker"); m && m->outcome == "ok") {
+    if (np_.NeedsDrain() || admin_) return ContinueTo("resume") && ReturnToService();
+    return true;
+  }
   // 2. Out of service.
   if (np_.NeedsDrain()) {
     if (!ContinueTo("drain") || !Drain()) return false;
@@ -660,9 +665,17 @@ bool NodeRun::ReturnToService() {
       auto q = drainer.Query({np_.node});
       if (q) {
         auto n = q->find(np_.node);
+        if (n != q->end() && !n->second.drain && !n->second.down)
+          return StepResult::Skipped("already in service");
+        if (n != q->end() && n->second.drain &&
+            RunOfReason(n->second.reason) != e_.opts().run_id) {
+          drained_by_us_ = false;   // not ours to resume, nor to re-label
+          admin_ = true;
+          admin_reason_ = n->second.reason;
+          return StepResult::Skipped("left drained: drained by someone else meanwhile (" +
+                                     n->second.reason + ")");
+        }
         if (n != q->end() && !n->second.down) break;
-        if (n != q->end() && n->second.drain && RunOfReason(n->second.reason) != e_.opts().run_id)
-          return StepResult::Failed("someone else drained it meanwhile: " + n->second.reason);
       }
       if (e_.dead()) throw Dead{};
       if (Stopping()) return StepResult::Interrupted();
@@ -675,7 +688,8 @@ bool NodeRun::ReturnToService() {
     Status s = drainer.Resume(np_.node);
     return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
   });
-  if (r.outcome == "ok") returned_ = true;
+  if (r.outcome == "ok" || (r.outcome == "skipped" && !admin_)) returned_ = true;
+  if (admin_) out_.left_drained = true;
   return Check("resume", r);
 }
 
