@@ -5,9 +5,13 @@
 namespace plumb::cmd {
 
 void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
+    RegisterValidate,
+    RegisterShow,
 };
 
 }  // namespace plumb::cmd

@@ -12,17 +12,16 @@ std::string Node::Domain(const std::string& by) const {
   return it == labels.end() ? std::string() : it->second;
 }
 
-int RolloutPolicy::MaxUnavailable(int total) const {
-  if (!max_unavailable_is_percent) return std::max(1, max_unavailable_count);
-  // Percent rounds down, as Kubernetes does for maxUnavailable, but never below one node:
-  // a policy that can never take a node out could never apply anything.
-  return std::max(1, total * max_unavailable_count / 100);
+const Node* Cluster::FindNode(const std::string& node_name) const {
+  auto it = std::find_if(nodes.begin(), nodes.end(),
+                         [&](const Node& n) { return n.name == node_name; });
+  return it == nodes.end() ? nullptr : &*it;
 }
 
-const Node* Cluster::FindNode(const std::string& n) const {
-  for (const auto& node : nodes)
-    if (node.name == n) return &node;
-  return nullptr;
+int RolloutPolicy::MaxUnavailable(int total) const {
+  int n = max_unavailable_count;
+  if (max_unavailable_is_percent) n = total * max_unavailable_count / 100;  // round down
+  return std::max(1, n);
 }
 
 }  // namespace plumb::inventory

@@ -132,6 +132,12 @@ struct NodeDesired {
   std::string rollout;   ///< the rollout policy that applied
   nlohmann::json desired = nlohmann::json::object();
   OriginMap origins;     ///< every leaf pointer in `desired` -> file:line:col
+  /// Groups in merge order (ancestors first, then the node's groups as listed; each once).
+  std::vector<std::string> groups;
+  std::string stack_from;    ///< the group whose stack applied
+  std::string rollout_from;  ///< the group whose rollout applied
+  /// Leaf pointer -> the layer that set it: "stack <name>" or "group <name>".
+  std::map<std::string, std::string> layers;
 };
 
 }  // namespace plumb::inventory

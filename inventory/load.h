@@ -1,0 +1,45 @@
+#pragma once
+/// The public entry point of inventory/: a cluster repo at a git ref -> the validated model and
+/// every node's merged desired state, with all problems collected as located diagnostics.
+///
+/// Steps (each collects diagnostics and goes on, so one run reports everything):
+///   1. read inventory.yaml, stacks/*.yaml, rollouts/*.yaml, waivers.yaml at the commit
+///      (or from disk in working-tree mode, with a warning);
+///   2. YAML -> JSON with locations; JSON Schema validation (schemas/*.schema.json);
+///   3. typed model; semantic checks (duplicates, unknown groups/stacks/rollouts, cycles,
+///      nodes without a stack);
+///   4. per-node merge (inventory/resolve.h);
+///   5. pin coherence (schemas/rules/compat.yaml, inventory/coherence.h).
+#include <map>
+#include <string>
+
+#include "inventory/file_source.h"
+#include "inventory/model.h"
+#include "schemas/diagnostics.h"
+#include "schemas/result.h"
+
+namespace plumb::inventory {
+
+struct LoadOptions {
+  std::string repo = ".";
+  std::string ref = "HEAD";
+  bool working_tree = false;  ///< read files from disk (uncommitted edits); never for apply
+};
+
+struct LoadedCluster {
+  Cluster cluster;
+  std::map<std::string, NodeDesired> desired;  ///< by node name; only for nodes that resolved
+  Diagnostics diags;                           ///< errors and warnings, sorted by location
+  bool ok() const { return !diags.HasErrors(); }
+};
+
+/// Loads, validates and resolves the cluster repo. Never throws; every problem is in `diags`.
+LoadedCluster LoadCluster(const LoadOptions& options);
+
+/// The same over any file source (tests use MemorySource); `source` is recorded as given.
+LoadedCluster LoadClusterFrom(const FileSource& files, const Source& source);
+
+/// The full SHA `ref` names in `repo` (see GitTreeSource::Open for the errors).
+Result<std::string> ResolveCommit(const std::string& repo, const std::string& ref);
+
+}  // namespace plumb::inventory

@@ -1,0 +1,90 @@
+#include "schemas/json_pointer.h"
+
+namespace plumb::schemas {
+
+std::string PointerAppend(const std::string& pointer, const std::string& token) {
+  std::string out = pointer;
+  out += '/';
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string PointerAppend(const std::string& pointer, size_t index) {
+  return pointer + "/" + std::to_string(index);
+}
+
+std::vector<std::string> PointerTokens(const std::string& pointer) {
+  std::vector<std::string> tokens;
+  if (pointer.empty()) return tokens;
+  std::string cur;
+  for (size_t i = 1; i <= pointer.size(); ++i) {
+    if (i == pointer.size() || pointer[i] == '/') {
+      tokens.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    char c = pointer[i];
+    if (c == '~' && i + 1 < pointer.size()) {
+      cur += pointer[i + 1] == '1' ? '/' : '~';
+      ++i;
+    } else {
+      cur += c;
+    }
+  }
+  return tokens;
+}
+
+static const nlohmann::json* Child(const nlohmann::json* v, const std::string& tok) {
+  if (v == nullptr) return nullptr;
+  if (v->is_object()) {
+    auto it = v->find(tok);
+    return it == v->end() ? nullptr : &*it;
+  }
+  if (v->is_array()) {
+    if (tok.empty() || tok.size() > 9 || tok.find_first_not_of("0123456789") != std::string::npos)
+      return nullptr;
+    size_t i = std::stoul(tok);
+    return i < v->size() ? &(*v)[i] : nullptr;
+  }
+  return nullptr;
+}
+
+const nlohmann::json* ValueAt(const nlohmann::json& doc, const std::string& pointer) {
+  const nlohmann::json* v = &doc;
+  for (const auto& tok : PointerTokens(pointer)) {
+    v = Child(v, tok);
+    if (v == nullptr) return nullptr;
+  }
+  return v;
+}
+
+std::string KeyPath(const std::string& pointer, const nlohmann::json& doc) {
+  std::string out;
+  const nlohmann::json* v = &doc;
+  for (const auto& tok : PointerTokens(pointer)) {
+    if (v != nullptr && v->is_array()) {
+      out += "[" + tok + "]";
+    } else {
+      if (!out.empty()) out += '.';
+      out += tok;
+    }
+    v = Child(v, tok);
+  }
+  return out;
+}
+
+bool PointerUnder(const std::string& pointer, const std::string& prefix) {
+  if (pointer.size() < prefix.size() || pointer.compare(0, prefix.size(), prefix) != 0)
+    return false;
+  return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
+}
+
+}  // namespace plumb::schemas

@@ -1,0 +1,28 @@
+#pragma once
+/// JSON pointers (RFC 6901) as plumb uses them: the address of a value in a loaded document,
+/// the key of the origin maps, and the bridge to the user's "key path" ("nodes[3].address").
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace plumb::schemas {
+
+/// `pointer` + "/" + `token`, escaping '~' and '/' in the token.
+std::string PointerAppend(const std::string& pointer, const std::string& token);
+std::string PointerAppend(const std::string& pointer, size_t index);
+
+/// The unescaped tokens of `pointer` ("/a~1b/0" -> {"a/b", "0"}).
+std::vector<std::string> PointerTokens(const std::string& pointer);
+
+/// The key path users read: "/nodes/3/address" in a document -> "nodes[3].address"; tokens
+/// that index arrays in `doc` print as [n]. An empty pointer is "" (the whole file).
+std::string KeyPath(const std::string& pointer, const nlohmann::json& doc);
+
+/// The value at `pointer` in `doc`, or nullptr when there is none (never throws).
+const nlohmann::json* ValueAt(const nlohmann::json& doc, const std::string& pointer);
+
+/// True if `pointer` is `prefix` or lies below it ("/a/b" is under "/a", "/ab" is not).
+bool PointerUnder(const std::string& pointer, const std::string& prefix);
+
+}  // namespace plumb::schemas

@@ -1,0 +1,149 @@
+#include "schemas/yaml_json.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "schemas/json_pointer.h"
+
+namespace plumb::schemas {
+
+Location Marks::At(const std::string& pointer) const {
+  std::string p = pointer;
+  while (true) {
+    auto it = value.find(p);
+    if (it != value.end()) return it->second;
+    if (p.empty()) return {};
+    p = p.substr(0, p.rfind('/'));
+  }
+}
+
+Location Marks::KeyAt(const std::string& pointer) const {
+  auto it = key.find(pointer);
+  return it != key.end() ? it->second : At(pointer);
+}
+
+namespace {
+
+Location ToLocation(const std::string& file, const YAML::Mark& m) {
+  // yaml-cpp marks are 0-based; -1 when unknown (e.g. a null that was never written).
+  if (m.line < 0) return Location{file, 0, 0};
+  return Location{file, m.line + 1, m.column + 1};
+}
+
+nlohmann::json PlainScalar(const std::string& s) {
+  static const std::regex kInt("[-+]?[0-9]+");
+  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  if (s.size() <= 40 && std::regex_match(s, kInt)) {
+    errno = 0;
+    char* end = nullptr;
+    long long v = std::strtoll(s.c_str(), &end, 10);
+    if (errno == 0 && end != nullptr && *end == '\0') return v;
+    return s;  // out of range: keep the text, the schema will say what it wanted
+  }
+  if (s.size() <= 40 && std::regex_match(s, kFloat)) return std::strtod(s.c_str(), nullptr);
+  return s;
+}
+
+class Converter {
+ public:
+  Converter(const std::string& file, Marks& marks, Diagnostics& diags)
+      : file_(file), marks_(marks), diags_(diags) {}
+
+  nlohmann::json Convert(const YAML::Node& node, const std::string& pointer, int depth) {
+    marks_.value[pointer] = ToLocation(file_, node.Mark());
+    if (depth > 64) {
+      diags_.Add(Diagnostic::Error("yaml.too-deep", "nesting deeper than 64 levels",
+                                   ToLocation(file_, node.Mark())));
+      return nullptr;
+    }
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return nullptr;
+      case YAML::NodeType::Scalar: {
+        const std::string& tag = node.Tag();
+        // "!" marks a quoted scalar; an explicit !!str also forces a string.
+        if (tag == "!" || tag == "tag:yaml.org,2002:str") return node.Scalar();
+        nlohmann::json v = PlainScalar(node.Scalar());
+        if (!v.is_string() && !v.is_null()) marks_.scalar_text[pointer] = node.Scalar();
+        return v;
+      }
+      case YAML::NodeType::Sequence: {
+        nlohmann::json arr = nlohmann::json::array();
+        size_t i = 0;
+        for (const auto& item : node) {
+          arr.push_back(Convert(item, PointerAppend(pointer, i), depth + 1));
+          ++i;
+        }
+        return arr;
+      }
+      case YAML::NodeType::Map: {
+        nlohmann::json obj = nlohmann::json::object();
+        std::map<std::string, Location> seen;
+        for (const auto& kv : node) {
+          const YAML::Node& k = kv.first;
+          Location kloc = ToLocation(file_, k.Mark());
+          if (!k.IsScalar()) {
+            diags_.Add(Diagnostic::Error("yaml.bad-key", "mapping keys must be plain text", kloc,
+                                         {}, "write the key as a plain word or a quoted string"));
+            continue;
+          }
+          std::string key = k.Scalar();
+          std::string child = PointerAppend(pointer, key);
+          auto [it, fresh] = seen.emplace(key, kloc);
+          if (!fresh) {
+            Diagnostic d = Diagnostic::Error(
+                "yaml.duplicate-key", fmt::format("duplicate key '{}'", key), kloc,
+                KeyPath(child, obj),
+                fmt::format("'{}' is already set at line {}; a key may appear once per mapping",
+                            key, it->second.line));
+            diags_.Add(std::move(d));
+            continue;
+          }
+          marks_.key[child] = kloc;
+          obj[key] = Convert(kv.second, child, depth + 1);
+        }
+        return obj;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  const std::string& file_;
+  Marks& marks_;
+  Diagnostics& diags_;
+};
+
+}  // namespace
+
+std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& file,
+                                      Diagnostics& diags) {
+  YamlDocument doc;
+  doc.file = file;
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    Converter conv(file, doc.marks, diags);
+    doc.json = conv.Convert(root, "", 0);
+    if (doc.marks.value[""].line <= 0) doc.marks.value[""] = Location{file, 1, 1};
+  } catch (const YAML::Exception& e) {
+    diags.Add(Diagnostic::Error("yaml.syntax", fmt::format("YAML syntax error: {}", e.msg),
+                                ToLocation(file, e.mark), {},
+                                "check indentation, colons and quotes on this line"));
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    diags.Add(Diagnostic::Error("yaml.syntax", fmt::format("could not read YAML: {}", e.what()),
+                                Location{file, 0, 0}));
+    return std::nullopt;
+  }
+  return doc;
+}
+
+}  // namespace plumb::schemas
