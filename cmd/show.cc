@@ -84,10 +84,11 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
   if (c.source.working_tree) std::fputs(lc.diags.ToText().c_str(), stderr);
   std::string order;
   for (const auto& gname : nd.groups) order += (order.empty() ? "" : " -> ") + gname;
-  std::printf("node %s (%s) in cluster %s at %s (ref %s)\n", node->name.c_str(),
-              node->address.c_str(), c.name.c_str(),
-              c.source.commit.empty() ? "(no commit)" : c.source.commit.substr(0, 12).c_str(),
-              c.source.ref.c_str());
+  std::string at = c.source.working_tree
+                       ? std::string("in the working tree (uncommitted files)")
+                       : fmt::format("at {} (ref {})", c.source.commit.substr(0, 12), c.source.ref);
+  std::printf("node %s (%s) in cluster %s %s\n", node->name.c_str(), node->address.c_str(),
+              c.name.c_str(), at.c_str());
   std::printf("  defined at  %s\n", node->where.ToString().c_str());
   if (!node->bmc.empty()) std::printf("  bmc         %s\n", node->bmc.c_str());
   std::printf("  domains     rack=%s leaf=%s nvlink_domain=%s\n",

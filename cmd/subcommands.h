@@ -7,11 +7,13 @@ namespace plumb::cmd {
 void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
     RegisterValidate,
     RegisterShow,
+    RegisterGather,
 };
 
 }  // namespace plumb::cmd

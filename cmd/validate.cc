@@ -18,9 +18,12 @@ int RunValidate(const GlobalOptions& g) {
   inventory::LoadOptions opts{g.repo, g.ref, g.working_tree};
   inventory::LoadedCluster lc = inventory::LoadCluster(opts);
   const auto& c = lc.cluster;
-  std::string at = c.source.commit.empty() ? std::string("(no commit)")
-                                           : c.source.commit.substr(0, 12);
-  if (c.source.working_tree) at = "working tree of " + at;
+  std::string at = fmt::format("at {} (ref {})", c.source.commit.substr(0, 12), c.source.ref);
+  if (c.source.working_tree) {
+    at = fmt::format("in the working tree of {} ({})", c.source.repo,
+                     c.source.commit.empty() ? "not a git repository"
+                                             : "HEAD " + c.source.commit.substr(0, 12));
+  }
   if (g.format == "json") {
     nlohmann::json out = {
         {"valid", lc.ok()},
@@ -46,13 +49,12 @@ int RunValidate(const GlobalOptions& g) {
                  Plural(lc.diags.WarningCount(), "warning", "warnings").c_str());
     return kExitError;
   }
-  std::printf("valid: cluster %s, %s, %s, %s, %s, %s at %s (ref %s)%s\n", c.name.c_str(),
+  std::printf("valid: cluster %s, %s, %s, %s, %s, %s %s%s\n", c.name.c_str(),
               Plural(c.nodes.size(), "node", "nodes").c_str(),
               Plural(c.groups.size(), "group", "groups").c_str(),
               Plural(c.stacks.size(), "stack", "stacks").c_str(),
               Plural(c.rollouts.size(), "rollout", "rollouts").c_str(),
               Plural(c.waivers.size(), "waiver", "waivers").c_str(), at.c_str(),
-              c.source.ref.c_str(),
               lc.diags.WarningCount() ? fmt::format(", {}", Plural(lc.diags.WarningCount(),
                                                                    "warning", "warnings"))
                                             .c_str()

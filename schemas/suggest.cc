@@ -79,7 +79,7 @@ std::string Printable(const std::string& s, size_t max) {
         cp = (cp << 6) | (cc & 0x3f);
       }
       if (ok) {
-        out += fmt::format("U+{:04X}", cp);
+        out += fmt::format("<U+{:04X}>", cp);
         i += len - 1;
       } else {
         out += fmt::format("\\x{:02x}", c);

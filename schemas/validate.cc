@@ -363,6 +363,8 @@ void Translate(Context& cx, const std::string& pointer, const std::string& raw) 
                          written.empty() ? value->dump() : written);
     } else if (!expect.empty()) {
       hint = fmt::format("expected {}", expect);
+    } else if (t && t->is_string() && *t == "boolean") {
+      hint = "write true or false (yes, no, on and off are text in YAML 1.2)";
     }
     cx.Add("schema.type", pointer, where, key,
            fmt::format("wrong type: expected {}, got {}", want.empty() ? "another type" : want,

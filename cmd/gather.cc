@@ -1,0 +1,124 @@
+// plumb gather: read every selected node's live state over SSH and print it.
+// Exit 0 when every node was read, 3 when some could not be (listed with the reason), 1 on error.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "cmd/gather_support.h"
+#include "plans/gather.h"
+#include "plans/node_select.h"
+#include "plans/ssh_factory.h"
+
+namespace plumb::cmd {
+namespace {
+
+struct GatherArgs {
+  std::string limit;
+  int fanout = 64;
+  bool accept_new_host_keys = false;
+  std::string facts_out;
+  bool print_probe_script = false;
+};
+
+// One line per node while it runs, only when stderr is a terminal (never in CI logs).
+class TtyProgress : public plans::ProgressObserver {
+ public:
+  void OnNodeDone(const plans::NodeObservation& n, size_t done, size_t total) override {
+    if (!n.reachable) ++failed_;
+    std::fprintf(stderr, "\rgather: %zu/%zu nodes%s", done, total,
+                 failed_ ? fmt::format(" ({} unreadable)", failed_).c_str() : "");
+    if (done == total) std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  size_t failed_ = 0;
+};
+
+int RunGather(const GlobalOptions& g, const GatherArgs& a) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (a.print_probe_script) {  // what one node runs; bench/gather feeds it to the peer tools
+    auto modules = GatherModules();
+    std::fputs(ProbeScriptFor(modules.pointers).c_str(), stdout);
+    return kExitOk;
+  }
+  auto cluster = LoadClusterForGather(g);
+  if (!cluster.ok()) {
+    std::fprintf(stderr, "%s\n", cluster.error().ToString().c_str());
+    return kExitError;
+  }
+  auto nodes = plans::SelectNodes(*cluster, a.limit);
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
+    return kExitError;
+  }
+  if (a.fanout < 1) {
+    std::fprintf(stderr, "error: --fanout must be at least 1\n");
+    return kExitError;
+  }
+
+  plans::SshOverrides extra;
+  extra.accept_new_hostkeys = a.accept_new_host_keys;
+  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+  plans::SshShellFactory shells(cluster->ssh, RepoRoot(g), extra);
+
+  plans::GatherOptions opt;
+  opt.fanout = a.fanout;
+  opt.command_timeout = std::chrono::seconds(cluster->ssh.command_timeout_s);
+  TtyProgress tty;
+  auto modules = GatherModules();
+  plans::ObservedState state =
+      plans::Gather(*nodes, modules.pointers, shells, opt, isatty(2) ? &tty : nullptr);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (!a.facts_out.empty()) {
+    if (Status st = plans::WriteObservedState(state, a.facts_out); !st.ok()) {
+      std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
+      return kExitError;
+    }
+  }
+  if (g.format == "json") {
+    nlohmann::json j = plans::ToJson(state);
+    j["summary"] = SummaryJson(state, wall);
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fputs(RenderGatherText(state, wall).c_str(), stdout);
+  }
+  return state.UnreachableCount() > 0 ? kExitPartial : kExitOk;
+}
+
+}  // namespace
+
+void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static GatherArgs a;
+  auto* sub = app.add_subcommand(
+      "gather",
+      "Read every node's live state (one SSH round trip per node) and print its facts.\n"
+      "Exit 0: all nodes read; 3: some nodes unreadable (listed with the reason); 1: error.");
+  AddSourceOptions(*sub, g);
+  sub->add_option("--limit", a.limit,
+                  "Nodes to read: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
+  sub->add_option("--format", g.format, "Output: text or json (the facts snapshot format)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  sub->add_option("--fanout", a.fanout, "Nodes probed at once (one SSH session each)")
+      ->capture_default_str();
+  sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
+                "Record host keys of nodes not yet in known_hosts (a changed key is always "
+                "refused)");
+  sub->add_option("--facts-out", a.facts_out,
+                  "Also write the observed facts snapshot (JSON) to FILE");
+  sub->add_flag("--print-probe-script", a.print_probe_script,
+                "Print the probe script one node runs (fresh nonce) and exit; nothing is "
+                "contacted");
+  sub->callback([&run, &g] { run = [&g] { return RunGather(g, a); }; });
+}
+
+}  // namespace plumb::cmd

@@ -1,0 +1,87 @@
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cmd/gather_support.h"
+
+namespace plumb::cmd {
+
+std::string ReasonFor(const Diagnostic& d) {
+  static const std::map<std::string, std::string> kReasons = {
+      {"ssh.refused", "refused"},   {"ssh.timeout", "timeout"},
+      {"ssh.auth", "auth"},         {"ssh.hostkey", "host key"},
+      {"ssh.hostkey-changed", "host key changed"}, {"ssh.io", "io"}};
+  if (auto it = kReasons.find(d.code); it != kReasons.end()) return it->second;
+  if (d.code.rfind("probe.", 0) == 0) return "probe error";
+  return d.code.empty() ? "error" : d.code;
+}
+
+std::string CompactFacts(const nlohmann::json& facts, size_t width) {
+  std::string out;
+  auto add = [&](const std::string& item) {
+    if (!out.empty()) out += ' ';
+    out += item;
+  };
+  if (facts.is_object()) {
+    for (const auto& [k, v] : facts.items()) {
+      if (v.is_object()) add(fmt::format("{}{{{}}}", k, v.size()));
+      else if (v.is_array()) add(fmt::format("{}[{}]", k, v.size()));
+      else if (v.is_string()) add(fmt::format("{}={}", k, v.get<std::string>()));
+      else add(fmt::format("{}={}", k, v.dump()));
+    }
+  } else if (facts.is_array()) {
+    add(fmt::format("[{}]", facts.size()));
+  } else {
+    add(facts.is_string() ? facts.get<std::string>() : facts.dump());
+  }
+  if (out.size() > width) out = out.substr(0, width - 3) + "...";
+  return out;
+}
+
+std::string RenderGatherText(const plans::ObservedState& s, double wall_s) {
+  std::string out;
+  std::vector<const plans::NodeObservation*> bad;
+  for (const auto& [name, n] : s.nodes) {
+    if (!n.reachable) {
+      bad.push_back(&n);
+      continue;
+    }
+    size_t errs = 0;
+    for (const auto& [_, f] : n.facts) errs += f.ok() ? 0 : 1;
+    out += fmt::format("{}  {:.2f}s{}\n", name, n.elapsed_s,
+                       errs ? fmt::format("  ({} module error{})", errs, errs > 1 ? "s" : "") : "");
+    for (const auto& [module, f] : n.facts) {
+      if (f.ok()) out += fmt::format("  {:<15} {}\n", module, CompactFacts(f.value()));
+      else out += fmt::format("  {:<15} ERROR {}: {}\n", module, f.error().code, f.error().message);
+    }
+  }
+  std::map<std::string, int> reasons;
+  if (!bad.empty()) out += "\nunreadable nodes:\n";
+  for (const auto* n : bad) {
+    std::string reason = ReasonFor(n->error);
+    ++reasons[reason];
+    out += fmt::format("  {}  [{}] {}\n", n->node, reason, n->error.message);
+    if (!n->error.hint.empty()) out += fmt::format("      hint: {}\n", n->error.hint);
+  }
+  std::string why;
+  for (const auto& [r, c] : reasons) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", c, r);
+  out += fmt::format("\ngathered {} node{} in {:.1f}s: {} read, {} unreadable{}\n", s.nodes.size(),
+                     s.nodes.size() == 1 ? "" : "s", wall_s, s.nodes.size() - bad.size(),
+                     bad.size(), why.empty() ? "" : " (" + why + ")");
+  return out;
+}
+
+nlohmann::json SummaryJson(const plans::ObservedState& s, double wall_s) {
+  nlohmann::json reasons = nlohmann::json::object();
+  for (const auto& [name, n] : s.nodes) {
+    if (!n.reachable) reasons[name] = ReasonFor(n.error);
+  }
+  return {{"nodes", s.nodes.size()},
+          {"read", s.nodes.size() - s.UnreachableCount()},
+          {"unreadable", s.UnreachableCount()},
+          {"module_errors", s.ProbeErrorCount()},
+          {"reasons", reasons},
+          {"wall_s", wall_s}};
+}
+
+}  // namespace plumb::cmd

@@ -1,0 +1,40 @@
+#pragma once
+/// Helpers of `plumb gather`: loading what it needs, the module list, and its text rendering.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cmd/command.h"
+#include "inventory/model.h"
+#include "modules/module.h"
+#include "plans/observed.h"
+#include "schemas/result.h"
+
+namespace plumb::cmd {
+
+/// The cluster at --repo/--ref (the inventory is all gather needs).
+Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g);
+/// The directory relative known_hosts/identity paths are resolved against.
+std::string RepoRoot(const GlobalOptions& g);
+
+/// Every module with an in-band probe, owned here, with plain pointers for Gather.
+struct ModuleSet {
+  std::vector<modules::ModulePtr> owned;
+  std::vector<const modules::Module*> pointers;
+};
+ModuleSet GatherModules();
+/// The combined probe script for `modules` with a fresh nonce.
+std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules);
+
+/// "refused", "timeout", "auth", "host key", "host key changed", "io", "probe error".
+std::string ReasonFor(const Diagnostic& d);
+/// Per node: a line with its status, then one compact line per module; unreadable nodes with
+/// their reason and hint; a closing count.
+std::string RenderGatherText(const plans::ObservedState& s, double wall_s);
+nlohmann::json SummaryJson(const plans::ObservedState& s, double wall_s);
+/// One line for a module's facts: top-level scalars as key=value, containers as key[n]/key{n}.
+std::string CompactFacts(const nlohmann::json& facts, size_t width = 100);
+
+}  // namespace plumb::cmd

@@ -1,0 +1,18 @@
+#pragma once
+/// kernel: the running kernel release (and boot id, which apply uses to see a reboot happen).
+/// Desired key `kernel: 5.15.0-119-generic`; a change installs the kernel packages and reboots.
+#include "modules/module.h"
+
+namespace plumb::modules::kernel {
+
+class KernelModule final : public Module {
+ public:
+  std::string_view Name() const override { return "kernel"; }
+  std::string ProbeScript() const override;
+  Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
+  bool Wants(const nlohmann::json& desired) const override;
+  std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
+  Status Apply(NodeContext& ctx, const Action& action) const override;
+};
+
+}  // namespace plumb::modules::kernel

@@ -1,0 +1,47 @@
+#include "modules/nccl/nccl.h"
+
+#include <fmt/format.h>
+
+#include "modules/module_util.h"
+#include "modules/nccl/parse.h"
+#include "modules/package_map.h"
+#include "modules/packages/packages.h"
+#include "modules/packages/parse.h"
+
+namespace plumb::modules::nccl {
+
+std::string NcclModule::ProbeScript() const {
+  return packages::PackageListSnippet("pkgs", {"libnccl2", "libnccl-dev"},
+                                      {"libnccl", "libnccl-devel"}, false);
+}
+
+Result<Facts> NcclModule::ParseProbe(std::string_view out, int) const {
+  auto parts = PartsOf(Name(), out);
+  if (!parts.ok()) return parts.error();
+  return FactsFromParts(*parts);
+}
+
+bool NcclModule::Wants(const nlohmann::json& desired) const {
+  const auto* v = Lookup(desired, {"nvidia", "nccl"});
+  return v && v->is_string();
+}
+
+std::vector<Action> NcclModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
+  if (!Wants(desired)) return {};
+  std::string want = desired["nvidia"]["nccl"].get<std::string>();
+  std::string have = StringField(facts, "version");
+  std::string manager = StringField(facts, "manager");
+  if (!have.empty() && packages::VersionMatches(manager, want, have)) return {};
+  return {MakeAction(Name(), "nccl.install", "nvidia.nccl", "/nvidia/nccl",
+                     fmt::format("install NCCL {} (have {})", want, have.empty() ? "none" : have),
+                     have.empty() ? nlohmann::json() : nlohmann::json(have), want,
+                     Disruption::kDrain, {{"manager", manager}})};
+}
+
+Status NcclModule::Apply(NodeContext& ctx, const Action& action) const {
+  if (action.id != "nccl.install" || !action.after.is_string()) return Module::Apply(ctx, action);
+  std::string manager = action.params.value("manager", "");
+  return InstallPins(ctx, Name(), manager, NcclPackages(action.after.get<std::string>(), manager));
+}
+
+}  // namespace plumb::modules::nccl

@@ -1,0 +1,104 @@
+#include "modules/nvidia_driver/nvidia_driver.h"
+
+#include <fmt/format.h>
+
+#include "modules/apply_util.h"
+#include "modules/module_util.h"
+#include "modules/nvidia_driver/parse.h"
+#include "modules/package_map.h"
+
+namespace plumb::modules::nvidia_driver {
+
+std::string NvidiaDriverModule::ProbeScript() const {
+  return std::string(
+             "plumb_cat proc_version /proc/driver/nvidia/version\n"
+             "plumb_run smi nvidia-smi "
+             "--query-gpu=index,pci.bus_id,name,driver_version,persistence_mode "
+             "--format=csv,noheader\n"
+             "plumb_run modinfo modinfo -F version nvidia\n"
+             "plumb_run fm_version nv-fabricmanager --version\n"
+             "plumb_run fm_service systemctl show -p LoadState -p ActiveState -p SubState "
+             "-p UnitFileState nvidia-fabricmanager.service\n") +
+         std::string(kPackageManagerSnippet);
+}
+
+Result<Facts> NvidiaDriverModule::ParseProbe(std::string_view out, int) const {
+  auto parts = PartsOf(Name(), out);
+  if (!parts.ok()) return parts.error();
+  return FactsFromParts(*parts);
+}
+
+bool NvidiaDriverModule::Wants(const nlohmann::json& desired) const {
+  for (const char* k : {"driver", "fabricmanager", "persistence_mode"})
+    if (Lookup(desired, {"nvidia", k})) return true;
+  return false;
+}
+
+std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
+                                             const Facts& facts) const {
+  std::vector<Action> actions;
+  std::string manager = StringField(facts, "manager");
+  auto orNull = [](const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); };
+  if (const auto* d = Lookup(desired, {"nvidia", "driver"}); d && d->is_string()) {
+    std::string want = d->get<std::string>();
+    std::string loaded = StringField(facts, "loaded_version");
+    std::string installed = StringField(facts, "installed_version");
+    if (loaded != want) {
+      if (installed == want) {
+        // Installed on disk but another version is loaded (or NVML mismatched): only the
+        // reboot is left to do.
+        actions.push_back(MakeAction(
+            Name(), "nvidia_driver.reboot", "nvidia.driver", "/nvidia/driver",
+            fmt::format("reboot to load {} (installed; loaded {})", want,
+                        loaded.empty() ? "none" : loaded),
+            orNull(loaded), want, Disruption::kReboot, {{"install", false}, {"manager", manager}}));
+      } else {
+        actions.push_back(MakeAction(
+            Name(), "nvidia_driver.install", "nvidia.driver", "/nvidia/driver",
+            fmt::format("install {} (have {})", want, loaded.empty() ? "none" : loaded),
+            orNull(loaded), want, Disruption::kReboot, {{"install", true}, {"manager", manager}}));
+      }
+    }
+  }
+  if (const auto* d = Lookup(desired, {"nvidia", "fabricmanager"}); d && d->is_string()) {
+    std::string want = d->get<std::string>();
+    const auto* v = Lookup(facts, {"fabricmanager", "version"});
+    std::string have = v && v->is_string() ? v->get<std::string>() : "";
+    if (have != want)
+      actions.push_back(MakeAction(
+          Name(), "nvidia_driver.fabricmanager", "nvidia.fabricmanager", "/nvidia/fabricmanager",
+          fmt::format("install fabric manager {} (have {})", want, have.empty() ? "none" : have),
+          orNull(have), want, Disruption::kDrain, {{"manager", manager}}));
+  }
+  if (const auto* d = Lookup(desired, {"nvidia", "persistence_mode"}); d && d->is_boolean()) {
+    bool want = d->get<bool>();
+    const auto* have = Lookup(facts, {"persistence_mode"});
+    if (!have || !have->is_boolean() || have->get<bool>() != want)
+      actions.push_back(MakeAction(
+          Name(), "nvidia_driver.persistence_mode", "nvidia.persistence_mode",
+          "/nvidia/persistence_mode",
+          fmt::format("{} persistence mode (now {})", want ? "enable" : "disable",
+                      have && have->is_boolean() ? (have->get<bool>() ? "enabled" : "disabled")
+                                                 : "unknown"),
+          have ? *have : nlohmann::json(), want, Disruption::kNone));
+  }
+  return actions;
+}
+
+Status NvidiaDriverModule::Apply(NodeContext& ctx, const Action& action) const {
+  std::string manager = action.params.value("manager", "");
+  if (action.id == "nvidia_driver.install" && action.after.is_string())
+    return InstallPins(ctx, Name(), manager, DriverPackages(action.after.get<std::string>(), manager));
+  if (action.id == "nvidia_driver.reboot") return OkStatus();   // the engine reboots
+  if (action.id == "nvidia_driver.fabricmanager" && action.after.is_string())
+    return InstallPins(ctx, Name(), manager,
+                       FabricManagerPackages(action.after.get<std::string>(), manager));
+  if (action.id == "nvidia_driver.persistence_mode" && action.after.is_boolean()) {
+    auto r = RunChecked(ctx, Name(), action.after.get<bool>() ? "nvidia-smi -pm 1" : "nvidia-smi -pm 0");
+    if (!r.ok()) return r.error();
+    return OkStatus();
+  }
+  return Module::Apply(ctx, action);
+}
+
+}  // namespace plumb::modules::nvidia_driver

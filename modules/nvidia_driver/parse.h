@@ -1,0 +1,49 @@
+#pragma once
+/// Pure parsers for the NVIDIA driver probe: /proc/driver/nvidia/version, nvidia-smi's CSV query,
+/// `modinfo -F version nvidia`, `nv-fabricmanager --version`.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "modules/probe_script.h"
+#include "schemas/result.h"
+
+namespace plumb::modules::nvidia_driver {
+
+/// The loaded kernel module, from /proc/driver/nvidia/version.
+struct ProcVersion {
+  std::string version;   ///< "550.90.07"
+  std::string flavor;    ///< "proprietary" or "open"
+};
+Result<ProcVersion> ParseProcVersion(std::string_view text);
+
+struct Gpu {
+  int index = 0;
+  std::string bus_id, name, driver_version;
+  std::optional<bool> persistence_mode;   ///< nullopt for "[N/A]"
+};
+/// What nvidia-smi said. `nvml` is "ok", "version-mismatch", "no-driver" or "no-devices".
+struct SmiQuery {
+  std::string nvml = "ok";
+  std::string nvml_library_version;   ///< from "NVML library version: 550.90" when mismatched
+  std::vector<Gpu> gpus;
+};
+/// `nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,persistence_mode
+///  --format=csv,noheader` (a header row is tolerated). Known failure texts become `nvml`
+/// states, not errors; anything else unexpected is a located error.
+Result<SmiQuery> ParseSmiCsv(std::string_view text);
+
+/// `modinfo -F version nvidia`: the version on disk (what loads at next boot); nullopt when
+/// modinfo says the module is not found.
+Result<std::optional<std::string>> ParseModinfoVersion(std::string_view text);
+/// `nv-fabricmanager --version`: "Fabric Manager version is : 550.90.07".
+Result<std::string> ParseFabricManagerVersion(std::string_view text);
+
+/// Parts proc_version, smi, modinfo, fm_version, fm_service, pm -> facts
+/// (schemas/facts/nvidia_driver.schema.json).
+Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts);
+
+}  // namespace plumb::modules::nvidia_driver

@@ -1,0 +1,43 @@
+#include "modules/ofed/ofed.h"
+
+#include <fmt/format.h>
+
+#include "modules/module_util.h"
+#include "modules/ofed/parse.h"
+#include "modules/package_map.h"
+
+namespace plumb::modules::ofed {
+
+std::string OfedModule::ProbeScript() const {
+  return "plumb_run ofed_info ofed_info -s\n" + std::string(kPackageManagerSnippet);
+}
+
+Result<Facts> OfedModule::ParseProbe(std::string_view out, int) const {
+  auto parts = PartsOf(Name(), out);
+  if (!parts.ok()) return parts.error();
+  return FactsFromParts(*parts);
+}
+
+bool OfedModule::Wants(const nlohmann::json& desired) const {
+  const auto* v = Lookup(desired, {"ofed"});
+  return v && v->is_string();
+}
+
+std::vector<Action> OfedModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
+  if (!Wants(desired)) return {};
+  std::string want = desired["ofed"].get<std::string>();
+  std::string have = StringField(facts, "version");
+  if (OfedVersionMatches(want, have)) return {};
+  return {MakeAction(Name(), "ofed.install", "ofed", "/ofed",
+                     fmt::format("install OFED {} and reboot (have {})", want, have.empty() ? "none" : have),
+                     have.empty() ? nlohmann::json() : nlohmann::json(have), want,
+                     Disruption::kReboot, {{"manager", StringField(facts, "manager")}})};
+}
+
+Status OfedModule::Apply(NodeContext& ctx, const Action& action) const {
+  if (action.id != "ofed.install" || !action.after.is_string()) return Module::Apply(ctx, action);
+  std::string manager = action.params.value("manager", "");
+  return InstallPins(ctx, Name(), manager, OfedPackages(action.after.get<std::string>(), manager));
+}
+
+}  // namespace plumb::modules::ofed

@@ -1,0 +1,14 @@
+#include "modules/os/os.h"
+
+#include "modules/module_util.h"
+#include "modules/os/parse.h"
+
+namespace plumb::modules::os {
+
+Result<Facts> OsModule::ParseProbe(std::string_view out, int) const {
+  auto parts = PartsOf(Name(), out);
+  if (!parts.ok()) return parts.error();
+  return FactsFromParts(*parts);
+}
+
+}  // namespace plumb::modules::os

@@ -1,0 +1,67 @@
+#pragma once
+/// THE place that maps a pinned version (driver, fabric manager, CUDA, NCCL, kernel, OFED) to the
+/// packages that install it, per package manager, and builds the install commands.
+///
+/// apt (Debian/Ubuntu, NVIDIA's CUDA network repo):
+///   nvidia.driver 550.90.07     -> cuda-drivers-550, nvidia-driver-550, each resolved on the node
+///                                  with `apt-cache madison` to the repo version whose upstream part
+///                                  is 550.90.07 (the NVIDIA repo says 550.90.07-1 / -0ubuntu1, the
+///                                  Ubuntu archive -0ubuntu0.22.04.1: the revision is the repo's)
+///   nvidia.fabricmanager V      -> nvidia-fabricmanager-<branch>, libnvidia-nscq-<branch> (resolved)
+///   nvidia.cuda 12.4.1          -> cuda-toolkit-12-4=12.4.1-1
+///   nvidia.nccl 2.21.5-1+cuda12.4 -> libnccl2=2.21.5-1+cuda12.4 libnccl-dev=2.21.5-1+cuda12.4
+///   kernel 5.15.0-119-generic   -> linux-image-5.15.0-119-generic linux-headers-5.15.0-119-generic
+///   ofed 24.07-0.6.1.0          -> mlnx-ofed-all (resolved: upstream 24.07-0.6.1.0)
+///   packages {name: version}    -> name=version (exact, epoch included)
+/// dnf (RHEL family): name-version, which dnf resolves itself:
+///   nvidia-driver-V cuda-drivers-V; nvidia-fabric-manager-V; cuda-toolkit-12-4-12.4.1;
+///   libnccl-V libnccl-devel-V; kernel-K kernel-devel-K (K without .arch); mlnx-ofed-all-V.
+/// Every install is `-y`, non-interactive, allows downgrades, waits for the dpkg lock, and keeps
+/// held packages held.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "modules/module.h"
+
+namespace plumb::modules {
+
+/// One package to install. `version` set: exactly that (apt "name=version", dnf
+/// "name-version"). Else `upstream` set: apt resolves it with madison, dnf takes
+/// "name-upstream". Neither: the name alone (the version is in the name: kernels).
+struct PackagePin {
+  std::string name;
+  std::string version;
+  std::string upstream;
+  bool operator==(const PackagePin&) const = default;
+};
+
+/// "550" from "550.90.07" (the driver branch that names the apt packages).
+std::string DriverBranch(std::string_view driver_version);
+std::vector<PackagePin> DriverPackages(std::string_view version, std::string_view manager);
+std::vector<PackagePin> FabricManagerPackages(std::string_view version, std::string_view manager);
+std::vector<PackagePin> CudaPackages(std::string_view version, std::string_view manager);
+std::vector<PackagePin> NcclPackages(std::string_view version, std::string_view manager);
+std::vector<PackagePin> KernelPackages(std::string_view release, std::string_view manager);
+std::vector<PackagePin> OfedPackages(std::string_view version, std::string_view manager);
+
+/// Debian version without epoch and revision: "1:3.3.7-2" -> "3.3.7".
+std::string_view DebUpstream(std::string_view version);
+/// From `apt-cache madison` output, the version of `package` whose upstream is `upstream`
+/// (first = highest priority row); "apply.resolve" error when none.
+Result<std::string> PickMadisonVersion(std::string_view madison, std::string_view package,
+                                       std::string_view upstream);
+
+/// Commands (every value through ShellQuote).
+std::string AptInstallCommand(const std::vector<PackagePin>& exact, bool allow_held);
+std::string AptHoldCommand(const std::vector<std::string>& names);
+std::string DnfInstallCommand(const std::vector<PackagePin>& pins);
+std::string MadisonCommand(std::string_view package);
+
+/// Installs `pins` on the node with `manager` ("dpkg" -> apt-get, "rpm" -> dnf): resolves
+/// upstream-only apt pins with madison first, passes --allow-change-held-packages and re-holds
+/// afterwards for names in `held`. Errors carry the failing command's stderr tail.
+Status InstallPins(NodeContext& ctx, std::string_view module, std::string_view manager,
+                   std::vector<PackagePin> pins, const std::vector<std::string>& held = {});
+
+}  // namespace plumb::modules

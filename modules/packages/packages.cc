@@ -1,0 +1,77 @@
+#include "modules/packages/packages.h"
+
+#include <fmt/format.h>
+
+#include "modules/module_util.h"
+#include "modules/package_map.h"
+#include "modules/packages/parse.h"
+
+namespace plumb::modules::packages {
+
+std::string PackageListSnippet(std::string_view part, const std::vector<std::string>& deb_names,
+                               const std::vector<std::string>& rpm_names, bool all) {
+  std::string deb = fmt::format("plumb_run {} dpkg-query -W -f='{}'", part, kDpkgFormat);
+  std::string rpm = fmt::format("plumb_run {} rpm -q{} --qf '{}'", part, all ? "a" : "", kRpmFormat);
+  for (const auto& n : deb_names) deb += " " + transport::ShellQuote(n);
+  for (const auto& n : rpm_names) rpm += " " + transport::ShellQuote(n);
+  return fmt::format(
+      "if command -v dpkg-query >/dev/null 2>&1; then {}\n"
+      "elif command -v rpm >/dev/null 2>&1; then {}\n"
+      "else plumb_begin {}; echo 'plumb-absent: dpkg-query'; plumb_end {} 127; fi\n{}",
+      deb, rpm, part, part, kPackageManagerSnippet);
+}
+
+std::string PackagesModule::ProbeScript() const { return PackageListSnippet("list", {}, {}, true); }
+
+Result<Facts> PackagesModule::ParseProbe(std::string_view out, int) const {
+  auto parts = PartsOf(Name(), out);
+  if (!parts.ok()) return parts.error();
+  return FactsFromParts(*parts);
+}
+
+bool PackagesModule::Wants(const nlohmann::json& desired) const {
+  const auto* p = Lookup(desired, {"packages"});
+  return p && p->is_object() && !p->empty();
+}
+
+std::vector<Action> PackagesModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
+  std::vector<Action> actions;
+  if (!Wants(desired)) return actions;
+  std::string manager = StringField(facts, "manager");
+  for (const auto& [name, v] : desired["packages"].items()) {
+    std::string want = ScalarString(v);
+    const auto* have = Lookup(facts, {"packages", name});
+    std::vector<std::string> versions;
+    bool held = false;
+    if (have && have->is_object()) {
+      if (auto vs = have->find("versions"); vs != have->end() && vs->is_array()) {
+        for (const auto& x : *vs)
+          if (x.is_string()) versions.push_back(x.get<std::string>());
+      } else if (auto one = have->find("version"); one != have->end() && one->is_string()) {
+        versions.push_back(one->get<std::string>());
+      }
+      held = have->value("held", false);
+    }
+    bool ok = false;
+    for (const auto& h : versions) ok = ok || VersionMatches(manager, want, h);
+    if (ok) continue;
+    std::string current = versions.empty() ? "" : versions.back();
+    actions.push_back(MakeAction(
+        Name(), "packages." + name, "packages." + name, "/packages/" + PointerToken(name),
+        fmt::format("install {} {} (have {})", name, want, current.empty() ? "none" : current),
+        current.empty() ? nlohmann::json() : nlohmann::json(current), want, Disruption::kDrain,
+        {{"manager", manager}, {"package", name}, {"held", held}}));
+  }
+  return actions;
+}
+
+Status PackagesModule::Apply(NodeContext& ctx, const Action& action) const {
+  std::string name = action.params.value("package", "");
+  if (name.empty() || !action.after.is_string()) return Module::Apply(ctx, action);
+  std::string manager = action.params.value("manager", "");
+  std::vector<std::string> held;
+  if (action.params.value("held", false)) held.push_back(name);
+  return InstallPins(ctx, Name(), manager, {{name, action.after.get<std::string>(), ""}}, held);
+}
+
+}  // namespace plumb::modules::packages

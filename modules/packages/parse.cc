@@ -1,0 +1,142 @@
+#include "modules/packages/parse.h"
+
+#include "modules/module_util.h"
+#include "modules/parse_util.h"
+
+namespace plumb::modules::packages {
+namespace {
+
+bool IsPackageName(std::string_view n) {
+  if (n.empty() || n.size() > 200) return false;
+  for (char c : n)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '.' || c == '+' || c == '-' || c == '_' || c == ':'))
+      return false;
+  return true;
+}
+
+bool IsVersion(std::string_view v) {
+  if (v.empty() || v.size() > 200) return false;
+  for (char c : v)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '.' || c == '+' || c == '-' || c == '_' || c == ':' || c == '~' || c == '^'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<Package>> ParseDpkgQuery(std::string_view text, std::string_view module) {
+  std::vector<Package> out;
+  bool truncated = false;
+  auto lines = SplitLines(text, &truncated);
+  for (const Line& line : lines) {
+    if (line.text.empty()) continue;
+    if (StartsWith(line.text, "dpkg-query: no packages found matching")) continue;
+    if (StartsWith(line.text, "dpkg-query: error"))
+      return ParseError(module, "dpkg-query", "dpkg-query failed", &line);
+    if (truncated && &line == &lines.back())
+      return ParseError(module, "dpkg-query", "output cut short", &line);
+    auto f = Split(line.text, "\t");
+    if (f.size() != 3 || !IsPackageName(f[0]) || f[2].size() < 2)
+      return ParseError(module, "dpkg-query", "expected NAME<TAB>VERSION<TAB>STATUS", &line);
+    Package p;
+    p.name = std::string(f[0]);
+    p.version = std::string(f[1]);
+    char want = f[2][0], state = f[2][1];
+    if (std::string_view("uihrp").find(want) == std::string_view::npos ||
+        std::string_view("ncHUFWti").find(state) == std::string_view::npos)
+      return ParseError(module, "dpkg-query", "unknown package status", &line);
+    p.held = want == 'h';
+    // Installed means unpacked and configured (or half-way but present): "ii", "hi", also
+    // triggers-pending/awaited. "rc" (config files only) and "un" are not installed.
+    p.installed = state == 'i' || state == 't' || state == 'W';
+    if (p.installed && !IsVersion(p.version))
+      return ParseError(module, "dpkg-query", "bad version", &line);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<std::vector<Package>> ParseRpmQuery(std::string_view text, std::string_view module) {
+  std::vector<Package> out;
+  bool truncated = false;
+  auto lines = SplitLines(text, &truncated);
+  for (const Line& line : lines) {
+    if (line.text.empty()) continue;
+    if (StartsWith(line.text, "package ") && EndsWith(line.text, " is not installed")) continue;
+    if (StartsWith(line.text, "error:"))
+      return ParseError(module, "rpm", "rpm failed", &line);
+    if (truncated && &line == &lines.back())
+      return ParseError(module, "rpm", "output cut short", &line);
+    auto f = Split(line.text, "\t");
+    if (f.size() != 4 || !IsPackageName(f[0]) || !IsVersion(f[2]))
+      return ParseError(module, "rpm", "expected NAME<TAB>EPOCH<TAB>VERSION-RELEASE<TAB>ARCH", &line);
+    Package p;
+    p.name = std::string(f[0]);
+    if (f[1] == "(none)" || f[1].empty()) {
+      p.version = std::string(f[2]);
+    } else if (ParseNonNegative(f[1])) {
+      p.version = std::string(f[1]) + ":" + std::string(f[2]);
+    } else {
+      return ParseError(module, "rpm", "bad epoch", &line);
+    }
+    p.arch = std::string(f[3]);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+nlohmann::json PackagesJson(const std::vector<Package>& pkgs) {
+  nlohmann::json map = nlohmann::json::object();
+  for (const auto& p : pkgs) {
+    if (!p.installed) continue;
+    auto it = map.find(p.name);
+    if (it == map.end()) {
+      map[p.name] = {{"version", p.version}, {"held", p.held}};
+    } else {
+      auto& e = *it;
+      if (!e.contains("versions")) e["versions"] = nlohmann::json::array({e["version"]});
+      e["versions"].push_back(p.version);
+      e["version"] = p.version;
+      e["held"] = e["held"].get<bool>() || p.held;
+    }
+  }
+  return map;
+}
+
+Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
+  std::string manager = PackageManagerOf(parts);
+  nlohmann::json facts = {{"manager", manager}, {"packages", nlohmann::json::object()}};
+  const ProbePart* list = FindPart(parts, "list");
+  if (!list || manager == "none") return facts;
+  auto pkgs = manager == "rpm" ? ParseRpmQuery(list->text) : ParseDpkgQuery(list->text);
+  if (!pkgs.ok()) return pkgs.error();
+  if (pkgs->empty() && list->exit_status != 0)
+    return ParseError("packages", manager == "rpm" ? "rpm" : "dpkg-query",
+                      "no packages listed and a non-zero exit status");
+  facts["packages"] = PackagesJson(*pkgs);
+  return facts;
+}
+
+bool VersionMatches(std::string_view manager, std::string_view want, std::string_view have) {
+  auto strip0 = [](std::string_view v) { return StartsWith(v, "0:") ? v.substr(2) : v; };
+  want = strip0(want);
+  have = strip0(have);
+  if (want == have) return true;
+  if (manager != "rpm") return false;
+  // rpm: "3.3.7-1" matches "1:3.3.7-1" and "3.3.7" matches "3.3.7-1.el9" — dnf resolves
+  // name-version the same way when installing.
+  if (want.find(':') == std::string_view::npos) {
+    size_t colon = have.find(':');
+    if (colon != std::string_view::npos) have = have.substr(colon + 1);
+    if (want == have) return true;
+  }
+  if (want.find('-') == std::string_view::npos) {
+    size_t dash = have.rfind('-');
+    if (dash != std::string_view::npos && have.substr(0, dash) == want) return true;
+  }
+  return false;
+}
+
+}  // namespace plumb::modules::packages

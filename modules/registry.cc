@@ -1,0 +1,47 @@
+#include "modules/registry.h"
+
+#include "modules/cuda/cuda.h"
+#include "modules/infiniband/infiniband.h"
+#include "modules/kernel/kernel.h"
+#include "modules/kernel_modules/kernel_modules.h"
+#include "modules/marker/marker.h"
+#include "modules/nccl/nccl.h"
+#include "modules/nvidia_driver/nvidia_driver.h"
+#include "modules/ofed/ofed.h"
+#include "modules/os/os.h"
+#include "modules/packages/packages.h"
+#include "modules/services/services.h"
+#include "modules/sysctl/sysctl.h"
+
+namespace plumb::modules {
+
+const std::vector<const Module*>& AllModules() {
+  // In-band modules (SSH probe).
+  static const kernel::KernelModule kKernel;
+  static const os::OsModule kOs;
+  static const ofed::OfedModule kOfed;
+  static const nvidia_driver::NvidiaDriverModule kNvidiaDriver;
+  static const cuda::CudaModule kCuda;
+  static const nccl::NcclModule kNccl;
+  static const packages::PackagesModule kPackages;
+  static const kernel_modules::KernelModulesModule kKernelModules;
+  static const sysctl::SysctlModule kSysctl;
+  static const services::ServicesModule kServices;
+  static const infiniband::InfinibandModule kInfiniband;
+  static const marker::MarkerModule kMarker;
+  // Out-of-band modules (Redfish: firmware, bios, power) are added here, after the in-band
+  // ones, by the Redfish client's work: one static instance and one entry each.
+  static const std::vector<const Module*> kAll = {
+      &kKernel,   &kOs,      &kOfed,          &kNvidiaDriver, &kCuda,       &kNccl,
+      &kPackages, &kKernelModules, &kSysctl,  &kServices,     &kInfiniband, &kMarker,
+  };
+  return kAll;
+}
+
+const Module* FindModule(std::string_view name) {
+  for (const Module* m : AllModules())
+    if (m->Name() == name) return m;
+  return nullptr;
+}
+
+}  // namespace plumb::modules

@@ -1,0 +1,421 @@
+#include "modules/transport/ssh_shell.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include <fmt/format.h>
+#include <libssh/libssh.h>
+
+namespace plumb::transport {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+int RemainingMs(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+  return left < 0 ? 0 : static_cast<int>(left);
+}
+
+// libssh's blocking calls wait at most the session timeout; set it to what is left of ours
+// (seconds + microseconds; never 0, which libssh would read as "its default").
+void SetSessionTimeout(ssh_session s, Clock::time_point deadline) {
+  int ms = std::max(RemainingMs(deadline), 10);
+  long sec = ms / 1000;
+  long usec = (ms % 1000) * 1000L;
+  ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &sec);
+  ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec);
+}
+
+// libssh initialises its crypto once per process; ssh_init is not safe to race.
+void InitLibssh() {
+  static std::once_flag once;
+  std::call_once(once, [] { ssh_init(); });
+}
+
+// ssh_session_update_known_hosts appends to the file; serialise writers within this process so
+// concurrent first contacts never interleave lines.
+std::mutex& KnownHostsWriteMutex() {
+  static std::mutex m;
+  return m;
+}
+
+// Decrypting an OpenSSH key runs bcrypt_pbkdf (~0.1 s of CPU); a gather authenticates to
+// hundreds of nodes with the same key. Load each key once per process, keep it unencrypted in
+// memory only, and give every session its own copy (no ssh_key is shared between threads).
+// Keyed by path and passphrase; a failed load is not cached.
+Result<std::string> LoadKeyOnce(const std::string& path, const std::string& passphrase) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::string>, std::string> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto k = std::make_pair(path, passphrase);
+  if (auto it = cache.find(k); it != cache.end()) return it->second;
+  ssh_key key = nullptr;
+  const char* pass = passphrase.empty() ? nullptr : passphrase.c_str();
+  if (ssh_pki_import_privkey_file(path.c_str(), pass, nullptr, nullptr, &key) != SSH_OK) {
+    return Diagnostic::Error("ssh.auth", "cannot load key");
+  }
+  char* b64 = nullptr;
+  int rc = ssh_pki_export_privkey_base64(key, nullptr, nullptr, nullptr, &b64);
+  ssh_key_free(key);
+  if (rc != SSH_OK || b64 == nullptr) return Diagnostic::Error("ssh.auth", "cannot load key");
+  std::string blob(b64);
+  std::memset(b64, 0, blob.size());
+  ssh_string_free_char(b64);
+  return cache.emplace(k, std::move(blob)).first->second;
+}
+
+// The command as the node's login shell gets it: under coreutils' `timeout -s KILL` set a second
+// past our own deadline (when the node has `timeout`), so a command we gave up on is killed on the
+// node, with its whole process group, instead of lingering. The command itself runs in /bin/sh.
+std::string WithRemoteDeadline(std::string_view command, milliseconds timeout) {
+  long secs = static_cast<long>((timeout.count() + 999) / 1000) + 1;
+  return fmt::format(
+      "t=; command -v timeout >/dev/null 2>&1 && t='timeout -s KILL {}'; exec $t /bin/sh -c {}",
+      secs, ShellQuote(command));
+}
+
+std::string Where(const SshOptions& o) {
+  return fmt::format("{} ({}@{}:{})", o.node.empty() ? o.host : o.node, o.user, o.host, o.port);
+}
+
+struct FdResult {
+  int fd = -1;
+  Diagnostic error;
+};
+
+// Our own TCP connect, so that "refused", "timed out" and "unreachable" are told apart by errno
+// (libssh folds them into one message) and the connect obeys the node's deadline exactly.
+FdResult ConnectTcp(const SshOptions& o, Clock::time_point deadline) {
+  FdResult r;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  std::string port = std::to_string(o.port);
+  int gai = getaddrinfo(o.host.c_str(), port.c_str(), &hints, &res);
+  if (gai != 0) {
+    r.error = Diagnostic::Error(
+        "ssh.io", fmt::format("{}: cannot resolve '{}': {}", Where(o), o.host, gai_strerror(gai)),
+        {}, {}, "check the node's address in inventory.yaml");
+    return r;
+  }
+  int last_errno = 0;
+  bool timed_out = false;
+  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    if (fd < 0) { last_errno = errno; continue; }
+    int rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+    if (rc != 0 && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      int pr;
+      do { pr = poll(&p, 1, RemainingMs(deadline)); } while (pr < 0 && errno == EINTR);
+      if (pr == 0) { timed_out = true; close(fd); break; }
+      int err = 0;
+      socklen_t len = sizeof err;
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      rc = err == 0 ? 0 : -1;
+      errno = err;
+    }
+    if (rc == 0) {
+      // Back to blocking: libssh drives the socket with its own poll loop and timeouts.
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      r.fd = fd;
+      freeaddrinfo(res);
+      return r;
+    }
+    last_errno = errno;
+    close(fd);
+    if (last_errno == ETIMEDOUT) timed_out = true;
+  }
+  freeaddrinfo(res);
+  if (timed_out) {
+    r.error = Diagnostic::Error("ssh.timeout",
+                                fmt::format("{}: connect timed out", Where(o)), {}, {},
+                                "the node is down or unreachable (partition, firewall); "
+                                "connect_timeout is set in inventory.yaml defaults.ssh");
+  } else if (last_errno == ECONNREFUSED) {
+    r.error = Diagnostic::Error("ssh.refused",
+                                fmt::format("{}: connection refused", Where(o)), {}, {},
+                                "sshd is not listening: the node is down, booting, or the port "
+                                "is wrong");
+  } else {
+    r.error = Diagnostic::Error(
+        "ssh.io", fmt::format("{}: cannot connect: {}", Where(o), std::strerror(last_errno)), {},
+        {}, "check the node's address and the network path to it");
+  }
+  return r;
+}
+
+std::string ServerKeyFingerprint(ssh_session s, std::string* type) {
+  ssh_key key = nullptr;
+  if (ssh_get_server_publickey(s, &key) != SSH_OK || key == nullptr) return "?";
+  *type = ssh_key_type_to_char(ssh_key_type(key));
+  unsigned char* hash = nullptr;
+  size_t hlen = 0;
+  std::string fp = "?";
+  if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0) {
+    char* s_fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+    if (s_fp != nullptr) {
+      fp = s_fp;
+      ssh_string_free_char(s_fp);
+    }
+    ssh_clean_pubkey_hash(&hash);
+  }
+  ssh_key_free(key);
+  return fp;
+}
+
+}  // namespace
+
+struct SshShell::Impl {
+  ssh_session session = nullptr;
+
+  void Drop() {
+    if (session != nullptr) {
+      if (ssh_is_connected(session)) ssh_disconnect(session);
+      ssh_free(session);  // also closes the socket we handed over with SSH_OPTIONS_FD
+      session = nullptr;
+    }
+  }
+};
+
+SshShell::SshShell(SshOptions options) : options_(std::move(options)), impl_(new Impl) {
+  InitLibssh();
+}
+
+SshShell::~SshShell() { Disconnect(); }
+
+bool SshShell::connected() const { return impl_->session != nullptr; }
+
+void SshShell::Disconnect() { impl_->Drop(); }
+
+Status SshShell::Connect() {
+  if (impl_->session != nullptr) return OkStatus();
+  const SshOptions& o = options_;
+  const auto deadline = Clock::now() + o.connect_timeout;
+
+  FdResult tcp = ConnectTcp(o, deadline);
+  if (tcp.fd < 0) return tcp.error;
+
+  ssh_session s = ssh_new();
+  if (s == nullptr) {
+    close(tcp.fd);
+    return Diagnostic::Error("ssh.io", Where(o) + ": cannot allocate an SSH session");
+  }
+  impl_->session = s;
+  // Fail closes the session (and the fd libssh now owns) and returns the diagnostic.
+  auto fail = [this](Diagnostic d) -> Status {
+    impl_->Drop();
+    return d;
+  };
+
+  bool no = false;
+  int port = o.port;
+  socket_t fd = tcp.fd;
+  // Never read ~/.ssh/config or /etc/ssh/ssh_config: the inventory is the only configuration.
+  ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no);
+  ssh_options_set(s, SSH_OPTIONS_FD, &fd);
+  ssh_options_set(s, SSH_OPTIONS_HOST, o.host.c_str());
+  ssh_options_set(s, SSH_OPTIONS_PORT, &port);
+  ssh_options_set(s, SSH_OPTIONS_USER, o.user.c_str());
+  SetSessionTimeout(s, deadline);
+  if (!o.known_hosts.empty()) {
+    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, o.known_hosts.c_str());
+    // Only the inventory's file decides; the machine-wide file must not vouch for a node.
+    ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, o.known_hosts.c_str());
+  }
+  if (ssh_options_set(s, SSH_OPTIONS_KEY_EXCHANGE, o.kex.c_str()) != SSH_OK) {
+    return fail(Diagnostic::Error("ssh.io", fmt::format("{}: unsupported key exchange list '{}'",
+                                                        Where(o), o.kex)));
+  }
+
+  if (ssh_connect(s) != SSH_OK) {
+    std::string why = ssh_get_error(s);
+    bool expired = RemainingMs(deadline) == 0 || why.find("imeout") != std::string::npos;
+    if (expired) {
+      return fail(Diagnostic::Error("ssh.timeout",
+                                    fmt::format("{}: SSH handshake timed out: {}", Where(o), why),
+                                    {}, {}, "the node accepted TCP but sshd did not answer in time"));
+    }
+    if (why.find("refused") != std::string::npos) {
+      return fail(Diagnostic::Error("ssh.refused", fmt::format("{}: {}", Where(o), why)));
+    }
+    return fail(Diagnostic::Error("ssh.io", fmt::format("{}: SSH handshake failed: {}", Where(o), why),
+                                  {}, {}, "the node's sshd closed the connection or speaks no "
+                                          "common key exchange"));
+  }
+
+  // Host key: verified before any credential is offered.
+  std::string key_type = "?";
+  std::string fp = ServerKeyFingerprint(s, &key_type);
+  std::string kh = o.known_hosts.empty() ? "~/.ssh/known_hosts" : o.known_hosts;
+  switch (ssh_session_is_known_server(s)) {
+    case SSH_KNOWN_HOSTS_OK:
+      break;
+    case SSH_KNOWN_HOSTS_CHANGED:
+    case SSH_KNOWN_HOSTS_OTHER:
+      return fail(Diagnostic::Error(
+          "ssh.hostkey-changed",
+          fmt::format("{}: HOST KEY CHANGED: the node presented {} {} but {} records a different "
+                      "key for {}. Someone may be intercepting the connection; refusing to "
+                      "connect",
+                      Where(o), key_type, fp, kh, o.host),
+          {}, {},
+          fmt::format("if the node was reinstalled, verify the new key out of band, then remove "
+                      "the old entry (ssh-keygen -R {} -f {}); --accept-new-host-keys never "
+                      "replaces a changed key",
+                      o.host, kh)));
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+      if (o.accept_new_hostkeys) {
+        std::lock_guard<std::mutex> lock(KnownHostsWriteMutex());
+        if (ssh_session_update_known_hosts(s) != SSH_OK) {
+          return fail(Diagnostic::Error(
+              "ssh.hostkey", fmt::format("{}: cannot record the new host key in {}: {}",
+                                         Where(o), kh, ssh_get_error(s))));
+        }
+        break;
+      }
+      return fail(Diagnostic::Error(
+          "ssh.hostkey",
+          fmt::format("{}: unknown host key {} {}: {} has no entry for {}", Where(o), key_type,
+                      fp, kh, o.host),
+          {}, {},
+          fmt::format("verify the fingerprint out of band and add the key to {} "
+                      "(ssh-keyscan -t ed25519 {}), or rerun with --accept-new-host-keys to "
+                      "record keys of nodes seen for the first time",
+                      kh, o.host)));
+    case SSH_KNOWN_HOSTS_ERROR:
+    default:
+      return fail(Diagnostic::Error(
+          "ssh.hostkey", fmt::format("{}: cannot check the host key against {}: {}", Where(o),
+                                     kh, ssh_get_error(s))));
+  }
+
+  // Authentication: the key file when one is configured, else the agent.
+  int rc;
+  if (!o.identity.empty()) {
+    ssh_key key = nullptr;
+    auto blob = LoadKeyOnce(o.identity, o.identity_passphrase);
+    if (!blob.ok() ||
+        ssh_pki_import_privkey_base64(blob->c_str(), nullptr, nullptr, nullptr, &key) != SSH_OK) {
+      return fail(Diagnostic::Error(
+          "ssh.auth",
+          fmt::format("{}: cannot load the private key {} (missing, unreadable, or encrypted and "
+                      "no or a wrong passphrase given)",
+                      Where(o), o.identity),
+          {}, {},
+          "check defaults.ssh.identity; for an encrypted key load it into ssh-agent and leave "
+          "identity empty, or set PLUMB_SSH_PASSPHRASE"));
+    }
+    rc = ssh_userauth_publickey(s, nullptr, key);
+    ssh_key_free(key);
+  } else {
+    rc = ssh_userauth_agent(s, nullptr);
+  }
+  if (rc != SSH_AUTH_SUCCESS) {
+    if (rc == SSH_AUTH_ERROR && RemainingMs(deadline) == 0) {
+      return fail(Diagnostic::Error("ssh.timeout",
+                                    fmt::format("{}: authentication timed out", Where(o))));
+    }
+    return fail(Diagnostic::Error(
+        "ssh.auth",
+        fmt::format("{}: authentication as '{}' failed ({})", Where(o), o.user,
+                    o.identity.empty() ? "ssh-agent" : "key " + o.identity),
+        {}, {},
+        o.identity.empty() ? "is ssh-agent running (SSH_AUTH_SOCK) with a key the node accepts?"
+                           : "is the public key in the node's authorized_keys for this user?"));
+  }
+  return OkStatus();
+}
+
+Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  if (Status st = Connect(); !st.ok()) return st.error();
+  ssh_session s = impl_->session;
+  const SshOptions& o = options_;
+
+  // Blocking channel calls below wait at most the session timeout: clamp it to our deadline.
+  SetSessionTimeout(s, deadline);
+
+  ssh_channel ch = ssh_channel_new(s);
+  auto io_error = [&](const std::string& what) -> Diagnostic {
+    std::string why = ssh_get_error(s);
+    if (ch != nullptr) ssh_channel_free(ch);
+    impl_->Drop();  // a session that failed mid-command is not trusted again
+    if (RemainingMs(deadline) == 0) {
+      return Diagnostic::Error("ssh.timeout",
+                               fmt::format("{}: command timed out after {} ms ({})", Where(o),
+                                           timeout.count(), what));
+    }
+    return Diagnostic::Error("ssh.io", fmt::format("{}: {}: {}", Where(o), what, why), {}, {},
+                             "the connection broke: the node may be rebooting or overloaded");
+  };
+  if (ch == nullptr) return io_error("cannot create a channel");
+  if (ssh_channel_open_session(ch) != SSH_OK) return io_error("cannot open a channel");
+  std::string cmd = WithRemoteDeadline(command, timeout);
+  if (ssh_channel_request_exec(ch, cmd.c_str()) != SSH_OK) return io_error("cannot start the command");
+
+  CommandOutput out;
+  char buf[16384];
+  // Poll loop: drain whatever libssh has buffered on both streams, stop at EOF, otherwise wait
+  // on the socket until the deadline. Reading (not callbacks) lets libssh grow the window.
+  for (;;) {
+    bool progressed = true;
+    while (progressed) {
+      progressed = false;
+      int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
+      if (n == SSH_ERROR) return io_error("reading output failed");
+      if (n > 0) { out.out.append(buf, n); progressed = true; }
+      int m = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
+      if (m == SSH_ERROR) return io_error("reading output failed");
+      if (m > 0) { out.err.append(buf, m); progressed = true; }
+    }
+    if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
+    int left = RemainingMs(deadline);
+    if (left == 0) {
+      // Ask sshd to kill the command, then drop the session: whatever is still in flight
+      // belongs to a command we gave up on. Many sshds refuse "signal" requests (Debian 12's:
+      // "session signalling requires privilege separation"), so the node-side deadline of
+      // WithRemoteDeadline is what really ends the command, a second after this one.
+      ssh_channel_request_send_signal(ch, "KILL");
+      ssh_channel_free(ch);
+      ch = nullptr;
+      impl_->Drop();
+      return Diagnostic::Error(
+          "ssh.timeout",
+          fmt::format("{}: command timed out after {} ms and was killed", Where(o),
+                      timeout.count()),
+          {}, {}, "the node is overloaded, partitioned, or the command hangs; command_timeout is "
+                  "set in inventory.yaml defaults.ssh");
+    }
+    pollfd p{ssh_get_fd(s), POLLIN, 0};
+    int pr = poll(&p, 1, std::min(left, 1000));
+    if (pr < 0 && errno != EINTR) return io_error("poll failed");
+  }
+  out.exit_status = ssh_channel_get_exit_status(ch);  // waits for exit-status after EOF
+  if (out.exit_status < 0) {
+    // No exit-status: killed by a signal (exit-signal) or the connection dropped.
+    out.exit_status = 255;
+  }
+  ssh_channel_send_eof(ch);
+  ssh_channel_close(ch);
+  ssh_channel_free(ch);
+  return out;
+}
+
+}  // namespace plumb::transport

@@ -1,0 +1,66 @@
+#pragma once
+/// SshShell: transport::Shell over one libssh session to one node. The session is opened by the
+/// first Run() and kept for the next ones (one TCP connection, one key exchange per node); a
+/// broken or timed-out session is dropped and the next Run() reconnects (after a reboot, say).
+///
+/// Host keys are always verified against `known_hosts`: an unknown key fails with "ssh.hostkey"
+/// unless `accept_new_hostkeys` (an explicit opt-in) records it; a changed key always fails with
+/// "ssh.hostkey-changed". Error codes: "ssh.refused", "ssh.timeout", "ssh.auth", "ssh.hostkey",
+/// "ssh.hostkey-changed", "ssh.io". Messages never contain secrets (the passphrase).
+///
+/// One SshShell is used by one thread at a time; different SshShells may run in parallel.
+/// libssh's headers stay in ssh_shell.cc.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "modules/transport/shell.h"
+
+namespace plumb::transport {
+
+/// Key exchange order plumb asks for: curve25519 first (cheap on both ends; OpenSSH 9's default
+/// sntrup761x25519 costs ~7x the client CPU), then widely supported fallbacks.
+inline constexpr const char* kDefaultKex =
+    "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256,"
+    "diffie-hellman-group16-sha512,diffie-hellman-group14-sha256";
+
+struct SshOptions {
+  std::string node;            ///< name used in messages ("gpu001")
+  std::string host;            ///< address to connect to (name or IP literal)
+  int port = 22;
+  std::string user = "root";
+  std::string known_hosts;     ///< absolute path; empty = libssh's default (~/.ssh/known_hosts)
+  std::string identity;        ///< private key file; empty = ssh-agent ($SSH_AUTH_SOCK)
+  /// Passphrase of `identity` if it is encrypted. A secret: never printed, never in errors.
+  std::string identity_passphrase;
+  std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+  bool accept_new_hostkeys = false;   ///< record unknown host keys in known_hosts (never changed ones)
+  std::string kex = kDefaultKex;      ///< SSH_OPTIONS_KEY_EXCHANGE list
+};
+
+class SshShell : public Shell {
+ public:
+  explicit SshShell(SshOptions options);
+  ~SshShell() override;
+  SshShell(const SshShell&) = delete;
+  SshShell& operator=(const SshShell&) = delete;
+
+  /// Opens the session now (Run() does it on demand): TCP connect, key exchange, host key check,
+  /// authentication, all within `connect_timeout`.
+  Status Connect();
+  /// Runs `command` on the node's login shell. On timeout the remote command is sent SIGKILL,
+  /// the session is dropped, and the result is "ssh.timeout".
+  Result<CommandOutput> Run(std::string_view command, std::chrono::milliseconds timeout) override;
+  /// Closes the session (the next Run() reconnects).
+  void Disconnect();
+  bool connected() const;
+
+  const SshOptions& options() const { return options_; }
+
+ private:
+  struct Impl;
+  SshOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace plumb::transport

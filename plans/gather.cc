@@ -1,0 +1,170 @@
+#include "plans/gather.h"
+
+#include <algorithm>
+#include <atomic>
+#include <ctime>
+#include <exception>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "plans/probe_sections.h"
+
+namespace plumb::plans {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string NowRfc3339() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string Replace(std::string s, std::string_view from, std::string_view to) {
+  if (from.empty()) return s;
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) {
+    s.replace(p, from.size(), to);
+  }
+  return s;
+}
+
+// Last `n` bytes of a stream, for error messages about a failed probe.
+std::string Tail(const std::string& s, size_t n) {
+  std::string t = s.size() > n ? "..." + s.substr(s.size() - n) : s;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  return t;
+}
+
+std::vector<const modules::Module*> InBand(const std::vector<const modules::Module*>& modules) {
+  std::vector<const modules::Module*> out;
+  for (const auto* m : modules) {
+    if (m != nullptr && !m->ProbeScript().empty()) out.push_back(m);
+  }
+  return out;
+}
+
+NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell,
+                                const std::vector<const modules::Module*>& modules,
+                                const std::string& script, const std::string& nonce,
+                                std::chrono::milliseconds timeout) {
+  NodeObservation obs;
+  obs.node = node;
+  auto t0 = Clock::now();
+  auto finish = [&] {
+    obs.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (obs.reachable) obs.facts_digest = FactsDigest(obs.facts);
+    return obs;
+  };
+  auto ran = shell.Run(script, timeout);
+  if (!ran.ok()) {
+    obs.error = ran.error();
+    return finish();
+  }
+  obs.raw_digest = Sha256Hex(Replace(ran->out, nonce, "NONCE"));
+  if (modules.empty()) {  // nothing to probe: the round trip only proved the node answers
+    obs.reachable = true;
+    return finish();
+  }
+  auto sections = SplitProbeOutput(ran->out, nonce);
+  if (!sections.ok()) {
+    obs.error = sections.error();
+    std::string err = Tail(ran->err, 300);
+    obs.error.message = fmt::format("{}: {} (exit {}{}{})", node, obs.error.message,
+                                    ran->exit_status, err.empty() ? "" : ", stderr: ", err);
+    return finish();
+  }
+  obs.reachable = true;
+  for (const modules::Module* m : modules) {
+    std::string name(m->Name());
+    auto it = sections->find(name);
+    if (it == sections->end()) {
+      obs.facts.emplace(name, Diagnostic::Error("probe." + name,
+                                                fmt::format("{}: no '{}' section in the probe "
+                                                            "output",
+                                                            node, name)));
+      continue;
+    }
+    // Parsers are pure and must not throw; a bug in one must still not take the run down.
+    try {
+      obs.facts.emplace(name, m->ParseProbe(it->second.out, it->second.exit_status));
+    } catch (const std::exception& e) {
+      obs.facts.emplace(name, Diagnostic::Error("probe." + name,
+                                                fmt::format("{}: parser failed: {}", node, e.what())));
+    }
+  }
+  return finish();
+}
+
+}  // namespace
+
+std::string NewNonce() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+}
+
+NodeObservation ProbeNode(const std::string& node, transport::Shell& shell,
+                          const std::vector<const modules::Module*>& modules,
+                          std::chrono::milliseconds timeout, const std::string& nonce) {
+  std::string n = nonce.empty() ? NewNonce() : nonce;
+  auto in_band = InBand(modules);
+  return ProbeWithScript(node, shell, in_band, BuildProbeScript(in_band, n), n, timeout);
+}
+
+ObservedState Gather(const std::vector<const inventory::Node*>& nodes,
+                     const std::vector<const modules::Module*>& modules, ShellFactory& shells,
+                     const GatherOptions& options, ProgressObserver* progress) {
+  ObservedState state;
+  state.gathered_at = NowRfc3339();
+  if (nodes.empty()) return state;
+
+  // One script for every node: built once, the nonce fresh per run so no node's output can
+  // forge another section's markers.
+  const std::string nonce = options.nonce.empty() ? NewNonce() : options.nonce;
+  const auto in_band = InBand(modules);
+  const std::string script = BuildProbeScript(in_band, nonce);
+
+  std::vector<NodeObservation> results(nodes.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress_mu;
+  size_t done = 0;
+
+  auto worker = [&] {
+    for (size_t i = next++; i < nodes.size(); i = next++) {
+      const inventory::Node& node = *nodes[i];
+      std::unique_ptr<transport::Shell> shell = shells.Open(node);
+      if (shell == nullptr) {
+        results[i].node = node.name;
+        results[i].error = Diagnostic::Error("ssh.io", node.name + ": no shell for this node");
+      } else {
+        results[i] = ProbeWithScript(node.name, *shell, in_band, script, nonce,
+                                     options.command_timeout);
+        shell.reset();  // close the session now: at most `fanout` are open at once
+      }
+      if (progress != nullptr) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        progress->OnNodeDone(results[i], ++done, nodes.size());
+      }
+    }
+  };
+
+  size_t threads = std::clamp<size_t>(options.fanout < 1 ? 1 : options.fanout, 1, nodes.size());
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();  // the calling thread is one of the workers
+  for (auto& t : pool) t.join();
+
+  for (auto& r : results) {
+    std::string name = r.node;
+    state.nodes.insert_or_assign(std::move(name), std::move(r));
+  }
+  return state;
+}
+
+}  // namespace plumb::plans

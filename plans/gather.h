@@ -1,0 +1,58 @@
+#pragma once
+/// Gather: read every node's live state, one SSH session and one round trip per node, a bounded
+/// number of nodes at a time. Each in-band module contributes a probe snippet; the snippets run
+/// as one script with per-run section markers, and each module parses its own section.
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "inventory/model.h"
+#include "modules/module.h"
+#include "modules/transport/shell.h"
+#include "plans/observed.h"
+
+namespace plumb::plans {
+
+/// Makes the shell for one node. The real one (SshShellFactory, plans/ssh_factory.h) makes
+/// transport::SshShell; tests use a fake. Called from worker threads concurrently: must be
+/// thread-safe. The returned shell is used by one thread and destroyed after the node's probe.
+class ShellFactory {
+ public:
+  virtual ~ShellFactory() = default;
+  virtual std::unique_ptr<transport::Shell> Open(const inventory::Node& node) = 0;
+};
+
+struct GatherOptions {
+  /// At most this many nodes are probed at once (one thread and one SSH session each).
+  int fanout = 64;
+  /// Limit for the probe round trip of one node (connect excluded: that is the shell's own).
+  std::chrono::milliseconds command_timeout{std::chrono::minutes(2)};
+  /// Section-marker nonce; empty = a fresh random one per run (set only by tests).
+  std::string nonce;
+};
+
+/// Watches a gather as it goes (progress line on a TTY). Calls are serialised by Gather.
+class ProgressObserver {
+ public:
+  virtual ~ProgressObserver() = default;
+  virtual void OnNodeDone(const NodeObservation& node, size_t done, size_t total) = 0;
+};
+
+/// Probes `nodes` with the in-band probes of `modules` (modules without one are skipped) and
+/// returns one NodeObservation per node: never throws, never stops at a failing node.
+ObservedState Gather(const std::vector<const inventory::Node*>& nodes,
+                     const std::vector<const modules::Module*>& modules, ShellFactory& shells,
+                     const GatherOptions& options = {}, ProgressObserver* progress = nullptr);
+
+/// Probes one node over an already made `shell` (apply's re-probe before and after a change
+/// reuses its session this way). `nonce` empty = a fresh random one.
+NodeObservation ProbeNode(const std::string& node, transport::Shell& shell,
+                          const std::vector<const modules::Module*>& modules,
+                          std::chrono::milliseconds timeout, const std::string& nonce = {});
+
+/// A fresh 128-bit random nonce, hex.
+std::string NewNonce();
+
+}  // namespace plumb::plans

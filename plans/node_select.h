@@ -1,0 +1,21 @@
+#pragma once
+/// --limit: which nodes a command touches.
+#include <string_view>
+#include <vector>
+
+#include "inventory/model.h"
+#include "schemas/result.h"
+
+namespace plumb::plans {
+
+/// Nodes of `cluster` matching `pattern`, in inventory order. The pattern is a comma list of
+/// terms; a node is selected when any term matches:
+///   gpu00[1-4], gpu*, n?       a glob over node names (fnmatch: * ? [a-z] [!x])
+///   @h100                      members of group h100, directly or through a child group
+///   !gpu003, !@h100            exclude (applied after the positive terms; alone = all but)
+/// Empty pattern = every node. A term that matches no node is an error ("limit.no-match"),
+/// naming the term, so a typo never silently narrows a run to nothing.
+Result<std::vector<const inventory::Node*>> SelectNodes(const inventory::Cluster& cluster,
+                                                        std::string_view pattern);
+
+}  // namespace plumb::plans

@@ -1,0 +1,168 @@
+#include "plans/observed.h"
+
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace plumb::plans {
+namespace {
+
+constexpr const char* kFormat = "plumb.observed/v1";
+
+Diagnostic SnapshotError(std::string message) {
+  return Diagnostic::Error("facts.snapshot", std::move(message), {}, {},
+                           "write snapshots with `plumb gather --facts-out FILE`");
+}
+
+Severity SeverityFromName(const std::string& s) {
+  if (s == "warning") return Severity::kWarning;
+  if (s == "note") return Severity::kNote;
+  return Severity::kError;
+}
+
+Diagnostic DiagnosticFromJson(const nlohmann::json& j) {
+  Diagnostic d;
+  d.severity = SeverityFromName(j.value("severity", "error"));
+  d.code = j.value("code", "");
+  d.message = j.value("message", "");
+  d.hint = j.value("hint", "");
+  d.key_path = j.value("key", "");
+  d.where.file = j.value("file", "");
+  d.where.line = j.value("line", 0);
+  d.where.column = j.value("column", 0);
+  return d;
+}
+
+}  // namespace
+
+size_t ObservedState::UnreachableCount() const {
+  size_t n = 0;
+  for (const auto& [_, o] : nodes) n += o.reachable ? 0 : 1;
+  return n;
+}
+
+size_t ObservedState::ProbeErrorCount() const {
+  size_t n = 0;
+  for (const auto& [_, o] : nodes) {
+    if (!o.reachable) continue;
+    for (const auto& [__, f] : o.facts) {
+      if (!f.ok()) { ++n; break; }
+    }
+  }
+  return n;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  hex.reserve(len * 2);
+  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
+std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts) {
+  // nlohmann's object keeps keys sorted and dump() emits no whitespace: that is the canonical
+  // form. Only the error code enters the digest: messages may be reworded between versions.
+  nlohmann::json canon = nlohmann::json::object();
+  for (const auto& [module, f] : facts) {
+    canon[module] = f.ok() ? f.value() : nlohmann::json{{"$error", f.error().code}};
+  }
+  return "sha256:" + Sha256Hex(canon.dump());
+}
+
+nlohmann::json ToJson(const NodeObservation& n) {
+  nlohmann::json j = {{"reachable", n.reachable}, {"elapsed_s", n.elapsed_s}};
+  if (!n.reachable) j["error"] = n.error.ToJson();
+  nlohmann::json facts = nlohmann::json::object();
+  nlohmann::json errors = nlohmann::json::object();
+  for (const auto& [module, f] : n.facts) {
+    if (f.ok()) facts[module] = f.value();
+    else errors[module] = f.error().ToJson();
+  }
+  j["facts"] = std::move(facts);
+  if (!errors.empty()) j["errors"] = std::move(errors);
+  if (!n.raw_digest.empty()) j["raw_digest"] = n.raw_digest;
+  if (!n.facts_digest.empty()) j["facts_digest"] = n.facts_digest;
+  return j;
+}
+
+nlohmann::json ToJson(const ObservedState& s) {
+  nlohmann::json nodes = nlohmann::json::object();
+  for (const auto& [name, n] : s.nodes) nodes[name] = ToJson(n);
+  nlohmann::json j = {{"format", kFormat}, {"nodes", std::move(nodes)}};
+  if (!s.gathered_at.empty()) j["gathered_at"] = s.gathered_at;
+  return j;
+}
+
+Result<NodeObservation> NodeObservationFromJson(const std::string& name, const nlohmann::json& j) {
+  try {
+    NodeObservation n;
+    n.node = name;
+    n.reachable = j.at("reachable").get<bool>();
+    if (j.contains("error")) n.error = DiagnosticFromJson(j.at("error"));
+    if (j.contains("facts")) {
+      for (const auto& [module, f] : j.at("facts").items()) n.facts.emplace(module, f);
+    }
+    if (j.contains("errors")) {
+      for (const auto& [module, e] : j.at("errors").items()) {
+        n.facts.emplace(module, DiagnosticFromJson(e));
+      }
+    }
+    n.raw_digest = j.value("raw_digest", "");
+    n.facts_digest = j.value("facts_digest", "");
+    n.elapsed_s = j.value("elapsed_s", 0.0);
+    if (!n.reachable && !j.contains("error")) {
+      return SnapshotError(fmt::format("node '{}' is unreachable but has no 'error'", name));
+    }
+    return n;
+  } catch (const nlohmann::json::exception& e) {
+    return SnapshotError(fmt::format("node '{}': {}", name, e.what()));
+  }
+}
+
+Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j) {
+  if (!j.is_object() || j.value("format", "") != kFormat) {
+    return SnapshotError(fmt::format("not a facts snapshot (expected \"format\": \"{}\")", kFormat));
+  }
+  ObservedState s;
+  s.gathered_at = j.value("gathered_at", "");
+  if (!j.contains("nodes") || !j["nodes"].is_object()) return SnapshotError("missing 'nodes'");
+  for (const auto& [name, nj] : j["nodes"].items()) {
+    auto n = NodeObservationFromJson(name, nj);
+    if (!n.ok()) return n.error();
+    s.nodes.emplace(name, std::move(n).value());
+  }
+  return s;
+}
+
+Result<ObservedState> ReadObservedState(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return SnapshotError(fmt::format("cannot read '{}'", path));
+  try {
+    return ObservedStateFromJson(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    return SnapshotError(fmt::format("'{}' is not valid JSON: {}", path, e.what()));
+  }
+}
+
+Status WriteObservedState(const ObservedState& s, const std::string& path) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return Diagnostic::Error("facts.write", fmt::format("cannot write '{}'", tmp));
+    out << ToJson(s).dump(1) << "\n";
+    if (!out.flush()) return Diagnostic::Error("facts.write", fmt::format("cannot write '{}'", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Diagnostic::Error("facts.write", fmt::format("cannot rename '{}' to '{}'", tmp, path));
+  }
+  return OkStatus();
+}
+
+}  // namespace plumb::plans

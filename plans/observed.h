@@ -1,0 +1,65 @@
+#pragma once
+/// ObservedState: what gather saw on each node, as data. It is the planner's input, the facts
+/// snapshot a plan records (for the stale check at apply time), and the file `plumb gather
+/// --facts-out` writes so that plan/drift can be benchmarked and replayed "from recorded facts".
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "modules/module.h"
+#include "schemas/result.h"
+
+namespace plumb::plans {
+
+/// One node's observation.
+struct NodeObservation {
+  std::string node;
+  /// True when the probe ran (the node answered over SSH). A reachable node can still have
+  /// per-module errors in `facts`.
+  bool reachable = false;
+  /// Why the node could not be read, when !reachable ("ssh.refused", "ssh.timeout", "ssh.auth",
+  /// "ssh.hostkey", "ssh.hostkey-changed", "ssh.io", "probe.output").
+  Diagnostic error;
+  /// Facts by module name, or the module's probe/parse error ("probe.<module>").
+  std::map<std::string, Result<modules::Facts>> facts;
+  /// SHA-256 (hex) of the raw probe output with the per-run nonce removed: evidence of exactly
+  /// what the node printed.
+  std::string raw_digest;
+  /// "sha256:<hex>" of the canonical JSON of `facts` (errors included): equal digests mean
+  /// equal observed state. The planner records it; apply refuses a node whose digest moved.
+  std::string facts_digest;
+  double elapsed_s = 0;   ///< connect + probe round trip, seconds
+};
+
+struct ObservedState {
+  std::map<std::string, NodeObservation> nodes;
+  std::string gathered_at;   ///< UTC, RFC 3339 ("2026-11-29T23:59:01Z")
+
+  size_t UnreachableCount() const;
+  /// Nodes reachable but with at least one module in error.
+  size_t ProbeErrorCount() const;
+};
+
+/// sha256:<hex> over the canonical JSON (sorted keys, no whitespace) of `facts`, each entry
+/// either the module's facts or {"$error": code}. Stable across runs, processes and
+/// serialisation round trips; independent of map insertion order.
+std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts);
+/// Lower-case hex SHA-256 of `data` (OpenSSL EVP).
+std::string Sha256Hex(std::string_view data);
+
+/// The snapshot format ("format": "plumb.observed/v1"):
+///   {"format":..., "gathered_at":..., "nodes": {"<name>": {"reachable": bool, "error": diag?,
+///    "facts": {"<module>": {...}}, "errors": {"<module>": diag}, "raw_digest", "facts_digest",
+///    "elapsed_s"}}}
+nlohmann::json ToJson(const NodeObservation& n);
+nlohmann::json ToJson(const ObservedState& s);
+Result<NodeObservation> NodeObservationFromJson(const std::string& name, const nlohmann::json& j);
+/// Reads a snapshot; every problem is a Diagnostic with code "facts.snapshot".
+Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j);
+
+/// Reads/writes a snapshot file (JSON). Write is atomic (temp file + rename).
+Result<ObservedState> ReadObservedState(const std::string& path);
+Status WriteObservedState(const ObservedState& s, const std::string& path);
+
+}  // namespace plumb::plans

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The testbed's fake tools print what the real tools print: each check holds
+# a fake's output against a real sample in tests/data/samples/ (layout, column
+# positions, messages, exit codes). Runs the fakes directly on a scratch node
+# state; no testbed, no root needed.
+# shellcheck disable=SC2016  # ${Package} & co are dpkg-query's, not ours
+set -uo pipefail
+src=${PLUMB_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+fake=$src/tests/testbed/fake/usr
+samples=$src/tests/data/samples
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export TBNODE=$tmp/node
+mkdir -p "$TBNODE/state"
+cp "$src"/tests/testbed/defaults/* "$TBNODE/state/"
+echo hostname=n1 >>"$TBNODE/state/current.conf"
+: >"$TBNODE/state/pending.conf"
+: >"$TBNODE/state/events.log"
+while IFS= read -r l; do echo "$l"; done <"$TBNODE/state/sysctl.defaults" >"$TBNODE/state/sysctl.conf"
+
+pass=0 fail=0
+check() {
+  local d=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); echo "PASS: $d"; else fail=$((fail + 1)); echo "FAIL: $d"; fi
+}
+eq() {
+  [[ $1 == "$2" ]] && return 0
+  printf '    got:  %q\n    want: %q\n' "$1" "$2"
+  return 1
+}
+# positions of the box characters | and + in a line
+bars() { local s=$1 i out=""; for ((i = 0; i < ${#s}; i++)); do [[ ${s:i:1} == [\|+] ]] && out+="$i "; done; echo "$out"; }
+# a key: value listing reduced to its keys (indentation and tabs kept)
+keys() { sed -E 's/^([[:space:]]*[^:]*:).*/\1/'; }
+
+# nvidia-smi: the 535+ table
+t=$("$fake/bin/nvidia-smi")
+s=$(cat "$samples/nvidia-smi/table-575.txt")
+check "nvidia-smi table: header rows identical to the real one" \
+  eq "$(sed -n '4,7p' <<<"$t")" "$(sed -n '2,5p' <<<"$s")"
+check "nvidia-smi table: version row has the real column positions" \
+  eq "$(sed -n 3p <<<"$t" | grep -b -o -E 'NVIDIA-SMI|Driver Version|CUDA Version|\|$' | cut -d: -f1 | xargs)" \
+  "$(sed -n 1p <<<"$s" | grep -b -o -E 'NVIDIA-SMI|Driver Version|CUDA Version|\|$' | cut -d: -f1 | xargs)"
+for r in 1 2 3; do
+  check "nvidia-smi table: GPU row $r has the real column separators" \
+    eq "$(bars "$(sed -n "$((7 + r))p" <<<"$t")")" "$(bars "$(sed -n "$((6 + r))p" <<<"$s")")"
+done
+check "nvidia-smi table: process box like the real one" \
+  eq "$(grep -A3 '^| Processes:' <<<"$t" | head -1)" "$(grep '^| Processes:' <<<"$s")"
+# nvidia-smi -q: every key the real (510) log shows is there, with its indentation,
+# and the value column is where the real one is
+q=$("$fake/bin/nvidia-smi" -q -i 0)
+missing=$(keys <"$samples/nvidia-smi/q-510-excerpt.txt" | grep ':' | grep -v -E 'Timestamp|^GPU ' | sed -E 's/ +:$//' | while IFS= read -r k; do grep -qF -- "$k" <<<"$q" || echo "[$k]"; done)
+check "nvidia-smi -q: the real log's keys, indented alike" eq "$missing" ""
+check "nvidia-smi -q: values start in the real column (44)" \
+  eq "$(grep ' : ' <<<"$q" | awk '{print index($0, " : ")}' | sort -u)" "$(grep ' : ' "$samples/nvidia-smi/q-510-excerpt.txt" | awk '{print index($0, " : ")}' | sort -u)"
+check "nvidia-smi: unknown field exits 2, missing GPU exits 6 (man page)" \
+  eq "$("$fake/bin/nvidia-smi" --query-gpu=bogus --format=csv >/dev/null; echo $?)/$("$fake/bin/nvidia-smi" -L -i 99 >/dev/null; echo $?)" "2/6"
+sed -i '/^driver=/d' "$TBNODE/state/current.conf"
+check "nvidia-smi without a driver exits 9 (man page)" eq "$("$fake/bin/nvidia-smi" >/dev/null; echo $?)" 9
+echo driver=535.161.08 >>"$TBNODE/state/current.conf"
+
+# ibstat / ibv_devinfo: line structure (keys, tabs) of the real output
+check "ibstat: a CA block has the real keys and tabs" \
+  eq "$("$fake/sbin/ibstat" mlx5_7 | keys)" "$(sed -n '1,17p' "$samples/ibstat/infiniband-and-ibpanic.txt" | keys)"
+check "ibstat: a missing CA fails with ibpanic like the real one" \
+  eq "$("$fake/sbin/ibstat" mlx5_8 2>&1 | sed 's/\[[0-9]*\]/[PID]/')" "$(sed -n '18p' "$samples/ibstat/infiniband-and-ibpanic.txt" | sed 's/\[[0-9]*\]/[PID]/')"
+check "ibv_devinfo: device header keys and tabs like the real one" \
+  eq "$("$fake/bin/ibv_devinfo" -d mlx5_1 | head -10 | keys)" "$(keys <"$samples/ibv_devinfo/cx5-header.txt")"
+check "ibv_devinfo: port keys like the real one" \
+  eq "$("$fake/bin/ibv_devinfo" -d mlx5_1 | sed -n '11,18p' | keys | tr -s ' \t' ' ')" "$(sed -n '11,18p' "$samples/ibv_devinfo/cx7-port.paste.txt" | keys | tr -s ' \t' ' ')"
+
+# dpkg-query
+check "dpkg-query -W: name TAB version" eq "$("$fake/bin/dpkg-query" -W libnccl2)" "$(printf 'libnccl2\t2.19.3-1+cuda12.2')"
+check "dpkg-query -l: the real header" \
+  eq "$("$fake/bin/dpkg-query" -l libnccl2 | head -3)" "$(head -3 "$samples/dpkg-query/l.debian12.txt")"
+check "dpkg-query -l: columns sized to the widest value, like the real one" \
+  eq "$("$fake/bin/dpkg-query" -l libnccl2 nvidia-driver-535 | sed -n 4p | grep -b -o -E 'Version|Architecture|Description' | cut -d: -f1 | xargs)" "22 42 55"
+check "dpkg-query -W / -s of a missing package: real messages, exit 1" \
+  eq "$("$fake/bin/dpkg-query" -W nopkg 2>&1; echo "exit=$?"; "$fake/bin/dpkg-query" -s nopkg 2>&1; echo "exit=$?")" \
+  "$(cat "$samples/dpkg-query/W-missing.debian12.txt" "$samples/dpkg-query/s-missing.debian12.txt")"
+check "dpkg-query -s: the real first two lines" \
+  eq "$("$fake/bin/dpkg-query" -s libnccl2 | sed -n '1,2p' | keys)" "$(sed -n '1,2p' "$samples/dpkg-query/s.debian12.txt" | keys)"
+
+# apt-get
+check "apt-get install of an unknown package: real output, exit 100" \
+  eq "$("$fake/bin/apt-get" install -y nopkg-xyz 2>&1; echo "exit=$?")" "$(cat "$samples/apt-get/install-unknown.debian12.txt")"
+check "apt-get install of an unknown version: real error, exit 100" \
+  eq "$("$fake/bin/apt-get" install -y libnccl2=0.0 2>&1 | tail -1)" "E: Version '0.0' for 'libnccl2' was not found"
+check "apt-get install of the installed version: real wording" \
+  eq "$("$fake/bin/apt-get" install -y libnccl2=2.19.3-1+cuda12.2 | sed -n 4p)" "libnccl2 is already the newest version (2.19.3-1+cuda12.2)."
+
+# sysctl, modinfo, nvcc
+check "sysctl: read, -n, tab values and an unknown key like the real one" \
+  eq "$("$fake/sbin/sysctl" vm.swappiness; "$fake/sbin/sysctl" -n vm.swappiness; "$fake/sbin/sysctl" net.ipv4.tcp_rmem | sed 's/= .*/=/'; "$fake/sbin/sysctl" no.such.key 2>&1; echo "exit=$?")" \
+  "$(sed 's/\(tcp_rmem =\).*/\1/' "$samples/sysctl/read.debian12.txt")"
+check "modinfo of a missing module: the real message" \
+  eq "$("$fake/sbin/modinfo" -F version nvidia_nonesuch 2>&1 | sed 's/nvidia_nonesuch/nvidia/')" "$(cat "$samples/modinfo/not-found.txt")"
+mkdir -p "$tmp/cuda/bin"
+cp "$fake/lib/plumb-tb/nvcc" "$tmp/cuda/bin/nvcc"
+printf '{\n   "cuda_nvcc" : {\n      "name" : "CUDA NVCC",\n      "version" : "12.5.82"\n   }\n}\n' >"$tmp/cuda/version.json"
+check "nvcc --version of 12.5.82 is byte-identical to the real one" \
+  eq "$("$tmp/cuda/bin/nvcc" --version)" "$(cat "$samples/nvcc/nvcc-12.5.txt")"
+
+echo "$pass passed, $fail failed"
+((fail == 0))

@@ -1,0 +1,269 @@
+// Gather with fake shells: the fan-out bound, the one-script/one-round-trip contract, section
+// splitting (through a real /bin/sh), per-node errors and the facts digest.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "plans/gather.h"
+#include "plans/observed.h"
+#include "plans/probe_sections.h"
+
+using namespace plumb;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A module whose facts echo its section, so a test sees exactly what the parser got.
+class EchoModule : public modules::Module {
+ public:
+  EchoModule(std::string name, std::string probe) : name_(std::move(name)), probe_(std::move(probe)) {}
+  std::string_view Name() const override { return name_; }
+  std::string ProbeScript() const override { return probe_; }
+  Result<modules::Facts> ParseProbe(std::string_view out, int status) const override {
+    if (out == "FAIL\n") return Diagnostic::Error("probe." + name_, "unexpected output");
+    return modules::Facts{{"out", std::string(out)}, {"status", status}};
+  }
+  bool Wants(const nlohmann::json&) const override { return false; }
+  std::vector<modules::Action> Diff(const nlohmann::json&, const modules::Facts&) const override {
+    return {};
+  }
+
+ private:
+  std::string name_, probe_;
+};
+
+// Runs the command with the local /bin/sh: the combined script is really executed.
+class LocalShell : public transport::Shell {
+ public:
+  Result<transport::CommandOutput> Run(std::string_view command, std::chrono::milliseconds) override {
+    ++runs;
+    std::string cmd = "/bin/sh -c " + transport::ShellQuote(command);
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    transport::CommandOutput out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.out.append(buf, n);
+    int st = pclose(p);
+    out.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+    return out;
+  }
+  int runs = 0;
+};
+
+// Answers with canned output (or a canned error) and records concurrency.
+struct FakeFactory : plans::ShellFactory {
+  struct Shell : transport::Shell {
+    FakeFactory* f;
+    std::string node;
+    Result<transport::CommandOutput> Run(std::string_view command,
+                                         std::chrono::milliseconds) override {
+      int now = ++f->active;
+      int prev = f->max_active.load();
+      while (now > prev && !f->max_active.compare_exchange_weak(prev, now)) {}
+      std::this_thread::sleep_for(f->delay);
+      --f->active;
+      std::lock_guard<std::mutex> lock(f->mu);
+      f->runs[node]++;
+      f->scripts.insert(std::string(command));
+      if (auto it = f->errors.find(node); it != f->errors.end()) return it->second;
+      transport::CommandOutput o;
+      o.out = f->reply(node);
+      return o;
+    }
+  };
+  std::unique_ptr<transport::Shell> Open(const inventory::Node& n) override {
+    auto s = std::make_unique<Shell>();
+    s->f = this;
+    s->node = n.name;
+    return s;
+  }
+  std::function<std::string(const std::string&)> reply = [](const std::string&) { return ""; };
+  std::map<std::string, Diagnostic> errors;
+  std::chrono::milliseconds delay{0};
+  std::atomic<int> active{0}, max_active{0};
+  std::mutex mu;
+  std::map<std::string, int> runs;
+  std::set<std::string> scripts;
+};
+
+std::vector<inventory::Node> MakeNodes(int n) {
+  std::vector<inventory::Node> nodes(n);
+  for (int i = 0; i < n; ++i) {
+    nodes[i].name = "gpu" + std::to_string(100 + i);
+    nodes[i].address = nodes[i].name + ".pod-a.example";
+  }
+  return nodes;
+}
+
+std::vector<const inventory::Node*> Ptrs(const std::vector<inventory::Node>& v) {
+  std::vector<const inventory::Node*> p;
+  for (const auto& n : v) p.push_back(&n);
+  return p;
+}
+
+std::string Section(const std::string& nonce, const std::string& m, const std::string& body, int st) {
+  return "@@plumb:" + nonce + ":begin:" + m + "\n" + body + "\n@@plumb:" + nonce + ":end:" + m +
+         ":" + std::to_string(st) + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("the combined probe script runs every snippet once and splits back exactly") {
+  EchoModule a("alpha", "echo one; echo two");
+  EchoModule b("beta", "printf 'no newline'");
+  EchoModule c("gamma", "true");                 // prints nothing
+  EchoModule d("delta", "echo partial; exit 7");  // exits: must not end the script
+  EchoModule e("eps", "echo '@@plumb:0000:end:eps:0'; echo after");  // forged marker, wrong nonce
+  EchoModule none("bmc_only", "");                // no in-band probe: skipped
+  LocalShell sh;
+  auto obs = plans::ProbeNode("n1", sh, {&a, &b, &c, &d, &e, &none}, 5s, "feedface");
+  CHECK(sh.runs == 1);  // one round trip
+  REQUIRE(obs.reachable);
+  CHECK(obs.facts.size() == 5);
+  CHECK(obs.facts.count("bmc_only") == 0);
+  CHECK(obs.facts.at("alpha")->at("out") == "one\ntwo\n");
+  CHECK(obs.facts.at("alpha")->at("status") == 0);
+  CHECK(obs.facts.at("beta")->at("out") == "no newline");
+  CHECK(obs.facts.at("gamma")->at("out") == "");
+  CHECK(obs.facts.at("delta")->at("out") == "partial\n");
+  CHECK(obs.facts.at("delta")->at("status") == 7);
+  CHECK(obs.facts.at("eps")->at("out") == "@@plumb:0000:end:eps:0\nafter\n");
+  CHECK(obs.facts_digest.rfind("sha256:", 0) == 0);
+  CHECK(obs.raw_digest.size() == 64);
+}
+
+TEST_CASE("section splitting rejects truncated and marker-less output") {
+  auto ok = plans::SplitProbeOutput(Section("n", "a", "x", 0) + Section("n", "b", "", 3), "n");
+  REQUIRE(ok.ok());
+  CHECK(ok->at("a").out == "x");
+  CHECK(ok->at("b").out == "");
+  CHECK(ok->at("b").exit_status == 3);
+
+  auto truncated = plans::SplitProbeOutput(Section("n", "a", "x", 0) + "@@plumb:n:begin:b\nhal", "n");
+  REQUIRE(!truncated.ok());
+  CHECK(truncated.error().code == "probe.output");
+  CHECK(truncated.error().message.find("'b'") != std::string::npos);
+
+  auto none = plans::SplitProbeOutput("Welcome to the node!\n", "n");
+  REQUIRE(!none.ok());
+  CHECK(none.error().code == "probe.output");
+
+  // Another run's nonce is not ours: its markers are content, not sections.
+  auto foreign = plans::SplitProbeOutput(Section("other", "a", "x", 0), "n");
+  CHECK(!foreign.ok());
+}
+
+TEST_CASE("gather never runs more than `fanout` nodes at once, and uses all of them") {
+  auto nodes = MakeNodes(40);
+  EchoModule a("alpha", "echo a");
+  FakeFactory f;
+  f.delay = 15ms;
+  plans::GatherOptions opt;
+  opt.fanout = 4;
+  opt.nonce = "abc";
+  f.reply = [](const std::string& node) { return Section("abc", "alpha", node, 0); };
+  auto st = plans::Gather(Ptrs(nodes), {&a}, f, opt);
+  CHECK(st.nodes.size() == 40);
+  CHECK(f.max_active.load() <= 4);
+  CHECK(f.max_active.load() >= 2);  // it is parallel at all
+  for (const auto& [name, runs] : f.runs) CHECK(runs == 1);
+  CHECK(f.scripts.size() == 1);  // one script for every node
+  CHECK(st.nodes.at("gpu123").facts.at("alpha")->at("out") == "gpu123");
+}
+
+TEST_CASE("a fresh nonce per run") {
+  auto nodes = MakeNodes(1);
+  EchoModule a("alpha", "echo a");
+  FakeFactory f;
+  plans::Gather(Ptrs(nodes), {&a}, f, {});
+  plans::Gather(Ptrs(nodes), {&a}, f, {});
+  CHECK(f.scripts.size() == 2);
+  CHECK(plans::NewNonce().size() == 32);
+}
+
+TEST_CASE("per-node failures are recorded, the others are read, progress sees every node") {
+  auto nodes = MakeNodes(6);
+  EchoModule a("alpha", "echo a");
+  EchoModule b("beta", "echo b");
+  FakeFactory f;
+  f.errors.emplace("gpu101", Diagnostic::Error("ssh.refused", "gpu101: connection refused"));
+  f.errors.emplace("gpu102", Diagnostic::Error("ssh.hostkey", "gpu102: unknown host key"));
+  f.reply = [](const std::string& node) -> std::string {
+    if (node == "gpu103") return "motd only\n";                 // no markers
+    if (node == "gpu104") return Section("z", "alpha", "FAIL\n", 0);   // parser error, beta missing
+    return Section("z", "alpha", "1", 0) + Section("z", "beta", "2", 0);
+  };
+  struct Counter : plans::ProgressObserver {
+    std::vector<size_t> done;
+    void OnNodeDone(const plans::NodeObservation&, size_t d, size_t total) override {
+      CHECK(total == 6);
+      done.push_back(d);
+    }
+  } progress;
+  plans::GatherOptions opt;
+  opt.nonce = "z";
+  opt.fanout = 3;
+  auto st = plans::Gather(Ptrs(nodes), {&a, &b}, f, opt, &progress);
+  CHECK(progress.done.size() == 6);
+  CHECK(progress.done.back() == 6);
+  CHECK(!st.nodes.at("gpu101").reachable);
+  CHECK(st.nodes.at("gpu101").error.code == "ssh.refused");
+  CHECK(st.nodes.at("gpu102").error.code == "ssh.hostkey");
+  CHECK(!st.nodes.at("gpu103").reachable);
+  CHECK(st.nodes.at("gpu103").error.code == "probe.output");
+  CHECK(st.nodes.at("gpu104").reachable);
+  CHECK(st.nodes.at("gpu104").facts.at("alpha").error().code == "probe.alpha");
+  CHECK(st.nodes.at("gpu104").facts.at("beta").error().code == "probe.beta");
+  CHECK(st.nodes.at("gpu100").facts.at("beta")->at("out") == "2");
+  CHECK(st.UnreachableCount() == 3);
+  CHECK(st.ProbeErrorCount() == 1);
+}
+
+TEST_CASE("the facts digest is canonical: order-free, stable through JSON, sensitive to values") {
+  std::map<std::string, Result<modules::Facts>> f1, f2;
+  f1.emplace("kernel", modules::Facts{{"release", "5.15.0"}, {"boot_id", "x"}});
+  f1.emplace("sysctl", modules::Facts{{"vm.swappiness", 10}});
+  f2.emplace("sysctl", modules::Facts{{"vm.swappiness", 10}});
+  f2.emplace("kernel", modules::Facts::parse(R"({"boot_id":"x","release":"5.15.0"})"));
+  CHECK(plans::FactsDigest(f1) == plans::FactsDigest(f2));
+  // Golden value: the canonical form must not change silently between versions, or every
+  // saved plan would look stale.
+  CHECK(plans::FactsDigest(f1) ==
+        "sha256:" + plans::Sha256Hex(R"({"kernel":{"boot_id":"x","release":"5.15.0"},)"
+                                     R"("sysctl":{"vm.swappiness":10}})"));
+
+  plans::NodeObservation n;
+  n.node = "gpu001";
+  n.reachable = true;
+  n.facts = f1;
+  n.facts.emplace("ofed", Diagnostic::Error("probe.ofed", "ofed_info: not found"));
+  n.facts_digest = plans::FactsDigest(n.facts);
+  plans::ObservedState s;
+  s.nodes["gpu001"] = n;
+  plans::NodeObservation down;
+  down.node = "gpu002";
+  down.error = Diagnostic::Error("ssh.timeout", "gpu002: connect timed out");
+  s.nodes["gpu002"] = down;
+  auto back = plans::ObservedStateFromJson(nlohmann::json::parse(plans::ToJson(s).dump()));
+  REQUIRE(back.ok());
+  CHECK(plans::FactsDigest(back->nodes.at("gpu001").facts) == n.facts_digest);
+  CHECK(back->nodes.at("gpu001").facts.at("ofed").error().code == "probe.ofed");
+  CHECK(back->nodes.at("gpu002").error.code == "ssh.timeout");
+  CHECK(!back->nodes.at("gpu002").reachable);
+
+  f2.at("sysctl") = modules::Facts{{"vm.swappiness", 60}};
+  CHECK(plans::FactsDigest(f1) != plans::FactsDigest(f2));
+}
+
+TEST_CASE("a snapshot that is not one is refused with a diagnostic") {
+  CHECK(plans::ObservedStateFromJson(nlohmann::json{{"nodes", {}}}).error().code ==
+        "facts.snapshot");
+  auto bad = plans::ObservedStateFromJson(
+      nlohmann::json{{"format", "plumb.observed/v1"}, {"nodes", {{"n1", {{"facts", {}}}}}}});
+  CHECK(!bad.ok());
+}

@@ -1,0 +1,64 @@
+// --limit: globs, comma lists, @groups through parents, exclusions, and loud no-match errors.
+#include <doctest/doctest.h>
+
+#include "plans/node_select.h"
+
+using namespace plumb;
+
+namespace {
+inventory::Cluster Pod() {
+  inventory::Cluster c;
+  auto add = [&](std::string name, std::vector<std::string> groups) {
+    inventory::Node n;
+    n.name = std::move(name);
+    n.address = n.name + ".pod-a.example";
+    n.groups = std::move(groups);
+    c.nodes.push_back(std::move(n));
+  };
+  add("gpu001", {"h100"});
+  add("gpu002", {"h100"});
+  add("gpu003", {"a100"});
+  add("gpu010", {"h100", "canary"});
+  add("login1", {});
+  inventory::Group gpu;
+  gpu.name = "gpu";
+  inventory::Group h100;
+  h100.name = "h100";
+  h100.parents = {"gpu"};
+  inventory::Group a100;
+  a100.name = "a100";
+  a100.parents = {"gpu"};
+  c.groups = {{"gpu", gpu}, {"h100", h100}, {"a100", a100}};
+  return c;
+}
+
+std::string Names(const Result<std::vector<const inventory::Node*>>& r) {
+  REQUIRE(r.ok());
+  std::string s;
+  for (const auto* n : r.value()) s += (s.empty() ? "" : ",") + n->name;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("--limit selects by glob, list, group and exclusion, in inventory order") {
+  auto c = Pod();
+  CHECK(Names(plans::SelectNodes(c, "")) == "gpu001,gpu002,gpu003,gpu010,login1");
+  CHECK(Names(plans::SelectNodes(c, "gpu00[1-2]")) == "gpu001,gpu002");
+  CHECK(Names(plans::SelectNodes(c, "login1, gpu003")) == "gpu003,login1");
+  CHECK(Names(plans::SelectNodes(c, "@h100")) == "gpu001,gpu002,gpu010");
+  CHECK(Names(plans::SelectNodes(c, "@gpu")) == "gpu001,gpu002,gpu003,gpu010");  // via parents
+  CHECK(Names(plans::SelectNodes(c, "@gpu,!@canary,!gpu002")) == "gpu001,gpu003");
+  CHECK(Names(plans::SelectNodes(c, "!gpu*")) == "login1");
+  CHECK(Names(plans::SelectNodes(c, "@canary")) == "gpu010");  // a group only nodes name
+}
+
+TEST_CASE("a --limit term that matches nothing is an error naming it") {
+  auto c = Pod();
+  auto typo = plans::SelectNodes(c, "gpu001,gpu9*");
+  REQUIRE(!typo.ok());
+  CHECK(typo.error().code == "limit.no-match");
+  CHECK(typo.error().message.find("gpu9*") != std::string::npos);
+  auto group = plans::SelectNodes(c, "@b200");
+  REQUIRE(!group.ok());
+  CHECK(group.error().message.find("b200") != std::string::npos);
+}

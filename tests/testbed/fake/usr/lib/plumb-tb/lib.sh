@@ -1,0 +1,291 @@
+# shellcheck shell=bash
+# Helpers shared by the fake node tools. Sourced, never run.
+#
+# Inside a node the node's directory is bind-mounted at /var/lib/tbnode and
+# this file is /usr/lib/plumb-tb/lib.sh (the fakes are the lower layer of the
+# node's /usr overlay). Outside a node, set TBNODE to a node directory to run
+# a fake directly against its state.
+#
+# Reads use bash builtins only (no fork, no exec): a gather over 256 nodes runs
+# these scripts thousands of times on a 2-core machine.
+
+TBNODE=${TBNODE:-/var/lib/tbnode}
+ST=$TBNODE/state
+declare -A _ST=()
+_st_loaded=
+
+# st_load [FILE]: read KEY=VALUE lines of FILE (default current.conf) into _ST.
+st_load() {
+  local f=${1:-$ST/current.conf} k v
+  _ST=()
+  if [[ -r $f ]]; then
+    while IFS='=' read -r k v; do
+      [[ -n $k && $k != \#* ]] && _ST[$k]=$v
+    done <"$f"
+  fi
+  [[ -n ${1:-} ]] || _st_loaded=1
+}
+
+# st_get KEY [FILE]: the value of KEY (empty when unset). current.conf is read
+# once per process; other files on each call.
+st_get() {
+  if [[ -n ${2:-} ]]; then
+    local -A saved=()
+    local k
+    for k in "${!_ST[@]}"; do saved[$k]=${_ST[$k]}; done
+    st_load "$2"
+    printf '%s\n' "${_ST[$1]:-}"
+    _ST=()
+    for k in "${!saved[@]}"; do _ST[$k]=${saved[$k]}; done
+    return 0
+  fi
+  [[ -n $_st_loaded ]] || st_load
+  printf '%s\n' "${_ST[$1]:-}"
+}
+
+# st_set FILE KEY VALUE: replace KEY's line atomically, under the state lock.
+st_set() {
+  local f=$1 k=$2 v=$3
+  (
+    flock 8
+    { [[ -r $f ]] && grep -v "^$k=" "$f"; printf '%s=%s\n' "$k" "$v"; } >"$f.tmp.$$"
+    mv "$f.tmp.$$" "$f"
+  ) 8>"$ST/.state.lock"
+  _st_loaded=
+}
+# st_del FILE KEY
+st_del() {
+  local f=$1 k=$2
+  [[ -r $f ]] || return 0
+  (
+    flock 8
+    { grep -v "^$k=" "$f" || true; } >"$f.tmp.$$"
+    mv "$f.tmp.$$" "$f"
+  ) 8>"$ST/.state.lock"
+  _st_loaded=
+}
+
+# ev MESSAGE: append a timestamped line to the node's events.log.
+ev() { printf '%s %s\n' "${EPOCHREALTIME:0:14}" "$*" >>"$ST/events.log"; }
+
+# hash32 STRING: a stable 32-bit number (FNV-1a), for per-node serials and GUIDs.
+hash32() {
+  local s=$1 h=2166136261 i c
+  for ((i = 0; i < ${#s}; i++)); do
+    printf -v c '%d' "'${s:i:1}"
+    h=$((((h ^ c) * 16777619) & 0xffffffff))
+  done
+  echo "$h"
+}
+
+# --- packages (state/packages: "name version" lines, sorted) -----------------
+pkg_ver() { # NAME -> installed version, or nothing
+  local p v
+  while read -r p v; do [[ $p == "$1" ]] && { echo "$v"; return 0; }; done <"$ST/packages"
+  return 1
+}
+pkg_set() { # NAME VERSION
+  (
+    flock 8
+    { awk -v p="$1" '$1 != p' "$ST/packages"; echo "$1 $2"; } | LC_ALL=C sort >"$ST/packages.tmp.$$"
+    mv "$ST/packages.tmp.$$" "$ST/packages"
+  ) 8>"$ST/.state.lock"
+}
+pkg_del() { # NAME
+  (
+    flock 8
+    awk -v p="$1" '$1 != p' "$ST/packages" >"$ST/packages.tmp.$$"
+    mv "$ST/packages.tmp.$$" "$ST/packages"
+  ) 8>"$ST/.state.lock"
+}
+# repo_ver NAME [VERSION]: with VERSION, prints it if the fake repository has
+# it; without, prints the candidate (the last line for NAME). Fails if none.
+repo_ver() {
+  local p v found=
+  while read -r p v; do
+    [[ $p == "$1" ]] || continue
+    if [[ -n ${2:-} ]]; then [[ $v == "$2" ]] && found=$v; else found=$v; fi
+  done <"$ST/repo"
+  [[ -n $found ]] && echo "$found"
+}
+# upstream VERSION: drop the epoch and the distribution revision
+# ("1:3.3.7" -> 3.3.7, "550.90.07-0ubuntu1" -> 550.90.07). OFED versions keep
+# their dash ("24.07-0.6.1.0"), so callers that want them use the raw value.
+upstream() { local v=${1#*:}; echo "${v%%-*}"; }
+
+# The CUDA version nvidia-smi shows is the newest the driver supports.
+cuda_for_driver() {
+  case ${1%%.*} in
+    525) echo 12.0 ;; 530) echo 12.1 ;; 535) echo 12.2 ;; 545) echo 12.3 ;;
+    550) echo 12.4 ;; 555) echo 12.5 ;; 560) echo 12.6 ;; 565) echo 12.7 ;;
+    570) echo 12.8 ;; 575) echo 12.9 ;; 580) echo 13.0 ;; *) echo 12.0 ;;
+  esac
+}
+# nvcc's own version in a toolkit release (from NVIDIA's version.json files).
+nvcc_for_cuda() {
+  case $1 in
+    12.2.2) echo 12.2.140 ;; 12.3.2) echo 12.3.107 ;; 12.4.0) echo 12.4.99 ;;
+    12.4.1) echo 12.4.131 ;; 12.5.1) echo 12.5.82 ;; 12.6.2) echo 12.6.77 ;;
+    12.6.3) echo 12.6.85 ;; 12.8.1) echo 12.8.93 ;; *) echo "${1%.*}.$((100 + ${1##*.}))" ;;
+  esac
+}
+
+# pkg_installed_effects NAME VERSION: what installing a package changes besides
+# the package list. Kernel, driver and OFED take effect at the next boot
+# (pending.conf); the CUDA toolkit and the fabric manager binary at once.
+pkg_installed_effects() {
+  local p=$1 v=$2 d
+  case $p in
+    linux-image-[0-9]*)
+      st_set "$ST/pending.conf" kernel "${p#linux-image-}"
+      st_set "$ST/pending.conf" kernel_build "#${v##*.}-Ubuntu SMP Fri Aug  2 19:25:20 UTC 2024" ;;
+    nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
+      d=$(upstream "$v")
+      st_set "$ST/pending.conf" driver "$d" ;;
+    mlnx-ofed-all | mlnx-ofed-basic | doca-ofed)
+      st_set "$ST/pending.conf" ofed "${v#*:}" ;;
+    cuda-toolkit-[0-9]* | cuda-[0-9]*-[0-9]*)
+      d=$(upstream "$v")
+      st_set "$ST/current.conf" cuda "$d"
+      st_set "$ST/current.conf" nvcc "$(nvcc_for_cuda "$d")"
+      render_cuda ;;
+    nvidia-fabricmanager-[0-9]* | nvidia-fabric-manager)
+      st_set "$ST/current.conf" fabricmanager "$(upstream "$v")" ;;
+  esac
+  if [[ -s $ST/pending.conf ]]; then
+    : >"$ST/reboot-required"
+    : >/run/reboot-required 2>/dev/null || true
+  fi
+}
+pkg_removed_effects() { # NAME
+  case $1 in
+    nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*) st_set "$ST/pending.conf" driver "" ;;
+    cuda-toolkit-[0-9]* | cuda-[0-9]*-[0-9]*)
+      st_del "$ST/current.conf" cuda
+      st_del "$ST/current.conf" nvcc
+      render_cuda ;;
+    nvidia-fabricmanager-[0-9]* | nvidia-fabric-manager) st_del "$ST/current.conf" fabricmanager ;;
+  esac
+}
+
+# check_drained ACTION: with check_drained=1 in current.conf, changing the node
+# while Slurm still runs jobs on it is logged as "VIOLATION ..." in events.log.
+# This checks plumb's core invariant ("never touch a node that is not
+# drained") from the node's side.
+check_drained() {
+  [[ $(st_get check_drained) == 1 ]] || return 0
+  local jobs
+  jobs=$(squeue -h -w "$(st_get hostname)" -t R,CG -o %i 2>/dev/null | tr '\n' ' ')
+  [[ -z $jobs ]] || ev "VIOLATION $* while jobs running: $jobs"
+}
+
+# --- files rendered from the state -------------------------------------------
+# render_cuda: /usr/local/cuda-X.Y/{version.json,bin/nvcc} and the
+# /usr/local/cuda link, as the toolkit package installs them.
+render_cuda() {
+  local c n short dir
+  st_load
+  c=${_ST[cuda]:-} n=${_ST[nvcc]:-}
+  rm -f /usr/local/cuda
+  [[ -n $c ]] || return 0
+  short=${c%.*} dir=/usr/local/cuda-${c%.*}
+  mkdir -p "$dir/bin"
+  cat >"$dir/version.json" <<JSON
+{
+   "cuda" : {
+      "name" : "CUDA SDK",
+      "version" : "$c"
+   },
+   "cuda_cccl" : {
+      "name" : "CUDA C++ Core Compute Libraries",
+      "version" : "$n"
+   },
+   "cuda_cudart" : {
+      "name" : "CUDA Runtime (cudart)",
+      "version" : "$n"
+   },
+   "cuda_nvcc" : {
+      "name" : "CUDA NVCC",
+      "version" : "$n"
+   },
+   "cuda_nvrtc" : {
+      "name" : "CUDA NVRTC",
+      "version" : "$n"
+   },
+   "nvidia_driver" : {
+      "name" : "NVIDIA Linux Driver",
+      "version" : "$(cuda_driver_min "$short")"
+   }
+}
+JSON
+  cp /usr/lib/plumb-tb/nvcc "$dir/bin/nvcc"
+  ln -sfn "$dir" /usr/local/cuda
+}
+cuda_driver_min() { # the driver a toolkit release bundles
+  case $1 in
+    12.2) echo 535.104.05 ;; 12.3) echo 545.23.08 ;; 12.4) echo 550.54.15 ;;
+    12.5) echo 555.42.06 ;; 12.6) echo 560.35.03 ;; 12.8) echo 570.124.06 ;; *) echo 535.54.03 ;;
+  esac
+}
+
+# render_os_release: /usr/lib/os-release (/etc/os-release links to it), in
+# Ubuntu's format.
+render_os_release() {
+  st_load
+  local id=${_ST[os_id]:-ubuntu} vid=${_ST[os_version_id]:-22.04}
+  local cn=${_ST[os_codename]:-jammy}
+  cat >/usr/lib/os-release <<OS
+PRETTY_NAME="${_ST[os_pretty_name]:-Ubuntu 22.04.4 LTS}"
+NAME="${_ST[os_name]:-Ubuntu}"
+VERSION_ID="$vid"
+VERSION="${_ST[os_version]:-22.04.4 LTS (Jammy Jellyfish)}"
+VERSION_CODENAME=$cn
+ID=$id
+ID_LIKE=debian
+HOME_URL="https://www.ubuntu.com/"
+SUPPORT_URL="https://help.ubuntu.com/"
+BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"
+PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"
+UBUNTU_CODENAME=$cn
+OS
+  ln -sfn ../usr/lib/os-release /etc/os-release
+}
+
+# ver_lt A B: A sorts before B (GNU sort -V, close to dpkg's ordering for
+# the versions the testbed uses).
+ver_lt() {
+  [[ $1 != "$2" ]] && [[ $(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1) == "$1" ]]
+}
+
+# pkg_install NAME VERSION TOOL: record an installation made by TOOL
+# (apt-get, dnf) with all its effects.
+pkg_install() {
+  check_drained "$3 install $1=$2"
+  pkg_set "$1" "$2"
+  pkg_installed_effects "$1" "$2"
+  ev "$3 install $1=$2"
+}
+# pkg_remove NAME TOOL VERB
+pkg_remove() {
+  check_drained "$2 $3 $1"
+  pkg_del "$1"
+  pkg_removed_effects "$1"
+  ev "$2 $3 $1"
+}
+
+# The dpkg lock, as apt-get and dnf take it. dpkg_locked=1 in current.conf
+# simulates another process (say unattended-upgrades) holding it.
+# lock_dpkg TIMEOUT: 0 = fail at once.
+lock_dpkg() {
+  exec 9>"$ST/dpkg.lock"
+  if [[ $(st_get dpkg_locked) == 1 ]] || ! flock -w "${1:-0}" 9; then
+    [[ $(st_get dpkg_locked) == 1 ]] && sleep "${1:-0}"
+    local holder
+    holder=$(cat "$ST/dpkg.lock.pid" 2>/dev/null)
+    echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process ${holder:-1234} (apt-get)" >&2
+    echo "N: Be aware that removing the lock file is not a solution and may break your system." >&2
+    echo "E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is another process using it?" >&2
+    return 1
+  fi
+  echo $$ >"$ST/dpkg.lock.pid"
+}

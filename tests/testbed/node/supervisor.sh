@@ -1,0 +1,151 @@
+#!/bin/bash
+# Keeps one simulated node "powered", like the node's power supply and BMC.
+# Boots node/init.sh in fresh pid+mount+uts(+time) namespaces, and when the
+# node's init ends decides what happens next:
+#   OS reboot       down for TB_DOWNTIME s, pending.conf applied, boots again
+#                   (with reboot_hang=1 in current.conf it never comes back
+#                   until a BMC action: `tb ctl reboot|poweron`)
+#   OS poweroff     stays off until `tb ctl poweron`
+#   BMC reset/off   requested by `tb ctl` through ctl/request + SIGUSR1
+# SIGTERM: power off for good and exit (tb down).
+#
+# ctl/status tells the state: booting | up | down (between power cycles) |
+# off | hung.
+set -u
+ND=$1
+# shellcheck source=/dev/null
+. "$ND/node.env" # TB_NODE TB_ADDR TB_RUN TB_HOME TB_SLURMD TB_DOWNTIME TB_DOWN_MODE
+CTL=$ND/ctl ST=$ND/state
+child='' stop=0 power=on reason=''
+
+ev() { printf '%s %s\n' "${EPOCHREALTIME:0:14}" "$*" >>"$ST/events.log"; }
+status() { echo "$1" >"$CTL/status.tmp" && mv "$CTL/status.tmp" "$CTL/status"; }
+knob() { sed -n "s/^$1=//p" "$ST/current.conf" | tail -1; }
+
+# Kernel start time of a PID (field 22 of /proc/PID/stat): tb down checks it
+# before it signals a recorded PID.
+starttime() {
+  local s
+  read -r s <"/proc/$1/stat" || return 0
+  s=${s##*) }
+  read -r -a f <<<"$s"
+  echo "${f[19]}"
+}
+
+# Stop the node by signalling its init (PID 1 inside): unshare then returns
+# only after the kernel has killed every process of the node's PID namespace.
+kill_node() {
+  local p
+  [[ -n $child ]] || return 0
+  read -r p _ <"/proc/$child/task/$child/children" 2>/dev/null
+  if [[ -n ${p:-} ]]; then kill -TERM "$p" 2>/dev/null; else kill -TERM "$child" 2>/dev/null; fi
+}
+
+# A BMC request from `tb ctl`: the action is in ctl/request.
+on_request() {
+  local r
+  r=$(cat "$CTL/request" 2>/dev/null) || return 0
+  rm -f "$CTL/request"
+  case $r in
+    reset)
+      if [[ -n $child ]]; then reason=reset; kill_node; else power=on; fi ;;
+    off)
+      power=off
+      if [[ -n $child ]]; then reason=off; kill_node; fi ;;
+    on)
+      [[ -n $child ]] || power=on ;;
+  esac
+}
+trap 'stop=1; kill_node' TERM INT
+trap on_request USR1
+
+# Packets to a node that is not up are dropped instead of refused when the
+# node's down mode is "drop" (nftables set made by `tb up`).
+drop_while_down() { # add|delete
+  local mode
+  mode=$(knob down_mode)
+  [[ ${mode:-$TB_DOWN_MODE} == drop ]] || return 0
+  nft "$1" element inet tb down "{ $TB_ADDR }" 2>/dev/null || true
+}
+
+# Apply state/pending.conf to current.conf: what the new boot sees.
+apply_pending() {
+  local k v
+  [[ -s $ST/pending.conf ]] || return 0
+  (
+    flock 8
+    while IFS='=' read -r k v; do
+      [[ -n $k ]] || continue
+      { grep -v "^$k=" "$ST/current.conf"; [[ -z $v ]] || echo "$k=$v"; } >"$ST/current.tmp"
+      mv "$ST/current.tmp" "$ST/current.conf"
+    done <"$ST/pending.conf"
+    ev "applied pending: $(tr '\n' ' ' <"$ST/pending.conf")"
+    : >"$ST/pending.conf"
+    rm -f "$ST/reboot-required"
+  ) 8>"$ST/.state.lock"
+}
+
+# Sleep in the background and wait, so that signals are handled at once.
+nap() {
+  local p
+  sleep "$1" &
+  p=$!
+  wait "$p" 2>/dev/null
+  kill "$p" 2>/dev/null   # woken by a signal: do not leave the sleep behind
+}
+
+# A time namespace whose CLOCK_BOOTTIME starts near 0: /proc/uptime, uptime -s
+# and slurmd's BootTime show the simulated boot (kernel >= 5.6).
+timens_args() {
+  local up
+  up=$(cut -d. -f1 /proc/uptime)
+  if unshare --time --boottime $((2 - up)) true 2>/dev/null; then
+    echo "--time --boottime $((2 - up))"
+  fi
+}
+
+while ((stop == 0)); do
+  if [[ $power == on ]]; then
+    apply_pending
+    rm -f "$CTL/reboot-requested" "$CTL/halt-requested"
+    reason=
+    drop_while_down delete
+    status booting
+    # shellcheck disable=SC2046  # timens_args is a list of words on purpose
+    unshare --pid --fork --kill-child=SIGTERM --mount-proc --mount --uts \
+      $(timens_args) --propagation private \
+      /bin/bash "$TB_HOME/node/init.sh" "$ND" >>"$ND/log/init.log" 2>&1 &
+    child=$!
+    echo "$child $(starttime "$child")" >"$CTL/unshare.pid"
+    while kill -0 "$child" 2>/dev/null; do wait "$child"; done
+    child=
+    status down
+    drop_while_down add
+    ((stop == 0)) || break
+    if [[ $reason == off ]]; then
+      ev "powered off (BMC)"
+    elif [[ $reason == reset ]]; then
+      ev "power cycle (BMC)"
+    elif [[ -e $CTL/halt-requested ]]; then
+      power=off
+      ev "halted by the OS; off until tb ctl poweron"
+    elif [[ -e $CTL/reboot-requested ]]; then
+      if [[ $(knob reboot_hang) == 1 ]]; then
+        power=hung
+        ev "reboot hangs (reboot_hang=1); down until tb ctl reboot|poweron"
+      fi
+    else
+      ev "node init exited unexpectedly; rebooting"
+    fi
+  fi
+  case $power in
+    off | hung)
+      status "$power"
+      while ((stop == 0)) && [[ $power != on ]]; do nap 60; done ;;
+    on)
+      nap "$TB_DOWNTIME"
+      # a power-off requested during the downtime wins
+      if [[ $power == off ]]; then continue; fi ;;
+  esac
+done
+status off
