@@ -141,6 +141,12 @@ check "events.log records installs, reboot, pending applied and boot in order" \
   eq "$(grep -oE 'apt-get install nvidia-driver-550|reboot requested|applied pending|boot id' "$TB_RUN/nodes/n1/state/events.log" | tail -4 | xargs)" \
   "apt-get install nvidia-driver-550 reboot requested applied pending boot id"
 
+S n3 'apt-get remove -y nvidia-fabricmanager-535' >/dev/null
+check "removing the fabric manager package removes its binary (sh: not found, 127)" \
+  eq "$(S n3 'sh -c "nv-fabricmanager --version" 2>&1; echo rc=$?' | xargs)" "sh: 1: nv-fabricmanager: not found rc=127"
+S n3 'apt-get install -y nvidia-fabricmanager-550' >/dev/null
+check "installing it brings the binary back with the new version" \
+  eq "$(S n3 nv-fabricmanager --version)" "Fabric Manager version is : 550.90.07"
 "$TB" state n3 'apt_fail=^nvidia-driver'
 S n3 apt-get install -y nvidia-driver-550 >/dev/null 2>&1
 rc=$?
@@ -174,6 +180,12 @@ check "reboot_hang=1: the node does not come back (status hung)" eq "$("$TB" ctl
 "$TB" state n2 -reboot_hang
 "$TB" ctl reboot n2
 check "tb ctl reboot power-cycles a hung node back up" "$TB" ctl wait-up n2
+
+b0=$(S n4 cat /proc/sys/kernel/random/boot_id)
+"$TB" ctl reboot n4 & "$TB" ctl reboot n4; wait
+"$TB" ctl wait-up n4 >/dev/null
+check "two concurrent tb ctl reboot: one power cycle, node back with a new boot_id" \
+  eq "$(grep -c 'power cycle (BMC)' "$TB_RUN/nodes/n4/state/events.log")/$([[ $(S n4 cat /proc/sys/kernel/random/boot_id) != "$b0" ]] && echo new)" "1/new"
 
 # --- Slurm -----------------------------------------------------------------------------
 wait_state() { # NODE STATE SECONDS

@@ -23,6 +23,9 @@ mount --bind "$TB_HOME" /run/.keep/home
 
 # 2. Private, writable copies of the system dirs; the fake tools are the top
 #    lower layer of /usr, so they sit at their real paths (/usr/bin/nvidia-smi).
+# Package-owned tools start from the fakes' layer at each boot; step 8 hides
+# the ones whose package is not installed.
+rm -f "$ND/fs/usr/bin/ofed_info" "$ND/fs/usr/bin/nv-fabricmanager"
 for d in etc usr opt var; do
   lower=/$d
   [[ $d == usr ]] && lower=$TB_HOME/fake/usr:/usr
@@ -140,6 +143,8 @@ st_set "$ST/current.conf" persistence_mode "$pm"
 # 8. Files that packages own.
 render_os_release
 render_cuda
+[[ -n ${_ST[ofed]:-} ]] || tool_hide ofed_info
+[[ -n ${_ST[fabricmanager]:-} ]] || tool_hide nv-fabricmanager
 
 ev "boot id=$(<"$ND/ctl/boot_id") kernel=$(st_get kernel) driver=$(st_get driver)"
 

@@ -117,6 +117,8 @@ while ((stop == 0)); do
       /bin/bash "$TB_HOME/node/init.sh" "$ND" >>"$ND/log/init.log" 2>&1 &
     child=$!
     echo "$child $(starttime "$child")" >"$CTL/unshare.pid"
+    # a power-off that arrived between the checks above and the start
+    if [[ $power == off ]]; then reason=off; kill_node; fi
     while kill -0 "$child" 2>/dev/null; do wait "$child"; done
     child=
     status down

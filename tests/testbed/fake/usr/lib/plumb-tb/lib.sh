@@ -11,6 +11,16 @@
 
 TBNODE=${TBNODE:-/var/lib/tbnode}
 ST=$TBNODE/state
+# Inside a node (not when a test runs a fake against a scratch state): only
+# then may the fakes write the node's /usr like a package would.
+in_node() { [[ $TBNODE == /var/lib/tbnode ]]; }
+
+# Tools that come with a package exist only while it is installed, so a
+# missing one fails the way the calling shell reports it ("sh: 1: ofed_info:
+# not found"). Their scripts live in /usr/lib/plumb-tb/tools; /usr/bin holds a
+# link (from the fakes' layer) or, when removed, a whiteout in the node's layer.
+tool_show() { in_node && ln -sfn "../lib/plumb-tb/tools/$1" "/usr/bin/$1"; }
+tool_hide() { in_node && rm -f "/usr/bin/$1"; }
 declare -A _ST=()
 _st_loaded=
 
@@ -142,15 +152,20 @@ pkg_installed_effects() {
     nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
       d=$(upstream "$v")
       st_set "$ST/pending.conf" driver "$d" ;;
-    mlnx-ofed-all | mlnx-ofed-basic | doca-ofed)
-      st_set "$ST/pending.conf" ofed "${v#*:}" ;;
+    mlnx-ofed-all | mlnx-ofed-basic)
+      st_set "$ST/pending.conf" ofed "${v#*:}"
+      st_set "$ST/pending.conf" ofed_flavor mlnx ;;
+    doca-ofed)
+      st_set "$ST/pending.conf" ofed "${v#*:}"
+      st_set "$ST/pending.conf" ofed_flavor doca ;;
     cuda-toolkit-[0-9]* | cuda-[0-9]*-[0-9]*)
       d=$(upstream "$v")
       st_set "$ST/current.conf" cuda "$d"
       st_set "$ST/current.conf" nvcc "$(nvcc_for_cuda "$d")"
       render_cuda ;;
     nvidia-fabricmanager-[0-9]* | nvidia-fabric-manager)
-      st_set "$ST/current.conf" fabricmanager "$(upstream "$v")" ;;
+      st_set "$ST/current.conf" fabricmanager "$(upstream "$v")"
+      tool_show nv-fabricmanager ;;
   esac
   if [[ -s $ST/pending.conf ]]; then
     : >"$ST/reboot-required"
@@ -164,7 +179,10 @@ pkg_removed_effects() { # NAME
       st_del "$ST/current.conf" cuda
       st_del "$ST/current.conf" nvcc
       render_cuda ;;
-    nvidia-fabricmanager-[0-9]* | nvidia-fabric-manager) st_del "$ST/current.conf" fabricmanager ;;
+    nvidia-fabricmanager-[0-9]* | nvidia-fabric-manager)
+      st_del "$ST/current.conf" fabricmanager
+      tool_hide nv-fabricmanager ;;
+    mlnx-ofed-all | mlnx-ofed-basic | doca-ofed) st_set "$ST/pending.conf" ofed "" ;;
   esac
 }
 
@@ -184,6 +202,7 @@ check_drained() {
 # /usr/local/cuda link, as the toolkit package installs them.
 render_cuda() {
   local c n short dir
+  in_node || return 0
   st_load
   c=${_ST[cuda]:-} n=${_ST[nvcc]:-}
   rm -f /usr/local/cuda
@@ -198,11 +217,11 @@ render_cuda() {
    },
    "cuda_cccl" : {
       "name" : "CUDA C++ Core Compute Libraries",
-      "version" : "$n"
+      "version" : "$(cudart_for_cuda "$c" "$n")"
    },
    "cuda_cudart" : {
       "name" : "CUDA Runtime (cudart)",
-      "version" : "$n"
+      "version" : "$(cudart_for_cuda "$c" "$n")"
    },
    "cuda_nvcc" : {
       "name" : "CUDA NVCC",
@@ -220,6 +239,11 @@ render_cuda() {
 JSON
   cp /usr/lib/plumb-tb/nvcc "$dir/bin/nvcc"
   ln -sfn "$dir" /usr/local/cuda
+}
+cudart_for_cuda() { # TOOLKIT NVCC -> the runtime's version in that release
+  case $1 in
+    12.4.1) echo 12.4.127 ;; 12.6.2) echo 12.6.77 ;; *) echo "$2" ;;
+  esac
 }
 cuda_driver_min() { # the driver a toolkit release bundles
   case $1 in
