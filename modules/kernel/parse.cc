@@ -18,11 +18,11 @@ Result<std::string> ParseUnameRelease(std::string_view text) {
   auto lines = SplitLines(text, &truncated);
   if (lines.empty()) return ParseError("kernel", "uname -r", "empty output");
   if (truncated) return ParseError("kernel", "uname -r", "output cut short", &lines.back());
-  if (lines.size() != 1) return ParseError("kernel", "uname -r", "more than one line", &lines[1]);
   std::string_view r = lines[0].text;
   if (r.empty() || r.size() > 128) return ParseError("kernel", "uname -r", "unexpected release", &lines[0]);
   for (char c : r)
     if (!IsReleaseChar(c)) return ParseError("kernel", "uname -r", "unexpected release", &lines[0]);
+  if (lines.size() != 1) return ParseError("kernel", "uname -r", "more than one line", &lines[1]);
   return std::string(r);
 }
 

@@ -83,18 +83,29 @@ Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
     return nlohmann::json{{"systemd", false}, {"units", units}};
   auto f = ParseListUnitFiles(files->text);
   if (!f.ok()) return f.error();
-  auto u = ParseListUnits(loaded->text);
-  if (!u.ok()) return u.error();
+  // list-unit-files reads files and works without a running systemd; list-units needs the
+  // manager (containers, chroots): then only the unit-file states are known.
+  bool running = !(loaded->exit_status != 0 &&
+                   (loaded->text.find("System has not been booted with systemd") != std::string::npos ||
+                    StartsWith(loaded->text, "Failed to connect to bus")));
+  std::map<std::string, UnitState> u;
+  if (running) {
+    auto parsed = ParseListUnits(loaded->text);
+    if (!parsed.ok()) return parsed.error();
+    u = std::move(*parsed);
+  }
   for (const auto& [name, state] : *f)
-    units[name] = {{"enabled", state}, {"load", nullptr}, {"active", "inactive"}, {"sub", "dead"}};
-  for (const auto& [name, st] : *u) {
+    units[name] = {{"enabled", state}, {"load", nullptr},
+                   {"active", running ? nlohmann::json("inactive") : nlohmann::json()},
+                   {"sub", running ? nlohmann::json("dead") : nlohmann::json()}};
+  for (const auto& [name, st] : u) {
     auto& e = units[name];
     if (!e.contains("enabled")) e["enabled"] = nullptr;
     e["load"] = st.load;
     e["active"] = st.active;
     e["sub"] = st.sub;
   }
-  return nlohmann::json{{"systemd", true}, {"units", units}};
+  return nlohmann::json{{"systemd", running}, {"units", units}};
 }
 
 }  // namespace plumb::modules::services
