@@ -225,7 +225,15 @@ class Loader {
       if (name.empty()) continue;  // READMEs and other files may live beside them
       std::string path = dir + "/" + file;
       auto doc = ReadDoc(path, false);
-      if (!doc) continue;
+      if (!doc) {
+        // Unreadable or not YAML (already reported): still register the name, so references
+        // to it do not add a misleading "unknown stack" on top.
+        YamlDocument empty;
+        empty.file = path;
+        empty.json = json::object();
+        add(name, empty);
+        continue;
+      }
       if (doc->json.is_null()) doc->json = json::object();  // an empty file is an empty stack
       Validate(*doc, schema);
       add(name, *doc);

@@ -1,5 +1,7 @@
 #include "schemas/json_pointer.h"
 
+#include "schemas/suggest.h"
+
 namespace plumb::schemas {
 
 std::string PointerAppend(const std::string& pointer, const std::string& token) {
@@ -70,11 +72,12 @@ std::string KeyPath(const std::string& pointer, const nlohmann::json& doc) {
   std::string out;
   const nlohmann::json* v = &doc;
   for (const auto& tok : PointerTokens(pointer)) {
+    // Keys are user text: printed escaped, so a hostile key cannot forge output.
     if (v != nullptr && v->is_array()) {
-      out += "[" + tok + "]";
+      out += "[" + Printable(tok, 128) + "]";
     } else {
       if (!out.empty()) out += '.';
-      out += tok;
+      out += Printable(tok, 128);
     }
     v = Child(v, tok);
   }

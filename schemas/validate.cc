@@ -153,9 +153,10 @@ std::string WhyRejected(const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
+      size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
       return fmt::format("it contains {}, a non-ASCII character (look-alikes of punctuation are "
                          "refused; only ASCII is accepted here)",
-                         Printable(s.substr(i, 4), 1));
+                         Printable(s.substr(i, len)));
     }
     if (c < 0x20 || c == 0x7f) {
       return fmt::format("it contains the control character {}", Printable(std::string(1, c)));
@@ -168,6 +169,12 @@ std::string WhyRejected(const std::string& s) {
   if (s[0] == '-') return "it starts with '-' (it could be read as a command option)";
   if (s.find(' ') != std::string::npos) return "it contains a space";
   return {};
+}
+
+// A field marked "x-secret" in the schema may hold a password typed in by mistake: never echo it.
+bool IsSecret(SchemaRef s) {
+  const json* x = Field(s, "x-secret");
+  return x != nullptr && x->is_boolean() && x->get<bool>();
 }
 
 std::string Quoted(const json& v) {
@@ -324,6 +331,10 @@ void Translate(Context& cx, const std::string& pointer, const std::string& raw) 
   std::string expect = Expect(s);
   std::string key = KeyPath(pointer, cx.doc);
   Location where = cx.marks.At(pointer);
+  const bool secret = IsSecret(s);
+  auto shown = [&](const json& v) {
+    return secret ? std::string("(not shown: this field must not hold a secret)") : Quoted(v);
+  };
   std::string written;
   if (auto it = cx.marks.scalar_text.find(pointer); it != cx.marks.scalar_text.end())
     written = it->second;
@@ -357,27 +368,25 @@ void Translate(Context& cx, const std::string& pointer, const std::string& raw) 
     const json* t = Field(s, "type");
     bool wants_string = t && ((t->is_string() && *t == "string") ||
                               (t->is_array() && std::find(t->begin(), t->end(), "string") != t->end()));
-    if (wants_string && (value->is_number() || value->is_boolean())) {
+    if (wants_string && !secret && (value->is_number() || value->is_boolean())) {
       hint = fmt::format("YAML read this as a {}; quote it to keep it text: \"{}\"",
                          value->is_boolean() ? "boolean" : "number",
                          written.empty() ? value->dump() : written);
-    } else if (!expect.empty()) {
-      hint = fmt::format("expected {}", expect);
     } else if (t && t->is_string() && *t == "boolean") {
       hint = "write true or false (yes, no, on and off are text in YAML 1.2)";
     }
     cx.Add("schema.type", pointer, where, key,
            fmt::format("wrong type: expected {}, got {}", want.empty() ? "another type" : want,
-                       Describe(*value, written)),
+                       secret ? std::string("another type") : Describe(*value, written)),
            hint);
     return;
   }
   if (StartsWith(raw, "Failed to match regex")) {
-    std::string why = value->is_string() ? WhyRejected(value->get<std::string>()) : "";
+    std::string why = value->is_string() && !secret ? WhyRejected(value->get<std::string>()) : "";
     std::string hint = expect.empty() ? why
                                       : fmt::format("expected {}{}", expect, why.empty() ? "" : "; " + why);
     cx.Add("schema.pattern", pointer, where, key,
-           fmt::format("invalid value {}", Quoted(*value)), hint);
+           fmt::format("invalid value {}", shown(*value)), hint);
     return;
   }
   if (StartsWith(raw, "Failed to match against any enum values")) {
@@ -399,12 +408,12 @@ void Translate(Context& cx, const std::string& pointer, const std::string& raw) 
     size_t max = 0;
     if (const json* ml = Field(s, "maxLength"); ml && ml->is_number_unsigned()) max = *ml;
     cx.Add("schema.length", pointer, where, key,
-           fmt::format("value {} is too long (at most {} characters)", Quoted(*value), max),
+           fmt::format("value {} is too long (at most {} characters)", shown(*value), max),
            expect.empty() ? "" : "expected " + expect);
     return;
   }
   if (StartsWith(raw, "String should be no fewer than")) {
-    cx.Add("schema.length", pointer, where, key, fmt::format("value {} is too short", Quoted(*value)),
+    cx.Add("schema.length", pointer, where, key, fmt::format("value {} is too short", shown(*value)),
            expect.empty() ? "" : "expected " + expect);
     return;
   }

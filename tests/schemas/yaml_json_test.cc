@@ -1,0 +1,99 @@
+#include <doctest/doctest.h>
+
+#include "schemas/json_pointer.h"
+#include "schemas/yaml_json.h"
+
+using namespace plumb;
+using namespace plumb::schemas;
+
+TEST_CASE("yaml: scalars follow the core schema; quoted scalars stay text") {
+  Diagnostics d;
+  auto doc = ParseYaml(
+      "a: 12\nb: 12.4\nc: \"12.4\"\nd: 550.90.07\ne: true\nf: yes\ng: ~\nh:\ni: '1'\n"
+      "j: 2026-12-31\nk: !!str 7\nl: -3\nm: 99999999999999999999999\n",
+      "t.yaml", d);
+  REQUIRE(doc);
+  CHECK(d.empty());
+  const auto& j = doc->json;
+  CHECK(j["a"] == 12);
+  CHECK(j["b"].is_number_float());
+  CHECK(j["c"] == "12.4");
+  CHECK(j["d"] == "550.90.07");
+  CHECK(j["e"] == true);
+  CHECK(j["f"] == "yes");  // YAML 1.2: only true/false are booleans
+  CHECK(j["g"].is_null());
+  CHECK(j["h"].is_null());
+  CHECK(j["i"] == "1");
+  CHECK(j["j"] == "2026-12-31");
+  CHECK(j["k"] == "7");
+  CHECK(j["l"] == -3);
+  CHECK(j["m"] == "99999999999999999999999");  // out of range: kept as written
+  CHECK(doc->marks.scalar_text.at("/b") == "12.4");
+}
+
+TEST_CASE("yaml: every value and key has a 1-based file:line:column") {
+  Diagnostics d;
+  auto doc = ParseYaml("nvidia:\n  driver: 550.90.07\nlist:\n  - x\n  - { k: v }\n", "s.yaml", d);
+  REQUIRE(doc);
+  CHECK(doc->marks.At("/nvidia/driver").ToString() == "s.yaml:2:11");
+  CHECK(doc->marks.KeyAt("/nvidia/driver").ToString() == "s.yaml:2:3");
+  CHECK(doc->marks.At("/list/0").ToString() == "s.yaml:4:5");
+  CHECK(doc->marks.At("/list/1/k").ToString() == "s.yaml:5:10");
+  CHECK(doc->marks.KeyAt("/list/1/k").ToString() == "s.yaml:5:7");
+  // A pointer with no mark falls back to its nearest parent.
+  CHECK(doc->marks.At("/nvidia/cuda").ToString() == "s.yaml:2:3");
+}
+
+TEST_CASE("yaml: keys with '/' and '~' are escaped in pointers") {
+  Diagnostics d;
+  auto doc = ParseYaml("sysctl:\n  net/ipv4/x~y: 1\n", "s.yaml", d);
+  REQUIRE(doc);
+  CHECK(doc->marks.At("/sysctl/net~1ipv4~1x~0y").line == 2);
+  CHECK(KeyPath("/sysctl/net~1ipv4~1x~0y", doc->json) == "sysctl.net/ipv4/x~y");
+  CHECK(PointerTokens("/a~1b/~0") == std::vector<std::string>{"a/b", "~"});
+}
+
+TEST_CASE("yaml: duplicate keys are errors at the second key, naming the first") {
+  Diagnostics d;
+  auto doc = ParseYaml("kernel: a\nnvidia:\n  driver: 1\n  driver: 2\nkernel: b\n", "s.yaml", d);
+  REQUIRE(doc);
+  REQUIRE(d.ErrorCount() == 2);
+  CHECK(d.items()[0].ToString() ==
+        "s.yaml:4:3: error: duplicate key 'driver' [key: nvidia.driver]\n"
+        "  hint: 'driver' is already set at line 3; a key may appear once per mapping");
+  CHECK(d.items()[1].where.ToString() == "s.yaml:5:1");
+  CHECK(doc->json["kernel"] == "a");  // the first one is kept
+}
+
+TEST_CASE("yaml: syntax errors are located, never thrown") {
+  for (const char* bad : {"a: [1, 2\n", "a: b: c\n", "[a, b\n", "\t- x\n",
+                          "*unknown_alias\n", "a: &x 1\nb: *y\n"}) {
+    CAPTURE(bad);
+    Diagnostics d;
+    auto doc = ParseYaml(bad, "bad.yaml", d);
+    CHECK_FALSE(doc);
+    REQUIRE(d.ErrorCount() == 1);
+    CHECK(d.items()[0].code == "yaml.syntax");
+    CHECK(d.items()[0].where.file == "bad.yaml");
+    CHECK(d.items()[0].where.line >= 1);
+  }
+}
+
+TEST_CASE("yaml: non-scalar keys and absurd nesting are errors") {
+  Diagnostics d;
+  auto doc = ParseYaml("? [a, b]\n: 1\n", "k.yaml", d);
+  REQUIRE(doc);
+  CHECK(d.items().at(0).code == "yaml.bad-key");
+  Diagnostics d2;
+  std::string deep(200, '[');
+  auto doc2 = ParseYaml(deep + std::string(200, ']'), "deep.yaml", d2);
+  CHECK(d2.HasErrors());
+}
+
+TEST_CASE("yaml: empty text is a null document") {
+  Diagnostics d;
+  auto doc = ParseYaml("", "e.yaml", d);
+  REQUIRE(doc);
+  CHECK(doc->json.is_null());
+  CHECK(d.empty());
+}
