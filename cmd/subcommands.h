@@ -8,12 +8,14 @@ void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
     RegisterValidate,
     RegisterShow,
     RegisterGather,
+    RegisterBmc,
 };
 
 }  // namespace plumb::cmd
