@@ -12,6 +12,7 @@ void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -22,6 +23,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterDiff,
     RegisterDrift,
     RegisterSchemas,
+    RegisterBmc,
 };
 
 }  // namespace plumb::cmd

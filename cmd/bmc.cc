@@ -1,0 +1,319 @@
+// plumb bmc: the Redfish side on its own, usable when a node's OS is down.
+//   plumb bmc inventory            firmware + BIOS + power facts of every node with a BMC
+//   plumb bmc plan                 what the firmware/bios/power modules would change
+//   plumb bmc apply                do it (firmware BMC > BIOS > rest, then BIOS, then power)
+//   plumb bmc reset NODE           reset a node through its BMC (ResetType from what it offers)
+// Targets come from the cluster repo (nodes with `bmc:`, defaults.bmc for TLS and credentials)
+// or from --targets FILE ("name url" per line); flags override the repo's BMC settings.
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "inventory/load.h"
+#include "modules/bios/bios.h"
+#include "modules/bmc_modules.h"
+#include "modules/firmware/firmware.h"
+#include "plans/bmc_gather.h"
+
+namespace plumb::cmd {
+namespace {
+
+struct BmcOptions {
+  std::string targets_file;
+  std::vector<std::string> nodes;
+  std::string ca, fingerprint, credentials, auth = "auto", desired_file, out;
+  bool insecure = false;
+  int fanout = 64;
+  long per_bmc = 4;
+  int timeout_s = 60;
+  std::string reset_node, reset_type = "reboot";
+};
+
+struct Setup {
+  std::vector<plans::BmcTarget> targets;
+  std::map<std::string, nlohmann::json> desired;   // by node
+  std::shared_ptr<plans::BmcFactory> factory;
+};
+
+std::mutex g_err_mu;
+void Err(const std::string& s) {
+  std::lock_guard<std::mutex> lock(g_err_mu);
+  std::fprintf(stderr, "%s\n", s.c_str());
+}
+
+Result<nlohmann::json> ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Diagnostic::Error("cli.file", "cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded()) return Diagnostic::Error("cli.file", path + " is not valid JSON");
+  return j;
+}
+
+std::string RepoPath(const std::string& repo, const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  return repo + "/" + p;
+}
+
+// Targets, desired state and the BMC factory, from --targets or the cluster repo.
+Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
+  Setup s;
+  plans::BmcConnectOptions co;
+  std::string ca, fp, cred;
+  if (!o.targets_file.empty()) {
+    std::ifstream in(o.targets_file);
+    if (!in) return Diagnostic::Error("cli.targets", "cannot read " + o.targets_file);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream ls(line);
+      plans::BmcTarget t;
+      if (!(ls >> t.node >> t.url) || t.node[0] == '#') continue;
+      s.targets.push_back(t);
+    }
+  } else {
+    inventory::LoadedCluster lc = inventory::LoadCluster({g.repo, g.ref, g.working_tree});
+    if (!lc.ok()) {
+      std::fputs(lc.diags.ToText().c_str(), stderr);
+      return Diagnostic::Error("inventory.invalid", "the cluster repo is invalid; run plumb validate");
+    }
+    for (const auto& n : lc.cluster.nodes) {
+      if (n.bmc.empty()) continue;
+      s.targets.push_back({n.name, n.bmc});
+      auto d = lc.desired.find(n.name);
+      if (d != lc.desired.end()) s.desired[n.name] = d->second.desired;
+    }
+    ca = RepoPath(g.repo, lc.cluster.bmc.ca);
+    fp = lc.cluster.bmc.fingerprint;
+    cred = lc.cluster.bmc.credentials;
+  }
+  if (!o.nodes.empty()) {
+    std::vector<plans::BmcTarget> keep;
+    for (const auto& name : o.nodes) {
+      bool found = false;
+      for (const auto& t : s.targets) {
+        if (t.node == name) { keep.push_back(t); found = true; }
+      }
+      if (!found) return Diagnostic::Error("cli.node", "no node '" + name + "' with a BMC");
+    }
+    s.targets = keep;
+  }
+  if (!o.desired_file.empty()) {
+    auto d = ReadJsonFile(o.desired_file);
+    if (!d.ok()) return d.error();
+    for (const auto& t : s.targets) s.desired[t.node] = d.value();
+  }
+  if (!o.ca.empty()) ca = o.ca;
+  if (!o.fingerprint.empty()) fp = o.fingerprint;
+  if (!o.credentials.empty()) cred = o.credentials;
+  if (cred.empty()) {
+    return Diagnostic::Error("bmc.credentials", "no BMC credentials reference",
+                             {}, "defaults.bmc.credentials", "set it, or pass --credentials env:VAR");
+  }
+  co.tls.ca_file = o.fingerprint.empty() ? ca : "";
+  co.tls.fingerprint = o.ca.empty() ? fp : "";
+  co.tls.insecure = o.insecure;
+  co.credentials = cred;
+  co.auth = o.auth == "basic" ? transport::BmcAuth::kBasic
+            : o.auth == "session" ? transport::BmcAuth::kSession : transport::BmcAuth::kAuto;
+  co.per_bmc_connections = o.per_bmc;
+  co.request_timeout = std::chrono::seconds(o.timeout_s);
+  if (g.verbose) co.log = [](const std::string& m) { Err("plumb: note: " + m); };
+  if (o.insecure) Err(plans::InsecureWarning());
+  auto f = plans::BmcFactory::Create(co);
+  if (!f.ok()) return f.error();
+  s.factory = f.value();
+  return s;
+}
+
+int Fail(const Diagnostic& d) {
+  Err("plumb: " + d.ToString());
+  return kExitError;
+}
+
+std::vector<const modules::Module*> Ptrs(const std::vector<modules::ModulePtr>& mods) {
+  std::vector<const modules::Module*> out;
+  for (const auto& m : mods) out.push_back(m.get());
+  return out;
+}
+
+std::string Summary(const plans::BmcObservation& o) {
+  if (!o.reachable) return fmt::format("{:<12} unreachable: {}", o.node, o.error.message);
+  std::string s = fmt::format("{:<12}", o.node);
+  for (const auto& [name, r] : o.facts) {
+    if (!r.ok()) { s += " " + name + ": error " + r.error().code; continue; }
+    const auto& f = r.value();
+    if (name == "power") {
+      s += fmt::format(" power {} health {}", f["power_state"].is_string() ? f["power_state"].get<std::string>() : "?",
+                       f["health"].is_string() ? f["health"].get<std::string>() : "?");
+    } else if (name == "firmware") {
+      s += fmt::format(" firmware {} components", f["components"].size());
+    } else if (name == "bios") {
+      s += fmt::format(" bios {} attributes ({} pending)", f["attributes"].size(), f["pending"].size());
+    }
+  }
+  return s;
+}
+
+int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
+  auto s = Prepare(g, o);
+  if (!s.ok()) return Fail(s.error());
+  auto mods = modules::BmcModules();
+  auto factory = s.value().factory;
+  auto obs = plans::GatherBmc(s.value().targets, Ptrs(mods), o.fanout,
+                              [&](const plans::BmcTarget& t) { return factory->Open(t); });
+  bool partial = false;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& ob : obs) {
+    if (!ob.reachable) partial = true;
+    for (const auto& [n, r] : ob.facts) if (!r.ok()) partial = true;
+    all.push_back(plans::ToJson(ob));
+  }
+  if (!o.out.empty()) {
+    std::ofstream f(o.out);
+    f << nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1) << "\n";
+  }
+  if (g.format == "json") {
+    std::printf("%s\n", nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1).c_str());
+  } else {
+    for (const auto& ob : obs) {
+      std::printf("%s\n", Summary(ob).c_str());
+      for (const auto& [n, r] : ob.facts) {
+        if (!r.ok()) std::printf("  %s\n", r.error().ToString().c_str());
+      }
+    }
+    std::printf("%zu BMCs, %s\n", obs.size(), partial ? "some unreadable" : "all read");
+  }
+  return partial ? kExitPartial : kExitOk;
+}
+
+// Diff for each node; apply when `apply` is set.
+int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
+  auto s = Prepare(g, o);
+  if (!s.ok()) return Fail(s.error());
+  auto mods = modules::BmcModules();
+  auto factory = s.value().factory;
+  int rc = kExitOk;
+  bool changes = false;
+  nlohmann::json report = nlohmann::json::array();
+  for (const auto& t : s.value().targets) {
+    auto desired_it = s.value().desired.find(t.node);
+    nlohmann::json desired = desired_it == s.value().desired.end() ? nlohmann::json::object()
+                                                                    : desired_it->second;
+    auto bmc = factory->Open(t);   // logged out when it goes out of scope
+    nlohmann::json node = {{"node", t.node}, {"actions", nlohmann::json::array()}};
+    for (const auto& m : mods) {
+      if (!m->Wants(desired)) continue;
+      auto facts = m->ProbeBmc(*bmc);
+      if (!facts.ok()) {
+        Err("plumb: " + t.node + ": " + facts.error().ToString());
+        rc = kExitPartial;
+        continue;
+      }
+      for (const auto& a : m->Diff(desired, facts.value())) {
+        changes = true;
+        nlohmann::json aj = a.ToJson();
+        if (g.format != "json") {
+          std::printf("%s: %s  [%s]\n", t.node.c_str(), a.summary.c_str(),
+                      modules::DisruptionName(a.disruption));
+        }
+        if (apply) {
+          std::string outcome;
+          Status st = OkStatus();
+          if (a.module == "firmware") {
+            auto r = modules::ApplyFirmware(*bmc, a);
+            if (r.ok()) outcome = r.value().Describe(); else st = r.error();
+          } else if (a.module == "bios") {
+            auto r = modules::ApplyBios(*bmc, a);
+            if (r.ok()) outcome = r.value(); else st = r.error();
+          } else {
+            modules::NodeContext ctx;
+            ctx.bmc = bmc.get();
+            st = m->Apply(ctx, a);
+            if (st.ok()) outcome = "done";
+          }
+          if (st.ok()) {
+            aj["outcome"] = outcome;
+            if (g.format != "json") std::printf("  -> %s\n", outcome.c_str());
+          } else {
+            aj["error"] = st.error().ToJson();
+            Err("plumb: " + t.node + ": " + st.error().ToString());
+            rc = kExitError;
+          }
+        }
+        node["actions"].push_back(aj);
+      }
+    }
+    report.push_back(node);
+  }
+  if (g.format == "json") std::printf("%s\n", nlohmann::json{{"nodes", report}}.dump(1).c_str());
+  else if (!changes) std::printf("in sync\n");
+  if (rc != kExitOk) return rc;
+  return (!apply && changes) ? kExitChanges : kExitOk;
+}
+
+int RunReset(const GlobalOptions& g, BmcOptions o) {
+  static const std::map<std::string, transport::ResetKind> kinds = {
+      {"reboot", transport::ResetKind::kReboot}, {"hard-reboot", transport::ResetKind::kHardReboot},
+      {"on", transport::ResetKind::kOn}, {"off", transport::ResetKind::kOff},
+      {"force-off", transport::ResetKind::kForceOff}};
+  auto k = kinds.find(o.reset_type);
+  if (k == kinds.end()) return Fail(Diagnostic::Error("cli.reset", "unknown --type " + o.reset_type));
+  o.nodes = {o.reset_node};
+  auto s = Prepare(g, o);
+  if (!s.ok()) return Fail(s.error());
+  auto bmc = s.value().factory->Open(s.value().targets.at(0));
+  auto sys = bmc->SystemLink();
+  if (!sys.ok()) return Fail(sys.error());
+  auto r = bmc->Reset(sys.value(), k->second);
+  if (!r.ok()) return Fail(r.error());
+  std::printf("%s: reset (%s): sent %s\n", o.reset_node.c_str(), o.reset_type.c_str(), r.value().c_str());
+  return kExitOk;
+}
+
+void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
+  AddSourceOptions(*sub, g);
+  sub->add_option("--targets", o.targets_file, "File of \"NAME URL\" lines instead of the repo's nodes");
+  sub->add_option("--node", o.nodes, "Only these nodes (repeatable)");
+  sub->add_option("--ca", o.ca, "CA bundle that signs the BMC certificates (overrides bmc.ca)");
+  sub->add_option("--fingerprint", o.fingerprint, "Pinned SHA-256 certificate fingerprint (sha256:AB:CD:...)");
+  sub->add_option("--credentials", o.credentials, "env:VAR or file:/path holding user:password");
+  sub->add_flag("--insecure", o.insecure, "Do NOT verify BMC certificates (loud warning)");
+  sub->add_option("--auth", o.auth, "auto | session | basic")->capture_default_str();
+  sub->add_option("--fanout", o.fanout, "BMCs at once")->capture_default_str();
+  sub->add_option("--per-bmc", o.per_bmc, "Connections per BMC")->capture_default_str();
+  sub->add_option("--timeout", o.timeout_s, "Per-request timeout, seconds")->capture_default_str();
+  sub->add_option("--format", g.format, "text | json")->capture_default_str();
+  sub->add_flag("-v,--verbose", g.verbose, "Print notes (retries, fallbacks, non-conformance)");
+}
+
+}  // namespace
+
+void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static BmcOptions o;
+  CLI::App* bmc = app.add_subcommand("bmc", "Redfish BMCs: inventory, plan/apply firmware+BIOS+power, reset");
+  bmc->require_subcommand(1);
+  CLI::App* inv = bmc->add_subcommand("inventory", "Firmware, BIOS and power facts from every BMC (exit 3 if some unreadable)");
+  AddBmcOptions(inv, g, o);
+  inv->add_option("--out", o.out, "Also write the JSON inventory to this file");
+  inv->callback([&] { run = [&] { return RunInventory(g, o); }; });
+  CLI::App* plan = bmc->add_subcommand("plan", "What firmware/bios/power would change (exit 2 if anything)");
+  AddBmcOptions(plan, g, o);
+  plan->add_option("--desired", o.desired_file, "Desired state JSON for every target (instead of the repo's stacks)");
+  plan->callback([&] { run = [&] { return RunPlanApply(g, o, false); }; });
+  CLI::App* apply = bmc->add_subcommand("apply", "Apply firmware/bios/power changes through the BMCs (no drain: use plumb apply for that)");
+  AddBmcOptions(apply, g, o);
+  apply->add_option("--desired", o.desired_file, "Desired state JSON for every target");
+  apply->callback([&] { run = [&] { return RunPlanApply(g, o, true); }; });
+  CLI::App* reset = bmc->add_subcommand("reset", "Reset one node through its BMC");
+  AddBmcOptions(reset, g, o);
+  reset->add_option("node", o.reset_node, "Node name")->required();
+  reset->add_option("--type", o.reset_type, "reboot | hard-reboot | on | off | force-off")->capture_default_str();
+  reset->callback([&] { run = [&] { return RunReset(g, o); }; });
+}
+
+}  // namespace plumb::cmd

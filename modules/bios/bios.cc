@@ -1,0 +1,260 @@
+#include "modules/bios/bios.h"
+
+#include <algorithm>
+
+#include "modules/bmc_util.h"
+#include "modules/transport/bmc.h"
+
+namespace plumb::modules {
+namespace {
+
+using nlohmann::json;
+
+struct BiosView {
+  std::string bios_link;
+  json bios;
+  std::string settings;           // PATCH target, "" if none found
+  std::vector<std::string> apply_times;
+  json pending_all = json::object();   // the settings object's Attributes (may be everything)
+};
+
+std::string TrimSlash(std::string s) {
+  while (!s.empty() && s.back() == '/') s.pop_back();
+  return s;
+}
+
+Result<BiosView> ReadBios(transport::Bmc& bmc) {
+  auto sys = GetSystem(bmc);
+  if (!sys.ok()) return sys.error();
+  BiosView v;
+  v.bios_link = LinkOf(sys.value(), "Bios");
+  if (v.bios_link.empty()) return v;
+  auto bios = bmc.Get(v.bios_link);
+  if (!bios.ok()) return bios.error();
+  v.bios = bios.value();
+  const json& rs = v.bios.value("@Redfish.Settings", json::object());
+  if (rs.is_object()) {
+    v.settings = LinkOf(rs, "SettingsObject");
+    for (const auto& t : rs.value("SupportedApplyTimes", json::array())) {
+      if (t.is_string()) v.apply_times.push_back(t.get<std::string>());
+    }
+  }
+  if (v.settings.empty()) {
+    // Non-conformant (Gigabyte/AMI omit @Redfish.Settings): a short list of known places.
+    for (const char* suffix : {"/Settings", "/SD"}) {
+      std::string cand = TrimSlash(v.bios_link) + suffix;
+      auto r = bmc.GetRaw(cand);
+      if (r.ok() && r.value().status == 200) {
+        v.settings = cand;
+        break;
+      }
+    }
+  }
+  if (!v.settings.empty()) {
+    auto r = bmc.GetRaw(v.settings);
+    if (r.ok() && r.value().status == 200 && r.value().body.is_object()) {
+      v.pending_all = r.value().body.value("Attributes", json::object());
+    }
+  }
+  return v;
+}
+
+json PendingDiff(const json& current, const json& settings_attrs) {
+  json out = json::object();
+  if (!settings_attrs.is_object()) return out;
+  for (auto it = settings_attrs.begin(); it != settings_attrs.end(); ++it) {
+    if (!current.contains(it.key()) || !SameValue(current[it.key()], it.value())) {
+      out[it.key()] = it.value();
+    }
+  }
+  return out;
+}
+
+Result<json> FetchRegistry(transport::Bmc& bmc, const std::string& name) {
+  auto root = bmc.ServiceRoot();
+  if (!root.ok()) return root.error();
+  std::string regs = LinkOf(root.value(), "Registries");
+  if (regs.empty()) return json();
+  auto files = bmc.GetCollection(regs);
+  if (!files.ok()) return files.error();
+  for (const auto& f : files.value()) {
+    // Match the registry name exactly (never by substring).
+    if (f.value("Registry", "") != name && f.value("Id", "") != name) continue;
+    std::string uri;
+    for (const auto& loc : f.value("Location", json::array())) {
+      if (!loc.is_object() || !loc.contains("Uri")) continue;
+      if (uri.empty() || loc.value("Language", "") == "en") uri = loc["Uri"].get<std::string>();
+    }
+    if (uri.empty()) return json();
+    auto reg = bmc.Get(uri);
+    if (!reg.ok()) return reg.error();
+    return reg.value().value("RegistryEntries", json::object()).value("Attributes", json::array());
+  }
+  return json();
+}
+
+}  // namespace
+
+std::vector<std::string> CheckAgainstRegistry(const json& attrs, const json& reg) {
+  std::vector<std::string> errs;
+  for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+    const json* entry = nullptr;
+    for (const auto& e : reg) {
+      if (e.is_object() && e.value("AttributeName", "") == it.key()) { entry = &e; break; }
+    }
+    const std::string& k = it.key();
+    const json& v = it.value();
+    if (!entry) { errs.push_back(k + ": not an attribute of this BIOS"); continue; }
+    if (entry->value("ReadOnly", false)) { errs.push_back(k + ": read-only"); continue; }
+    std::string type = entry->value("Type", "");
+    if (type == "Enumeration") {
+      std::vector<std::string> names;
+      for (const auto& x : entry->value("Value", json::array())) names.push_back(x.value("ValueName", ""));
+      std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+      if (std::find(names.begin(), names.end(), s) == names.end()) {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        errs.push_back(k + ": '" + s + "' is not one of [" + list + "]");
+      }
+    } else if (type == "Integer") {
+      if (!v.is_number_integer()) { errs.push_back(k + ": must be an integer"); continue; }
+      long long n = v.get<long long>();
+      if (entry->contains("LowerBound") && n < (*entry)["LowerBound"].get<long long>()) {
+        errs.push_back(k + ": below " + (*entry)["LowerBound"].dump());
+      }
+      if (entry->contains("UpperBound") && n > (*entry)["UpperBound"].get<long long>()) {
+        errs.push_back(k + ": above " + (*entry)["UpperBound"].dump());
+      }
+    } else if (type == "Boolean") {
+      if (!v.is_boolean()) errs.push_back(k + ": must be true or false");
+    } else if (type == "String" || type == "Password") {
+      if (!v.is_string()) { errs.push_back(k + ": must be a string"); continue; }
+      if (entry->contains("MaxLength") &&
+          v.get<std::string>().size() > (*entry)["MaxLength"].get<size_t>()) {
+        errs.push_back(k + ": longer than " + (*entry)["MaxLength"].dump());
+      }
+    }
+  }
+  return errs;
+}
+
+Result<Facts> BiosModule::ProbeBmc(transport::Bmc& bmc) const {
+  auto v = ReadBios(bmc);
+  if (!v.ok()) return v.error();
+  const BiosView& b = v.value();
+  json attrs = b.bios.is_object() ? b.bios.value("Attributes", json::object()) : json::object();
+  json last = json::array();
+  if (b.bios.is_object() && b.bios.contains("@Redfish.Settings")) {
+    for (const auto& m : b.bios["@Redfish.Settings"].value("Messages", json::array())) {
+      std::string s = m.value("MessageId", "");
+      for (const auto& r : m.value("RelatedProperties", json::array())) s += " " + r.get<std::string>();
+      last.push_back(s);
+    }
+  }
+  return Facts{{"attributes", attrs},
+               {"pending", PendingDiff(attrs, b.pending_all)},
+               {"settings", b.settings.empty() ? json() : json(b.settings)},
+               {"registry", b.bios.is_object() && b.bios.contains("AttributeRegistry")
+                                ? b.bios["AttributeRegistry"] : json()},
+               {"apply_times", b.apply_times},
+               {"last_apply", last}};
+}
+
+bool BiosModule::Wants(const json& desired) const {
+  return desired.is_object() && desired.contains("bios") && desired["bios"].is_object() &&
+         !desired["bios"].empty();
+}
+
+std::vector<Action> BiosModule::Diff(const json& desired, const Facts& facts) const {
+  if (!Wants(desired)) return {};
+  const json& cur = facts.value("attributes", json::object());
+  const json& pending = facts.value("pending", json::object());
+  json before = json::object(), after = json::object();
+  std::vector<std::string> staged, todo;
+  for (auto it = desired["bios"].begin(); it != desired["bios"].end(); ++it) {
+    const json have = cur.contains(it.key()) ? cur[it.key()] : json();
+    if (SameValue(have, it.value())) continue;
+    before[it.key()] = have;
+    after[it.key()] = it.value();
+    bool is_pending = pending.contains(it.key()) && SameValue(pending[it.key()], it.value());
+    (is_pending ? staged : todo).push_back(it.key());
+  }
+  if (after.empty()) return {};
+  Action a;
+  a.module = "bios";
+  a.id = "bios.attributes";
+  a.key = "bios";
+  a.pointer = "/bios";
+  a.before = before;
+  a.after = after;
+  a.disruption = Disruption::kReboot;
+  a.params = {{"already_pending", staged}};
+  std::string s;
+  for (auto it = after.begin(); it != after.end(); ++it) {
+    std::string h = before[it.key()].is_null() ? "unset" : before[it.key()].dump();
+    s += (s.empty() ? "" : ", ") + it.key() + "=" + it.value().dump() + " (have " + h + ")";
+  }
+  a.summary = "set BIOS " + s + (todo.empty() ? "; already pending, applies on reset" : "");
+  return {a};
+}
+
+Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {
+  auto v = ReadBios(bmc);
+  if (!v.ok()) return v.error();
+  const BiosView& b = v.value();
+  if (b.bios_link.empty()) {
+    return Diagnostic::Error("apply.bios", bmc.Name() + ": the system has no Bios resource", {}, "bios");
+  }
+  if (b.settings.empty()) {
+    return Diagnostic::Error("apply.bios", bmc.Name() + ": no BIOS settings object to PATCH "
+                                                        "(no @Redfish.Settings, Bios/Settings or Bios/SD)",
+                             {}, "bios");
+  }
+  // Re-diff against what is pending NOW: an identical pending change is not queued twice.
+  json current = b.bios.value("Attributes", json::object());
+  json stage = json::object();
+  for (auto it = action.after.begin(); it != action.after.end(); ++it) {
+    const std::string& k = it.key();
+    bool pending_same = b.pending_all.contains(k) && SameValue(b.pending_all[k], it.value());
+    bool current_same = current.contains(k) && SameValue(current[k], it.value());
+    // Skip what is already queued, and what is in effect with nothing else queued over it.
+    if (pending_same || (current_same && !b.pending_all.contains(k))) continue;
+    stage[k] = it.value();
+  }
+  if (stage.empty()) return std::string("already pending, applies on reset");
+  if (b.bios.contains("AttributeRegistry") && b.bios["AttributeRegistry"].is_string()) {
+    auto reg = FetchRegistry(bmc, b.bios["AttributeRegistry"].get<std::string>());
+    if (reg.ok() && reg.value().is_array() && !reg.value().empty()) {
+      auto errs = CheckAgainstRegistry(stage, reg.value());
+      if (!errs.empty()) {
+        std::string msg;
+        for (const auto& e : errs) msg += (msg.empty() ? "" : "; ") + e;
+        return Diagnostic::Error("apply.bios.registry",
+                                 bmc.Name() + ": BIOS attributes rejected by " +
+                                     b.bios["AttributeRegistry"].get<std::string>() + ": " + msg,
+                                 {}, "bios");
+      }
+    }
+  }
+  json body = {{"Attributes", stage}};
+  // Dell needs an apply time to create the config job; send it only where it is supported.
+  if (std::find(b.apply_times.begin(), b.apply_times.end(), "OnReset") != b.apply_times.end()) {
+    body["@Redfish.SettingsApplyTime"] = {{"ApplyTime", "OnReset"}};
+  }
+  auto r = bmc.Patch(b.settings, body);
+  if (!r.ok()) {
+    Diagnostic d = r.error();
+    d.key_path = "bios";
+    return d;
+  }
+  return "staged " + std::to_string(stage.size()) + " attribute(s), applies on reset";
+}
+
+Status BiosModule::Apply(NodeContext& ctx, const Action& action) const {
+  if (!ctx.bmc) return NoBmc(Name(), action.id);
+  auto r = ApplyBios(*ctx.bmc, action);
+  if (!r.ok()) return r.error();
+  return OkStatus();
+}
+
+}  // namespace plumb::modules

@@ -1,0 +1,71 @@
+#include "modules/power/power.h"
+
+#include "modules/bmc_util.h"
+#include "modules/transport/bmc.h"
+
+namespace plumb::modules {
+namespace {
+
+nlohmann::json Str(const nlohmann::json& o, const char* k) {
+  return o.is_object() && o.contains(k) && o[k].is_string() ? o[k] : nlohmann::json();
+}
+
+}  // namespace
+
+Facts PowerFactsFromSystem(const nlohmann::json& sys, const std::string& link) {
+  const auto& status = sys.is_object() && sys.contains("Status") ? sys["Status"] : nlohmann::json();
+  return {{"power_state", Str(sys, "PowerState")},
+          {"health", Str(status, "Health")},
+          {"health_rollup", Str(status, "HealthRollup")},
+          {"state", Str(status, "State")},
+          {"model", Str(sys, "Model")},
+          {"manufacturer", Str(sys, "Manufacturer")},
+          {"serial_number", Str(sys, "SerialNumber")},
+          {"system", link}};
+}
+
+Result<Facts> PowerModule::ProbeBmc(transport::Bmc& bmc) const {
+  std::string link;
+  auto sys = GetSystem(bmc, &link);
+  if (!sys.ok()) return sys.error();
+  return PowerFactsFromSystem(sys.value(), link);
+}
+
+bool PowerModule::Wants(const nlohmann::json& desired) const {
+  return desired.is_object() && desired.contains("power");
+}
+
+std::vector<Action> PowerModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
+  if (!Wants(desired) || !desired["power"].is_string()) return {};
+  std::string want = desired["power"].get<std::string>();
+  nlohmann::json have = facts.value("power_state", nlohmann::json());
+  if (have.is_string() && have.get<std::string>() == want) return {};
+  Action a;
+  a.module = "power";
+  a.id = "power.state";
+  a.key = "power";
+  a.pointer = "/power";
+  a.before = have;
+  a.after = want;
+  a.summary = "power " + want + " (is " + (have.is_string() ? have.get<std::string>() : "unknown") + ")";
+  a.disruption = Disruption::kReboot;
+  return {a};
+}
+
+Status PowerModule::Apply(NodeContext& ctx, const Action& action) const {
+  if (!ctx.bmc) return NoBmc(Name(), action.id);
+  std::string link;
+  auto l = ctx.bmc->SystemLink();
+  if (!l.ok()) return l.error();
+  std::string want = action.after.is_string() ? action.after.get<std::string>() : "";
+  if (want != "On" && want != "Off") {
+    return Diagnostic::Error("apply.power", "power must be On or Off, got '" + want + "'", {},
+                             "power");
+  }
+  auto r = ctx.bmc->Reset(l.value(), want == "On" ? transport::ResetKind::kOn
+                                                  : transport::ResetKind::kOff);
+  if (!r.ok()) return r.error();
+  return OkStatus();
+}
+
+}  // namespace plumb::modules

@@ -1,0 +1,91 @@
+#pragma once
+/// Bmc: what modules may ask of one node's BMC. Every link is taken verbatim from a payload;
+/// nothing here builds a Redfish URI. The real implementation is RedfishClient
+/// (redfish_client.h) over an HttpClient; module unit tests run RedfishClient over a fake
+/// HttpClient that serves a scripted Redfish service (tests/fakes/fake_redfish.h).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schemas/result.h"
+
+namespace plumb::transport {
+
+using Json = nlohmann::json;
+
+/// A Redfish response: status, parsed body (null if empty or not JSON) and the headers that
+/// matter. ExtendedInfo messages of a successful response (iLO's SystemResetRequired, partial
+/// success) are kept in `messages`, rendered "MessageId: Message".
+struct BmcResponse {
+  int status = 0;
+  Json body;
+  std::string location;   ///< resolved onto the BMC's origin; "" if absent
+  std::string etag;       ///< ETag header, or @odata.etag from the body
+  std::vector<std::string> messages;
+};
+
+/// The end of an asynchronous operation (DSP0266 "Asynchronous operations").
+struct TaskOutcome {
+  bool had_task = false;      ///< false: the service answered synchronously (200/204, no task)
+  std::string state;          ///< TaskState: "Completed", "Exception", "Killed", "Cancelled"...
+  std::string task_status;    ///< TaskStatus: OK / Warning / Critical ("" when unknown)
+  std::string task_link;      ///< the Task resource, if seen
+  std::vector<std::string> messages;
+  Json final_body;            ///< the final response of the operation (or the last Task body)
+  bool Succeeded() const {
+    return !had_task || state == "Completed";
+  }
+};
+
+/// What a reset should achieve; the ResetType sent is chosen from what the BMC advertises.
+enum class ResetKind {
+  kReboot,       ///< GracefulRestart > ForceRestart > PowerCycle > GracefulShutdown/ForceOff + On
+  kHardReboot,   ///< ForceRestart > PowerCycle > ForceOff + On
+  kOn,           ///< On > ForceOn > PushPowerButton (only if Off)
+  kOff,          ///< GracefulShutdown > ForceOff > PushPowerButton
+  kForceOff,     ///< ForceOff > GracefulShutdown
+};
+const char* ResetKindName(ResetKind k);   // "reboot", "hard-reboot", "on", "off", "force-off"
+
+class Bmc {
+ public:
+  virtual ~Bmc() = default;
+
+  /// The BMC's base URL as configured, for messages.
+  virtual const std::string& Name() const = 0;
+
+  /// GET /redfish/v1/ (cached for the life of the client).
+  virtual Result<Json> ServiceRoot() = 0;
+  /// GET a link verbatim. Non-2xx is an error (code "bmc.http.<status>", ExtendedInfo in the
+  /// message).
+  virtual Result<Json> Get(std::string_view link) = 0;
+  /// GET several links concurrently (bounded by the per-BMC connection limit); in order.
+  virtual std::vector<Result<Json>> GetMany(const std::vector<std::string>& links) = 0;
+  /// GET with the raw response (status, ETag, headers) and no error on non-2xx.
+  virtual Result<BmcResponse> GetRaw(std::string_view link) = 0;
+  /// Every member of a collection, following Members@odata.nextLink (loop-guarded) and
+  /// fetching link-only members concurrently. Uses $expand only where the service root
+  /// advertises it, and drops it for good on a QueryNotSupported answer.
+  virtual Result<std::vector<Json>> GetCollection(std::string_view link) = 0;
+  /// The first ComputerSystem (Systems collection from the service root; cached).
+  virtual Result<std::string> SystemLink() = 0;
+
+  /// PATCH with ETag handling: GET the same resource for its ETag and send If-Match verbatim
+  /// (none when it has none); on 428 re-read and send If-Match (or "*" when the service still
+  /// has no ETag); on 412 re-read and retry once. A 2xx whose body is an `error` object whose
+  /// messages are not Critical (iLO SystemResetRequired) is a success with `messages`.
+  virtual Result<BmcResponse> Patch(std::string_view link, const Json& body) = 0;
+  /// POST an action (never with If-Match) and follow any task to its end.
+  virtual Result<TaskOutcome> PostAction(std::string_view target, const Json& body) = 0;
+  /// POST multipart/form-data (firmware push) and follow any task to its end.
+  virtual Result<TaskOutcome> PostMultipart(std::string_view uri, const Json& update_parameters,
+                                            const std::string& file) = 0;
+  /// Resets `system_link`'s ComputerSystem with a ResetType it advertises (inline
+  /// @Redfish.AllowableValues, or its ActionInfo), falling back per ResetKind; waits for the
+  /// power state. Returns the ResetType(s) sent, e.g. "ForceOff+On".
+  virtual Result<std::string> Reset(std::string_view system_link, ResetKind kind) = 0;
+};
+
+}  // namespace plumb::transport

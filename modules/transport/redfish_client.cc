@@ -1,0 +1,761 @@
+#include "modules/transport/redfish_client.h"
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include "modules/transport/redfish_messages.h"
+#include "modules/transport/reset_plan.h"
+#include "modules/transport/url.h"
+
+namespace plumb::transport {
+namespace {
+
+constexpr const char* kServiceRoot = "/redfish/v1/";
+constexpr int kMaxRedirects = 5;
+constexpr int kMaxPages = 10000;
+
+std::string Base64(const std::string& in) {
+  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
+    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], t[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    unsigned v = (unsigned char)in[i] << 16;
+    out += {t[v >> 18], t[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8;
+    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+Json ParseBody(const std::string& body) {
+  if (body.empty()) return nullptr;
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? Json() : j;
+}
+
+bool Is2xx(int s) { return s >= 200 && s < 300; }
+
+std::string LinkOf(const Json& j, const char* key) {
+  if (j.is_object() && j.contains(key) && j[key].is_object()) {
+    return j[key].value("@odata.id", "");
+  }
+  return {};
+}
+
+bool IsTask(const Json& j) { return j.is_object() && j.contains("TaskState"); }
+
+bool Terminal(const std::string& state) {
+  return state == "Completed" || state == "Killed" || state == "Exception" ||
+         state == "Cancelled";
+}
+
+std::chrono::milliseconds RetryAfter(const HttpResponse& r, std::chrono::milliseconds fallback,
+                                     std::chrono::milliseconds cap) {
+  std::string v = r.Header("retry-after");
+  if (!v.empty() && std::all_of(v.begin(), v.end(), ::isdigit) && v.size() < 7) {
+    return std::min(cap, std::chrono::milliseconds(std::stol(v) * 1000));
+  }
+  return std::min(cap, fallback);
+}
+
+void TaskMessages(const Json& task, std::vector<std::string>& out) {
+  if (!task.is_object() || !task.contains("Messages") || !task["Messages"].is_array()) return;
+  for (const auto& m : task["Messages"]) {
+    if (!m.is_object()) continue;
+    std::string s = m.value("MessageId", "");
+    std::string text = m.value("Message", "");
+    if (!text.empty()) s += (s.empty() ? "" : ": ") + text;
+    if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+}
+
+}  // namespace
+
+struct RedfishClient::Exchange {
+  std::string method = "GET";
+  std::string link;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<MultipartPart> parts;
+  bool auth = true;
+};
+
+RedfishClient::RedfishClient(std::unique_ptr<HttpClient> http, RedfishOptions options)
+    : http_(std::move(http)), options_(std::move(options)) {
+  auto origin = OriginOf(options_.base_url);
+  if (origin.ok()) {
+    origin_ = origin.value();
+  } else {
+    origin_error_ = origin.error().message;
+  }
+}
+
+RedfishClient::~RedfishClient() {
+  // Never leak a session: a BMC with a handful of session slots locks everyone out.
+  (void)Logout();
+}
+
+std::string RedfishClient::AuthMode() const {
+  switch (auth_) {
+    case AuthState::kSession: return "session";
+    case AuthState::kBasic: return "basic";
+    default: return "";
+  }
+}
+
+void RedfishClient::Note(const std::string& msg) const {
+  if (options_.log) options_.log(options_.base_url + ": " + msg);
+}
+
+void RedfishClient::Sleep(std::chrono::milliseconds d) const {
+  if (options_.sleep) {
+    options_.sleep(d);
+  } else {
+    std::this_thread::sleep_for(d);
+  }
+}
+
+Result<std::string> RedfishClient::Url(std::string_view link) const {
+  if (origin_.empty()) return Diagnostic::Error("bmc.url", origin_error_);
+  return ResolveOnOrigin(origin_, origin_ + kServiceRoot, link);
+}
+
+void RedfishClient::AddAuth(HttpRequest& req) const {
+  if (auth_ == AuthState::kSession && !token_.empty()) {
+    req.headers.emplace_back("X-Auth-Token", token_);
+  } else if (auth_ == AuthState::kBasic) {
+    req.headers.emplace_back(
+        "Authorization",
+        "Basic " + Base64(options_.credentials.user + ":" + options_.credentials.password.Reveal()));
+  }
+}
+
+Result<HttpResponse> RedfishClient::SendOnce(const Exchange& ex, const std::string& url) {
+  HttpRequest req;
+  req.method = ex.method;
+  req.url = url;
+  req.timeout = options_.request_timeout;
+  req.headers = {{"Accept", "application/json"}, {"OData-Version", "4.0"}};
+  if (!ex.body.empty()) req.headers.emplace_back("Content-Type", "application/json");
+  for (const auto& h : ex.headers) req.headers.push_back(h);
+  if (ex.auth) AddAuth(req);
+  req.body = ex.body;
+  req.parts = ex.parts;
+  return http_->Send(req);
+}
+
+Result<HttpResponse> RedfishClient::Send(const Exchange& ex_in) {
+  Exchange ex = ex_in;
+  if (ex.auth) {
+    if (auto s = EnsureAuth(); !s.ok()) return s.error();
+  }
+  auto url = Url(ex.link);
+  if (!url.ok()) return url.error();
+  std::string target = url.value();
+  bool relogged = false;
+  int redirects = 0;
+  for (int attempt = 1;; ++attempt) {
+    auto backoff = std::min(options_.backoff_cap, options_.backoff * (1 << std::min(attempt - 1, 10)));
+    auto r = SendOnce(ex, target);
+    if (!r.ok()) {
+      const std::string& code = r.error().code;
+      bool nothing_sent = code == "http.connect";
+      bool retryable = code == "http.timeout" || code == "http.io" || nothing_sent;
+      if (retryable && (ex.method == "GET" || nothing_sent) && attempt < options_.max_attempts) {
+        Note("retrying " + ex.method + " " + PathOf(target) + " after " + code);
+        Sleep(backoff);
+        continue;
+      }
+      return r;
+    }
+    HttpResponse& resp = r.value();
+    if (resp.status == 503 && attempt < options_.max_attempts) {
+      // Busy, or out of sessions (iDRAC RAC0218): the request was not processed.
+      Note("HTTP 503 on " + PathOf(target) + ", retrying");
+      Sleep(RetryAfter(resp, backoff, options_.backoff_cap));
+      continue;
+    }
+    if (resp.status == 401 && ex.auth && auth_ == AuthState::kSession && !relogged) {
+      // The session expired (SessionTimeout): log in again once and retry.
+      relogged = true;
+      token_.clear();
+      session_link_.clear();
+      auth_ = AuthState::kNone;
+      if (auto s = EnsureAuth(); !s.ok()) return s.error();
+      --attempt;
+      continue;
+    }
+    if ((resp.status == 301 || resp.status == 302 || resp.status == 303 || resp.status == 307 ||
+         resp.status == 308) && !resp.Header("location").empty()) {
+      if (++redirects > kMaxRedirects) {
+        return Diagnostic::Error("bmc.redirect", Name() + ": too many redirects at " + PathOf(target));
+      }
+      // Follow for GET and POST alike (iLO adds the trailing slash, Supermicro redirects the
+      // session POST); the method and body are kept except for 303. Our host:port is kept.
+      auto next = ResolveOnOrigin(origin_, target, resp.Header("location"));
+      if (!next.ok()) return next.error();
+      target = next.value();
+      if (resp.status == 303) {
+        ex.method = "GET";
+        ex.body.clear();
+        ex.parts.clear();
+      }
+      --attempt;
+      continue;
+    }
+    return r;
+  }
+}
+
+Status RedfishClient::EnsureAuth() {
+  if (auth_ != AuthState::kNone) return OkStatus();
+  if (options_.auth == BmcAuth::kBasic) {
+    auth_ = AuthState::kBasic;
+    return OkStatus();
+  }
+  return Login();
+}
+
+Status RedfishClient::Login() {
+  auto root = ServiceRoot();
+  if (!root.ok()) return root.error();
+  std::string sessions = LinkOf(root.value().value("Links", Json::object()), "Sessions");
+  auto fallback = [&](const std::string& why) -> Status {
+    if (options_.auth == BmcAuth::kSession) {
+      return Diagnostic::Error("bmc.auth", Name() + ": session login unavailable: " + why);
+    }
+    Note("session login unavailable (" + why + "); using Basic authentication");
+    auth_ = AuthState::kBasic;
+    return OkStatus();
+  };
+  if (sessions.empty()) return fallback("the service root has no Links.Sessions");
+  Exchange ex;
+  ex.method = "POST";
+  ex.link = sessions;
+  // No Authorization header on the login itself: some BMCs answer 415 to one.
+  ex.auth = false;
+  ex.body = Json{{"UserName", options_.credentials.user},
+                 {"Password", options_.credentials.password.Reveal()}}.dump();
+  auto r = Send(ex);
+  if (!r.ok()) return r.error();
+  const HttpResponse& resp = r.value();
+  if (resp.status == 401 || resp.status == 403) {
+    return Diagnostic::Error("bmc.auth",
+                             Name() + ": login refused (HTTP " + std::to_string(resp.status) +
+                                 ") for user '" + options_.credentials.user + "'",
+                             {}, {}, "check the BMC credentials reference");
+  }
+  if (resp.status == 404 || resp.status == 405 || resp.status == 501) {
+    return fallback("POST Sessions answered HTTP " + std::to_string(resp.status));
+  }
+  if (!Is2xx(resp.status)) return HttpError("POST", sessions, resp);
+  std::string token = resp.Header("x-auth-token");
+  if (token.empty()) return fallback("no X-Auth-Token in the login response");
+  token_ = token;
+  auth_ = AuthState::kSession;
+  // Location first; some services only put the session's @odata.id in the body.
+  std::string where = resp.Header("location");
+  if (where.empty()) where = ParseBody(resp.body).value("@odata.id", "");
+  if (where.empty()) {
+    Note("login response has neither Location nor @odata.id: this session cannot be deleted");
+  } else {
+    auto u = ResolveOnOrigin(origin_, origin_ + sessions, where);
+    if (u.ok()) session_link_ = PathOf(u.value());
+  }
+  return OkStatus();
+}
+
+Status RedfishClient::Logout() {
+  if (token_.empty()) return OkStatus();
+  std::string link = session_link_;
+  Status result = OkStatus();
+  if (!link.empty()) {
+    auto url = Url(link);
+    if (url.ok()) {
+      HttpRequest req;
+      req.method = "DELETE";
+      req.url = url.value();
+      req.timeout = options_.request_timeout;
+      req.headers = {{"Accept", "application/json"}, {"OData-Version", "4.0"},
+                     {"X-Auth-Token", token_}};
+      auto r = http_->Send(req);
+      if (!r.ok()) {
+        result = r.error();
+      } else if (!Is2xx(r.value().status) && r.value().status != 404) {
+        result = HttpError("DELETE", link, r.value());
+      }
+    }
+  }
+  token_.clear();
+  session_link_.clear();
+  auth_ = AuthState::kNone;
+  if (!result.ok()) Note("logout failed: " + result.error().message);
+  return result;
+}
+
+BmcResponse RedfishClient::ToBmcResponse(const HttpResponse& r) const {
+  BmcResponse out;
+  out.status = r.status;
+  out.body = ParseBody(r.body);
+  std::string loc = r.Header("location");
+  if (!loc.empty()) {
+    auto u = ResolveOnOrigin(origin_, origin_ + kServiceRoot, loc);
+    if (u.ok()) out.location = PathOf(u.value());
+  }
+  out.etag = r.Header("etag");
+  if (out.etag.empty() && out.body.is_object()) out.etag = out.body.value("@odata.etag", "");
+  for (const auto& m : ExtractMessages(out.body)) out.messages.push_back(m.ToString());
+  return out;
+}
+
+Diagnostic RedfishClient::HttpError(const std::string& method, std::string_view link,
+                                    const HttpResponse& r) const {
+  std::string detail = DescribeError(ParseBody(r.body));
+  std::string msg = Name() + ": " + method + " " + std::string(link) + ": HTTP " +
+                    std::to_string(r.status) + (detail.empty() ? "" : ": " + detail);
+  std::string hint;
+  for (const auto& m : ExtractMessages(ParseBody(r.body))) {
+    if (!m.resolution.empty()) { hint = m.resolution; break; }
+  }
+  return Diagnostic::Error("bmc.http." + std::to_string(r.status), msg, {}, {}, hint);
+}
+
+Result<Json> RedfishClient::ServiceRoot() {
+  if (root_) return *root_;
+  Exchange ex;
+  ex.link = kServiceRoot;
+  ex.auth = false;   // readable without credentials by definition
+  auto r = Send(ex);
+  if (!r.ok()) return r.error();
+  if (!Is2xx(r.value().status)) return HttpError("GET", kServiceRoot, r.value());
+  Json body = ParseBody(r.value().body);
+  if (!body.is_object()) {
+    return Diagnostic::Error("bmc.payload", Name() + ": the service root is not a JSON object");
+  }
+  root_ = body;
+  return body;
+}
+
+Result<BmcResponse> RedfishClient::GetRaw(std::string_view link) {
+  Exchange ex;
+  ex.link = std::string(link);
+  auto r = Send(ex);
+  if (!r.ok()) return r.error();
+  return ToBmcResponse(r.value());
+}
+
+Result<Json> RedfishClient::Get(std::string_view link) {
+  Exchange ex;
+  ex.link = std::string(link);
+  auto r = Send(ex);
+  if (!r.ok()) return r.error();
+  if (!Is2xx(r.value().status)) return HttpError("GET", link, r.value());
+  Json body = ParseBody(r.value().body);
+  if (body.is_null()) {
+    return Diagnostic::Error("bmc.payload", Name() + ": GET " + std::string(link) +
+                                                ": the response is not JSON");
+  }
+  return body;
+}
+
+std::vector<Result<Json>> RedfishClient::GetMany(const std::vector<std::string>& links) {
+  std::vector<Result<Json>> out;
+  if (links.empty()) return out;
+  if (auto s = EnsureAuth(); !s.ok()) {
+    for (size_t i = 0; i < links.size(); ++i) out.push_back(s.error());
+    return out;
+  }
+  std::vector<HttpRequest> reqs;
+  std::vector<bool> valid(links.size(), true);
+  for (size_t i = 0; i < links.size(); ++i) {
+    auto u = Url(links[i]);
+    HttpRequest req;
+    req.url = u.ok() ? u.value() : origin_ + kServiceRoot;
+    valid[i] = u.ok();
+    req.timeout = options_.request_timeout;
+    req.headers = {{"Accept", "application/json"}, {"OData-Version", "4.0"}};
+    AddAuth(req);
+    reqs.push_back(std::move(req));
+  }
+  auto results = http_->SendAll(reqs);
+  for (size_t i = 0; i < links.size(); ++i) {
+    auto& r = results[i];
+    bool ok_first = valid[i] && r.ok() && r.value().status == 200 && !ParseBody(r.value().body).is_null();
+    if (ok_first) {
+      out.push_back(ParseBody(r.value().body));
+    } else {
+      // Anything unusual (503, redirect, 401, transport error) goes the careful, serial way.
+      out.push_back(Get(links[i]));
+    }
+  }
+  return out;
+}
+
+Result<std::vector<Json>> RedfishClient::GetCollection(std::string_view link) {
+  auto root = ServiceRoot();
+  if (!root.ok()) return root.error();
+  const Json& features = root.value().value("ProtocolFeaturesSupported", Json::object());
+  const Json& expand = features.value("ExpandQuery", Json::object());
+  bool can_expand = options_.use_expand && !expand_disabled_ && expand.is_object() &&
+                    (expand.value("Levels", false) || expand.value("ExpandAll", false));
+
+  std::string first(link);
+  Json page;
+  if (can_expand) {
+    std::string q = first + (first.find('?') == std::string::npos ? "?" : "&") +
+                    "$expand=.($levels=1)";
+    auto r = GetRaw(q);
+    if (!r.ok()) return r.error();
+    if (r.value().status == 200 && r.value().body.is_object()) {
+      page = r.value().body;
+    } else {
+      auto msgs = ExtractMessages(r.value().body);
+      if (r.value().status == 400 || r.value().status == 501) {
+        expand_disabled_ = true;   // remembered for this BMC
+        Note("$expand refused (HTTP " + std::to_string(r.value().status) +
+             "); walking links instead");
+      } else {
+        HttpResponse fake;
+        fake.status = r.value().status;
+        fake.body = r.value().body.is_null() ? "" : r.value().body.dump();
+        return HttpError("GET", q, fake);
+      }
+    }
+  }
+  if (page.is_null()) {
+    auto r = Get(first);
+    if (!r.ok()) return r.error();
+    page = r.value();
+  }
+
+  std::vector<Json> members;              // full objects, in order
+  std::vector<size_t> pending_index;      // members that are links only
+  std::vector<std::string> pending_links;
+  std::set<std::string> seen{first};
+  for (int pages = 0;; ++pages) {
+    if (!page.is_object() || !page.contains("Members") || !page["Members"].is_array()) {
+      return Diagnostic::Error("bmc.payload",
+                               Name() + ": " + std::string(link) + " is not a collection");
+    }
+    for (const auto& m : page["Members"]) {
+      if (!m.is_object()) continue;
+      if (m.size() == 1 && m.contains("@odata.id")) {
+        pending_index.push_back(members.size());
+        pending_links.push_back(m["@odata.id"].get<std::string>());
+        members.push_back(nullptr);
+      } else {
+        members.push_back(m);
+      }
+    }
+    std::string next = page.value("Members@odata.nextLink", "");
+    if (next.empty()) break;
+    if (!seen.insert(next).second || pages >= kMaxPages) {
+      Note("collection " + std::string(link) + " repeats a nextLink; stopping there");
+      break;
+    }
+    auto r = Get(next);
+    if (!r.ok()) return r.error();
+    page = r.value();
+  }
+  auto fetched = GetMany(pending_links);
+  for (size_t i = 0; i < fetched.size(); ++i) {
+    if (!fetched[i].ok()) return fetched[i].error();
+    members[pending_index[i]] = std::move(fetched[i].value());
+  }
+  return members;
+}
+
+Result<std::string> RedfishClient::SystemLink() {
+  if (!system_link_.empty()) return system_link_;
+  auto root = ServiceRoot();
+  if (!root.ok()) return root.error();
+  std::string systems = LinkOf(root.value(), "Systems");
+  if (systems.empty()) {
+    return Diagnostic::Error("bmc.payload", Name() + ": the service root has no Systems");
+  }
+  auto coll = Get(systems);
+  if (!coll.ok()) return coll.error();
+  const Json& m = coll.value().value("Members", Json::array());
+  if (!m.is_array() || m.empty() || !m[0].is_object() || !m[0].contains("@odata.id")) {
+    return Diagnostic::Error("bmc.payload", Name() + ": the Systems collection is empty");
+  }
+  system_link_ = m[0]["@odata.id"].get<std::string>();
+  return system_link_;
+}
+
+Result<BmcResponse> RedfishClient::Patch(std::string_view link, const Json& body) {
+  // The ETag of the resource we are about to modify (not of its parent).
+  auto read_etag = [&]() -> std::string {
+    auto r = GetRaw(link);
+    if (!r.ok() || !Is2xx(r.value().status)) return {};   // PATCH-only resources (AMI Bios/SD)
+    return r.value().etag;
+  };
+  std::string etag = read_etag();
+  auto patch = [&](const std::string& if_match) -> Result<HttpResponse> {
+    Exchange ex;
+    ex.method = "PATCH";
+    ex.link = std::string(link);
+    ex.body = body.dump();
+    if (!if_match.empty()) ex.headers.emplace_back("If-Match", if_match);
+    return Send(ex);
+  };
+  auto r = patch(etag);
+  if (!r.ok()) return r.error();
+  if (r.value().status == 428) {
+    // The service requires If-Match (Lenovo, AMI).
+    etag = read_etag();
+    Note("PATCH " + std::string(link) + " requires If-Match; resending with " +
+         (etag.empty() ? "\"*\"" : "the resource's ETag"));
+    r = patch(etag.empty() ? "*" : etag);
+    if (!r.ok()) return r.error();
+  } else if (r.value().status == 412) {
+    // Stale (someone changed it) or spurious (iDRAC): re-read and retry once.
+    etag = read_etag();
+    Note("PATCH " + std::string(link) + " got 412; re-read the ETag and retrying once");
+    r = patch(etag);
+    if (!r.ok()) return r.error();
+  }
+  const HttpResponse& resp = r.value();
+  if (!Is2xx(resp.status)) return HttpError("PATCH", link, resp);
+  // A 2xx is a success unless it carries a Critical message (iLO's 200 + "error" object with
+  // SystemResetRequired is a success).
+  Json parsed = ParseBody(resp.body);
+  for (const auto& m : ExtractMessages(parsed)) {
+    if (m.severity == "Critical" && !HasMessageKey({m}, "SystemResetRequired") &&
+        !HasMessageKey({m}, "Success")) {
+      return HttpError("PATCH", link, resp);
+    }
+  }
+  return ToBmcResponse(resp);
+}
+
+Result<TaskOutcome> RedfishClient::PostAction(std::string_view target, const Json& body) {
+  Exchange ex;
+  ex.method = "POST";
+  ex.link = std::string(target);
+  ex.body = body.dump();   // never If-Match on an action (iDRAC answers 412 to it)
+  auto r = Send(ex);
+  if (!r.ok()) return r.error();
+  if (!Is2xx(r.value().status)) return HttpError("POST", target, r.value());
+  return FollowTask(r.value());
+}
+
+Result<TaskOutcome> RedfishClient::PostMultipart(std::string_view uri, const Json& params,
+                                                 const std::string& file) {
+  Exchange ex;
+  ex.method = "POST";
+  ex.link = std::string(uri);
+  std::string name = file.substr(file.find_last_of('/') == std::string::npos
+                                     ? 0 : file.find_last_of('/') + 1);
+  ex.parts = {{"UpdateParameters", "application/json", params.dump(), "", ""},
+              {"UpdateFile", "application/octet-stream", "", file, name}};
+  auto r = Send(ex);
+  if (!r.ok()) return r.error();
+  if (!Is2xx(r.value().status)) return HttpError("POST", uri, r.value());
+  return FollowTask(r.value());
+}
+
+Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
+  TaskOutcome out;
+  BmcResponse resp = ToBmcResponse(first);
+  out.messages = resp.messages;
+  out.final_body = resp.body;
+  std::string monitor = first.status == 202 ? resp.location : "";
+  if (IsTask(resp.body)) {
+    // The task in the body (Supermicro), with or without a Location.
+    out.task_link = resp.body.value("@odata.id", "");
+    out.state = resp.body.value("TaskState", "");
+    TaskMessages(resp.body, out.messages);
+  }
+  if (monitor.empty() && out.task_link.empty()) {
+    if (first.status == 202) Note("202 Accepted without a task monitor or task; assuming done");
+    return out;   // synchronous: 200/204 with no task
+  }
+  out.had_task = true;
+  if (Terminal(out.state)) {
+    out.final_body = resp.body;
+    out.task_status = resp.body.value("TaskStatus", "");
+    return out;
+  }
+  bool seen_running = true;   // a 202 or a non-terminal task means it was running
+  int errors = 0;
+  std::chrono::milliseconds waited{0};
+  std::chrono::milliseconds wait = RetryAfter(first, options_.task_poll, options_.backoff_cap);
+  auto finish_from_task = [&](const Json& task) {
+    out.state = task.value("TaskState", "");
+    out.task_status = task.value("TaskStatus", "");
+    TaskMessages(task, out.messages);
+    out.final_body = task;
+  };
+  while (waited < options_.task_deadline) {
+    Sleep(wait);
+    waited += wait;
+    wait = options_.task_poll;
+    std::string link = monitor.empty() ? out.task_link : monitor;
+    Exchange ex;
+    ex.link = link;
+    auto r = Send(ex);
+    if (!r.ok()) {
+      // The BMC may be rebooting into its new firmware: keep polling within a budget.
+      if (++errors > options_.task_error_budget) return r.error();
+      continue;
+    }
+    errors = 0;
+    const HttpResponse& hr = r.value();
+    Json body = ParseBody(hr.body);
+    if (hr.status == 202) {
+      seen_running = true;
+      wait = RetryAfter(hr, options_.task_poll, options_.backoff_cap);
+      if (IsTask(body)) {
+        if (out.task_link.empty()) out.task_link = body.value("@odata.id", "");
+        out.state = body.value("TaskState", "");
+      }
+      continue;
+    }
+    if (hr.status == 404 || hr.status == 410) {
+      if (!monitor.empty() && !out.task_link.empty() && link == monitor) {
+        monitor.clear();   // the monitor is gone (Dell deletes it): read the Task itself
+        wait = std::chrono::milliseconds(0);
+        continue;
+      }
+      if (seen_running) {
+        Note("task " + link + " disappeared after running; treating it as completed");
+        out.state = "Completed";
+        out.messages.push_back("task resource deleted after completion; outcome assumed");
+        return out;
+      }
+      return HttpError("GET", link, hr);
+    }
+    if (Is2xx(hr.status)) {
+      if (IsTask(body)) {
+        if (out.task_link.empty()) out.task_link = body.value("@odata.id", "");
+        out.state = body.value("TaskState", "");
+        TaskMessages(body, out.messages);
+        // Completion is decided by TaskState alone (PercentComplete can reach 100 early).
+        if (Terminal(out.state)) {
+          finish_from_task(body);
+          return out;
+        }
+        continue;
+      }
+      // The monitor returned the operation's final response.
+      out.state = "Completed";
+      out.final_body = body;
+      for (const auto& m : ExtractMessages(body)) out.messages.push_back(m.ToString());
+      return out;
+    }
+    // The operation's final response is an error.
+    out.state = "Exception";
+    out.final_body = body;
+    for (const auto& m : ExtractMessages(body)) out.messages.push_back(m.ToString());
+    return out;
+  }
+  return Diagnostic::Error("bmc.task.timeout",
+                           Name() + ": task " + (out.task_link.empty() ? monitor : out.task_link) +
+                               " did not finish in time (last state '" + out.state + "')");
+}
+
+Result<std::string> RedfishClient::WaitPower(std::string_view system_link, const std::string& want) {
+  std::chrono::milliseconds waited{0};
+  std::string state;
+  for (;;) {
+    auto sys = Get(system_link);
+    if (sys.ok()) {
+      state = sys.value().value("PowerState", "");
+      if (state == want) return state;
+    }
+    if (waited >= options_.power_deadline) break;
+    Sleep(options_.power_poll);
+    waited += options_.power_poll;
+  }
+  return Diagnostic::Error("bmc.reset.timeout", Name() + ": PowerState stayed '" + state +
+                                                    "', expected '" + want + "'");
+}
+
+Result<std::string> RedfishClient::Reset(std::string_view system_link, ResetKind kind) {
+  auto sys = Get(system_link);
+  if (!sys.ok()) return sys.error();
+  const Json& actions = sys.value().value("Actions", Json::object());
+  if (!actions.is_object() || !actions.contains("#ComputerSystem.Reset")) {
+    return Diagnostic::Error("bmc.reset.unsupported",
+                             Name() + ": " + std::string(system_link) + " has no Reset action");
+  }
+  const Json& action = actions["#ComputerSystem.Reset"];
+  std::string target = action.value("target", "");
+  std::vector<std::string> allowable;
+  if (action.contains("ResetType@Redfish.AllowableValues")) {
+    for (const auto& v : action["ResetType@Redfish.AllowableValues"]) {
+      if (v.is_string()) allowable.push_back(v.get<std::string>());
+    }
+  } else if (action.contains("@Redfish.ActionInfo")) {
+    auto info = Get(action["@Redfish.ActionInfo"].get<std::string>());
+    if (!info.ok()) return info.error();
+    for (const auto& p : info.value().value("Parameters", Json::array())) {
+      if (p.is_object() && p.value("Name", "") == "ResetType") {
+        for (const auto& v : p.value("AllowableValues", Json::array())) {
+          if (v.is_string()) allowable.push_back(v.get<std::string>());
+        }
+      }
+    }
+  }
+  std::string power = sys.value().value("PowerState", "");
+  auto candidates = ResetCandidates(kind, allowable, power);
+  if (candidates.size() == 1 && candidates[0].empty()) return std::string("none (already " + power + ")");
+  if (candidates.empty()) {
+    std::string list;
+    for (const auto& a : allowable) list += (list.empty() ? "" : ", ") + a;
+    return Diagnostic::Error("bmc.reset.unsupported",
+                             Name() + ": no ResetType for '" + ResetKindName(kind) +
+                                 "' among the advertised [" + list + "]");
+  }
+  auto contains = [&](const std::string& t) {
+    return allowable.empty() || std::find(allowable.begin(), allowable.end(), t) != allowable.end();
+  };
+  Diagnostic last = Diagnostic::Error("bmc.reset", "no reset attempted");
+  for (const auto& seq : candidates) {
+    std::string sent;
+    bool refused = false;
+    for (size_t i = 0; i < seq.size(); ++i) {
+      auto r = PostAction(target, Json{{"ResetType", seq[i]}});
+      if (!r.ok()) {
+        // Without an advertised list we guess: a 400 "not in list" moves to the next guess.
+        if (allowable.empty() && i == 0 && r.error().code == "bmc.http.400") {
+          last = r.error();
+          refused = true;
+          break;
+        }
+        return r.error();
+      }
+      if (!r.value().Succeeded()) {
+        return Diagnostic::Error("bmc.reset", Name() + ": reset task ended " + r.value().state);
+      }
+      sent += (sent.empty() ? "" : "+") + seq[i];
+      bool off_step = seq[i] == "GracefulShutdown" || seq[i] == "ForceOff";
+      if (seq.size() > 1 && off_step) {
+        auto w = WaitPower(system_link, "Off");
+        if (!w.ok() && seq[i] == "GracefulShutdown" && contains("ForceOff")) {
+          Note("graceful shutdown timed out; forcing off");
+          auto f = PostAction(target, Json{{"ResetType", "ForceOff"}});
+          if (!f.ok()) return f.error();
+          sent += "+ForceOff";
+          w = WaitPower(system_link, "Off");
+        }
+        if (!w.ok()) return w.error();
+      }
+    }
+    if (refused) continue;
+    std::string want = (kind == ResetKind::kOff || kind == ResetKind::kForceOff) ? "Off" : "On";
+    auto w = WaitPower(system_link, want);
+    if (!w.ok()) return w.error();
+    return sent;
+  }
+  return last;
+}
+
+}  // namespace plumb::transport

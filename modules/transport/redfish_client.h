@@ -1,0 +1,106 @@
+#pragma once
+/// RedfishClient: the Bmc for one BMC over an HttpClient (libcurl in production, a fake in unit
+/// tests). It owns at most one session, created on first use and ALWAYS deleted: by Logout(),
+/// or by the destructor on every other path (errors, early returns, exceptions unwinding
+/// through the owner). One client per BMC per run: BMCs have small session limits.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "modules/transport/bmc.h"
+#include "modules/transport/credentials.h"
+#include "modules/transport/http_client.h"
+
+namespace plumb::transport {
+
+enum class BmcAuth {
+  kAuto,      ///< a session if the service offers one (Links.Sessions), else Basic
+  kSession,   ///< a session or fail
+  kBasic,     ///< Authorization: Basic on every request (no session bookkeeping)
+};
+
+struct RedfishOptions {
+  std::string base_url;          ///< "https://gpu001-bmc.pod-a.example" (a path is ignored)
+  Credentials credentials;
+  BmcAuth auth = BmcAuth::kAuto;
+  std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
+  /// Retries of 503 (honouring Retry-After), timeouts and dropped connections (GET only; any
+  /// method when the connection was refused, since nothing was sent).
+  int max_attempts = 4;
+  std::chrono::milliseconds backoff{std::chrono::milliseconds(500)};
+  std::chrono::milliseconds backoff_cap{std::chrono::seconds(10)};
+  /// Task monitors: poll interval when no Retry-After, overall deadline, and how many
+  /// consecutive transport errors are tolerated (the BMC may reboot during its own update).
+  std::chrono::milliseconds task_poll{std::chrono::seconds(2)};
+  std::chrono::milliseconds task_deadline{std::chrono::minutes(60)};
+  int task_error_budget = 30;
+  /// Resets: how often and how long to wait for PowerState.
+  std::chrono::milliseconds power_poll{std::chrono::seconds(2)};
+  std::chrono::milliseconds power_deadline{std::chrono::minutes(5)};
+  bool use_expand = true;        ///< only where ProtocolFeaturesSupported advertises it
+  /// Notes for the operator (non-conformance, retries, fallbacks). Never given a secret.
+  std::function<void(const std::string&)> log;
+  /// How to wait (tests substitute a clock that does not sleep).
+  std::function<void(std::chrono::milliseconds)> sleep;
+};
+
+class RedfishClient : public Bmc {
+ public:
+  RedfishClient(std::unique_ptr<HttpClient> http, RedfishOptions options);
+  ~RedfishClient() override;
+  RedfishClient(const RedfishClient&) = delete;
+  RedfishClient& operator=(const RedfishClient&) = delete;
+
+  /// Deletes the session (if any). Safe to call twice; the destructor calls it.
+  Status Logout();
+  /// True while a session token is held.
+  bool HasSession() const { return !token_.empty(); }
+  /// "session", "basic" or "" before the first authenticated request.
+  std::string AuthMode() const;
+
+  const std::string& Name() const override { return options_.base_url; }
+  Result<Json> ServiceRoot() override;
+  Result<Json> Get(std::string_view link) override;
+  std::vector<Result<Json>> GetMany(const std::vector<std::string>& links) override;
+  Result<BmcResponse> GetRaw(std::string_view link) override;
+  Result<std::vector<Json>> GetCollection(std::string_view link) override;
+  Result<std::string> SystemLink() override;
+  Result<BmcResponse> Patch(std::string_view link, const Json& body) override;
+  Result<TaskOutcome> PostAction(std::string_view target, const Json& body) override;
+  Result<TaskOutcome> PostMultipart(std::string_view uri, const Json& update_parameters,
+                                    const std::string& file) override;
+  Result<std::string> Reset(std::string_view system_link, ResetKind kind) override;
+
+ private:
+  enum class AuthState { kNone, kSession, kBasic };
+  struct Exchange;   // one logical request: method, link, body, extra headers, auth
+
+  Result<HttpResponse> Send(const Exchange& ex);
+  Result<HttpResponse> SendOnce(const Exchange& ex, const std::string& url);
+  Status EnsureAuth();
+  Status Login();
+  void AddAuth(HttpRequest& req) const;
+  Result<std::string> Url(std::string_view link) const;
+  BmcResponse ToBmcResponse(const HttpResponse& r) const;
+  Diagnostic HttpError(const std::string& method, std::string_view link,
+                       const HttpResponse& r) const;
+  Result<TaskOutcome> FollowTask(const HttpResponse& first);
+  Result<std::string> WaitPower(std::string_view system_link, const std::string& want);
+  void Note(const std::string& msg) const;
+  void Sleep(std::chrono::milliseconds d) const;
+
+  std::unique_ptr<HttpClient> http_;
+  RedfishOptions options_;
+  std::string origin_;          // scheme://host:port we talk to, always
+  std::string origin_error_;
+  AuthState auth_ = AuthState::kNone;
+  std::string token_;           // X-Auth-Token (a secret: never logged)
+  std::string session_link_;    // where to DELETE it
+  bool expand_disabled_ = false;
+  std::optional<Json> root_;
+  std::string system_link_;
+};
+
+}  // namespace plumb::transport

@@ -1,0 +1,537 @@
+#include "modules/transport/redfish_client.h"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "fakes/fake_redfish.h"
+#include "fakes/forward_http.h"
+
+namespace plumb::transport {
+namespace {
+
+using testing::FakeRedfish;
+using testing::ForwardHttp;
+
+struct Rig {
+  FakeRedfish fake;
+  std::vector<std::string> notes;
+  std::vector<std::chrono::milliseconds> sleeps;
+  std::unique_ptr<RedfishClient> client;
+
+  explicit Rig(BmcAuth auth = BmcAuth::kAuto) { fake.AddSystem({}); Make(auth); }
+  void Make(BmcAuth auth = BmcAuth::kAuto) {
+    RedfishOptions o;
+    o.base_url = "https://bmc.example";
+    o.credentials = {"admin", Secret("s3cret-PLANTED")};
+    o.auth = auth;
+    o.log = [this](const std::string& s) { notes.push_back(s); };
+    o.sleep = [this](std::chrono::milliseconds d) { sleeps.push_back(d); };
+    o.task_poll = std::chrono::milliseconds(100);
+    o.power_poll = std::chrono::milliseconds(100);
+    o.power_deadline = std::chrono::milliseconds(1000);
+    o.task_deadline = std::chrono::milliseconds(5000);
+    client = std::make_unique<RedfishClient>(std::make_unique<ForwardHttp>(&fake), o);
+  }
+  void Close() { client.reset(); }
+  std::string AllText() const {
+    std::string s;
+    for (const auto& n : notes) s += n + "\n";
+    return s;
+  }
+};
+
+Json Task(const std::string& id, const std::string& state) {
+  return {{"@odata.id", "/redfish/v1/TaskService/Tasks/" + id}, {"Id", id}, {"TaskState", state},
+          {"Messages", Json::array()}};
+}
+
+}  // namespace
+
+TEST_CASE("redfish: session login sends no Authorization, uses X-Auth-Token, logs out on close") {
+  Rig rig;
+  auto sys = rig.client->Get("/redfish/v1/Systems/1");
+  REQUIRE(sys.ok());
+  CHECK(rig.client->AuthMode() == "session");
+  CHECK(rig.fake.sessions_created == 1);
+  const auto& login = rig.fake.log[1];
+  CHECK(login.method == "POST");
+  CHECK(login.Header("authorization").empty());
+  CHECK(rig.fake.log.back().Header("x-auth-token") == "tok1");
+  rig.Close();
+  CHECK(rig.fake.sessions_deleted == 1);
+  CHECK(rig.fake.live_sessions.empty());
+  CHECK(rig.fake.log.back().method == "DELETE");
+  CHECK(rig.fake.log.back().path == "/redfish/v1/SessionService/Sessions/1");
+}
+
+TEST_CASE("redfish: logout happens on error paths and when an exception unwinds") {
+  SUBCASE("error") {
+    Rig rig;
+    auto r = rig.client->Get("/redfish/v1/NoSuchThing");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.http.404");
+    CHECK(r.error().message.find("ResourceMissingAtURI") != std::string::npos);
+    rig.Close();
+    CHECK(rig.fake.sessions_deleted == 1);
+  }
+  SUBCASE("exception") {
+    FakeRedfish fake;
+    fake.AddSystem({});
+    try {
+      RedfishOptions o;
+      o.base_url = "https://bmc.example";
+      o.credentials = {"admin", Secret("s3cret-PLANTED")};
+      RedfishClient c(std::make_unique<ForwardHttp>(&fake), o);
+      REQUIRE(c.Get("/redfish/v1/Systems/1").ok());
+      throw std::runtime_error("module blew up");
+    } catch (const std::runtime_error&) {
+    }
+    CHECK(fake.sessions_created == 1);
+    CHECK(fake.sessions_deleted == 1);
+  }
+  SUBCASE("explicit logout then destructor: one DELETE") {
+    Rig rig;
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    CHECK(rig.client->Logout().ok());
+    rig.Close();
+    CHECK(rig.fake.Count("DELETE", "/redfish/v1/SessionService/Sessions/1") == 1);
+  }
+}
+
+TEST_CASE("redfish: session variants") {
+  SUBCASE("absolute Location with a NAT address: DELETE goes to our own host:port") {
+    Rig rig;
+    rig.fake.session_mode = FakeRedfish::SessionMode::kAbsoluteLocation;
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    rig.Close();
+    CHECK(rig.fake.sessions_deleted == 1);
+  }
+  SUBCASE("no Location: the body's @odata.id") {
+    Rig rig;
+    rig.fake.session_mode = FakeRedfish::SessionMode::kNoLocation;
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    rig.Close();
+    CHECK(rig.fake.sessions_deleted == 1);
+  }
+  SUBCASE("204 with no body (DMTF mockup server) is a success") {
+    Rig rig;
+    rig.fake.session_mode = FakeRedfish::SessionMode::k204;
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    CHECK(rig.client->AuthMode() == "session");
+    rig.Close();
+    CHECK(rig.fake.sessions_deleted == 1);
+  }
+  SUBCASE("sessions unavailable: Basic fallback") {
+    Rig rig;
+    rig.fake.session_mode = FakeRedfish::SessionMode::kUnsupported;
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    CHECK(rig.client->AuthMode() == "basic");
+    CHECK(rig.fake.log.back().Header("authorization").rfind("Basic ", 0) == 0);
+  }
+  SUBCASE("no Links.Sessions in the service root: Basic") {
+    Rig rig;
+    rig.fake.resources["/redfish/v1/"].erase("Links");
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    CHECK(rig.client->AuthMode() == "basic");
+    CHECK(rig.fake.sessions_created == 0);
+  }
+  SUBCASE("session required but unavailable: an error") {
+    Rig rig(BmcAuth::kSession);
+    rig.fake.session_mode = FakeRedfish::SessionMode::kUnsupported;
+    auto r = rig.client->Get("/redfish/v1/Systems/1");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.auth");
+  }
+  SUBCASE("Basic configured: no session at all") {
+    Rig rig(BmcAuth::kBasic);
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    CHECK(rig.fake.sessions_created == 0);
+  }
+  SUBCASE("wrong password: bmc.auth, and the password is in no message") {
+    Rig rig;
+    rig.fake.password = "other";
+    auto r = rig.client->Get("/redfish/v1/Systems/1");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.auth");
+    CHECK(r.error().ToString().find("s3cret-PLANTED") == std::string::npos);
+    CHECK(rig.AllText().find("s3cret-PLANTED") == std::string::npos);
+  }
+}
+
+TEST_CASE("redfish: an expired session (401) logs in again once and retries") {
+  Rig rig;
+  REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+  rig.fake.live_sessions.clear();   // the BMC expired it
+  REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+  CHECK(rig.fake.sessions_created == 2);
+  rig.Close();
+  CHECK(rig.fake.Count("DELETE", "/redfish/v1/SessionService/Sessions/2") == 1);
+}
+
+TEST_CASE("redfish: pagination follows Members@odata.nextLink and guards loops") {
+  Rig rig;
+  auto& f = rig.fake;
+  f.resources["/redfish/v1/C"] = {{"Members", {{{"@odata.id", "/redfish/v1/C/1"}}}},
+                                  {"Members@odata.count", 3},
+                                  {"Members@odata.nextLink", "/redfish/v1/C?$skip=1"}};
+  f.resources["/redfish/v1/C?$skip=1"] = {
+      {"Members", {{{"@odata.id", "/redfish/v1/C/2"}}, {{"@odata.id", "/redfish/v1/C/3"}}}},
+      {"Members@odata.nextLink", "/redfish/v1/C?$skip=1"}};   // repeats itself: a loop
+  for (int i = 1; i <= 3; ++i) {
+    f.resources["/redfish/v1/C/" + std::to_string(i)] = {{"Id", std::to_string(i)}};
+  }
+  auto r = rig.client->GetCollection("/redfish/v1/C");
+  REQUIRE(r.ok());
+  REQUIRE(r.value().size() == 3);
+  CHECK(r.value()[2]["Id"] == "3");
+  CHECK(f.Count("GET", "/redfish/v1/C?$skip=1") == 1);
+  CHECK(rig.AllText().find("repeats a nextLink") != std::string::npos);
+}
+
+TEST_CASE("redfish: $expand only where advertised; a refusal is remembered") {
+  Rig rig;
+  auto& f = rig.fake;
+  f.resources["/redfish/v1/C"] = {{"Members", {{{"@odata.id", "/redfish/v1/C/1"}}}}};
+  f.resources["/redfish/v1/C/1"] = {{"Id", "1"}};
+  SUBCASE("not advertised") {
+    REQUIRE(rig.client->GetCollection("/redfish/v1/C").ok());
+    for (const auto& r : f.log) CHECK(r.path.find("$expand") == std::string::npos);
+  }
+  SUBCASE("advertised and served") {
+    f.resources["/redfish/v1/"]["ProtocolFeaturesSupported"] = {{"ExpandQuery", {{"Levels", true}, {"MaxLevels", 1}}}};
+    f.resources["/redfish/v1/C?$expand=.($levels=1)"] = {{"Members", {{{"@odata.id", "/redfish/v1/C/1"}, {"Id", "1"}, {"Name", "x"}}}}};
+    auto r = rig.client->GetCollection("/redfish/v1/C");
+    REQUIRE(r.ok());
+    CHECK(r.value()[0]["Name"] == "x");
+    CHECK(f.Count("GET", "/redfish/v1/C/1") == 0);
+  }
+  SUBCASE("advertised but refused with QueryNotSupported") {
+    f.resources["/redfish/v1/"]["ProtocolFeaturesSupported"] = {{"ExpandQuery", {{"ExpandAll", true}}}};
+    f.script["GET /redfish/v1/C?$expand=.($levels=1)"].push_back(
+        FakeRedfish::Error(400, "Base.1.5.QueryNotSupportedOnResource", "no expand"));
+    REQUIRE(rig.client->GetCollection("/redfish/v1/C").ok());
+    REQUIRE(rig.client->GetCollection("/redfish/v1/C").ok());
+    CHECK(f.Count("GET", "/redfish/v1/C?$expand=.($levels=1)") == 1);
+    CHECK(f.Count("GET", "/redfish/v1/C") == 2);
+  }
+}
+
+TEST_CASE("redfish: PATCH sends the resource's ETag verbatim as If-Match") {
+  Rig rig;
+  auto& f = rig.fake;
+  f.weak_etags = true;
+  f.resources["/redfish/v1/R"] = {{"A", 1}};
+  auto r = rig.client->Patch("/redfish/v1/R", {{"A", 2}});
+  REQUIRE(r.ok());
+  CHECK(f.log.back().method == "PATCH");
+  CHECK(f.log.back().Header("if-match") == "W/\"1000\"");
+  CHECK(f.resources["/redfish/v1/R"]["A"] == 2);
+  SUBCASE("ETag only in @odata.etag") {
+    f.etag_in_body_only = true;
+    REQUIRE(rig.client->Patch("/redfish/v1/R", {{"A", 3}}).ok());
+    CHECK(f.log.back().Header("if-match") == "W/\"1001\"");
+  }
+}
+
+TEST_CASE("redfish: 428 Precondition Required -> If-Match is added and the PATCH retried") {
+  Rig rig;
+  auto& f = rig.fake;
+  f.require_if_match = true;
+  // AMI Bios/SD: PATCH-only, GET is 404, so no ETag can be read: "*" is sent.
+  f.handlers["/redfish/v1/Bios/SD"] = [&](const testing::RecordedRequest& r) -> Result<transport::HttpResponse> {
+    if (r.method == "GET") return FakeRedfish::Error(404, "Base.1.8.ResourceMissingAtURI", "patch only");
+    if (r.Header("if-match").empty()) return FakeRedfish::Error(428, "Base.1.8.PreconditionRequired", "need If-Match");
+    return FakeRedfish::Reply(204);
+  };
+  auto r = rig.client->Patch("/redfish/v1/Bios/SD", {{"Attributes", {{"VMXEN", 1}}}});
+  REQUIRE(r.ok());
+  CHECK(f.Count("PATCH", "/redfish/v1/Bios/SD") == 2);
+  CHECK(f.log.back().Header("if-match") == "*");
+}
+
+TEST_CASE("redfish: 412 -> re-read the ETag and retry exactly once") {
+  Rig rig;
+  auto& f = rig.fake;
+  f.resources["/redfish/v1/R"] = {{"A", 1}};
+  SUBCASE("spurious 412 (iDRAC) succeeds on retry") {
+    f.script["PATCH /redfish/v1/R"].push_back(FakeRedfish::Error(412, "Base.1.8.PreconditionFailed", "stale"));
+    REQUIRE(rig.client->Patch("/redfish/v1/R", {{"A", 2}}).ok());
+    CHECK(f.Count("PATCH", "/redfish/v1/R") == 2);
+    CHECK(f.Count("GET", "/redfish/v1/R") == 2);
+  }
+  SUBCASE("persistent 412 is an error with the ExtendedInfo message") {
+    f.script["PATCH /redfish/v1/R"].push_back(FakeRedfish::Error(412, "Base.1.8.PreconditionFailed", "stale"));
+    f.script["PATCH /redfish/v1/R"].push_back(FakeRedfish::Error(412, "Base.1.8.PreconditionFailed", "still stale"));
+    auto r = rig.client->Patch("/redfish/v1/R", {{"A", 2}});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.http.412");
+    CHECK(r.error().message.find("still stale") != std::string::npos);
+    CHECK(f.Count("PATCH", "/redfish/v1/R") == 2);
+  }
+}
+
+TEST_CASE("redfish: 200 with an iLO SystemResetRequired error object is a success") {
+  Rig rig;
+  rig.fake.handlers["/redfish/v1/systems/1/bios/settings/"] = [](const testing::RecordedRequest& r) -> Result<transport::HttpResponse> {
+    if (r.method == "GET") return FakeRedfish::Reply(200, {{"Attributes", Json::object()}});
+    return FakeRedfish::Reply(200, {{"error", {{"code", "iLO.0.10.ExtendedInfo"},
+        {"@Message.ExtendedInfo", {{{"MessageId", "iLO.2.14.SystemResetRequired"}}}}}}});
+  };
+  auto r = rig.client->Patch("/redfish/v1/systems/1/bios/settings/", {{"Attributes", {{"X", 1}}}});
+  REQUIRE(r.ok());
+  REQUIRE(r.value().messages.size() == 1);
+  CHECK(r.value().messages[0] == "iLO.2.14.SystemResetRequired");
+}
+
+TEST_CASE("redfish: actions are POSTed without If-Match") {
+  Rig rig;
+  rig.fake.handlers["/redfish/v1/A"] = [](const testing::RecordedRequest& r) -> Result<transport::HttpResponse> {
+    if (!r.Header("if-match").empty()) return FakeRedfish::Error(412, "Base.1.8.PreconditionFailed", "no If-Match on actions");
+    return FakeRedfish::Reply(204);
+  };
+  auto r = rig.client->PostAction("/redfish/v1/A", {{"ImageURI", "https://fw.example/x.bin"}});
+  REQUIRE(r.ok());
+  CHECK_FALSE(r.value().had_task);
+  CHECK(r.value().Succeeded());
+}
+
+TEST_CASE("redfish: task flows") {
+  Rig rig;
+  auto& f = rig.fake;
+  const std::string mon = "/redfish/v1/TaskService/TaskMonitors/7";
+  const std::string task = "/redfish/v1/TaskService/Tasks/7";
+  SUBCASE("202 + Location monitor: 202 while running, then the final response") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Task("7", "New"), {{"location", mon}, {"retry-after", "3"}});
+    };
+    f.script["GET " + mon].push_back(FakeRedfish::Reply(202, Task("7", "Running")));
+    f.script["GET " + mon].push_back(FakeRedfish::Reply(202, Task("7", "Running")));
+    f.script["GET " + mon].push_back(FakeRedfish::Reply(200, Task("7", "Completed")));
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().had_task);
+    CHECK(r.value().state == "Completed");
+    CHECK(r.value().task_link == task);
+    CHECK(rig.sleeps.front() == std::chrono::seconds(3));   // Retry-After honoured
+  }
+  SUBCASE("task in the body, no Location (Supermicro): poll the Task") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(200, Task("7", "Running"));
+    };
+    f.script["GET " + task].push_back(FakeRedfish::Reply(200, Task("7", "Running")));
+    Json done = Task("7", "Exception");
+    done["TaskStatus"] = "Critical";
+    done["Messages"] = {{{"MessageId", "Update.1.0.ApplyFailed"}, {"Message", "image rejected"}}};
+    f.script["GET " + task].push_back(FakeRedfish::Reply(200, done));
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().state == "Exception");
+    CHECK_FALSE(r.value().Succeeded());
+    REQUIRE_FALSE(r.value().messages.empty());
+    CHECK(r.value().messages.back() == "Update.1.0.ApplyFailed: image rejected");
+  }
+  SUBCASE("monitor deleted after completion (Dell): 404 -> the Task -> 404 -> done") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Task("7", "Running"), {{"location", mon}});
+    };
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().state == "Completed");
+    CHECK(f.Count("GET", task) == 1);
+  }
+  SUBCASE("monitor gone but the Task remains: its state decides") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Task("7", "Running"), {{"location", mon}});
+    };
+    f.resources[task] = Task("7", "Killed");
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().state == "Killed");
+  }
+  SUBCASE("the BMC drops off while updating itself: polling survives transport errors") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Json(), {{"location", mon}});
+    };
+    for (int i = 0; i < 3; ++i) f.script["GET " + mon].push_back(Diagnostic::Error("http.connect", "refused"));
+    f.script["GET " + mon].push_back(FakeRedfish::Reply(200, Task("7", "Completed")));
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().state == "Completed");
+  }
+  SUBCASE("PercentComplete 100 does not end a Running task") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Json(), {{"location", mon}});
+    };
+    Json t = Task("7", "Running");
+    t["PercentComplete"] = 100;
+    f.script["GET " + mon].push_back(FakeRedfish::Reply(200, t));
+    f.script["GET " + mon].push_back(FakeRedfish::Reply(200, Task("7", "Completed")));
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(f.Count("GET", mon) == 2);
+  }
+  SUBCASE("a task that never ends times out") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Json(), {{"location", mon}});
+    };
+    f.handlers[mon] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Task("7", "Running"));
+    };
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.task.timeout");
+  }
+}
+
+TEST_CASE("redfish: reset chooses an advertised ResetType with fallbacks") {
+  SUBCASE("GracefulRestart when listed") {
+    FakeRedfish f;
+    Rig rig;
+    rig.fake.AddSystem({"On", "ForceOff", "GracefulRestart", "ForceRestart"});
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "GracefulRestart");
+  }
+  SUBCASE("iDRAC9: no GracefulRestart -> ForceRestart") {
+    Rig rig;
+    rig.fake.AddSystem({"On", "ForceOff", "ForceRestart", "GracefulShutdown", "PushPowerButton", "Nmi"});
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "ForceRestart");
+    CHECK(rig.fake.log.back().path == "/redfish/v1/Systems/1");
+  }
+  SUBCASE("only off/on: GracefulShutdown, wait for Off, then On") {
+    Rig rig;
+    rig.fake.AddSystem({"On", "GracefulShutdown"});
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "GracefulShutdown+On");
+    CHECK(rig.fake.resources["/redfish/v1/Systems/1"]["PowerState"] == "On");
+  }
+  SUBCASE("ActionInfo (bmcweb) instead of inline values") {
+    Rig rig;
+    rig.fake.AddSystem({"ForceOff", "On", "PowerCycle"});
+    auto& a = rig.fake.resources["/redfish/v1/Systems/1"]["Actions"]["#ComputerSystem.Reset"];
+    a.erase("ResetType@Redfish.AllowableValues");
+    a["@Redfish.ActionInfo"] = "/redfish/v1/Systems/1/ResetActionInfo";
+    rig.fake.resources["/redfish/v1/Systems/1/ResetActionInfo"] = {
+        {"Parameters", {{{"Name", "ResetType"}, {"AllowableValues", {"ForceOff", "On", "PowerCycle"}}}}}};
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "PowerCycle");
+  }
+  SUBCASE("no list advertised: a 400 moves on to the next guess") {
+    Rig rig;
+    rig.fake.script["POST /redfish/v1/Systems/1/Actions/ComputerSystem.Reset"].push_back(
+        FakeRedfish::Error(400, "Base.1.8.ActionParameterValueNotInList", "no GracefulRestart"));
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "ForceRestart");
+  }
+  SUBCASE("reboot of a node that is off powers it on") {
+    Rig rig;
+    rig.fake.AddSystem({"On", "ForceOff", "ForceRestart"}, "Off");
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "On");
+  }
+  SUBCASE("nothing usable: a clear error listing what is there") {
+    Rig rig;
+    rig.fake.AddSystem({"Nmi"});
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.reset.unsupported");
+    CHECK(r.error().message.find("Nmi") != std::string::npos);
+  }
+}
+
+TEST_CASE("redfish: redirects are followed for GET and POST on our own host:port") {
+  Rig rig;
+  auto& f = rig.fake;
+  SUBCASE("GET 301 to the trailing-slash form") {
+    f.script["GET /redfish/v1/Systems/1"].push_back(FakeRedfish::Reply(301, Json(), {{"location", "/redfish/v1/systems/1/"}}));
+    f.resources["/redfish/v1/systems/1/"] = {{"Id", "1"}, {"Name", "lower"}};
+    auto r = rig.client->Get("/redfish/v1/Systems/1");
+    REQUIRE(r.ok());
+    CHECK(r.value()["Name"] == "lower");
+  }
+  SUBCASE("session POST 308 (Supermicro adds a slash) stays a POST with its body") {
+    f.script["POST /redfish/v1/SessionService/Sessions"].push_back(
+        FakeRedfish::Reply(308, Json(), {{"location", "https://10.1.2.3/redfish/v1/SessionService/Sessions/"}}));
+    f.live_sessions.insert("tokR");
+    f.resources["/redfish/v1/SessionService/Sessions/9"] = {{"Id", "9"}};
+    f.script["POST /redfish/v1/SessionService/Sessions/"].push_back(
+        FakeRedfish::Reply(201, Json(), {{"x-auth-token", "tokR"}, {"location", "Sessions/9"}}));
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    rig.Close();
+    const auto& post = f.log[f.log.size() - 3];   // login, redirected login, GET, DELETE
+    CHECK(post.method == "POST");
+    CHECK(post.path == "/redfish/v1/SessionService/Sessions/");
+    CHECK(post.body.find("UserName") != std::string::npos);
+    // The relative Location resolved against the redirected URL (RFC 3986), on our origin.
+    CHECK(f.Count("DELETE", "/redfish/v1/SessionService/Sessions/9") == 1);
+  }
+  SUBCASE("redirect loop is cut off") {
+    for (int i = 0; i < 10; ++i) {
+      f.script["GET /redfish/v1/Systems/1"].push_back(FakeRedfish::Reply(302, Json(), {{"location", "/redfish/v1/Systems/1"}}));
+    }
+    auto r = rig.client->Get("/redfish/v1/Systems/1");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.redirect");
+  }
+}
+
+TEST_CASE("redfish: 503 with Retry-After is retried with a capped wait") {
+  Rig rig;
+  auto& f = rig.fake;
+  SUBCASE("transient") {
+    f.script["GET /redfish/v1/Systems/1"].push_back(FakeRedfish::Reply(503, Json(), {{"retry-after", "2"}}));
+    f.script["GET /redfish/v1/Systems/1"].push_back(FakeRedfish::Reply(503, Json(), {{"retry-after", "999"}}));
+    REQUIRE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    REQUIRE(rig.sleeps.size() == 2);
+    CHECK(rig.sleeps[0] == std::chrono::seconds(2));
+    CHECK(rig.sleeps[1] == std::chrono::seconds(10));   // capped
+  }
+  SUBCASE("session limit reached: the error carries the BMC's message") {
+    for (int i = 0; i < 4; ++i) {
+      f.script["POST /redfish/v1/SessionService/Sessions"].push_back(
+          FakeRedfish::Error(503, "IDRAC.2.8.RAC0218", "The maximum number of user sessions is reached."));
+    }
+    auto r = rig.client->Get("/redfish/v1/Systems/1");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.http.503");
+    CHECK(r.error().message.find("RAC0218") != std::string::npos);
+    CHECK(r.error().hint == "Resolve it.");
+  }
+}
+
+TEST_CASE("redfish: timeouts are retried for GET, not for PATCH") {
+  Rig rig;
+  auto& f = rig.fake;
+  f.resources["/redfish/v1/R"] = {{"A", 1}};
+  f.script["GET /redfish/v1/R"].push_back(Diagnostic::Error("http.timeout", "slow"));
+  REQUIRE(rig.client->Get("/redfish/v1/R").ok());
+  CHECK(f.Count("GET", "/redfish/v1/R") == 2);
+  f.script["PATCH /redfish/v1/R"].push_back(Diagnostic::Error("http.timeout", "slow"));
+  auto p = rig.client->Patch("/redfish/v1/R", {{"A", 2}});
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().code == "http.timeout");
+  CHECK(f.Count("PATCH", "/redfish/v1/R") == 1);
+}
+
+TEST_CASE("redfish: links are used verbatim (iLO lower case, trailing slash)") {
+  Rig rig;
+  rig.fake.resources["/redfish/v1/systems/1/bios/"] = {{"Id", "bios"}};
+  REQUIRE(rig.client->Get("/redfish/v1/systems/1/bios/").ok());
+  CHECK(rig.fake.log.back().path == "/redfish/v1/systems/1/bios/");
+}
+
+TEST_CASE("redfish: SystemLink comes from the service root's Systems collection") {
+  Rig rig;
+  auto r = rig.client->SystemLink();
+  REQUIRE(r.ok());
+  CHECK(r.value() == "/redfish/v1/Systems/1");
+}
+
+}  // namespace plumb::transport

@@ -1,0 +1,827 @@
+"""One emulated BMC: shared read-only mockup data plus this BMC's own state (power, BIOS
+current/pending, firmware versions, sessions, tasks, ETags, faults, request log).
+redfish-notes.md §14 lists what it models; README.md documents the behaviour."""
+
+import asyncio
+import collections
+import json
+import time
+import urllib.parse
+import zlib
+
+from . import bios as biosreg
+from . import messages as msg
+from . import mockup as mk
+from . import profiles
+from . import updates
+from .http import DROP, Response
+from .sessions import Sessions
+
+JSON_TYPE = "application/json; charset=utf-8"
+PUBLIC = ("/redfish", "/redfish/v1", "/redfish/v1/$metadata", "/redfish/v1/odata")
+SIMPLE_UPDATE_PARAMS = {"ImageURI", "TransferProtocol", "Targets", "Username", "Password",
+                        "ForceUpdate", "Stage", "LocalImage", "ExcludeTargets",
+                        "@Redfish.OperationApplyTime"}
+SYSTEM_WRITABLE = {"AssetTag", "Boot", "IndicatorLED", "LocationIndicatorActive", "HostName"}
+_STATIC_CACHE = {}
+
+
+def child(link, ident):
+    """A child link in the collection's own style (iLO: trailing '/')."""
+    return link + ident + "/" if link.endswith("/") else link + "/" + ident
+
+
+class Bmc:
+    def __init__(self, cfg, emulator, index):
+        self.name = cfg["name"]
+        self.address = cfg.get("address", "127.0.0.1")
+        self.port = int(cfg.get("port", 8443))
+        self.vendor = cfg.get("vendor", "dmtf")
+        self.node = cfg.get("node")
+        self.tls = cfg.get("tls", "good")
+        self.emu = emulator
+        self.p = profiles.profile(self.vendor, cfg.get("options"))
+        self.m, self.L = mk.load(self.vendor, self.p["mockup"], self.p["case_insensitive"])
+        k = self.m.key
+        self.k_sessions = k(self.L.sessions)
+        self.k_system = k(self.L.system)
+        self.k_reset = k(self.L.reset_target)
+        self.k_mgr_reset = k(self.L.manager_reset_target) if self.L.manager_reset_target else None
+        self.k_bios = k(self.L.bios)
+        self.k_settings = k(self.L.bios_settings) if self.L.bios_settings else None
+        self.k_fw = k(self.L.firmware)
+        self.k_simple = k(self.L.simple_update) if self.L.simple_update else None
+        self.k_multipart = k(self.L.multipart) if self.L.multipart else None
+        self.k_tasks = k(self.L.tasks) if self.L.tasks else None
+        self.k_session_service = k(self.L.session_service)
+        self.public_keys = {k(x) for x in PUBLIC}
+        ss = self.m.get(self.L.session_service) or {}
+        timeout = self.p["session_timeout"] or ss.get("SessionTimeout") or 1800
+        self.sessions = Sessions(cfg.get("username", "admin"), cfg.get("password", ""), timeout)
+        self.session_limit = self.p["session_limit"]
+        self.salt = "%04X" % (zlib.crc32(self.name.encode()) & 0xFFFF)
+        self.gen = 0
+        self.etags = {}
+        # Power and system
+        self.system = mk.deep(self.m.get(self.L.system))
+        self.power = self.p["initial_power"]
+        self.power_task = None
+        self.boots = 0
+        # BIOS
+        self.registry = biosreg.Registry(self._find_registry())
+        bios = self.m.get(self.L.bios) or {}
+        self.bios_current = dict(bios.get("Attributes") or {})
+        self.bios_pending = {}
+        self.bios_apply_time = None
+        self.bios_time = None
+        self.bios_messages = []
+        # Firmware
+        coll = self.m.get(self.L.firmware) or {"Members": []}
+        self.fw_members = [k(mk.odata_id(x)) for x in coll["Members"] if self.m.get(mk.odata_id(x))]
+        self.fw_version = {mk_: self.m.resources[mk_].get("Version") for mk_ in self.fw_members}
+        self.fw_staged = {}
+        # Tasks
+        self.tasks = collections.OrderedDict()    # key -> Task
+        self.monitors = {}                        # key -> Task
+        self.next_task = 1
+        # Faults and logs
+        self.faults = {"unavailable": 0, "retry_after": 1, "delay": 0.0, "delay_count": 0,
+                       "drop": 0, "precondition": 0, "task_fail": 0}
+        self.log = collections.deque(maxlen=50000)
+        self.node_events = []
+        for key in (self.k_system, self.k_bios, self.k_settings, *self.fw_members):
+            if key:
+                self.bump(key)
+
+    # ----- helpers -------------------------------------------------------------------------
+    def _find_registry(self):
+        name = self.L.registry_name
+        if not name:
+            return None
+        coll = self.m.get(self.L.registries) or {}
+        for member in coll.get("Members", []):
+            f = self.m.get(mk.odata_id(member)) or {}
+            if f.get("Registry") == name:
+                for loc in f.get("Location", []):
+                    if loc.get("Language") == "en" and self.m.get(loc.get("Uri")):
+                        return self.m.get(loc.get("Uri"))
+        return None
+
+    def bump(self, key):
+        self.gen += 1
+        tag = '"%s%06X"' % (self.salt, self.gen)
+        self.etags[key] = ("W/" + tag) if self.p["weak_etags"] else tag
+
+    def base_url(self):
+        host = "[%s]" % self.address if ":" in self.address else self.address
+        return "https://%s:%d" % (host, self.port)
+
+    def _headers(self, etag=None):
+        h = [("Content-Type", JSON_TYPE), ("OData-Version", "4.0"), ("Cache-Control", "no-cache")]
+        if etag:
+            h.append(("ETag", etag))
+        return h
+
+    def _json(self, status, obj, etag=None, extra=()):
+        r = Response(status, updates.dumps(obj), self._headers(etag))
+        r.headers.extend(extra)
+        return r
+
+    def _error(self, status, messages, extra=()):
+        return self._json(status, msg.error_body(messages), extra=extra)
+
+    def _static(self, key):
+        ck = (self.m.name, key)
+        hit = _STATIC_CACHE.get(ck)
+        if hit is None:
+            obj = self.m.resources[key]
+            body = updates.dumps(obj)
+            etag = obj.get("@odata.etag") if isinstance(obj, dict) else None
+            if not etag:
+                etag = '"%08X"' % (zlib.crc32(body) & 0xFFFFFFFF)
+                if self.p["weak_etags"]:
+                    etag = "W/" + etag
+            hit = _STATIC_CACHE[ck] = (body, etag)
+        return hit
+
+    # ----- rendering of stateful resources ------------------------------------------------
+    def render(self, key):
+        """(dict, etag) of a resource this BMC owns or the mockup holds; None if absent."""
+        if key == self.k_system:
+            d = dict(self.system)
+            d["PowerState"] = self.power
+            d["@odata.etag"] = self.etags[key]
+            return d, self.etags[key]
+        if key == self.k_bios:
+            d = dict(self.m.resources[key])
+            d["Attributes"] = dict(self.bios_current)
+            if "@Redfish.Settings" in d:
+                s = dict(d["@Redfish.Settings"])
+                s["ETag"] = self.etags.get(self.k_settings, "")
+                s["Messages"] = list(self.bios_messages)
+                s["Time"] = self.bios_time
+                d["@Redfish.Settings"] = s
+            d["@odata.etag"] = self.etags[key]
+            return d, self.etags[key]
+        if key == self.k_settings:
+            d = dict(self.m.resources[key])
+            attrs = dict(self.bios_current)
+            attrs.update(self.bios_pending)
+            d["Attributes"] = attrs
+            if self.bios_apply_time:
+                d["@Redfish.SettingsApplyTime"] = {"ApplyTime": self.bios_apply_time}
+            d["@odata.etag"] = self.etags[key]
+            return d, self.etags[key]
+        if key in self.fw_version:
+            d = dict(self.m.resources[key])
+            d["Version"] = self.fw_version[key]
+            d["@odata.etag"] = self.etags[key]
+            return d, self.etags[key]
+        if key == self.k_sessions:
+            d = dict(self.m.resources.get(key) or {"@odata.id": self.L.sessions,
+                                                   "@odata.type": "#SessionCollection.SessionCollection",
+                                                   "Name": "Session Collection"})
+            d.pop("Oem", None)
+            self.sessions.expire_idle()
+            d["Members"] = [{"@odata.id": s.link} for s in self.sessions.by_id.values()]
+            d["Members@odata.count"] = len(d["Members"])
+            return d, None
+        if key.startswith(self.k_sessions + "/"):
+            sid = key[len(self.k_sessions) + 1:]
+            s = self.sessions.by_id.get(sid) or next(
+                (x for x in self.sessions.by_id.values() if x.id.lower() == sid), None)
+            return (s.to_json(), None) if s else None
+        if key == self.k_session_service:
+            d = dict(self.m.resources[key])
+            d["SessionTimeout"] = self.sessions.timeout
+            return d, None
+        if self.k_tasks and key == self.k_tasks:
+            d = dict(self.m.resources.get(key) or {})
+            d["Members"] = [{"@odata.id": t.link} for t in self.tasks.values()]
+            d["Members@odata.count"] = len(d["Members"])
+            return d, None
+        if key in self.tasks:
+            return self.tasks[key].to_json(), None
+        if self.k_tasks and key.startswith(self.k_tasks + "/"):
+            return None  # the mockup's frozen tasks are not this BMC's
+        if key in self.m.resources and key not in self.m.errors:
+            return self.m.resources[key], None
+        return None
+
+    # ----- request entry point ------------------------------------------------------------
+    async def handle(self, req):
+        t0 = time.time()
+        auth = "none"
+        try:
+            resp, auth = await self._handle(req)
+        except Exception as e:  # a bug in the emulator must not kill the listener
+            self.emu.warn("%s: %s %s: internal error %r" % (self.name, req.method, req.path, e))
+            resp = self._error(500, msg.message("GeneralError"))
+        status = 0 if resp is DROP else resp.status
+        entry = {"t": round(t0, 3), "method": req.method, "path": req.target, "status": status,
+                 "auth": auth, "if_match": "if-match" in req.headers}
+        self.log.append(entry)
+        self.emu.log_request(self, entry)
+        return resp
+
+    async def _handle(self, req):
+        f = self.faults
+        if f["drop"] > 0:
+            f["drop"] -= 1
+            return DROP, "none"
+        if f["delay"] > 0:
+            await asyncio.sleep(f["delay"])
+            if f["delay_count"] > 0:
+                f["delay_count"] -= 1
+                if f["delay_count"] == 0:
+                    f["delay"] = 0.0
+        if f["unavailable"] > 0:
+            f["unavailable"] -= 1
+            ra = str(f["retry_after"])
+            return self._error(503, msg.message("ServiceTemporarilyUnavailable", ra),
+                               extra=[("Retry-After", ra)]), "none"
+        path = req.path
+        if self.p["redirect_root"] and path == "/redfish/v1" and req.method in ("GET", "HEAD"):
+            return Response(301, b"", [("Location", "/redfish/v1/")]), "none"
+        key = self.m.key(path)
+        if key == self.m.key("/redfish") and req.method in ("GET", "HEAD"):
+            return self._json(200, {"v1": "/redfish/v1/"}), "none"
+        is_login = key == self.k_sessions and req.method == "POST"
+        public = req.method in ("GET", "HEAD") and key in self.public_keys
+        auth, session = self._auth(req)
+        if auth == "bad" and not is_login and not public:
+            return self._error(401, msg.message("NoValidSession"),
+                               extra=[("WWW-Authenticate", 'Basic realm="Redfish"')]), auth
+        if auth == "none" and not is_login and not public:
+            return self._error(401, msg.message("NoValidSession"),
+                               extra=[("WWW-Authenticate", 'Basic realm="Redfish"')]), auth
+        m = req.method
+        if m in ("GET", "HEAD"):
+            return self._get(req, key), auth
+        if m == "POST":
+            return await self._post(req, key, session), auth
+        if m == "PATCH":
+            return self._patch(req, key), auth
+        if m == "DELETE":
+            return self._delete(req, key, session), auth
+        return self._error(405, msg.message("OperationNotAllowed")), auth
+
+    def _auth(self, req):
+        tok = req.headers.get("x-auth-token")
+        if tok is not None:
+            s = self.sessions.lookup(tok)
+            return ("session", s) if s else ("bad", None)
+        a = req.headers.get("authorization")
+        if a is not None:
+            if a[:6].lower() == "basic " and self.sessions.check_basic(a):
+                return "basic", None
+            return "bad", None
+        return "none", None
+
+    # ----- GET ----------------------------------------------------------------------------
+    def _get(self, req, key):
+        if key == self.m.key("/redfish/v1/$metadata") and self.m.metadata is not None:
+            return Response(200, self.m.metadata, [("Content-Type", "application/xml"),
+                                                   ("OData-Version", "4.0")])
+        if key in self.monitors:
+            return self._monitor(self.monitors[key])
+        q = dict(urllib.parse.parse_qsl(req.query, keep_blank_values=True)) if req.query else {}
+        got = self.render(key)
+        if got is None:
+            if key in self.m.errors:
+                return self._json(404, self.m.resources[key])
+            return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+        obj, etag = got
+        if isinstance(obj, dict) and isinstance(obj.get("Members"), list):
+            out = self._collection(obj, q, req.path)
+            if isinstance(out, Response):
+                return out
+            return self._json(200, out, etag)
+        if "$expand" in q:
+            bad = self._check_expand(q["$expand"])
+            if bad:
+                return bad
+        if obj is self.m.resources.get(key):
+            body, etag = self._static(key)
+            return Response(200, body, self._headers(etag))
+        return self._json(200, obj, etag)
+
+    def _check_expand(self, value):
+        eq = self.L.features.get("ExpandQuery") or {}
+        if not any(eq.get(x) for x in ("ExpandAll", "Levels", "Links", "NoLinks")):
+            return self._error(400, msg.message("QueryNotSupported"))
+        kind = value[:1]
+        allowed = {"*": eq.get("ExpandAll"), ".": eq.get("NoLinks"), "~": eq.get("Links")}
+        if not allowed.get(kind):
+            return self._error(400, msg.message("QueryNotSupported"))
+        levels = 1
+        if "$levels=" in value:
+            try:
+                levels = int(value.split("$levels=", 1)[1].rstrip(")"))
+            except ValueError:
+                return self._error(400, msg.message("QueryNotSupported"))
+        if levels < 1 or levels > eq.get("MaxLevels", 1) or (levels > 1 and not eq.get("Levels")):
+            return self._error(400, msg.message("QueryParameterOutOfRange", value, "$expand",
+                                                "1-%s" % eq.get("MaxLevels", 1)))
+        return None
+
+    def _collection(self, obj, q, path):
+        members = obj["Members"]
+        total = len(members)
+        try:
+            skip = max(0, int(q.get("$skip", 0)))
+            top = int(q["$top"]) if "$top" in q else None
+        except ValueError:
+            return self._error(400, msg.message("QueryNotSupported"))
+        sel = members[skip:]
+        if top is not None:
+            sel = sel[:top]
+        out = dict(obj)
+        page = self.p["page_size"]
+        if page and len(sel) > page:
+            sel = sel[:page]
+            link = obj.get("@odata.id") or path
+            nxt = "%s?$skip=%d" % (link, skip + page)
+            if top is not None:
+                nxt += "&$top=%d" % (top - page)
+            out["Members@odata.nextLink"] = nxt
+        out["Members@odata.count"] = total
+        if "$expand" in q:
+            bad = self._check_expand(q["$expand"])
+            if bad:
+                return bad
+            expanded = []
+            for x in sel:
+                got = self.render(self.m.key(mk.odata_id(x) or ""))
+                expanded.append(got[0] if got else x)
+            sel = expanded
+        out["Members"] = sel
+        return out
+
+    def _monitor(self, task):
+        if task.monitor_gone:
+            return self._error(404, msg.message("ResourceMissingAtURI", task.monitor))
+        task.tick()
+        body = task.to_json()
+        if task.state not in updates.TERMINAL:
+            return self._json(202, body, extra=[("Location", task.monitor), ("Retry-After", "1")])
+        task.finished_reads += 1
+        return self._json(200, body)
+
+    # ----- PATCH --------------------------------------------------------------------------
+    def _body_json(self, req):
+        try:
+            obj = json.loads(req.body.decode("utf-8")) if req.body else {}
+        except (ValueError, UnicodeDecodeError):
+            return None, self._error(400, msg.message("MalformedJSON"))
+        if not isinstance(obj, dict):
+            return None, self._error(400, msg.message("MalformedJSON"))
+        return obj, None
+
+    def _precondition(self, req, key):
+        if self.faults["precondition"] > 0:
+            self.faults["precondition"] -= 1
+            return self._error(412, msg.message("PreconditionFailed"))
+        im = req.headers.get("if-match")
+        if im is None:
+            if self.p["if_match"] == "required":
+                return self._error(428, msg.message("PreconditionRequired"))
+            return None
+        if im.strip() == "*":
+            return None
+        current = self.etags.get(key)
+
+        def bare(t):
+            t = t.strip()
+            return t[2:] if t.startswith("W/") else t
+        if current is None or bare(current) not in [bare(x) for x in im.split(",")]:
+            return self._error(412, msg.message("PreconditionFailed"))
+        return None
+
+    def _patch(self, req, key):
+        if key not in (self.k_system, self.k_settings):
+            if key == self.k_bios or key in self.m.resources:
+                return self._error(405, msg.message("OperationNotAllowed"), extra=[("Allow", "GET")])
+            return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+        body, err = self._body_json(req)
+        if err:
+            return err
+        bad = self._precondition(req, key)
+        if bad:
+            return bad
+        if key == self.k_system:
+            return self._patch_system(body)
+        return self._patch_settings(body)
+
+    def _patch_system(self, body):
+        errors = []
+        for name, value in body.items():
+            if name.startswith("@odata."):
+                continue
+            if name not in SYSTEM_WRITABLE:
+                kind = "PropertyNotWritable" if name in self.system else "PropertyUnknown"
+                errors.append(msg.message(kind, name, related=["/" + name]))
+            elif name == "Boot":
+                if not isinstance(value, dict):
+                    errors.append(msg.message("PropertyValueTypeError", value, name, related=["/Boot"]))
+                    continue
+                cur = self.system.get("Boot", {})
+                allowed = cur.get("BootSourceOverrideTarget@Redfish.AllowableValues")
+                t = value.get("BootSourceOverrideTarget")
+                if t is not None and allowed and t not in allowed:
+                    errors.append(msg.message("PropertyValueNotInList", t, "BootSourceOverrideTarget",
+                                              related=["/Boot/BootSourceOverrideTarget"]))
+        if errors:
+            return self._error(400, errors)
+        for name, value in body.items():
+            if name == "Boot":
+                b = dict(self.system.get("Boot", {}))
+                b.update(value)
+                self.system["Boot"] = b
+            elif not name.startswith("@odata."):
+                self.system[name] = value
+        self.bump(self.k_system)
+        return self._ok_patch(self.k_system)
+
+    def _patch_settings(self, body):
+        errors = []
+        attrs = body.get("Attributes")
+        apply_time = None
+        for name in body:
+            if name in ("Attributes", "@Redfish.SettingsApplyTime") or name.startswith("@odata."):
+                continue
+            errors.append(msg.message("PropertyUnknown", name, related=["/" + name]))
+        if "@Redfish.SettingsApplyTime" in body:
+            at = body["@Redfish.SettingsApplyTime"]
+            apply_time = at.get("ApplyTime") if isinstance(at, dict) else None
+            supported = (self.m.get(self.L.bios) or {}).get("@Redfish.Settings", {}).get(
+                "SupportedApplyTimes", ["OnReset"])
+            if apply_time not in supported:
+                errors.append(msg.message("PropertyValueNotInList", apply_time, "ApplyTime",
+                                          related=["/@Redfish.SettingsApplyTime/ApplyTime"]))
+        if not isinstance(attrs, dict):
+            if attrs is not None or not errors:
+                errors.append(msg.message("PropertyValueTypeError", attrs, "Attributes",
+                                          related=["/Attributes"]))
+        else:
+            errors.extend(self.registry.validate(attrs))
+        if errors:
+            return self._error(400, errors)
+        self.bios_pending.update(attrs)
+        # A value equal to the current one is no longer a pending change.
+        for n in [n for n, v in self.bios_pending.items() if self.bios_current.get(n) == v
+                  and type(self.bios_current.get(n)) is type(v)]:
+            del self.bios_pending[n]
+        if apply_time:
+            self.bios_apply_time = apply_time
+        self.bump(self.k_settings)
+        return self._ok_patch(self.k_settings)
+
+    def _ok_patch(self, key):
+        mode = self.p["bios_patch_status"]
+        etag = [("ETag", self.etags[key])]
+        if mode == "ilo":
+            info = msg.message("SystemResetRequired", severity="Warning")
+            info["MessageId"] = "iLO.2.14.SystemResetRequired"
+            info["Message"] = "One or more properties were changed and will not take effect until system is reset."
+            return self._json(200, {"error": {"code": "iLO.0.10.ExtendedInfo",
+                                              "message": "See @Message.ExtendedInfo for more information.",
+                                              "@Message.ExtendedInfo": [info]}}, self.etags[key])
+        if mode == 200:
+            return self._json(200, msg.success_info(), self.etags[key])
+        return Response(204, b"", [("OData-Version", "4.0")] + etag)
+
+    # ----- DELETE -------------------------------------------------------------------------
+    def _delete(self, req, key, session):
+        if key.startswith(self.k_sessions + "/"):
+            sid = key[len(self.k_sessions) + 1:]
+            s = self.sessions.by_id.get(sid) or next(
+                (x for x in self.sessions.by_id.values() if x.id.lower() == sid), None)
+            if s is None:
+                return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+            self.sessions.remove(s)
+            return Response(204, b"", [("OData-Version", "4.0")])
+        if key in self.monitors:
+            t = self.monitors[key]
+            if t.monitor_gone:
+                return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+            if t.state not in updates.TERMINAL:
+                t.state = "Cancelled"
+                t.end = time.time()
+            return Response(204, b"", [("OData-Version", "4.0")])
+        if self.render(key) is not None:
+            return self._error(405, msg.message("OperationNotAllowed"))
+        return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+
+    # ----- POST ---------------------------------------------------------------------------
+    async def _post(self, req, key, session):
+        if key == self.k_sessions:
+            return self._login(req)
+        if key == self.k_multipart:
+            return self._multipart(req)
+        is_action = "/actions/" in key.lower()
+        if is_action and self.p["action_if_match"] == "reject" and "if-match" in req.headers:
+            return self._error(412, msg.message("PreconditionFailed"))
+        if key == self.k_reset:
+            return self._reset(req)
+        if key == self.k_simple:
+            return self._simple_update(req)
+        if self.k_mgr_reset and key == self.k_mgr_reset:
+            return self._manager_reset(req)
+        if is_action:
+            if "bios.resetbios" in key.lower():
+                self.bios_pending = {n: v for n, v in self.registry.defaults().items()
+                                     if self.bios_current.get(n) != v}
+                self.bump(self.k_settings)
+            return Response(204, b"", [("OData-Version", "4.0")])
+        if self.render(key) is not None:
+            return self._error(405, msg.message("OperationNotAllowed"))
+        return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+
+    def _login(self, req):
+        body, err = self._body_json(req)
+        if err:
+            return err
+        user, password = body.get("UserName"), body.get("Password")
+        if user is None or password is None:
+            missing = "UserName" if user is None else "Password"
+            return self._error(400, msg.message("ActionParameterMissing", "Session create", missing))
+        if not self.sessions.check_password(user, password):
+            return self._error(401, msg.message("NoValidSession"))
+        self.sessions.expire_idle()
+        if len(self.sessions.by_id) >= self.session_limit:
+            status = self.p["session_limit_status"]
+            key = "CreateLimitReachedForResource" if status == 400 else "SessionLimitExceeded"
+            return self._error(status, msg.message(key))
+        s = self.sessions.create(str(user), lambda sid: child(self.L.sessions, sid))
+        headers = self._headers()
+        headers.append(("X-Auth-Token", s.token))
+        loc = self.p["session_location"]
+        if loc == "relative":
+            headers.append(("Location", s.link))
+        elif loc == "absolute":
+            headers.append(("Location", self.base_url() + s.link))
+        if self.p["session_create_status"] == 204:
+            return Response(204, b"", [h for h in headers if h[0] != "Content-Type"])
+        return Response(201, updates.dumps(s.to_json()), headers)
+
+    def _allowed_reset(self, body, allowed, action):
+        rt = body.get("ResetType")
+        if rt is None:
+            return None, self._error(400, msg.message("ActionParameterMissing", action, "ResetType"))
+        if allowed is not None and rt not in allowed:
+            return None, self._error(400, msg.message("ActionParameterValueNotInList", rt,
+                                                      "ResetType", action))
+        return rt, None
+
+    def _reset(self, req):
+        body, err = self._body_json(req)
+        if err:
+            return err
+        rt, err = self._allowed_reset(body, self.L.reset_values, "ComputerSystem.Reset")
+        if err:
+            return err
+        if self.power in ("PoweringOn", "PoweringOff"):
+            return self._error(409, msg.message("ResourceInStandby"))
+        on = self.power == "On"
+        if rt in ("On", "ForceOn"):
+            plan = None if on else "on"
+        elif rt == "ForceOff":
+            plan = "forceoff" if on else None
+        elif rt == "GracefulShutdown":
+            plan = "off" if on else None
+        elif rt in ("ForceRestart", "GracefulRestart", "PowerCycle", "FullPowerCycle"):
+            plan = "restart" if on else "on"
+        elif rt == "PushPowerButton":
+            plan = "off" if on else "on"
+        else:
+            plan = None  # Nmi, Suspend, Pause, Resume: no power state change here
+        if plan:
+            self.power_task = asyncio.ensure_future(self._power(plan))
+        if self.p["reset_status"] == 200:
+            return self._json(200, msg.success_info())
+        return Response(204, b"", [("OData-Version", "4.0")])
+
+    async def _power(self, plan):
+        d = float(self.p["power_delay"])
+        if plan == "forceoff":
+            self.power = "Off"
+            self.bump(self.k_system)
+            await self.emu.node_ctl(self, "poweroff")
+            return
+        if plan in ("off", "restart"):
+            self.power = "PoweringOff"
+            self.bump(self.k_system)
+            await asyncio.sleep(d)
+            if plan == "off":
+                self.power = "Off"
+                self.bump(self.k_system)
+                await self.emu.node_ctl(self, "poweroff")
+                return
+            await self.emu.node_ctl(self, "reboot")
+        else:
+            await self.emu.node_ctl(self, "poweron")
+        self.power = "PoweringOn"
+        self.boot()
+        await asyncio.sleep(d)
+        self.power = "On"
+        self.bump(self.k_system)
+
+    def boot(self):
+        """A host (re)boot: pending BIOS settings and staged firmware take effect."""
+        self.boots += 1
+        self.bump(self.k_system)
+        if self.bios_pending:
+            self.bios_current.update(self.bios_pending)
+            self.bios_messages = [dict(msg.message("Success", severity="OK"),
+                                       RelatedProperties=["/Attributes/" + n for n in sorted(self.bios_pending)])]
+            self.bios_pending = {}
+            self.bios_apply_time = None
+            self.bios_time = updates.now_iso()
+            self.bump(self.k_bios)
+            if self.k_settings:
+                self.bump(self.k_settings)
+        for key, version in self.fw_staged.items():
+            self.fw_version[key] = version
+            self.bump(key)
+        self.fw_staged = {}
+
+    def _manager_reset(self, req):
+        body, err = self._body_json(req)
+        if err:
+            return err
+        mgr = self.m.get(self.L.manager) or {}
+        act = mgr.get("Actions", {}).get("#Manager.Reset", {})
+        allowed = act.get("ResetType@Redfish.AllowableValues")
+        if allowed is None and act.get("@Redfish.ActionInfo"):
+            for p in (self.m.get(act["@Redfish.ActionInfo"]) or {}).get("Parameters", []):
+                if p.get("Name") == "ResetType":
+                    allowed = p.get("AllowableValues")
+        if body.get("ResetType") is not None or allowed:
+            _rt, err = self._allowed_reset(body, allowed, "Manager.Reset")
+            if err:
+                return err
+        asyncio.get_event_loop().call_later(0.2, lambda: asyncio.ensure_future(
+            self.emu.bmc_down(self, float(self.p["bmc_reboot_seconds"]))))
+        if self.p["reset_status"] == 200:
+            return self._json(200, msg.success_info())
+        return Response(204, b"", [("OData-Version", "4.0")])
+
+    # ----- updates ------------------------------------------------------------------------
+    def _simple_update(self, req):
+        body, err = self._body_json(req)
+        if err:
+            return err
+        action = "UpdateService.SimpleUpdate"
+        for name in body:
+            if name not in SIMPLE_UPDATE_PARAMS:
+                return self._error(400, msg.message("ActionParameterUnknown", action, name))
+        uri = body.get("ImageURI")
+        if not isinstance(uri, str) or not uri:
+            return self._error(400, msg.message("ActionParameterMissing", action, "ImageURI"))
+        scheme = urllib.parse.urlsplit(uri).scheme.upper()
+        proto = body.get("TransferProtocol")
+        allowed = self.L.transfer_protocols or ["HTTP", "HTTPS", "FTP", "SFTP", "TFTP", "SCP", "NFS", "CIFS"]
+        if proto is not None and proto not in allowed:
+            return self._error(400, msg.message("ActionParameterValueNotInList", proto,
+                                                "TransferProtocol", action))
+        if not scheme and proto is None:
+            return self._error(400, msg.message("ActionParameterMissing", action, "TransferProtocol"))
+        if scheme and scheme not in allowed:
+            return self._error(400, msg.message("ActionParameterValueFormatError", uri, "ImageURI", action))
+        path = urllib.parse.urlsplit(uri).path if scheme else uri
+        return self._start_update(updates.image_stem(path), body.get("Targets"),
+                                  body.get("@Redfish.OperationApplyTime"), "ImageURI", action)
+
+    def _multipart(self, req):
+        ctype = req.headers.get("content-type", "")
+        if not ctype.lower().startswith("multipart/form-data"):
+            return self._error(415, msg.message("GeneralError"))
+        limit = self.L.max_image or (self.m.get(self.L.update_service) or {}).get("MaxImageSizeBytes")
+        if limit and len(req.body) > limit + 65536:
+            return self._error(413, msg.message("PayloadTooLarge"))
+        parts = updates.parse_multipart(ctype, req.body)
+        if parts is None or "UpdateFile" not in parts:
+            return self._error(400, msg.message("ActionParameterMissing", "MultipartHttpPush", "UpdateFile"))
+        params = {}
+        if "UpdateParameters" in parts:
+            try:
+                params = json.loads(parts["UpdateParameters"][2].decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                return self._error(400, msg.message("MalformedJSON"))
+        filename, _h, data = parts["UpdateFile"]
+        if limit and len(data) > limit:
+            return self._error(413, msg.message("PayloadTooLarge"))
+        if not filename:
+            return self._error(400, msg.message("ActionParameterValueFormatError", "",
+                                                "UpdateFile", "MultipartHttpPush"))
+        return self._start_update(updates.image_stem(filename), params.get("Targets"),
+                                  params.get("@Redfish.OperationApplyTime"), "UpdateFile",
+                                  "MultipartHttpPush")
+
+    def _start_update(self, stem, targets, apply_time, param, action):
+        if targets is not None and not isinstance(targets, list):
+            return self._error(400, msg.message("ActionParameterValueFormatError", targets, "Targets", action))
+        members = [(k, self.m.resources[k]) for k in self.fw_members]
+        key, version = updates.resolve(stem, members, targets or [], self.m.key)
+        if key is None:
+            return self._error(400, msg.message("ActionParameterValueFormatError", stem, param, action))
+        if apply_time not in (None, "Immediate", "OnReset"):
+            return self._error(400, msg.message("ActionParameterValueNotInList", apply_time,
+                                                "@Redfish.OperationApplyTime", action))
+        staged = self._staged(key, apply_time)
+        fail = self.faults["task_fail"] > 0
+        if fail:
+            self.faults["task_fail"] -= 1
+        res = self.m.resources[key]
+        if res.get("Updateable") is False:
+            fail = True
+        tid = str(self.next_task)
+        self.next_task += 1
+        mode = self.p["task_mode"]
+        task_link = child(self.L.tasks, tid) if self.L.tasks else None
+        mon_base = child(self.L.task_service, "TaskMonitors")
+        monitor = child(mon_base, tid) if mode in ("monitor", "monitor-deleted") else None
+        t = updates.Task(tid, task_link, monitor, "Firmware update: %s" % res.get("Name", key),
+                         float(self.p["task_duration"]), fail, key, version)
+        if mode != "no-task" and task_link:
+            self.tasks[self.m.key(task_link)] = t
+            if monitor:
+                self.monitors[self.m.key(monitor)] = t
+        asyncio.get_event_loop().call_later(t.duration, self._finish_task, t, staged)
+        if mode == "no-task":
+            if self.vendor == "ilo":
+                info = msg.message("Success", severity="OK")
+                return self._json(200, {"error": {"code": "iLO.0.10.ExtendedInfo",
+                                                  "message": "See @Message.ExtendedInfo for more information.",
+                                                  "@Message.ExtendedInfo": [info]}})
+            return self._json(200, msg.success_info())
+        extra = [("Location", monitor)] if monitor else []
+        if monitor:
+            extra.append(("Retry-After", "1"))
+        return self._json(202, t.to_json(), extra=extra)
+
+    def _staged(self, key, apply_time):
+        if apply_time == "OnReset":
+            return True
+        if apply_time == "Immediate":
+            return False
+        mode = self.p["fw_apply"]
+        if mode == "on-reset":
+            return True
+        if mode == "bmc-immediate":
+            res = self.m.resources[key]
+            related = [self.m.key(mk.odata_id(x) or "") for x in res.get("RelatedItem", [])]
+            is_bmc = self.m.key(self.L.manager) in related or res.get("Description") == "SystemBMC"
+            return not is_bmc
+        return False
+
+    def _finish_task(self, t, staged):
+        if t.state in updates.TERMINAL:
+            return
+        t.end = time.time()
+        if t.fail:
+            t.state = "Exception"
+            m = msg.message("GeneralError")
+            m["MessageId"] = "Update.1.0.ApplyFailed"
+            m["Message"] = "The installation of image '%s' failed." % t.component
+            t.messages = [m]
+        else:
+            t.state = "Completed"
+            if staged:
+                self.fw_staged[t.component] = t.version
+                mid, text = "Update.1.0.AwaitToActivate", "Awaiting for an action to proceed with activating image '%s' on '%s'."
+            else:
+                self.fw_version[t.component] = t.version
+                self.bump(t.component)
+                mid, text = "Update.1.0.UpdateSuccessful", "Device '%s' successfully updated with image '%s'."
+            m = msg.message("Success", severity="OK")
+            m["MessageId"] = mid
+            name = self.m.resources[t.component].get("Name", "")
+            m["Message"] = text % (t.version, name) if "activating" in text else text % (name, t.version)
+            t.messages = [m]
+        if self.p["task_mode"] == "monitor-deleted" and t.monitor:
+            asyncio.get_event_loop().call_later(float(self.p["task_linger"]), self._drop_monitor, t)
+
+    def _drop_monitor(self, t):
+        t.monitor_gone = True
+        self.monitors.pop(self.m.key(t.monitor), None)
+
+    # ----- control API view ---------------------------------------------------------------
+    def state(self):
+        return {
+            "name": self.name, "vendor": self.vendor, "address": self.address, "port": self.port,
+            "url": self.base_url(), "node": self.node, "tls": self.tls,
+            "power": self.power, "boots": self.boots,
+            "sessions": self.sessions.count(), "session_limit": self.session_limit,
+            "bios": {"current": self.bios_current, "pending": self.bios_pending,
+                     "apply_time": self.bios_apply_time},
+            "firmware": {self.m.resources[k].get("Name", k) + " [" + self.m.resources[k].get("Id", "") + "]":
+                         {"version": v, "staged": self.fw_staged.get(k), "link": self.m.resources[k].get("@odata.id")}
+                         for k, v in self.fw_version.items()},
+            "tasks": [t.to_json() for t in self.tasks.values()],
+            "faults": dict(self.faults),
+            "node_events": self.node_events[-50:],
+            "requests": len(self.log),
+            "system_etag": self.etags.get(self.k_system),
+        }

@@ -1,0 +1,147 @@
+"""Firmware update requests: the image naming convention, multipart/form-data parsing, and
+the Task model (redfish-notes §6/§7).
+
+Image convention: the image's file name (last path segment of ImageURI, or the filename of the
+multipart UpdateFile part), URL-decoded, minus its extension, is "<Component>-<Version>".
+<Component> is a FirmwareInventory member's Id, SoftwareId or Name; the longest key that is a
+prefix followed by '-' wins, so "BMC-24.09.17.bin" -> BMC / 24.09.17 and
+"System ROM-A47 v2.60 (01/01/2024).fwpkg" -> System ROM / "A47 v2.60 (01/01/2024)".
+Targets (inventory URIs), when given, choose the component and the file name only gives the
+version (everything after the component prefix, or after the first '-')."""
+
+import datetime
+import json
+import os
+import time
+import urllib.parse
+
+TERMINAL = ("Completed", "Exception", "Killed", "Cancelled")
+
+
+def image_stem(name):
+    name = urllib.parse.unquote(name.rsplit("/", 1)[-1])
+    stem, ext = os.path.splitext(name)
+    return stem if ext else name
+
+
+def resolve(stem, members, targets, key_of):
+    """members: list of (key, dict). Returns (member key, version) or (None, reason)."""
+    if targets:
+        want = key_of(targets[0])
+        for k, res in members:
+            if k == want:
+                version = _version_after(stem, res) or stem.split("-", 1)[-1]
+                return k, version
+        return None, "Targets names no FirmwareInventory member"
+    best = None
+    for k, res in members:
+        for name in (res.get("Id"), res.get("SoftwareId"), res.get("Name")):
+            if name and stem.startswith(name + "-") and len(stem) > len(name) + 1:
+                if best is None or len(name) > len(best[1]):
+                    best = (k, name)
+    if best is None:
+        return None, "image name matches no FirmwareInventory member (want <Component>-<Version>.bin)"
+    return best[0], stem[len(best[1]) + 1:]
+
+
+def _version_after(stem, res):
+    for name in (res.get("Id"), res.get("SoftwareId"), res.get("Name")):
+        if name and stem.startswith(name + "-"):
+            return stem[len(name) + 1:]
+    return None
+
+
+def parse_multipart(content_type, body):
+    """Returns {part name: (filename or None, headers dict, bytes)} or None if malformed."""
+    boundary = None
+    for p in content_type.split(";")[1:]:
+        k, _, v = p.strip().partition("=")
+        if k.lower() == "boundary":
+            boundary = v.strip('"')
+    if not boundary:
+        return None
+    delim = b"--" + boundary.encode("latin-1")
+    parts = {}
+    for chunk in body.split(delim)[1:]:
+        if chunk.startswith(b"--"):
+            break
+        chunk = chunk[2:] if chunk.startswith(b"\r\n") else chunk
+        head, sep, data = chunk.partition(b"\r\n\r\n")
+        if not sep:
+            return None
+        if data.endswith(b"\r\n"):
+            data = data[:-2]
+        headers = {}
+        for line in head.decode("latin-1").split("\r\n"):
+            k, _, v = line.partition(":")
+            headers[k.strip().lower()] = v.strip()
+        disp = headers.get("content-disposition", "")
+        name = filename = None
+        for item in disp.split(";")[1:]:
+            k, _, v = item.strip().partition("=")
+            if k == "name":
+                name = v.strip('"')
+            elif k == "filename":
+                filename = v.strip('"')
+        if name:
+            parts[name] = (filename, headers, data)
+    return parts
+
+
+def now_iso(t=None):
+    return datetime.datetime.fromtimestamp(t or time.time(), datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S+00:00")
+
+
+class Task:
+    def __init__(self, tid, task_link, monitor_link, name, duration, fail, component, version):
+        self.id = tid
+        self.link = task_link
+        self.monitor = monitor_link
+        self.name = name
+        self.start = time.time()
+        self.duration = duration
+        self.fail = fail
+        self.component = component
+        self.version = version
+        self.state = "New"
+        self.end = None
+        self.messages = []
+        self.monitor_gone = False
+        self.finished_reads = 0
+
+    def percent(self):
+        if self.state in TERMINAL:
+            return 100 if self.state == "Completed" else None
+        return min(99, int(100 * (time.time() - self.start) / max(self.duration, 0.001)))
+
+    def tick(self):
+        if self.state == "New" and time.time() - self.start > min(0.2, self.duration / 4):
+            self.state = "Running"
+
+    def to_json(self):
+        self.tick()
+        d = {
+            "@odata.type": "#Task.v1_7_4.Task",
+            "@odata.id": self.link,
+            "Id": self.id,
+            "Name": self.name,
+            "TaskState": self.state,
+            "StartTime": now_iso(self.start),
+            "Messages": self.messages,
+        }
+        if self.monitor:
+            d["TaskMonitor"] = self.monitor
+        p = self.percent()
+        if p is not None:
+            d["PercentComplete"] = p
+        if self.state in TERMINAL:
+            d["EndTime"] = now_iso(self.end)
+            d["TaskStatus"] = "OK" if self.state == "Completed" else "Critical"
+        else:
+            d["TaskStatus"] = "OK"
+        return d
+
+
+def dumps(obj):
+    return json.dumps(obj, separators=(",", ":")).encode("utf-8")
