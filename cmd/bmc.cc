@@ -142,7 +142,10 @@ std::vector<const modules::Module*> Ptrs(const std::vector<modules::ModulePtr>& 
 }
 
 std::string Summary(const plans::BmcObservation& o) {
-  if (!o.reachable) return fmt::format("{:<12} unreachable: {}", o.node, o.error.message);
+  if (!o.reachable) {
+    return fmt::format("{:<12} unreachable [{}]: {}{}", o.node, o.error.code, o.error.message,
+                       o.error.hint.empty() ? "" : "\n  hint: " + o.error.hint);
+  }
   std::string s = fmt::format("{:<12}", o.node);
   for (const auto& [name, r] : o.facts) {
     if (!r.ok()) { s += " " + name + ": error " + r.error().code; continue; }
