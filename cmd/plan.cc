@@ -64,6 +64,8 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "plan", "Show what apply would change on each node and what it would disturb (read-only)");
   AddSourceOptions(*sub, g);
   AddReadRunOptions(*sub, a.read);
+  sub->add_flag("--no-scheduler", a.read.no_scheduler,
+                "Do not query Slurm (the plan then cannot count nodes already out or running jobs)");
   sub->add_option("--out", a.out, "Write the plan file (JSON, schemas/plan.schema.json) for apply");
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
                 "Exit 0 no changes, 2 changes pending, 1 error (3: no changes but nodes unreadable)");

@@ -11,6 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "modules/bmc_modules.h"
+#include "modules/drain/slurm_drainer.h"
+#include "modules/registry.h"
+#include "modules/transport/local_shell.h"
+#include "plans/bmc_gather.h"
 #include "plans/gather.h"
 #include "plans/node_select.h"
 #include "plans/ssh_factory.h"
@@ -40,12 +45,82 @@ std::vector<const modules::Module*> ModulesWithFacts(const std::vector<const mod
   return out;
 }
 
-// Scheduler for the plan's max_unavailable and blocking jobs. Read-only: only Query is called.
-std::unique_ptr<modules::Drainer> MakeScheduler(const inventory::Cluster& c) {
-  // The Slurm drainer lands with the apply branch; until then plans are made blind to the
-  // scheduler, and say so.
-  (void)c;
-  return nullptr;
+// The Slurm view for the plan's max_unavailable and blocking jobs, when a rollout in play
+// drains through Slurm. Read-only: only Query is ever called. Slurm's CLI runs on this host
+// (SLURM_CONF from the environment, as for any Slurm client).
+struct Scheduler {
+  std::unique_ptr<transport::LocalShell> shell;
+  std::unique_ptr<modules::Drainer> drainer;
+};
+
+Scheduler MakeScheduler(const inventory::Cluster& c, const inventory::LoadedCluster& lc) {
+  Scheduler s;
+  bool slurm = false;
+  for (const auto& [node, nd] : lc.desired) {
+    auto it = c.rollouts.find(nd.rollout);
+    if (it != c.rollouts.end() && it->second.scheduler == inventory::DrainScheduler::kSlurm) {
+      slurm = true;
+      break;
+    }
+  }
+  if (!slurm) return s;
+  s.shell = std::make_unique<transport::LocalShell>();
+  s.drainer = std::make_unique<modules::SlurmDrainer>(*s.shell, std::chrono::seconds(30));
+  return s;
+}
+
+std::string RepoPath(const std::string& repo, const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  return repo + "/" + p;
+}
+
+// Firmware, BIOS and power facts over Redfish for the selected nodes that have a BMC, merged
+// into their observations (and their facts digests). Nodes whose BMC cannot be read get the
+// reason as those modules' errors, so the plan leaves them out rather than guessing.
+void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
+                   const std::vector<const inventory::Node*>& nodes,
+                   const std::vector<const modules::Module*>& bmc_modules, int fanout,
+                   plans::ObservedState& observed, Diagnostics& diags) {
+  std::vector<plans::BmcTarget> targets;
+  for (const inventory::Node* n : nodes)
+    if (!n->bmc.empty()) targets.push_back({n->name, n->bmc});
+  if (targets.empty()) return;
+  if (c.bmc.credentials.empty()) {
+    diags.Add(Diagnostic::Warning("plan.bmc", "BMCs not read: defaults.bmc.credentials is not set",
+                                  {}, "defaults.bmc.credentials",
+                                  "set it (env:VAR or file:/path) to check firmware and bios"));
+    return;
+  }
+  plans::BmcConnectOptions co;
+  co.tls.ca_file = c.bmc.fingerprint.empty() ? RepoPath(g.repo, c.bmc.ca) : "";
+  co.tls.fingerprint = c.bmc.fingerprint;
+  co.credentials = c.bmc.credentials;
+  auto factory = plans::BmcFactory::Create(co);
+  if (!factory.ok()) {
+    Diagnostic d = factory.error();
+    d.severity = Severity::kWarning;
+    d.message = "BMCs not read: " + d.message;
+    diags.Add(std::move(d));
+    return;
+  }
+  auto f = factory.value();
+  auto obs = plans::GatherBmc(targets, bmc_modules, fanout,
+                              [&](const plans::BmcTarget& t) { return f->Open(t); });
+  for (plans::BmcObservation& b : obs) {
+    auto it = observed.nodes.find(b.node);
+    if (it == observed.nodes.end() || !it->second.reachable) continue;
+    plans::NodeObservation& o = it->second;
+    if (!b.reachable) {
+      for (const modules::Module* m : bmc_modules) {
+        Diagnostic e = b.error;
+        e.message = "BMC unreachable: " + (e.message.empty() ? e.code : e.message);
+        o.facts.insert_or_assign(std::string(m->Name()), Result<modules::Facts>(std::move(e)));
+      }
+    } else {
+      for (auto& [module, r] : b.facts) o.facts.insert_or_assign(module, std::move(r));
+    }
+    o.facts_digest = plans::FactsDigest(o.facts);
+  }
 }
 
 }  // namespace
@@ -58,6 +133,8 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
                  "reading the nodes");
   sub.add_option("--fanout", a.fanout, "Nodes read at once (one SSH session each)")
       ->capture_default_str();
+  sub.add_flag("!--no-bmc", a.read_bmc,
+               "Do not read BMCs over Redfish (firmware and bios keys are then not checked)");
   sub.add_flag("--accept-new-host-keys", a.accept_new_host_keys,
                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
 }
@@ -102,7 +179,15 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   std::vector<std::string> limit;
   for (const inventory::Node* n : *selected) limit.push_back(n->name);
 
-  rr->modules = GatherModules();
+  // Every module plumb knows: in-band ones from the registry, Redfish ones (firmware, bios,
+  // power) owned here.
+  rr->modules.owned = modules::BmcModules();
+  std::vector<const modules::Module*> bmc_modules;
+  for (const auto& m : rr->modules.owned) bmc_modules.push_back(m.get());
+  rr->modules.pointers = modules::AllModules();
+  for (const modules::Module* m : bmc_modules)
+    if (!modules::FindModule(m->Name())) rr->modules.pointers.push_back(m);
+  Diagnostics notes;
   if (!a.facts.empty()) {
     auto snap = plans::ReadObservedState(a.facts);
     if (!snap.ok()) return snap.error();
@@ -116,13 +201,19 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     plans::GatherOptions opt;
     opt.fanout = a.fanout;
     opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
-    rr->observed = plans::Gather(*selected, rr->modules.pointers, shells, opt);
+    rr->observed = plans::Gather(*selected, modules::AllModules(), shells, opt);
+    rr->observed.gathered_at = NowRfc3339();
+    if (a.read_bmc) GatherBmcInto(g, cluster, *selected, bmc_modules, a.fanout, rr->observed, notes);
   }
   rr->ran = ModulesWithFacts(rr->modules.pointers, rr->observed);
   for (const modules::Module* m : rr->ran) rr->ran_names.insert(std::string(m->Name()));
 
-  std::unique_ptr<modules::Drainer> scheduler;
-  if (a.read_scheduler) scheduler = MakeScheduler(cluster);
+  Scheduler scheduler;
+  if (a.read_scheduler && !a.no_scheduler) scheduler = MakeScheduler(cluster, rr->loaded);
+  if (a.read_scheduler && a.no_scheduler)
+    notes.Add(Diagnostic::Warning("plan.no-scheduler",
+                                  "scheduler not read (--no-scheduler): nodes already drained or "
+                                  "down and running jobs are not counted"));
 
   plans::PlanRunInput in;
   in.cluster = &cluster;
@@ -130,7 +221,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   in.limit = limit;
   in.observed = &rr->observed;
   in.modules = rr->ran;
-  in.scheduler = scheduler.get();
+  in.scheduler = scheduler.drainer.get();
   in.now = NowRfc3339();
   const GlobalOptions at = g;
   in.load_at = [at](const std::string& commit) -> Result<plans::DesiredByNode> {
@@ -145,11 +236,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     return std::move(old.desired);
   };
   rr->run = plans::RunPlan(in);
-  if (a.read_scheduler && !scheduler)
-    rr->run.diags.Add(Diagnostic{Severity::kNote, "plan.no-scheduler", {}, {},
-                                 "scheduler state not read (no Slurm drainer in this build): "
-                                 "nodes already out and running jobs are not counted",
-                                 {}});
+  rr->run.diags.Append(notes);
   // Keys that no module of this run could check are named, so "no changes" is never a
   // silent "not looked at".
   std::map<std::string, nlohmann::json> top_keys;   // each top-level key once, with a value

@@ -25,6 +25,8 @@ struct ReadRunArgs {
   int fanout = 64;
   bool accept_new_host_keys = false;
   bool read_scheduler = true; ///< plan: yes (max_unavailable, blocking jobs); drift: no
+  bool no_scheduler = false;  ///< --no-scheduler: plan without Slurm's view (says so)
+  bool read_bmc = true;       ///< --no-bmc: skip Redfish (firmware/bios keys then unchecked)
 };
 
 /// Adds --limit, --facts, --fanout, --accept-new-host-keys to `sub`.
