@@ -7,23 +7,23 @@ namespace plumb::cmd {
 void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
-void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
-void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
     RegisterValidate,
     RegisterShow,
+    RegisterSchemas,
     RegisterGather,
+    RegisterBmc,
     RegisterPlan,
     RegisterDiff,
     RegisterDrift,
-    RegisterSchemas,
-    RegisterBmc,
 };
 
 }  // namespace plumb::cmd

@@ -19,8 +19,13 @@ CTL=$ND/ctl ST=$ND/state
 child='' stop=0 power=on reason=''
 
 ev() { printf '%s %s\n' "${EPOCHREALTIME:0:14}" "$*" >>"$ST/events.log"; }
+# atomic, so that `tb ctl status` never reads a half-written file
 status() { echo "$1" >"$CTL/status.tmp" && mv "$CTL/status.tmp" "$CTL/status"; }
-knob() { sed -n "s/^$1=//p" "$ST/current.conf" | tail -1; }
+knob() { # KEY -> its value in current.conf (the last line wins)
+  local k v val=""
+  while IFS='=' read -r k v; do [[ $k == "$1" ]] && val=$v; done <"$ST/current.conf"
+  echo "$val"
+}
 
 # Kernel start time of a PID (field 22 of /proc/PID/stat): tb down checks it
 # before it signals a recorded PID.
@@ -95,13 +100,15 @@ nap() {
 }
 
 # A time namespace whose CLOCK_BOOTTIME starts near 0: /proc/uptime, uptime -s
-# and slurmd's BootTime show the simulated boot (kernel >= 5.6).
+# and slurmd's BootTime show the simulated boot (kernel >= 5.6; without one
+# the node shows the machine's uptime).
+have_timens=0
+unshare --time true 2>/dev/null && have_timens=1
 timens_args() {
   local up
-  up=$(cut -d. -f1 /proc/uptime)
-  if unshare --time --boottime $((2 - up)) true 2>/dev/null; then
-    echo "--time --boottime $((2 - up))"
-  fi
+  ((have_timens)) || return 0
+  read -r up _ </proc/uptime
+  echo "--time --boottime $((2 - ${up%.*}))"
 }
 
 while ((stop == 0)); do
