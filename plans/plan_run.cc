@@ -3,30 +3,6 @@
 #include <fmt/format.h>
 
 namespace plumb::plans {
-namespace {
-
-std::string UnreadableReason(const Diagnostic& d) {
-  if (d.code.empty()) return d.message.empty() ? "unreachable" : d.message;
-  return d.message.empty() ? d.code : fmt::format("{}: {}", d.code, d.message);
-}
-
-}  // namespace
-
-std::map<std::string, NodeFacts> ToNodeFacts(const ObservedState& observed) {
-  std::map<std::string, NodeFacts> out;
-  for (const auto& [name, o] : observed.nodes) {
-    NodeFacts f;
-    f.readable = o.reachable;
-    if (!o.reachable) f.unreadable_reason = UnreadableReason(o.error);
-    for (const auto& [module, r] : o.facts) {
-      if (r.ok()) f.facts[module] = r.value();
-      else f.module_errors[module] = r.error().message.empty() ? r.error().code : r.error().message;
-    }
-    f.facts_digest = o.facts_digest;
-    out.emplace(name, std::move(f));
-  }
-  return out;
-}
 
 std::set<std::string> MarkerCommits(const ObservedState& observed) {
   std::set<std::string> out;
@@ -47,7 +23,7 @@ PlanRun RunPlan(const PlanRunInput& in) {
   pin.cluster = in.cluster;
   pin.desired = in.desired;
   pin.limit = in.limit;
-  pin.observed = ToNodeFacts(*in.observed);
+  pin.observed = ToPlannerObserved(*in.observed);
   pin.modules = in.modules;
   pin.now = in.now;
 

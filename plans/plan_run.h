@@ -44,10 +44,6 @@ struct PlanRun {
   Diagnostics diags;   ///< run-level notes (scheduler not read, marker commit unknown...)
 };
 
-/// NodeFacts for the planner from a gather's observation: unreachable -> unreadable with the
-/// error's code/message, module errors kept per module, the facts digest carried over.
-std::map<std::string, NodeFacts> ToNodeFacts(const ObservedState& observed);
-
 /// The distinct marker commits ("marker" module, key "commit") in `observed`, sorted.
 std::set<std::string> MarkerCommits(const ObservedState& observed);
 
