@@ -228,10 +228,10 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
           std::string outcome;
           Status st = OkStatus();
           if (a.module == "firmware") {
-            auto r = modules::ApplyFirmware(*bmc, a);
+            auto r = modules::firmware::ApplyFirmware(*bmc, a);
             if (r.ok()) outcome = r.value().Describe(); else st = r.error();
           } else if (a.module == "bios") {
-            auto r = modules::ApplyBios(*bmc, a);
+            auto r = modules::bios::ApplyBios(*bmc, a);
             if (r.ok()) outcome = r.value(); else st = r.error();
           } else {
             modules::NodeContext ctx;

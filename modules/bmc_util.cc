@@ -10,16 +10,6 @@ std::string LinkOf(const nlohmann::json& obj, std::string_view key) {
                                                                 : std::string();
 }
 
-std::string PointerToken(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
 bool SameValue(const nlohmann::json& a, const nlohmann::json& b) {
   if (a == b) return true;
   auto text = [](const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
