@@ -85,6 +85,17 @@ class Converter {
       : file_(file), marks_(marks), diags_(diags) {}
 
   nlohmann::json Convert(const YAML::Node& node, const std::string& pointer, int depth) {
+    // Aliases are expanded, so a few lines of anchors can stand for billions of values
+    // ("billion laughs"); stop at a budget no real cluster file comes near.
+    if (++converted_ > kMaxValues) {
+      if (!over_budget_) {
+        over_budget_ = true;
+        diags_.Add(Diagnostic::Error(
+            "yaml.too-large", fmt::format("more than {} values (after expanding aliases)", kMaxValues),
+            ToLocation(file_, node.Mark()), {}, "split the file, or use fewer nested aliases"));
+      }
+      return nullptr;
+    }
     marks_.value[pointer] = ToLocation(file_, node.Mark());
     if (depth > 64) {
       diags_.Add(Diagnostic::Error("yaml.too-deep", "nesting deeper than 64 levels",
@@ -145,9 +156,12 @@ class Converter {
   }
 
  private:
+  static constexpr size_t kMaxValues = 2'000'000;
   const std::string& file_;
   Marks& marks_;
   Diagnostics& diags_;
+  size_t converted_ = 0;
+  bool over_budget_ = false;
 };
 
 }  // namespace

@@ -180,15 +180,30 @@ TEST_CASE("load: waivers are read and checked against node names") {
                                      "groups: { g: { stack: s } }\n"},
                   {"stacks/s.yaml", kStack},
                   {"waivers.yaml", "waivers:\n"
-                                   "  - { nodes: \"gpu00[1-4]\", keys: \"sysctl.*\", reason: trial, owner: alice, expires: 2026-12-31 }\n"
-                                   "  - { nodes: \"cpu*\", keys: \"*\", reason: nothing, owner: bob, expires: 2026-12-31 }\n"}});
+                                   "  - { nodes: \"gpu00[1-4]\", keys: \"sysctl.*\", reason: trial, owner: alice, expires: 2035-12-31 }\n"
+                                   "  - { nodes: \"cpu*\", keys: \"*\", reason: nothing, owner: bob, expires: 2035-12-31 }\n"}});
   CHECK(lc.ok());
   REQUIRE(lc.cluster.waivers.size() == 2);
-  CHECK(lc.cluster.waivers[0].expires == "2026-12-31");
+  CHECK(lc.cluster.waivers[0].expires == "2035-12-31");
   CHECK(lc.cluster.waivers[0].where.ToString() == "waivers.yaml:2:5");
   const Diagnostic* w = Find(lc, "waivers.no-match");
   REQUIRE(w);
   CHECK(w->message == "waiver for 'cpu*' matches no node");
+  CHECK_FALSE(Find(lc, "waivers.expired"));
+
+  auto old = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: gpu001, address: a.example, groups: [g] } ]\n"
+                                      "groups: { g: { stack: s } }\n"},
+                   {"stacks/s.yaml", kStack},
+                   {"waivers.yaml", "waivers:\n"
+                                    "  - { nodes: gpu001, keys: \"*\", reason: old one, owner: a, expires: 2020-01-31 }\n"
+                                    "  - { nodes: gpu001, keys: \"*\", reason: bad day, owner: a, expires: 2026-02-30 }\n"
+                                    "  - { nodes: gpu001, keys: \"*\", reason: not one, owner: a, expires: 2026-0x-30 }\n"}});
+  for (const auto& d : old.diags.items()) CHECK(d.code != "inventory.internal");
+  REQUIRE(Find(old, "waivers.expired"));
+  CHECK(Find(old, "waivers.expired")->message == "waiver for 'gpu001' on '*' expired on 2020-01-31");
+  CHECK(Find(old, "waivers.expired")->severity == Severity::kWarning);
+  REQUIRE(Find(old, "waivers.bad-date"));
+  CHECK(Find(old, "waivers.bad-date")->where.ToString() == "waivers.yaml:3:5");
 }
 
 TEST_CASE("load: the shipped examples are valid (from disk)") {
