@@ -34,7 +34,7 @@ fi
 #    lower layer of /usr, so they sit at their real paths (/usr/bin/nvidia-smi).
 #    Package-owned tools start from the fakes' layer at each boot; step 8 hides
 #    the ones whose package is not installed.
-rm -f "$ND/fs/usr/bin/ofed_info" "$ND/fs/usr/bin/nv-fabricmanager"
+rm -f "$ND"/fs/usr/bin/{ofed_info,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf,grubby}
 mkdir -p "$ND"/fs/{etc,usr,opt,var,.work-etc,.work-usr,.work-opt,.work-var}
 for d in etc usr opt var; do
   lower=/$d
@@ -161,8 +161,15 @@ printf '%s' "$svc" >"$ST/services"
 # 8. Files that packages own.
 render_os_release
 render_cuda
-[[ -n ${_ST[ofed]:-} ]] || tool_hide ofed_info
-[[ -n ${_ST[fabricmanager]:-} ]] || tool_hide nv-fabricmanager
+hide=()
+[[ -n ${_ST[ofed]:-} ]] || hide+=(ofed_info)
+[[ -n ${_ST[fabricmanager]:-} ]] || hide+=(nv-fabricmanager)
+if [[ ${_ST[pkg_format]:-deb} == rpm ]]; then
+  hide+=(dpkg-query dpkg apt-get apt-cache apt-mark)
+else
+  hide+=(rpm dnf grubby)
+fi
+tool_hide "${hide[@]}"
 
 ev "boot id=$boot_id kernel=${_ST[kernel]:-} driver=$drv"
 

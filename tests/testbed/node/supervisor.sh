@@ -37,13 +37,16 @@ starttime() {
   echo "${f[19]}"
 }
 
-# Stop the node by signalling its init (PID 1 inside): unshare then returns
-# only after the kernel has killed every process of the node's PID namespace.
+# Power the node off: SIGKILL its init (PID 1 inside). The kernel then kills
+# every process of the node's PID namespace, and unshare returns once they are
+# gone. SIGKILL because a namespace's init receives other signals from outside
+# only once it has installed a handler, which a node still booting may not
+# have. Before init exists, killing unshare is enough: --kill-child=SIGKILL.
 kill_node() {
-  local p
+  local p=""
   [[ -n $child ]] || return 0
   read -r p _ <"/proc/$child/task/$child/children" 2>/dev/null
-  if [[ -n ${p:-} ]]; then kill -TERM "$p" 2>/dev/null; else kill -TERM "$child" 2>/dev/null; fi
+  if [[ -n $p ]]; then kill -KILL "$p" 2>/dev/null; else kill -KILL "$child" 2>/dev/null; fi
 }
 
 # A BMC request from `tb ctl`: the action is in ctl/request.
@@ -119,13 +122,13 @@ while ((stop == 0)); do
     drop_while_down delete
     status booting
     # shellcheck disable=SC2046  # timens_args is a list of words on purpose
-    unshare --pid --fork --kill-child=SIGTERM --mount-proc --mount --uts \
+    unshare --pid --fork --kill-child=SIGKILL --mount-proc --mount --uts \
       $(timens_args) --propagation private \
       /bin/bash "$TB_HOME/node/init.sh" "$ND" >>"$ND/log/init.log" 2>&1 &
     child=$!
     echo "$child $(starttime "$child")" >"$CTL/unshare.pid"
-    # a power-off that arrived between the checks above and the start
-    if [[ $power == off ]]; then reason=off; kill_node; fi
+    # a power-off or stop that arrived between the checks above and the start
+    if [[ $power == off ]] || ((stop)); then reason=off; kill_node; fi
     while kill -0 "$child" 2>/dev/null; do wait "$child"; done
     child=
     status down

@@ -19,8 +19,16 @@ in_node() { [[ $TBNODE == /var/lib/tbnode ]]; }
 # missing one fails the way the calling shell reports it ("sh: 1: ofed_info:
 # not found"). Their scripts live in /usr/lib/plumb-tb/tools; /usr/bin holds a
 # link (from the fakes' layer) or, when removed, a whiteout in the node's layer.
+# The package tools of a node follow pkg_format (deb: dpkg-query, dpkg,
+# apt-get, apt-cache, apt-mark; rpm: rpm, dnf), so `command -v dpkg-query`
+# tells the package manager as on a real node.
 tool_show() { in_node && ln -sfn "../lib/plumb-tb/tools/$1" "/usr/bin/$1"; }
-tool_hide() { in_node && rm -f "/usr/bin/$1"; }
+tool_hide() { # TOOL...
+  local t paths=()
+  in_node || return 0
+  for t in "$@"; do paths+=("/usr/bin/$t"); done
+  rm -f "${paths[@]}"
+}
 declare -A _ST=()
 _st_loaded=
 
@@ -149,9 +157,12 @@ pkg_installed_effects() {
     linux-image-[0-9]*)
       st_set "$ST/pending.conf" kernel "${p#linux-image-}"
       st_set "$ST/pending.conf" kernel_build "#${v##*.}-Ubuntu SMP Fri Aug  2 19:25:20 UTC 2024" ;;
-    nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
+    nvidia-driver | nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
       d=$(upstream "$v")
       st_set "$ST/pending.conf" driver "$d" ;;
+    kernel | kernel-core)
+      # dnf makes the newest kernel the default (grubby --set-default changes it)
+      st_set "$ST/pending.conf" kernel "${v#*:}.x86_64" ;;
     mlnx-ofed-all | mlnx-ofed-basic)
       st_set "$ST/pending.conf" ofed "${v#*:}"
       st_set "$ST/pending.conf" ofed_flavor mlnx ;;
@@ -240,19 +251,42 @@ render_os_release() {
   in_node || return 0
   st_load
   local id=${_ST[os_id]:-ubuntu} vid=${_ST[os_version_id]:-22.04} cn=${_ST[os_codename]:-jammy}
-  printf -v os '%s\n' \
-    "PRETTY_NAME=\"${_ST[os_pretty_name]:-Ubuntu 22.04.4 LTS}\"" \
-    "NAME=\"${_ST[os_name]:-Ubuntu}\"" \
-    "VERSION_ID=\"$vid\"" \
-    "VERSION=\"${_ST[os_version]:-22.04.4 LTS (Jammy Jellyfish)}\"" \
-    "VERSION_CODENAME=$cn" \
-    "ID=$id" \
-    "ID_LIKE=debian" \
-    'HOME_URL="https://www.ubuntu.com/"' \
-    'SUPPORT_URL="https://help.ubuntu.com/"' \
-    'BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"' \
-    'PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"' \
-    "UBUNTU_CODENAME=$cn"
+  if [[ $id == rhel ]]; then
+    # RHEL's format (redhat-release 9.x); os_version_id like 9.4, os_codename Plow
+    printf -v os '%s\n' \
+      'NAME="Red Hat Enterprise Linux"' \
+      "VERSION=\"$vid ($cn)\"" \
+      'ID="rhel"' \
+      'ID_LIKE="fedora"' \
+      "VERSION_ID=\"$vid\"" \
+      "PLATFORM_ID=\"platform:el${vid%%.*}\"" \
+      "PRETTY_NAME=\"Red Hat Enterprise Linux $vid ($cn)\"" \
+      'ANSI_COLOR="0;31"' \
+      'LOGO="fedora-logo-icon"' \
+      "CPE_NAME=\"cpe:/o:redhat:enterprise_linux:${vid%%.*}::baseos\"" \
+      'HOME_URL="https://www.redhat.com/"' \
+      "DOCUMENTATION_URL=\"https://access.redhat.com/documentation/en-us/red_hat_enterprise_linux/${vid%%.*}\"" \
+      'BUG_REPORT_URL="https://bugzilla.redhat.com/"' \
+      '' \
+      "REDHAT_BUGZILLA_PRODUCT=\"Red Hat Enterprise Linux ${vid%%.*}\"" \
+      "REDHAT_BUGZILLA_PRODUCT_VERSION=$vid" \
+      'REDHAT_SUPPORT_PRODUCT="Red Hat Enterprise Linux"' \
+      "REDHAT_SUPPORT_PRODUCT_VERSION=\"$vid\""
+  else
+    printf -v os '%s\n' \
+      "PRETTY_NAME=\"${_ST[os_pretty_name]:-Ubuntu 22.04.4 LTS}\"" \
+      "NAME=\"${_ST[os_name]:-Ubuntu}\"" \
+      "VERSION_ID=\"$vid\"" \
+      "VERSION=\"${_ST[os_version]:-22.04.4 LTS (Jammy Jellyfish)}\"" \
+      "VERSION_CODENAME=$cn" \
+      "ID=$id" \
+      "ID_LIKE=debian" \
+      'HOME_URL="https://www.ubuntu.com/"' \
+      'SUPPORT_URL="https://help.ubuntu.com/"' \
+      'BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"' \
+      'PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"' \
+      "UBUNTU_CODENAME=$cn"
+  fi
   [[ -r /usr/lib/os-release ]] && old=$(</usr/lib/os-release)
   [[ $old == "${os%$'\n'}" ]] || printf '%s' "$os" >/usr/lib/os-release
   [[ -L /etc/os-release && /etc/os-release -ef /usr/lib/os-release ]] || ln -sfn ../usr/lib/os-release /etc/os-release
