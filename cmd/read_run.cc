@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "modules/bmc_modules.h"
 #include "modules/drain/slurm_drainer.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
@@ -179,14 +178,11 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   std::vector<std::string> limit;
   for (const inventory::Node* n : *selected) limit.push_back(n->name);
 
-  // Every module plumb knows: in-band ones from the registry, Redfish ones (firmware, bios,
-  // power) owned here.
-  rr->modules.owned = modules::BmcModules();
-  std::vector<const modules::Module*> bmc_modules;
-  for (const auto& m : rr->modules.owned) bmc_modules.push_back(m.get());
+  // Every module plumb knows; the Redfish ones (firmware, bios, power) read the BMC.
   rr->modules.pointers = modules::AllModules();
-  for (const modules::Module* m : bmc_modules)
-    if (!modules::FindModule(m->Name())) rr->modules.pointers.push_back(m);
+  std::vector<const modules::Module*> bmc_modules;
+  for (const modules::Module* m : rr->modules.pointers)
+    if (m->HasBmcProbe()) bmc_modules.push_back(m);
   Diagnostics notes;
   if (!a.facts.empty()) {
     auto snap = plans::ReadObservedState(a.facts);
