@@ -88,7 +88,7 @@ def main():
                     stack.append(q)
         sizes.append(n)
     sizes.sort(reverse=True)
-    print("%dx%d distinct=%d regions=%s" % (w, h, len(colours), ",".join(map(str, sizes[:10])) or "none"))
+    print("%dx%d distinct=%d regions=%s" % (w, h, len(colours), ",".join(map(str, sizes[:60])) or "none"))
 
 
 if __name__ == "__main__":
