@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -117,6 +118,10 @@ DriftReport MakeDriftReport(const DriftInput& in) {
   for (const UnreadableNode& u : plan.unreadable) unreadable[u.node] = &u;
   std::unordered_set<std::string> in_sync(plan.in_sync.begin(), plan.in_sync.end());
 
+  std::unordered_map<std::string_view, const inventory::Node*> inventory_nodes;
+  if (in.cluster)
+    for (const inventory::Node& n : in.cluster->nodes) inventory_nodes.emplace(n.name, &n);
+
   for (const auto& [name, nd] : *in.desired) {
     auto pit = planned.find(name);
     auto uit = unreadable.find(name);
@@ -124,8 +129,7 @@ DriftReport MakeDriftReport(const DriftInput& in) {
       continue;   // not in this run (--limit)
     DriftNode dn;
     dn.node = name;
-    if (in.cluster)
-      if (const inventory::Node* n = in.cluster->FindNode(name)) dn.rack = n->rack;
+    if (auto it = inventory_nodes.find(name); it != inventory_nodes.end()) dn.rack = it->second->rack;
     if (uit != unreadable.end()) {
       dn.readable = false;
       dn.unreadable_reason = uit->second->reason;
