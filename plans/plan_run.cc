@@ -3,6 +3,27 @@
 #include <fmt/format.h>
 
 namespace plumb::plans {
+namespace {
+
+// ToPlannerObserved, but moving each node's facts instead of copying them.
+std::map<std::string, NodeFacts> TakePlannerObserved(ObservedState& s) {
+  std::map<std::string, NodeFacts> out;
+  for (auto& [name, n] : s.nodes) {
+    NodeFacts f;
+    f.readable = n.reachable;
+    if (!n.reachable) f.unreadable_reason = n.error.message.empty() ? n.error.code : n.error.message;
+    for (auto& [module, r] : n.facts) {
+      if (r.ok()) f.facts[module] = std::move(r.value());
+      else f.module_errors[module] = r.error().code + ": " + r.error().message;
+    }
+    f.facts_digest = n.facts_digest.empty() && n.reachable ? FactsDigest(n.facts) : n.facts_digest;
+    n.facts.clear();
+    out.emplace(name, std::move(f));
+  }
+  return out;
+}
+
+}  // namespace
 
 std::set<std::string> MarkerCommits(const ObservedState& observed) {
   std::set<std::string> out;
@@ -23,7 +44,8 @@ PlanRun RunPlan(const PlanRunInput& in) {
   pin.cluster = in.cluster;
   pin.desired = in.desired;
   pin.limit = in.limit;
-  pin.observed = ToPlannerObserved(*in.observed);
+  std::set<std::string> markers = MarkerCommits(*in.observed);
+  pin.observed = TakePlannerObserved(*in.observed);
   pin.modules = in.modules;
   pin.now = in.now;
 
@@ -45,7 +67,7 @@ PlanRun RunPlan(const PlanRunInput& in) {
 
   // Repair vs intent needs the desired state at each commit a node's marker names. Each
   // distinct commit is loaded once; the one being planned is reused as it is.
-  for (const std::string& commit : MarkerCommits(*in.observed)) {
+  for (const std::string& commit : markers) {
     if (commit == in.cluster->source.commit && !in.cluster->source.working_tree) {
       pin.previous[commit] = in.desired;
       continue;

@@ -29,7 +29,10 @@ struct PlanRunInput {
   const inventory::Cluster* cluster = nullptr;
   const DesiredByNode* desired = nullptr;
   std::vector<std::string> limit;            ///< node names (already selected); empty = all
-  const ObservedState* observed = nullptr;
+  /// The observation. RunPlan moves the facts out of it (a 10,000-node snapshot is most of the
+  /// run's memory; a copy would double it): it is left with node names, reachability and
+  /// digests only.
+  ObservedState* observed = nullptr;
   std::vector<const modules::Module*> modules;
   /// Read-only scheduler view (Query only). Null = not read (noted in the diagnostics).
   modules::Drainer* scheduler = nullptr;
