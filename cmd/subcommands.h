@@ -10,6 +10,9 @@ void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -18,6 +21,9 @@ inline constexpr Register kSubcommands[] = {
     RegisterSchemas,
     RegisterGather,
     RegisterBmc,
+    RegisterPlan,
+    RegisterDiff,
+    RegisterDrift,
 };
 
 }  // namespace plumb::cmd

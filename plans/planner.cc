@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -121,10 +122,22 @@ std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
   std::vector<Batch> batches;
   if (nodes.empty()) return batches;
   const int capacity = policy.MaxUnavailable(scope_total) - already_out;
-  auto domain_of = [&](const NodePlan* n) -> std::string {
-    if (policy.domain_by.empty()) return {};
-    const inventory::Node* node = cluster.FindNode(n->node);
-    return node ? node->Domain(policy.domain_by) : std::string();
+  // Each node's failure domain, looked up once (Cluster::FindNode is a linear scan, and the
+  // batching loop below asks again for every node on every batch).
+  std::unordered_map<const NodePlan*, std::string> domains;
+  if (!policy.domain_by.empty()) {
+    std::unordered_map<std::string_view, const inventory::Node*> by_name;
+    by_name.reserve(cluster.nodes.size());
+    for (const inventory::Node& n : cluster.nodes) by_name.emplace(n.name, &n);
+    for (const NodePlan* n : nodes) {
+      auto it = by_name.find(n->node);
+      domains[n] = it == by_name.end() ? std::string() : it->second->Domain(policy.domain_by);
+    }
+  }
+  auto domain_of = [&](const NodePlan* n) -> const std::string& {
+    static const std::string kNone;
+    auto it = domains.find(n);
+    return it == domains.end() ? kNone : it->second;
   };
 
   // Order by failure domain, then name: aligned batches then fill one domain before the next.
@@ -285,11 +298,15 @@ Plan MakePlan(const PlannerInput& in) {
       if (s != in.scheduler.end() && s->second.Unavailable() && !changing.count(name))
         ++already_out;
     }
+    std::unordered_map<std::string_view, const NodePlan*> by_name;
+    for (const NodePlan* n : members) by_name.emplace(n->node, n);
     for (Batch& b : MakeBatches(members, *in.cluster, policy, scope_total, already_out,
                                 plan.diags)) {
       int out = already_out;
-      for (const std::string& n : b.nodes)
-        if (plan.FindNode(n)->NeedsDrain() || plan.FindNode(n)->already_unavailable) ++out;
+      for (const std::string& n : b.nodes) {
+        const NodePlan* np = by_name.at(n);
+        if (np->NeedsDrain() || np->already_unavailable) ++out;
+      }
       plan.peak_unavailable = std::max(plan.peak_unavailable, out);
       b.index = static_cast<int>(plan.batches.size());
       plan.est_seconds += b.est_seconds;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Plan and drift for N synthetic nodes (default 10000) from recorded facts: no network, no
+# scheduler, no BMC. Prints wall time and peak RSS of each command (/usr/bin/time -v).
+# usage: bench/plan/run.sh [N] [PLUMB_BINARY]
+set -euo pipefail
+N=${1:-10000}
+PLUMB=${2:-$(cd "$(dirname "$0")/../.." && pwd)/build/plumb}
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench-plan.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+python3 "$HERE/gen.py" --nodes "$N" --template "$HERE/template-facts.json" --out "$TMP"
+measure() { # NAME CMD...
+  local name=$1; shift
+  local rc=0
+  /usr/bin/time -v "$@" >"$TMP/$name.out" 2>"$TMP/$name.time" || rc=$?
+  local wall rss
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$TMP/$name.time")
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/$name.time")
+  printf '%-34s exit %s  wall %s  peak RSS %d MB\n' "$name" "$rc" "$wall" $((rss / 1024))
+}
+measure "validate (load only)" "$PLUMB" validate --repo "$TMP/repo"
+measure "plan (text)" "$PLUMB" plan --repo "$TMP/repo" --facts "$TMP/facts.json" --no-scheduler --no-bmc
+measure "plan --out plan.json" "$PLUMB" plan --repo "$TMP/repo" --facts "$TMP/facts.json" --no-scheduler --no-bmc --format json --out "$TMP/plan.json"
+measure "drift (text)" "$PLUMB" drift --repo "$TMP/repo" --facts "$TMP/facts.json" --no-bmc
+measure "drift --format junit" "$PLUMB" drift --repo "$TMP/repo" --facts "$TMP/facts.json" --no-bmc --format junit --out "$TMP/d.xml"
+grep -E '^Plan:|^Peak|^Estimated' "$TMP/plan (text).out" || true
+tail -1 "$TMP/drift (text).out" || true

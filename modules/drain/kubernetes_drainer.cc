@@ -1,0 +1,125 @@
+#include "modules/drain/kubernetes_drainer.h"
+
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace plumb::modules {
+namespace kube {
+
+using nlohmann::json;
+
+Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("items") || !j["items"].is_array())
+    return Diagnostic::Error("kube.parse", "kubectl get nodes: not a JSON list");
+  std::map<std::string, SchedulerNode> out;
+  for (const auto& it : j["items"]) {
+    SchedulerNode n;
+    n.name = it.value("/metadata/name"_json_pointer, "");
+    if (n.name.empty()) continue;
+    n.drain = it.value("/spec/unschedulable"_json_pointer, false);
+    n.drained = n.drain;
+    n.reason = it.value(json::json_pointer("/metadata/annotations/" +
+                                           std::string("plumb.dev~1drain-reason")),
+                        "");
+    bool ready = false;
+    if (auto c = it.find("status"); c != it.end() && c->contains("conditions"))
+      for (const auto& cond : (*c)["conditions"])
+        if (cond.value("type", "") == "Ready") ready = cond.value("status", "") == "True";
+    n.down = !ready;
+    n.state = std::string(ready ? "Ready" : "NotReady") + (n.drain ? ",SchedulingDisabled" : "");
+    out[n.name] = n;
+  }
+  return out;
+}
+
+Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("items") || !j["items"].is_array())
+    return Diagnostic::Error("kube.parse", "kubectl get pods: not a JSON list");
+  for (const auto& p : j["items"]) {
+    const std::string node = p.value("/spec/nodeName"_json_pointer, "");
+    auto it = nodes.find(node);
+    if (it == nodes.end()) continue;
+    const std::string phase = p.value("/status/phase"_json_pointer, "");
+    if (phase != "Running" && phase != "Pending") continue;
+    bool daemon = false;
+    if (auto refs = p.find("metadata"); refs != p.end() && refs->contains("ownerReferences"))
+      for (const auto& r : (*refs)["ownerReferences"]) daemon |= r.value("kind", "") == "DaemonSet";
+    if (p.contains(json::json_pointer("/metadata/annotations/kubernetes.io~1config.mirror")))
+      daemon = true;
+    if (daemon) continue;
+    ++it->second.running_jobs;
+    it->second.jobs.push_back(p.value("/metadata/namespace"_json_pointer, "") + "/" +
+                              p.value("/metadata/name"_json_pointer, ""));
+  }
+  for (auto& [name, n] : nodes)
+    if (n.running_jobs > 0) n.drained = false;
+  return OkStatus();
+}
+
+}  // namespace kube
+
+namespace {
+Status Check(const Result<transport::CommandOutput>& r, const std::string& cmd) {
+  if (!r) return r.error();
+  if (r->exit_status != 0)
+    return Diagnostic::Error("kube.command", fmt::format("{}: exit {}: {}", cmd, r->exit_status, r->err));
+  return OkStatus();
+}
+}  // namespace
+
+Result<std::map<std::string, SchedulerNode>> KubernetesDrainer::Query(
+    const std::vector<std::string>& want) {
+  auto n = shell_.Run("kubectl get nodes -o json", timeout_);
+  if (Status s = Check(n, "kubectl get nodes"); !s) return s.error();
+  auto nodes = kube::ParseNodes(n->out);
+  if (!nodes) return nodes.error();
+  auto p = shell_.Run("kubectl get pods -A -o json --field-selector=status.phase!=Succeeded,"
+                      "status.phase!=Failed", timeout_);
+  if (Status s = Check(p, "kubectl get pods"); !s) return s.error();
+  if (Status s = kube::AttachPods(*nodes, p->out); !s) return s.error();
+  if (want.empty()) return nodes;
+  std::set<std::string> keep(want.begin(), want.end());
+  std::map<std::string, SchedulerNode> out;
+  for (auto& [name, node] : *nodes)
+    if (keep.count(name)) out[name] = node;
+  return out;
+}
+
+std::vector<std::string> KubernetesDrainer::DrainCommands(const std::string& node,
+                                                          const std::string& reason) {
+  const std::string q = transport::ShellQuote(node);
+  return {"kubectl annotate node " + q + " --overwrite " +
+              transport::ShellQuote(std::string(kKubeReasonAnnotation) + "=" + reason),
+          "kubectl cordon " + q,
+          "kubectl drain " + q + " --ignore-daemonsets --delete-emptydir-data --timeout=10s"};
+}
+
+std::vector<std::string> KubernetesDrainer::ResumeCommands(const std::string& node) {
+  const std::string q = transport::ShellQuote(node);
+  return {"kubectl uncordon " + q,
+          "kubectl annotate node " + q + " " + transport::ShellQuote(std::string(kKubeReasonAnnotation) + "-")};
+}
+
+Status KubernetesDrainer::Drain(const std::string& node, const std::string& reason) {
+  auto cmds = DrainCommands(node, reason);
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    auto r = shell_.Run(cmds[i], timeout_);
+    // The eviction may not finish within its short timeout (a PodDisruptionBudget, a long
+    // job): that is what waiting for "drained" is for, so only annotate and cordon must work.
+    if (i + 1 < cmds.size())
+      if (Status s = Check(r, cmds[i]); !s) return s;
+  }
+  return OkStatus();
+}
+
+Status KubernetesDrainer::Resume(const std::string& node) {
+  for (const auto& c : ResumeCommands(node))
+    if (Status s = Check(shell_.Run(c, timeout_), c); !s) return s;
+  return OkStatus();
+}
+
+}  // namespace plumb::modules

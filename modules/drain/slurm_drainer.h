@@ -1,0 +1,36 @@
+#pragma once
+/// SlurmDrainer: drains and resumes through Slurm's CLI (scontrol, sinfo, squeue) over a Shell:
+/// a LocalShell on the host plumb runs on, or an SSH shell to a head node. Reads
+/// `sinfo --json` / `squeue --json` (falling back to `scontrol show node -o` and squeue's
+/// formatted output on versions or builds without JSON).
+#include <chrono>
+
+#include "modules/drain/drainer.h"
+#include "modules/transport/shell.h"
+
+namespace plumb::modules {
+
+class SlurmDrainer final : public Drainer {
+ public:
+  /// `shell` must outlive the drainer and be safe to call from several threads (LocalShell is).
+  explicit SlurmDrainer(transport::Shell& shell,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(60))
+      : shell_(shell), timeout_(timeout) {}
+  std::string_view Name() const override { return "slurm"; }
+  Result<std::map<std::string, SchedulerNode>> Query(const std::vector<std::string>& nodes) override;
+  /// `scontrol update nodename=<node> state=drain reason=<reason>` (both quoted).
+  Status Drain(const std::string& node, const std::string& reason) override;
+  /// `scontrol update nodename=<node> state=resume`.
+  Status Resume(const std::string& node) override;
+
+  /// The commands, for tests and --explain.
+  static std::string DrainCommand(const std::string& node, const std::string& reason);
+  static std::string ResumeCommand(const std::string& node);
+
+ private:
+  Result<transport::CommandOutput> Run(const std::string& cmd);
+  transport::Shell& shell_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace plumb::modules

@@ -1,0 +1,229 @@
+#include "modules/drain/slurm_parse.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace plumb::modules::slurm {
+namespace {
+
+using nlohmann::json;
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Strings from a string or an array of strings (22.05 vs 23.02+).
+std::vector<std::string> Tokens(const json& v) {
+  std::vector<std::string> out;
+  if (v.is_string()) {
+    // "MIXED+DRAIN" style in some versions' strings, "mixed" in 22.05.
+    std::stringstream ss(v.get<std::string>());
+    for (std::string t; std::getline(ss, t, '+');)
+      if (!t.empty()) out.push_back(Upper(t));
+  } else if (v.is_array()) {
+    for (const auto& t : v)
+      if (t.is_string()) out.push_back(Upper(t.get<std::string>()));
+  }
+  return out;
+}
+
+// Fills drain/down/busy from the state words; `drained` assumes no job until AttachJobs.
+void Classify(SchedulerNode& n, const std::vector<std::string>& words) {
+  std::set<std::string> w(words.begin(), words.end());
+  n.drain = w.count("DRAIN") > 0 || w.count("DRAINED") > 0 || w.count("DRAINING") > 0;
+  n.down = w.count("DOWN") || w.count("NOT_RESPONDING") || w.count("POWERED_DOWN") ||
+           w.count("POWER_DOWN") || w.count("FAIL") || w.count("FUTURE") ||
+           w.count("REBOOT_ISSUED") || w.count("UNKNOWN");
+  const bool busy = w.count("ALLOCATED") || w.count("MIXED") || w.count("COMPLETING");
+  n.drained = n.drain && !busy;
+  std::string s;
+  for (const auto& x : words) s += (s.empty() ? "" : "+") + x;
+  n.state = s;
+}
+
+json ParseJson(std::string_view text, const char* what, Diagnostic* err) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    *err = Diagnostic::Error("slurm.parse", fmt::format("{}: not JSON", what));
+  return j;
+}
+
+std::string Str(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return {};
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number_integer()) return std::to_string(it->get<long long>());
+  if (it->is_object() && it->contains("number")) return Str(*it, "number");   // 23.02+
+  return {};
+}
+
+bool Occupies(const std::string& state) {
+  return state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING" ||
+         state == "SUSPENDED" || state == "STAGE_OUT" || state == "SIGNALING" ||
+         state == "RESIZING";
+}
+
+}  // namespace
+
+std::vector<std::string> ExpandHostlist(std::string_view list) {
+  std::vector<std::string> out;
+  // Split at commas outside brackets.
+  std::vector<std::string> parts;
+  std::string cur;
+  int depth = 0;
+  for (char c : list) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      if (!cur.empty()) parts.push_back(cur);
+      cur.clear();
+    } else if (c != ' ' && c != '\n') {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) parts.push_back(cur);
+  for (const auto& p : parts) {
+    auto lb = p.find('[');
+    auto rb = p.find(']', lb == std::string::npos ? 0 : lb);
+    if (lb == std::string::npos || rb == std::string::npos) {
+      out.push_back(p);
+      continue;
+    }
+    const std::string prefix = p.substr(0, lb), suffix = p.substr(rb + 1);
+    std::stringstream ranges(p.substr(lb + 1, rb - lb - 1));
+    for (std::string r; std::getline(ranges, r, ',');) {
+      auto dash = r.find('-');
+      std::string a = r.substr(0, dash), b = dash == std::string::npos ? a : r.substr(dash + 1);
+      if (a.empty() || b.empty() || !std::all_of(a.begin(), a.end(), ::isdigit) ||
+          !std::all_of(b.begin(), b.end(), ::isdigit)) {
+        out.push_back(prefix + r + suffix);
+        continue;
+      }
+      long lo = std::stol(a), hi = std::stol(b);
+      if (hi < lo || hi - lo > 100000) continue;
+      const size_t width = a.size() > 1 && a[0] == '0' ? a.size() : 0;
+      for (long v = lo; v <= hi; ++v) {
+        std::string num = std::to_string(v);
+        if (num.size() < width) num.insert(0, width - num.size(), '0');
+        out.push_back(prefix + num + suffix);
+      }
+    }
+  }
+  return out;
+}
+
+Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view text) {
+  Diagnostic err;
+  json j = ParseJson(text, "sinfo --json", &err);
+  if (!err.message.empty()) return err;
+  auto nodes = j.find("nodes");
+  if (nodes == j.end() || !nodes->is_array())
+    return Diagnostic::Error("slurm.parse", "sinfo --json: no \"nodes\" array");
+  std::map<std::string, SchedulerNode> out;
+  for (const auto& n : *nodes) {
+    if (!n.is_object()) continue;
+    SchedulerNode s;
+    s.name = Str(n, "name");
+    if (s.name.empty()) continue;
+    std::vector<std::string> words = Tokens(n.value("state", json()));
+    for (const auto& f : Tokens(n.value("state_flags", json()))) words.push_back(f);
+    Classify(s, words);
+    s.reason = Str(n, "reason");
+    out[s.name] = s;
+  }
+  return out;
+}
+
+Result<std::map<std::string, SchedulerNode>> ParseScontrolNodes(std::string_view text) {
+  std::map<std::string, SchedulerNode> out;
+  std::stringstream ss{std::string(text)};
+  for (std::string line; std::getline(ss, line);) {
+    auto name_at = line.find("NodeName=");
+    if (name_at == std::string::npos) continue;
+    SchedulerNode s;
+    s.name = line.substr(name_at + 9, line.find(' ', name_at) - name_at - 9);
+    auto st = line.find(" State=");
+    if (st != std::string::npos) {
+      std::string state = line.substr(st + 7, line.find(' ', st + 7) - st - 7);
+      Classify(s, Tokens(json(state)));
+    }
+    // Reason is free text up to the end of the line, then " [user@time]".
+    auto rs = line.find(" Reason=");
+    if (rs != std::string::npos) {
+      std::string reason = line.substr(rs + 8);
+      auto tag = reason.rfind(" [");
+      if (tag != std::string::npos && reason.back() == ']') reason.resize(tag);
+      s.reason = reason;
+    }
+    out[s.name] = s;
+  }
+  if (out.empty() && text.find_first_not_of(" \n") != std::string_view::npos)
+    return Diagnostic::Error("slurm.parse", "scontrol show node: no NodeName= line");
+  return out;
+}
+
+Result<std::vector<ActiveJob>> ParseSqueueJson(std::string_view text) {
+  Diagnostic err;
+  json j = ParseJson(text, "squeue --json", &err);
+  if (!err.message.empty()) return err;
+  auto jobs = j.find("jobs");
+  if (jobs == j.end() || !jobs->is_array())
+    return Diagnostic::Error("slurm.parse", "squeue --json: no \"jobs\" array");
+  std::vector<ActiveJob> out;
+  for (const auto& jb : *jobs) {
+    if (!jb.is_object()) continue;
+    auto states = Tokens(jb.value("job_state", json()));
+    auto occupying = std::find_if(states.begin(), states.end(), Occupies);
+    if (occupying == states.end()) continue;
+    ActiveJob a;
+    a.id = Str(jb, "job_id");
+    a.state = *occupying;
+    a.user = Str(jb, "user_name");
+    a.name = Str(jb, "name");
+    a.nodes = ExpandHostlist(Str(jb, "nodes"));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Result<std::vector<ActiveJob>> ParseSqueueLines(std::string_view text) {
+  std::vector<ActiveJob> out;
+  std::stringstream ss{std::string(text)};
+  for (std::string line; std::getline(ss, line);) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, '|');) f.push_back(x);
+    if (f.size() < 3) return Diagnostic::Error("slurm.parse", "squeue: unexpected line: " + line);
+    if (!Occupies(Upper(f[1]))) continue;
+    ActiveJob a;
+    a.id = f[0];
+    a.state = Upper(f[1]);
+    a.nodes = ExpandHostlist(f[2]);
+    if (f.size() > 3) a.user = f[3];
+    if (f.size() > 4) a.name = f[4];
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void AttachJobs(std::map<std::string, SchedulerNode>& nodes, const std::vector<ActiveJob>& jobs) {
+  for (const auto& j : jobs) {
+    for (const auto& n : j.nodes) {
+      auto it = nodes.find(n);
+      if (it == nodes.end()) continue;
+      ++it->second.running_jobs;
+      it->second.jobs.push_back(fmt::format("{} ({}: {})", j.id, j.user, j.name));
+    }
+  }
+  for (auto& [name, n] : nodes)
+    if (n.running_jobs > 0) n.drained = false;
+}
+
+}  // namespace plumb::modules::slurm

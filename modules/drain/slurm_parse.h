@@ -1,0 +1,43 @@
+#pragma once
+/// Pure parsers for Slurm's CLI output (tested on captured outputs in tests/data/slurm/).
+/// Slurm 22.05 (Debian 12) speaks OpenAPI v0.0.38 in `sinfo --json` / `squeue --json`: a node's
+/// `state` is a string ("mixed") with `state_flags` (["DRAIN"]); a job's `job_state` a string.
+/// Slurm 23.02+ makes both arrays (["MIXED","DRAIN"], ["RUNNING"]) and wraps some numbers as
+/// {"set":..,"number":..}; both shapes are read. `scontrol show node -o` is the fallback.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "modules/drain/drainer.h"
+#include "schemas/result.h"
+
+namespace plumb::modules::slurm {
+
+/// `sinfo --json` -> nodes by name (jobs not filled in).
+Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view text);
+/// `scontrol show node -o` (one line per node) -> nodes by name.
+Result<std::map<std::string, SchedulerNode>> ParseScontrolNodes(std::string_view text);
+
+/// A job that occupies nodes now (running, completing, configuring, suspended).
+struct ActiveJob {
+  std::string id;
+  std::string state;   ///< "RUNNING", "COMPLETING", ...
+  std::string user;
+  std::string name;
+  std::vector<std::string> nodes;
+};
+/// `squeue --json` -> the jobs occupying nodes (pending and finished jobs are left out: a
+/// PENDING job does not hold a node, and a drained node must not be read as "its jobs ended"
+/// while one is still running or completing).
+Result<std::vector<ActiveJob>> ParseSqueueJson(std::string_view text);
+/// `squeue -h -o '%i|%T|%N|%u|%j'` -> the same.
+Result<std::vector<ActiveJob>> ParseSqueueLines(std::string_view text);
+
+/// "n[1-3,07],gpu-a" -> {"n1","n2","n3","n07","gpu-a"} (zero padding kept).
+std::vector<std::string> ExpandHostlist(std::string_view list);
+
+/// Folds `jobs` into `nodes` (running_jobs, jobs, and `drained` only when no job is left).
+void AttachJobs(std::map<std::string, SchedulerNode>& nodes, const std::vector<ActiveJob>& jobs);
+
+}  // namespace plumb::modules::slurm

@@ -1,0 +1,140 @@
+#pragma once
+/// The journal: the durable record of every apply. Each step of each node is written BEFORE it
+/// runs (intent) and again after (outcome), so a crash, a Ctrl-C or a lost CI runner never loses
+/// track of a node: `plumb apply --resume` reads it back. The same store keeps each run's plan,
+/// commit, facts snapshots, and the cluster lock (one apply per cluster).
+///
+/// `Journal` is an interface so a shared backend (PostgreSQL) can be added without touching the
+/// engine; SqliteJournal is the default (schemas/journal.md documents its tables).
+/// Implementations must be safe to call from several threads at once (one per node in a batch).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schemas/result.h"
+
+namespace plumb::plans {
+
+/// One apply run.
+struct RunRecord {
+  std::string id;            ///< "20261129-232600-4f2a": sortable, no ':' (it goes in drain reasons)
+  std::string cluster;
+  std::string plan_digest;
+  std::string plan_json;     ///< the whole plan file, so --resume needs nothing else
+  std::string commit;
+  std::string repo;
+  std::string started_at;    ///< RFC 3339 UTC with milliseconds
+  std::string ended_at;      ///< "" while running
+  std::string owner_host;
+  int64_t owner_pid = 0;
+  std::string outcome;       ///< "running", "done", "failed", "halted", "paused", "interrupted"
+  std::string summary;       ///< one line for `plumb runs`
+};
+
+/// One step of one node: written as an intent (outcome empty), completed with an outcome.
+struct StepRecord {
+  int64_t id = 0;
+  std::string run;
+  std::string node;
+  std::string step;          ///< "probe", "drain", "wait-drained", "apply:<action id>", "reboot",
+                             ///< "wait-boot", "verify", "health:<n>", "marker", "resume"
+  nlohmann::json detail = nlohmann::json::object();   ///< step inputs (e.g. the old boot id)
+  std::string started_at;
+  std::string ended_at;      ///< "" while the intent has no outcome
+  int64_t duration_ms = 0;
+  std::string outcome;       ///< "" (no outcome yet), "ok", "skipped", "failed", "interrupted"
+  std::string error;
+  std::string commit;        ///< filled by history queries (the run's commit)
+};
+
+/// Where one node stands in one run.
+struct NodeRecord {
+  std::string run;
+  std::string node;
+  std::string status;        ///< "pending", "running", "done", "failed", "stale", "not-started"
+  std::string last_step;
+  bool admin_drained = false;    ///< drained by someone else before plumb touched it
+  std::string admin_reason;
+  std::string error;
+  std::string started_at;
+  std::string ended_at;
+};
+
+/// Who holds the cluster lock.
+struct LockInfo {
+  std::string cluster;
+  std::string run;
+  std::string owner_host;
+  int64_t owner_pid = 0;
+  std::string since;
+  std::string expires;
+};
+
+class Journal {
+ public:
+  virtual ~Journal() = default;
+
+  /// Records a new run (outcome "running").
+  virtual Status BeginRun(const RunRecord& run) = 0;
+  /// Sets a run's outcome, end time and summary line.
+  virtual Status EndRun(const std::string& run, const std::string& outcome,
+                        const std::string& ended_at, const std::string& summary) = 0;
+  /// Marks a run running again (on --resume), with the new owner.
+  virtual Status ReopenRun(const std::string& run, const std::string& owner_host,
+                           int64_t owner_pid) = 0;
+  /// The run, or std::nullopt when the journal has no such run.
+  virtual Result<std::optional<RunRecord>> GetRun(const std::string& run) = 0;
+  /// Most recent first.
+  virtual Result<std::vector<RunRecord>> ListRuns(int limit) = 0;
+
+  /// Writes a step's intent, durably, before the step runs; returns its id.
+  virtual Result<int64_t> StepIntent(const StepRecord& step) = 0;
+  /// Completes a step: outcome ("ok", "skipped", "failed", "interrupted"), error, timing, and
+  /// `detail` merged over the intent's.
+  virtual Status StepOutcome(int64_t step_id, const std::string& outcome, const std::string& error,
+                             const std::string& ended_at, int64_t duration_ms,
+                             const nlohmann::json& detail) = 0;
+  /// Steps of a run (of one node if `node` is set), in the order they were written.
+  virtual Result<std::vector<StepRecord>> Steps(const std::string& run,
+                                                const std::string& node = {}) = 0;
+  /// Every step ever journaled for `node` (all nodes if empty), oldest first, with the commit.
+  virtual Result<std::vector<StepRecord>> History(const std::string& node, int limit) = 0;
+
+  virtual Status PutNode(const NodeRecord& node) = 0;
+  virtual Result<std::vector<NodeRecord>> Nodes(const std::string& run) = 0;
+
+  /// Keeps a facts snapshot ("before" at the stale check, "after" at verify).
+  virtual Status SaveFacts(const std::string& run, const std::string& node,
+                           const std::string& phase, const std::string& digest,
+                           const nlohmann::json& facts, const std::string& taken_at) = 0;
+
+  /// Takes the cluster lock for `want.run` unless someone else holds an unexpired one (then
+  /// returns the holder in `held_by` and false). `now` decides expiry (RFC 3339 compare).
+  virtual Result<bool> AcquireLock(const LockInfo& want, const std::string& now,
+                                   LockInfo* held_by) = 0;
+  /// Pushes the expiry of the lock `run` holds; error if it no longer holds it.
+  virtual Status RenewLock(const std::string& cluster, const std::string& run,
+                           const std::string& expires) = 0;
+  /// Releases the lock if `run` holds it (no-op otherwise).
+  virtual Status ReleaseLock(const std::string& cluster, const std::string& run) = 0;
+  /// Drops whatever lock `run` holds, on any cluster; error if it holds none.
+  virtual Status ForceUnlock(const std::string& run) = 0;
+  virtual Result<std::optional<LockInfo>> GetLock(const std::string& cluster) = 0;
+};
+
+/// Opens (creating and migrating as needed) the SQLite journal at `path`. WAL mode,
+/// synchronous=FULL: a step's intent is on disk before the step runs.
+Result<std::unique_ptr<Journal>> OpenSqliteJournal(const std::string& path);
+
+/// The default journal path: $PLUMB_JOURNAL, else $XDG_STATE_HOME/plumb/journal.db, else
+/// ~/.local/state/plumb/journal.db.
+std::string DefaultJournalPath();
+
+/// The schema version SqliteJournal migrates to.
+inline constexpr int kJournalSchemaVersion = 1;
+
+}  // namespace plumb::plans

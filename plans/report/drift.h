@@ -1,0 +1,101 @@
+#pragma once
+/// The drift report: one read-only verdict per node x desired key, across every module that ran
+/// (in-band and, when present, firmware/BIOS over Redfish). Built from a Plan (whose actions ARE
+/// the drift) and the desired state; waivers from the cluster repo turn matching drift into
+/// "waived" until they expire. Pure: the caller passes `today`.
+///
+/// Verdict precedence (README "drift exit codes"): error (1) > drift (2) > partial (3) >
+/// in sync (0). Drift that is entirely waived is in sync; an expired waiver waives nothing.
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "inventory/model.h"
+#include "modules/module.h"
+#include "plans/plan.h"
+#include "plans/planner.h"
+#include "schemas/diagnostics.h"
+
+namespace plumb::plans::report {
+
+enum class CheckStatus {
+  kInSync,      ///< the module checked the key and found the desired value
+  kDrift,       ///< the live value differs (an expired waiver leaves it here)
+  kWaived,      ///< differs, but an unexpired waiver covers it
+  kUnchecked,   ///< no module of this run owns the key (e.g. firmware without BMC facts)
+};
+const char* CheckStatusName(CheckStatus s);
+
+/// The waiver that matched a check, as written in waivers.yaml.
+struct WaiverRef {
+  std::string nodes, keys, reason, owner, expires;
+  Location where;
+  bool expired = false;
+};
+
+/// One node x one desired key.
+struct DriftCheck {
+  std::string key;        ///< "sysctl.vm.swappiness"
+  std::string pointer;    ///< "/sysctl/vm.swappiness"
+  std::string module;     ///< "sysctl"
+  CheckStatus status = CheckStatus::kInSync;
+  nlohmann::json desired; ///< the desired value
+  nlohmann::json observed;///< the live value when it differs (null when in sync or absent)
+  std::string summary;    ///< the module's own words for the change
+  ChangeReason reason = ChangeReason::kIntent;   ///< repair vs new intent (drift only)
+  modules::Disruption disruption = modules::Disruption::kNone;
+  Location origin;        ///< where the pin is written (file:line:col)
+  std::optional<WaiverRef> waiver;
+
+  bool Differs() const { return status == CheckStatus::kDrift || status == CheckStatus::kWaived; }
+};
+
+struct DriftNode {
+  std::string node;
+  std::string rack;                  ///< failure-domain label for the heat map; "" if none
+  bool readable = true;
+  std::string unreadable_reason;
+  std::string marker_commit;         ///< commit the node says it was last applied from
+  std::vector<DriftCheck> checks;    ///< by key
+
+  int Count(CheckStatus s) const;
+  bool Drifted() const { return Count(CheckStatus::kDrift) > 0; }
+};
+
+enum class DriftVerdict { kInSync, kDrift, kPartial, kError };
+const char* DriftVerdictName(DriftVerdict v);
+
+struct DriftReport {
+  inventory::Source source;
+  std::string cluster;
+  std::string created_at;            ///< RFC 3339 UTC
+  std::vector<DriftNode> nodes;      ///< by name
+  Diagnostics diags;                 ///< expired waivers (warnings), planner findings
+  DriftVerdict verdict = DriftVerdict::kInSync;
+
+  int drifted_nodes = 0, drift_keys = 0, waived_keys = 0, unreadable_nodes = 0, checks = 0;
+};
+
+struct DriftInput {
+  const Plan* plan = nullptr;
+  const inventory::Cluster* cluster = nullptr;
+  const DesiredByNode* desired = nullptr;
+  /// Modules that ran; a key no module here owns is kUnchecked. Empty: every key counts as
+  /// checked.
+  std::set<std::string> modules_run;
+  std::string today;   ///< YYYY-MM-DD, for waiver expiry (a waiver is good through its day)
+};
+
+DriftReport MakeDriftReport(const DriftInput& in);
+
+/// 0 in sync, 2 drift, 3 partial (unreadable nodes and no drift), 1 error.
+int DriftExitCode(const DriftReport& report);
+
+/// Does waiver `w` cover `node`? Its `nodes` is a glob ("gpu00[1-4]", "gpu*") or a Slurm host
+/// list ("gpu[001-016],gpu020").
+bool WaiverCoversNode(const inventory::Waiver& w, const std::string& node);
+
+}  // namespace plumb::plans::report

@@ -1,0 +1,104 @@
+// JUnit XML (the Ant/Jenkins shape, validated against junit-10.xsd in the tests): CI systems
+// show one failed test per drifted node x key.
+#include <fmt/format.h>
+
+#include "plans/report/drift_render.h"
+
+namespace plumb::plans::report {
+
+std::string XmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 has no way to carry most control characters, even escaped.
+        if (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') out += "?";
+        else out += ch;
+    }
+  }
+  return out;
+}
+
+std::string DriftToJunit(const DriftReport& r) {
+  int tests = 0, failures = 0, errors = 0;
+  std::string suites;
+  for (const DriftNode& n : r.nodes) {
+    std::string cases;
+    int t = 0, f = 0, e = 0, s = 0;
+    if (!n.readable) {
+      ++t;
+      ++e;
+      cases += fmt::format(
+          "    <testcase name=\"readable\" classname=\"{0}\" time=\"0\">\n"
+          "      <error type=\"unreadable\" message=\"{1}\">node {0} could not be read: {1}"
+          "</error>\n    </testcase>\n",
+          XmlEscape(n.node), XmlEscape(n.unreadable_reason));
+    }
+    for (const DriftCheck& c : n.checks) {
+      ++t;
+      cases += fmt::format("    <testcase name=\"{}\" classname=\"{}.{}\" time=\"0\"",
+                           XmlEscape(c.key), XmlEscape(n.node), XmlEscape(c.module));
+      const std::string where = c.origin.known() ? "pinned at " + c.origin.ToString() : "";
+      switch (c.status) {
+        case CheckStatus::kInSync:
+          cases += "/>\n";
+          continue;
+        case CheckStatus::kUnchecked:
+          ++s;
+          cases += fmt::format(">\n      <skipped message=\"no module of this run checks {}\"/>\n",
+                               XmlEscape(c.module));
+          break;
+        case CheckStatus::kWaived:
+          ++s;
+          cases += fmt::format(
+              ">\n      <skipped message=\"waived: {} (owner {}, until {})\"/>\n",
+              XmlEscape(c.waiver->reason), XmlEscape(c.waiver->owner),
+              XmlEscape(c.waiver->expires));
+          break;
+        case CheckStatus::kDrift: {
+          ++f;
+          std::string msg = fmt::format("{}: {} -> {} ({})", c.key, ShowValue(c.observed),
+                                        ShowValue(c.desired), ChangeReasonName(c.reason));
+          std::string body = fmt::format("node {} drifted on {}\nlive: {}\ndesired: {}\n{}{}{}",
+                                         n.node, c.key, ShowValue(c.observed), ShowValue(c.desired),
+                                         where.empty() ? "" : where + "\n", c.summary,
+                                         c.waiver && c.waiver->expired
+                                             ? "\nwaiver expired " + c.waiver->expires
+                                             : "");
+          cases += fmt::format(
+              ">\n      <failure type=\"drift.{}\" message=\"{}\">{}</failure>\n",
+              ChangeReasonName(c.reason), XmlEscape(msg), XmlEscape(body));
+          break;
+        }
+      }
+      cases += "    </testcase>\n";
+    }
+    tests += t;
+    failures += f;
+    errors += e;
+    suites += fmt::format(
+        "  <testsuite name=\"{0}\" tests=\"{1}\" failures=\"{2}\" errors=\"{3}\" skipped=\"{4}\" "
+        "time=\"0\" timestamp=\"{5}\" hostname=\"{0}\">\n"
+        "    <properties>\n"
+        "      <property name=\"commit\" value=\"{6}\"/>\n"
+        "      <property name=\"marker_commit\" value=\"{7}\"/>\n"
+        "      <property name=\"rack\" value=\"{8}\"/>\n"
+        "    </properties>\n{9}  </testsuite>\n",
+        XmlEscape(n.node), t, f, e, s, XmlEscape(r.created_at), XmlEscape(r.source.commit),
+        XmlEscape(n.marker_commit), XmlEscape(n.rack), cases);
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"plumb drift {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"0\">\n"
+      "{}</testsuites>\n",
+      XmlEscape(r.cluster), tests, failures, errors, suites);
+}
+
+}  // namespace plumb::plans::report

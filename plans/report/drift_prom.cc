@@ -1,0 +1,70 @@
+// Prometheus text exposition (format 0.0.4) for node_exporter's textfile collector: written to
+// a .prom file by a cron'd `plumb drift --format prom --out`, scraped with the node's metrics.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "plans/report/drift_render.h"
+
+namespace plumb::plans::report {
+namespace {
+
+// Label values escape backslash, double quote and newline, and nothing else.
+std::string Label(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+void Family(std::string& out, const char* name, const char* help) {
+  out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+}
+
+}  // namespace
+
+std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
+  const std::string cluster = Label(r.cluster);
+  std::string out;
+  Family(out, "plumb_drift",
+         "1 when a module of a node has unwaived drift from the pinned desired state, else 0.");
+  for (const DriftNode& n : r.nodes) {
+    if (!n.readable) continue;
+    std::map<std::string, int> by_module;   // sorted, so the file is stable between runs
+    for (const DriftCheck& c : n.checks) {
+      if (c.status == CheckStatus::kUnchecked) continue;
+      by_module[c.module] |= c.status == CheckStatus::kDrift ? 1 : 0;
+    }
+    for (const auto& [module, drift] : by_module)
+      out += fmt::format("plumb_drift{{cluster=\"{}\",node=\"{}\",module=\"{}\"}} {}\n", cluster,
+                         Label(n.node), Label(module), drift);
+  }
+  Family(out, "plumb_drift_keys", "Number of desired keys of a node with unwaived drift.");
+  for (const DriftNode& n : r.nodes)
+    if (n.readable)
+      out += fmt::format("plumb_drift_keys{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
+                         Label(n.node), n.Count(CheckStatus::kDrift));
+  Family(out, "plumb_drift_waived_keys", "Number of desired keys of a node whose drift is waived.");
+  for (const DriftNode& n : r.nodes)
+    if (n.readable)
+      out += fmt::format("plumb_drift_waived_keys{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
+                         Label(n.node), n.Count(CheckStatus::kWaived));
+  Family(out, "plumb_node_readable", "1 when plumb could read the node's live state, else 0.");
+  for (const DriftNode& n : r.nodes)
+    out += fmt::format("plumb_node_readable{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
+                       Label(n.node), n.readable ? 1 : 0);
+  Family(out, "plumb_drift_exit_code",
+         "The drift run's verdict as its exit code: 0 in sync, 2 drift, 3 partial, 1 error.");
+  out += fmt::format("plumb_drift_exit_code{{cluster=\"{}\",commit=\"{}\"}} {}\n", cluster,
+                     Label(r.source.commit), DriftExitCode(r));
+  Family(out, "plumb_last_run_timestamp_seconds",
+         "Unix time at which this drift report was made.");
+  out += fmt::format("plumb_last_run_timestamp_seconds{{cluster=\"{}\"}} {}\n", cluster, o.now_unix);
+  return out;
+}
+
+}  // namespace plumb::plans::report

@@ -1,0 +1,146 @@
+// Text and JSON renderings of a drift report.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "plans/report/drift_render.h"
+#include "plans/report/hostlist.h"
+
+namespace plumb::plans::report {
+namespace {
+
+std::string ShortCommit(const std::string& c) { return c.substr(0, 12); }
+
+std::string CheckLine(const DriftCheck& c) {
+  std::string line;
+  if (c.status == CheckStatus::kWaived) {
+    line = fmt::format("  = {}: {} (want {})  waived: {} (owner {}, until {})", c.key,
+                       ShowValue(c.observed), ShowValue(c.desired), c.waiver->reason,
+                       c.waiver->owner, c.waiver->expires);
+  } else {
+    line = fmt::format("  ~ {}: {} -> {}  ({})", c.key, ShowValue(c.observed), ShowValue(c.desired),
+                       ChangeReasonName(c.reason));
+    if (c.waiver && c.waiver->expired)
+      line += fmt::format("  [waiver expired {}]", c.waiver->expires);
+  }
+  if (c.origin.known()) line += "  " + c.origin.ToString();
+  return line;
+}
+
+// What makes two nodes print the same: their differing checks and their unread reason.
+std::string Signature(const DriftNode& n) {
+  std::string s = n.readable ? "R" : "U" + n.unreadable_reason;
+  for (const DriftCheck& c : n.checks) {
+    if (!c.Differs()) continue;
+    s += '\n';
+    s += CheckLine(c);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string ShowValue(const nlohmann::json& v) {
+  if (v.is_null()) return "(absent)";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string DriftToText(const DriftReport& r) {
+  std::string out = fmt::format("plumb drift: cluster {} at {}{} ({})\n", r.cluster,
+                                ShortCommit(r.source.commit),
+                                r.source.working_tree ? " + uncommitted edits" : "",
+                                r.created_at);
+  // Group nodes that differ in exactly the same way; in-sync nodes are only counted.
+  std::map<std::string, std::vector<const DriftNode*>> groups;
+  std::vector<std::string> order;
+  int in_sync = 0, unchecked = 0;
+  for (const DriftNode& n : r.nodes) {
+    unchecked += n.Count(CheckStatus::kUnchecked);
+    if (n.readable && n.Count(CheckStatus::kDrift) == 0 && n.Count(CheckStatus::kWaived) == 0) {
+      ++in_sync;
+      continue;
+    }
+    std::string sig = Signature(n);
+    if (!groups.count(sig)) order.push_back(sig);
+    groups[sig].push_back(&n);
+  }
+  for (const std::string& sig : order) {
+    const auto& members = groups[sig];
+    std::vector<std::string> names;
+    for (const DriftNode* n : members) names.push_back(n->node);
+    std::string head = CompressHostlist(names);
+    if (members.size() > 1) head += fmt::format(" ({} nodes)", members.size());
+    const DriftNode& n = *members.front();
+    out += "\n";
+    if (!n.readable) {
+      out += fmt::format("! {}: unreadable: {}\n", head, n.unreadable_reason);
+      continue;
+    }
+    out += fmt::format("{} {}: {} drifted, {} waived\n", n.Drifted() ? "~" : "=", head,
+                       n.Count(CheckStatus::kDrift), n.Count(CheckStatus::kWaived));
+    for (const DriftCheck& c : n.checks)
+      if (c.Differs()) out += CheckLine(c) + "\n";
+  }
+  if (!r.diags.empty()) out += "\n" + r.diags.ToText();
+  const int total = static_cast<int>(r.nodes.size());
+  out += fmt::format(
+      "\nVerdict: {}: {} of {} node(s) drifted ({} key(s)), {} key(s) waived, {} node(s) "
+      "unreadable, {} in sync",
+      r.verdict == DriftVerdict::kInSync  ? "IN SYNC"
+      : r.verdict == DriftVerdict::kDrift ? "DRIFT"
+      : r.verdict == DriftVerdict::kPartial ? "PARTIAL (some nodes unreadable)"
+                                            : "ERROR",
+      r.drifted_nodes, total, r.drift_keys, r.waived_keys, r.unreadable_nodes, in_sync);
+  if (unchecked > 0) out += fmt::format("; {} key check(s) not run (no module for them)", unchecked);
+  out += "\n";
+  return out;
+}
+
+nlohmann::json DriftToJson(const DriftReport& r) {
+  using nlohmann::json;
+  auto loc = [](const Location& l) -> json {
+    if (!l.known()) return nullptr;
+    return {{"file", l.file}, {"line", l.line}, {"column", l.column}};
+  };
+  json nodes = json::array();
+  for (const DriftNode& n : r.nodes) {
+    json checks = json::array();
+    for (const DriftCheck& c : n.checks) {
+      json cj = {{"key", c.key}, {"pointer", c.pointer}, {"module", c.module},
+                 {"status", CheckStatusName(c.status)}, {"desired", c.desired},
+                 {"origin", loc(c.origin)}};
+      if (c.Differs()) {
+        cj["observed"] = c.observed;
+        cj["reason"] = ChangeReasonName(c.reason);
+        cj["disruption"] = modules::DisruptionName(c.disruption);
+        cj["summary"] = c.summary;
+      }
+      if (c.waiver)
+        cj["waiver"] = {{"nodes", c.waiver->nodes}, {"keys", c.waiver->keys},
+                        {"reason", c.waiver->reason}, {"owner", c.waiver->owner},
+                        {"expires", c.waiver->expires}, {"expired", c.waiver->expired},
+                        {"origin", loc(c.waiver->where)}};
+      checks.push_back(std::move(cj));
+    }
+    json nj = {{"node", n.node}, {"rack", n.rack}, {"readable", n.readable},
+               {"drift", n.Count(CheckStatus::kDrift)}, {"waived", n.Count(CheckStatus::kWaived)},
+               {"marker_commit", n.marker_commit}, {"checks", std::move(checks)}};
+    if (!n.readable) nj["unreadable_reason"] = n.unreadable_reason;
+    nodes.push_back(std::move(nj));
+  }
+  return {{"format_version", 1},
+          {"source", {{"repo", r.source.repo}, {"ref", r.source.ref}, {"commit", r.source.commit},
+                      {"working_tree", r.source.working_tree}}},
+          {"cluster", r.cluster},
+          {"created_at", r.created_at},
+          {"verdict", DriftVerdictName(r.verdict)},
+          {"exit_code", DriftExitCode(r)},
+          {"summary", {{"nodes", r.nodes.size()}, {"drifted_nodes", r.drifted_nodes},
+                       {"drift_keys", r.drift_keys}, {"waived_keys", r.waived_keys},
+                       {"unreadable_nodes", r.unreadable_nodes}, {"checks", r.checks}}},
+          {"nodes", std::move(nodes)},
+          {"diagnostics", r.diags.ToJson()}};
+}
+
+}  // namespace plumb::plans::report

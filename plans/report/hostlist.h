@@ -1,0 +1,22 @@
+#pragma once
+/// Slurm-style host lists: "gpu[001-016],login01". One compressor for every report, so a set of
+/// nodes is spelled the same way in a plan, a diff and a drift report.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace plumb::plans::report {
+
+/// `names` (any order, duplicates ignored) as a Slurm host list. Names that end in digits are
+/// grouped by prefix and digit width (zero padding is kept: gpu001..gpu016 -> "gpu[001-016]",
+/// a run of one is written without brackets); other names are listed as they are. Groups are
+/// sorted by prefix, ranges by number. Empty input gives "".
+std::string CompressHostlist(const std::vector<std::string>& names);
+
+/// The names a host list stands for, in the order written: "gpu[001-003,007],cpu1" ->
+/// gpu001 gpu002 gpu003 gpu007 cpu1. std::nullopt when `list` is not a valid host list
+/// (unbalanced brackets, a range running backwards, more than `max_names` names).
+std::optional<std::vector<std::string>> ExpandHostlist(const std::string& list,
+                                                       size_t max_names = 1'000'000);
+
+}  // namespace plumb::plans::report

@@ -1,0 +1,157 @@
+#pragma once
+/// The apply state machine: carries out a Plan batch by batch, rolling with drain.
+///
+/// Per batch, its nodes run in parallel (a thread each), never more than the policy's
+/// max_unavailable out at once, counting nodes already drained or down (re-read from the Drainer
+/// before each batch). Per node:
+///   probe      re-probe; a facts digest other than the plan's -> skipped as "stale"
+///   drain      scheduler drain, reason "plumb:<run>:drain" (an admin's drain is left alone)
+///   wait-drained   until no job runs on it (policy timeout; pending jobs are not "done")
+///   apply:<id> each action in order through its module (Module::Apply)
+///   reboot     when an action needs one: `reboot` over SSH, or the BMC when SSH is gone or
+///              firmware needs a power cycle; then wait-boot: a NEW boot id
+///   verify     re-probe; the node's diff must be empty
+///   health:<n> the policy's gate commands, with its timeout
+///   marker     /var/lib/plumb/marker.json (commit, run, time)
+///   resume     back to service, unless an admin had drained it before plumb did
+/// Every step is journaled before (intent) and after (outcome). A failed node stays drained with
+/// reason "plumb:<run>:failed:<step>: <error>". The canary batch stops the rollout on any
+/// failure; past max_failures no new node starts; outside the maintenance window no node starts.
+/// With `resume`, steps the journal shows done are skipped and a step with an intent but no
+/// outcome is re-checked (re-probe, boot id) before it runs again, so nothing runs twice.
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "inventory/model.h"
+#include "modules/drain/drainer.h"
+#include "modules/module.h"
+#include "modules/transport/shell.h"
+#include "plans/clock.h"
+#include "plans/journal.h"
+#include "plans/observer.h"
+#include "plans/plan.h"
+#include "plans/planner.h"
+#include "schemas/result.h"
+
+namespace plumb::plans {
+
+/// Re-reads one node's facts (the gather of one node): used for the stale check and verify.
+class Prober {
+ public:
+  virtual ~Prober() = default;
+  /// The node's facts now, digest included; `readable` false with the reason when it can't.
+  virtual NodeFacts Probe(const std::string& node) = 0;
+};
+
+/// How the engine reaches a node outside its modules: a shell (boot id, reboot, health gates,
+/// the marker, and the modules' own commands) and the BMC.
+class NodeTransport {
+ public:
+  virtual ~NodeTransport() = default;
+  /// A fresh connection (the engine reconnects after a reboot).
+  virtual Result<std::unique_ptr<transport::Shell>> Connect(const std::string& node) = 0;
+  /// The node's BMC for modules that need it, or nullptr.
+  virtual transport::Bmc* Bmc(const std::string& node) { return nullptr; }
+  /// Power-cycles the node through its BMC; an error when it has none.
+  virtual Status PowerCycle(const std::string& node) = 0;
+};
+
+using ModuleLookup = std::function<const modules::Module*(std::string_view name)>;
+/// Test hook, called at every journal write with "<step>.intent" / "<step>.outcome" (the step
+/// without its ":suffix"). Returning true means "the process dies here": nothing more is written
+/// or done. cmd/ wires it to PLUMB_CRASH_AT (kill -9 itself) when PLUMB_TEST_HOOKS=1.
+using CrashHook = std::function<bool(const std::string& point)>;
+
+struct RolloutTiming {
+  std::chrono::milliseconds poll_initial{250};   ///< first wait between polls
+  std::chrono::milliseconds poll_max{5000};      ///< backoff cap
+  std::chrono::seconds reboot_timeout{900};      ///< until a new boot id must show
+  /// On resume, how long a journaled-but-unconfirmed reboot may still be on its way before
+  /// plumb issues it again.
+  std::chrono::seconds reboot_grace{60};
+  std::chrono::seconds resume_timeout{300};      ///< until the scheduler sees the node respond
+  std::chrono::milliseconds command_timeout{120000};   ///< boot id, reboot, marker
+};
+
+struct RolloutOptions {
+  std::string run_id;
+  bool resume = false;              ///< continue run_id from the journal
+  std::string owner_host;
+  int64_t owner_pid = 0;
+  /// Every node under each rollout policy (for max_unavailable, which counts nodes already
+  /// out). When a policy is missing here its scope is the plan's own nodes plus in-sync ones.
+  std::map<std::string, std::vector<std::string>> scope;
+  /// The cluster, for modules' NodeContext (node address, labels); may be null.
+  const inventory::Cluster* cluster = nullptr;
+  /// Each node's full desired state for verify; when a node is missing, its plan's actions
+  /// (pointer -> after) stand in.
+  std::map<std::string, nlohmann::json> desired;
+  /// Nodes plumb drained in this run that the journal does not know about (a lost journal):
+  /// treated as in progress, every step re-checked.
+  std::vector<std::string> adopt;
+  RolloutTiming timing;
+};
+
+/// How one node ended.
+struct NodeOutcome {
+  std::string node;
+  std::string status;   ///< "done", "failed", "stale", "interrupted", "not-started"
+  std::string step;     ///< the last step (the failing one for "failed")
+  std::string error;
+  bool left_drained = false;
+};
+
+struct RolloutResult {
+  std::string run;
+  /// "done" (every node done), "failed" (some failed, the rest done), "halted" (canary failure,
+  /// max_failures, or no budget), "paused" (window closed), "interrupted" (Ctrl-C), "crashed"
+  /// (test hook), "incomplete" (some nodes stale).
+  std::string outcome;
+  std::vector<NodeOutcome> nodes;
+  std::string summary;          ///< one line: "6 done, 1 failed (gpu003: ...), 1 stale"
+  std::string halt_reason;      ///< why no new node started, when halted/paused
+  std::string next_window;      ///< RFC 3339, when paused
+  Diagnostics diags;
+};
+
+struct RolloutDeps {
+  Journal* journal = nullptr;
+  modules::Drainer* drainer = nullptr;
+  Prober* prober = nullptr;
+  NodeTransport* transport = nullptr;
+  ModuleLookup modules;
+  Clock* clock = nullptr;
+  Observer* observer = nullptr;                 ///< may be null
+  const std::atomic<bool>* stop = nullptr;      ///< set by SIGINT/SIGTERM; may be null
+  CrashHook crash;                              ///< may be empty
+};
+
+/// Runs (or, with opts.resume, continues) the rollout of `plan`. The run must already be in the
+/// journal (BeginRun) and the cluster lock held: cmd/apply does both.
+RolloutResult RunRollout(const Plan& plan, const RolloutOptions& opts, RolloutDeps& deps);
+
+/// A new run id: "YYYYMMDD-HHMMSS-xxxx" (UTC, 4 random hex), sortable, safe in a drain reason.
+std::string NewRunId(Clock::TimePoint now);
+
+/// The drain reason for `run` at `step`; for failures, step = "failed:<step>: <error>" (cut to
+/// fit Slurm's reason and stripped of quotes and newlines).
+std::string DrainReason(const std::string& run, const std::string& step);
+/// The run id in a plumb drain reason ("plumb:<run>:..."), "" when not plumb's.
+std::string RunOfReason(const std::string& reason);
+
+/// The stand-in desired state made of a node plan's actions (each pointer set to its `after`).
+nlohmann::json DesiredFromActions(const NodePlan& node);
+
+/// The node marker's JSON and the shell command that writes it atomically.
+std::string MarkerCommand(const std::string& commit, const std::string& run,
+                          const std::string& time);
+
+}  // namespace plumb::plans

@@ -1,0 +1,497 @@
+// SqliteJournal: the default Journal. One connection guarded by a mutex (node threads write
+// concurrently); WAL + synchronous=FULL so an intent is durable before its step runs; a
+// busy_timeout so two plumb processes sharing a journal wait for each other instead of failing.
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "plans/journal.h"
+
+namespace plumb::plans {
+namespace {
+
+// The migrations, in order; migration i brings the schema from version i to i+1. Never edit a
+// released one: add a new entry.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE runs (
+  id          TEXT PRIMARY KEY,
+  cluster     TEXT NOT NULL,
+  plan_digest TEXT NOT NULL,
+  plan_json   TEXT NOT NULL,
+  commit_sha  TEXT NOT NULL,
+  repo        TEXT NOT NULL DEFAULT '',
+  started_at  TEXT NOT NULL,
+  ended_at    TEXT NOT NULL DEFAULT '',
+  owner_host  TEXT NOT NULL DEFAULT '',
+  owner_pid   INTEGER NOT NULL DEFAULT 0,
+  outcome     TEXT NOT NULL DEFAULT 'running',
+  summary     TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE steps (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id      TEXT NOT NULL REFERENCES runs(id),
+  node        TEXT NOT NULL,
+  step        TEXT NOT NULL,
+  detail      TEXT NOT NULL DEFAULT '{}',
+  started_at  TEXT NOT NULL,
+  ended_at    TEXT NOT NULL DEFAULT '',
+  duration_ms INTEGER NOT NULL DEFAULT 0,
+  outcome     TEXT NOT NULL DEFAULT '',
+  error       TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX steps_by_run_node ON steps(run_id, node);
+CREATE INDEX steps_by_node ON steps(node);
+CREATE TABLE nodes (
+  run_id        TEXT NOT NULL REFERENCES runs(id),
+  node          TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  last_step     TEXT NOT NULL DEFAULT '',
+  admin_drained INTEGER NOT NULL DEFAULT 0,
+  admin_reason  TEXT NOT NULL DEFAULT '',
+  error         TEXT NOT NULL DEFAULT '',
+  started_at    TEXT NOT NULL DEFAULT '',
+  ended_at      TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, node)
+);
+CREATE TABLE facts (
+  id        INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id    TEXT NOT NULL,
+  node      TEXT NOT NULL,
+  phase     TEXT NOT NULL,
+  digest    TEXT NOT NULL,
+  facts     TEXT NOT NULL,
+  taken_at  TEXT NOT NULL
+);
+CREATE TABLE locks (
+  cluster    TEXT PRIMARY KEY,
+  run_id     TEXT NOT NULL,
+  owner_host TEXT NOT NULL,
+  owner_pid  INTEGER NOT NULL,
+  since      TEXT NOT NULL,
+  expires    TEXT NOT NULL
+);
+)sql",
+};
+
+#define kRunSelect                                                                          \
+  "SELECT id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, ended_at, "    \
+  "owner_host, owner_pid, outcome, summary FROM runs"
+#define kStepSelect                                                                          \
+  "SELECT s.id, s.run_id, s.node, s.step, s.detail, s.started_at, s.ended_at, s.duration_ms, " \
+  "s.outcome, s.error, COALESCE(r.commit_sha, '') FROM steps s LEFT JOIN runs r ON r.id = s.run_id"
+#define kLockSelect "SELECT cluster, run_id, owner_host, owner_pid, since, expires FROM locks"
+
+Diagnostic DbError(sqlite3* db, const std::string& what) {
+  return Diagnostic::Error("journal.sqlite",
+                           fmt::format("journal: {}: {}", what, db ? sqlite3_errmsg(db) : "?"));
+}
+
+// A prepared statement with positional binding; finalizes itself.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) s_ = nullptr;
+  }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return s_ != nullptr; }
+  Stmt& Bind(const std::string& v) {
+    sqlite3_bind_text(s_, ++n_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& Bind(int64_t v) {
+    sqlite3_bind_int64(s_, ++n_, v);
+    return *this;
+  }
+  /// SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return sqlite3_step(s_); }
+  std::string Text(int col) const {
+    auto p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
+    return p ? std::string(p, sqlite3_column_bytes(s_, col)) : std::string();
+  }
+  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+  int n_ = 0;
+};
+
+nlohmann::json ParseDetail(const std::string& s) {
+  auto j = nlohmann::json::parse(s, nullptr, false);
+  return j.is_discarded() ? nlohmann::json::object() : j;
+}
+
+class SqliteJournal final : public Journal {
+ public:
+  explicit SqliteJournal(sqlite3* db) : db_(db) {}
+  ~SqliteJournal() override { sqlite3_close(db_); }
+
+  Status Init() {
+    if (Status s = Exec("PRAGMA journal_mode=WAL"); !s) return s;
+    if (Status s = Exec("PRAGMA synchronous=FULL"); !s) return s;
+    if (Status s = Exec("PRAGMA foreign_keys=ON"); !s) return s;
+    if (Status s = Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                        "version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+        !s)
+      return s;
+    int version = 0;
+    {
+      Stmt q(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+      if (!q.ok() || q.Step() != SQLITE_ROW) return DbError(db_, "reading schema version");
+      version = static_cast<int>(q.Int(0));
+    }
+    constexpr int kLatest = static_cast<int>(std::size(kMigrations));
+    if (version > kLatest)
+      return Diagnostic::Error(
+          "journal.version",
+          fmt::format("journal schema version {} is newer than this plumb knows ({})", version,
+                      kLatest),
+          {}, {}, "use a newer plumb, or another --journal");
+    for (int v = version; v < kLatest; ++v) {
+      if (Status s = Exec("BEGIN IMMEDIATE"); !s) return s;
+      Status s = Exec(kMigrations[v]);
+      if (s) {
+        Stmt ins(db_, "INSERT INTO schema_migrations(version, applied_at) "
+                      "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))");
+        ins.Bind(int64_t{v + 1});
+        if (!ins.ok() || ins.Step() != SQLITE_DONE) s = DbError(db_, "recording migration");
+      }
+      if (!s) {
+        (void)Exec("ROLLBACK");
+        return s;
+      }
+      if (Status c = Exec("COMMIT"); !c) return c;
+    }
+    return OkStatus();
+  }
+
+  Status BeginRun(const RunRecord& r) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_,
+           "INSERT INTO runs(id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, "
+           "ended_at, owner_host, owner_pid, outcome, summary) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+    s.Bind(r.id).Bind(r.cluster).Bind(r.plan_digest).Bind(r.plan_json).Bind(r.commit)
+        .Bind(r.repo).Bind(r.started_at).Bind(r.ended_at).Bind(r.owner_host).Bind(r.owner_pid)
+        .Bind(r.outcome.empty() ? std::string("running") : r.outcome).Bind(r.summary);
+    return Done(s, "recording run " + r.id);
+  }
+
+  Status EndRun(const std::string& run, const std::string& outcome, const std::string& ended_at,
+                const std::string& summary) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, "UPDATE runs SET outcome=?, ended_at=?, summary=? WHERE id=?");
+    s.Bind(outcome).Bind(ended_at).Bind(summary).Bind(run);
+    return Done(s, "ending run " + run);
+  }
+
+  Status ReopenRun(const std::string& run, const std::string& host, int64_t pid) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_,
+           "UPDATE runs SET outcome='running', ended_at='', owner_host=?, owner_pid=? WHERE id=?");
+    s.Bind(host).Bind(pid).Bind(run);
+    return Done(s, "reopening run " + run);
+  }
+
+  Result<std::optional<RunRecord>> GetRun(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, kRunSelect " WHERE id=?");
+    s.Bind(run);
+    if (!s.ok()) return DbError(db_, "reading run");
+    int rc = s.Step();
+    if (rc == SQLITE_DONE) return std::optional<RunRecord>();
+    if (rc != SQLITE_ROW) return DbError(db_, "reading run");
+    return std::optional<RunRecord>(RunFrom(s));
+  }
+
+  Result<std::vector<RunRecord>> ListRuns(int limit) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, kRunSelect " ORDER BY started_at DESC, id DESC LIMIT ?");
+    s.Bind(int64_t{limit});
+    if (!s.ok()) return DbError(db_, "listing runs");
+    std::vector<RunRecord> out;
+    int rc;
+    while ((rc = s.Step()) == SQLITE_ROW) out.push_back(RunFrom(s));
+    if (rc != SQLITE_DONE) return DbError(db_, "listing runs");
+    return out;
+  }
+
+  Result<int64_t> StepIntent(const StepRecord& st) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, "INSERT INTO steps(run_id, node, step, detail, started_at) VALUES (?,?,?,?,?)");
+    s.Bind(st.run).Bind(st.node).Bind(st.step).Bind(st.detail.dump()).Bind(st.started_at);
+    if (Status d = Done(s, "recording intent " + st.step); !d) return d.error();
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+  }
+
+  Status StepOutcome(int64_t id, const std::string& outcome, const std::string& error,
+                     const std::string& ended_at, int64_t duration_ms,
+                     const nlohmann::json& detail) override {
+    std::lock_guard lock(mu_);
+    nlohmann::json merged = nlohmann::json::object();
+    {
+      Stmt q(db_, "SELECT detail FROM steps WHERE id=?");
+      q.Bind(id);
+      if (q.ok() && q.Step() == SQLITE_ROW) merged = ParseDetail(q.Text(0));
+    }
+    if (detail.is_object() && merged.is_object()) merged.update(detail);
+    Stmt s(db_, "UPDATE steps SET outcome=?, error=?, ended_at=?, duration_ms=?, detail=? "
+                "WHERE id=?");
+    s.Bind(outcome).Bind(error).Bind(ended_at).Bind(duration_ms).Bind(merged.dump()).Bind(id);
+    return Done(s, "recording outcome");
+  }
+
+  Result<std::vector<StepRecord>> Steps(const std::string& run, const std::string& node) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, node.empty() ? kStepSelect " WHERE s.run_id=? ORDER BY s.id"
+                             : kStepSelect " WHERE s.run_id=? AND s.node=? ORDER BY s.id");
+    s.Bind(run);
+    if (!node.empty()) s.Bind(node);
+    return ReadSteps(s);
+  }
+
+  Result<std::vector<StepRecord>> History(const std::string& node, int limit) override {
+    std::lock_guard lock(mu_);
+    // The newest `limit` steps, returned oldest first.
+    Stmt s(db_, node.empty()
+                    ? "SELECT * FROM (" kStepSelect " ORDER BY s.id DESC LIMIT ?) ORDER BY 1"
+                    : "SELECT * FROM (" kStepSelect
+                      " WHERE s.node=? ORDER BY s.id DESC LIMIT ?) ORDER BY 1");
+    if (!node.empty()) s.Bind(node);
+    s.Bind(int64_t{limit});
+    return ReadSteps(s);
+  }
+
+  Status PutNode(const NodeRecord& n) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_,
+           "INSERT INTO nodes(run_id, node, status, last_step, admin_drained, admin_reason, error, "
+           "started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, node) DO UPDATE "
+           "SET status=excluded.status, last_step=excluded.last_step, "
+           "admin_drained=excluded.admin_drained, admin_reason=excluded.admin_reason, "
+           "error=excluded.error, started_at=excluded.started_at, ended_at=excluded.ended_at");
+    s.Bind(n.run).Bind(n.node).Bind(n.status).Bind(n.last_step)
+        .Bind(int64_t{n.admin_drained ? 1 : 0}).Bind(n.admin_reason).Bind(n.error)
+        .Bind(n.started_at).Bind(n.ended_at);
+    return Done(s, "recording node " + n.node);
+  }
+
+  Result<std::vector<NodeRecord>> Nodes(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, "SELECT run_id, node, status, last_step, admin_drained, admin_reason, error, "
+                "started_at, ended_at FROM nodes WHERE run_id=? ORDER BY node");
+    s.Bind(run);
+    if (!s.ok()) return DbError(db_, "reading nodes");
+    std::vector<NodeRecord> out;
+    int rc;
+    while ((rc = s.Step()) == SQLITE_ROW) {
+      NodeRecord n;
+      n.run = s.Text(0);
+      n.node = s.Text(1);
+      n.status = s.Text(2);
+      n.last_step = s.Text(3);
+      n.admin_drained = s.Int(4) != 0;
+      n.admin_reason = s.Text(5);
+      n.error = s.Text(6);
+      n.started_at = s.Text(7);
+      n.ended_at = s.Text(8);
+      out.push_back(std::move(n));
+    }
+    if (rc != SQLITE_DONE) return DbError(db_, "reading nodes");
+    return out;
+  }
+
+  Status SaveFacts(const std::string& run, const std::string& node, const std::string& phase,
+                   const std::string& digest, const nlohmann::json& facts,
+                   const std::string& taken_at) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, "INSERT INTO facts(run_id, node, phase, digest, facts, taken_at) "
+                "VALUES (?,?,?,?,?,?)");
+    s.Bind(run).Bind(node).Bind(phase).Bind(digest)
+        .Bind(facts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .Bind(taken_at);
+    return Done(s, "saving facts of " + node);
+  }
+
+  Result<bool> AcquireLock(const LockInfo& want, const std::string& now,
+                           LockInfo* held_by) override {
+    std::lock_guard lock(mu_);
+    // One transaction: read the holder, then take or refuse, with no other writer in between.
+    if (Status s = Exec("BEGIN IMMEDIATE"); !s) return s.error();
+    auto finish = [&](bool commit) { (void)Exec(commit ? "COMMIT" : "ROLLBACK"); };
+    std::optional<LockInfo> cur;
+    {
+      Stmt q(db_, kLockSelect " WHERE cluster=?");
+      q.Bind(want.cluster);
+      int rc = q.Step();
+      if (rc == SQLITE_ROW) cur = LockFrom(q);
+      else if (rc != SQLITE_DONE) {
+        finish(false);
+        return DbError(db_, "reading lock");
+      }
+    }
+    if (cur && cur->run != want.run && cur->expires > now) {
+      if (held_by) *held_by = *cur;
+      finish(false);
+      return false;
+    }
+    Stmt s(db_, "INSERT OR REPLACE INTO locks(cluster, run_id, owner_host, owner_pid, since, "
+                "expires) VALUES (?,?,?,?,?,?)");
+    s.Bind(want.cluster).Bind(want.run).Bind(want.owner_host).Bind(want.owner_pid)
+        .Bind(want.since).Bind(want.expires);
+    if (Status d = Done(s, "taking lock"); !d) {
+      finish(false);
+      return d.error();
+    }
+    finish(true);
+    return true;
+  }
+
+  Status RenewLock(const std::string& cluster, const std::string& run,
+                   const std::string& expires) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, "UPDATE locks SET expires=? WHERE cluster=? AND run_id=?");
+    s.Bind(expires).Bind(cluster).Bind(run);
+    if (Status d = Done(s, "renewing lock"); !d) return d;
+    if (sqlite3_changes(db_) == 0)
+      return Diagnostic::Error("journal.lock-lost",
+                               fmt::format("run {} no longer holds the lock of cluster {}", run,
+                                           cluster));
+    return OkStatus();
+  }
+
+  Status ReleaseLock(const std::string& cluster, const std::string& run) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, "DELETE FROM locks WHERE cluster=? AND run_id=?");
+    s.Bind(cluster).Bind(run);
+    return Done(s, "releasing lock");
+  }
+
+  Status ForceUnlock(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, "DELETE FROM locks WHERE run_id=?");
+    s.Bind(run);
+    if (Status d = Done(s, "unlocking"); !d) return d;
+    if (sqlite3_changes(db_) == 0)
+      return Diagnostic::Error("journal.no-lock", fmt::format("run {} holds no lock", run));
+    return OkStatus();
+  }
+
+  Result<std::optional<LockInfo>> GetLock(const std::string& cluster) override {
+    std::lock_guard lock(mu_);
+    Stmt q(db_, kLockSelect " WHERE cluster=?");
+    q.Bind(cluster);
+    int rc = q.Step();
+    if (rc == SQLITE_ROW) return std::optional<LockInfo>(LockFrom(q));
+    if (rc == SQLITE_DONE) return std::optional<LockInfo>();
+    return DbError(db_, "reading lock");
+  }
+
+ private:
+
+  static RunRecord RunFrom(const Stmt& s) {
+    RunRecord r;
+    r.id = s.Text(0);
+    r.cluster = s.Text(1);
+    r.plan_digest = s.Text(2);
+    r.plan_json = s.Text(3);
+    r.commit = s.Text(4);
+    r.repo = s.Text(5);
+    r.started_at = s.Text(6);
+    r.ended_at = s.Text(7);
+    r.owner_host = s.Text(8);
+    r.owner_pid = s.Int(9);
+    r.outcome = s.Text(10);
+    r.summary = s.Text(11);
+    return r;
+  }
+  static LockInfo LockFrom(const Stmt& s) {
+    LockInfo l;
+    l.cluster = s.Text(0);
+    l.run = s.Text(1);
+    l.owner_host = s.Text(2);
+    l.owner_pid = s.Int(3);
+    l.since = s.Text(4);
+    l.expires = s.Text(5);
+    return l;
+  }
+  Result<std::vector<StepRecord>> ReadSteps(Stmt& s) {
+    if (!s.ok()) return DbError(db_, "reading steps");
+    std::vector<StepRecord> out;
+    int rc;
+    while ((rc = s.Step()) == SQLITE_ROW) {
+      StepRecord r;
+      r.id = s.Int(0);
+      r.run = s.Text(1);
+      r.node = s.Text(2);
+      r.step = s.Text(3);
+      r.detail = ParseDetail(s.Text(4));
+      r.started_at = s.Text(5);
+      r.ended_at = s.Text(6);
+      r.duration_ms = s.Int(7);
+      r.outcome = s.Text(8);
+      r.error = s.Text(9);
+      r.commit = s.Text(10);
+      out.push_back(std::move(r));
+    }
+    if (rc != SQLITE_DONE) return DbError(db_, "reading steps");
+    return out;
+  }
+  Status Exec(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err ? err : "?";
+      sqlite3_free(err);
+      return Diagnostic::Error("journal.sqlite", "journal: " + msg);
+    }
+    return OkStatus();
+  }
+  Status Done(Stmt& s, const std::string& what) {
+    if (!s.ok() || s.Step() != SQLITE_DONE) return DbError(db_, what);
+    return OkStatus();
+  }
+
+  sqlite3* db_;
+  std::mutex mu_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Journal>> OpenSqliteJournal(const std::string& path) {
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    Diagnostic d = DbError(db, "opening " + path);
+    sqlite3_close(db);
+    return d;
+  }
+  sqlite3_busy_timeout(db, 10000);
+  auto j = std::make_unique<SqliteJournal>(db);
+  if (Status s = j->Init(); !s) {
+    Diagnostic d = s.error();
+    d.message += " (" + path + ")";
+    return d;
+  }
+  return std::unique_ptr<Journal>(std::move(j));
+}
+
+std::string DefaultJournalPath() {
+  if (const char* p = std::getenv("PLUMB_JOURNAL"); p && *p) return p;
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x)
+    return std::string(x) + "/plumb/journal.db";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/state/plumb/journal.db";
+}
+
+}  // namespace plumb::plans

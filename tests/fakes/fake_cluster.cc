@@ -1,0 +1,256 @@
+#include "fakes/fake_cluster.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "plans/digest.h"
+
+namespace plumb::fakes {
+namespace {
+
+class FakeNodeShell final : public transport::Shell {
+ public:
+  FakeNodeShell(FakeCluster& c, std::string node) : c_(c), node_(std::move(node)) {}
+  Result<transport::CommandOutput> Run(std::string_view command,
+                                       std::chrono::milliseconds) override {
+    return c_.RunOn(node_, command);
+  }
+
+ private:
+  FakeCluster& c_;
+  std::string node_;
+};
+
+}  // namespace
+
+FakeNode& FakeCluster::Add(const std::string& name, std::map<std::string, std::string> values) {
+  std::lock_guard lock(mu_);
+  FakeNode n;
+  n.name = name;
+  n.running = values;
+  n.installed = values;
+  return nodes_[name] = n;
+}
+
+void FakeCluster::RunJob(const std::string& node, std::chrono::seconds d) {
+  std::lock_guard lock(mu_);
+  nodes_.at(node).job_until = clock_.Now() + d;
+}
+
+void FakeCluster::Log(const std::string& node, const std::string& what) {
+  calls_.push_back(node + ": " + what);
+}
+
+std::vector<std::string> FakeCluster::calls() const {
+  std::lock_guard lock(mu_);
+  return calls_;
+}
+
+std::vector<std::string> FakeCluster::CallsOf(const std::string& node) const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  const std::string prefix = node + ": ";
+  for (const auto& c : calls_)
+    if (c.rfind(prefix, 0) == 0) out.push_back(c.substr(prefix.size()));
+  return out;
+}
+
+int FakeCluster::Count(const std::string& node, const std::string& prefix) const {
+  int n = 0;
+  for (const auto& c : CallsOf(node))
+    if (c.rfind(prefix, 0) == 0) ++n;
+  return n;
+}
+
+std::vector<std::string> FakeCluster::violations() const {
+  std::lock_guard lock(mu_);
+  return violations_;
+}
+
+void FakeCluster::TickLocked(FakeNode& n) {
+  if (n.rebooting && !n.never_returns && clock_.Now() >= n.up_at) {
+    n.rebooting = false;
+    ++n.boot;
+    n.running = n.installed;
+    CountOutLocked();
+  }
+}
+
+void FakeCluster::CountOutLocked() {
+  int out = 0;
+  for (auto& [name, n] : nodes_)
+    if (n.drain || n.rebooting) ++out;
+  max_out_ = std::max(max_out_, out);
+}
+
+Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
+    const std::vector<std::string>& names) {
+  std::lock_guard lock(mu_);
+  std::map<std::string, modules::SchedulerNode> out;
+  for (auto& [name, n] : nodes_) {
+    if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) continue;
+    TickLocked(n);
+    modules::SchedulerNode s;
+    s.name = name;
+    const bool job = clock_.Now() < n.job_until;
+    s.running_jobs = job ? 1 : 0;
+    if (job) s.jobs.push_back("42 (alice: train)");
+    s.drain = n.drain;
+    s.drained = n.drain && !job;
+    s.down = n.rebooting;
+    s.reason = n.reason;
+    s.state = n.rebooting ? "down*" : n.drain ? (job ? "draining" : "drained") : job ? "mixed" : "idle";
+    out[name] = s;
+  }
+  return out;
+}
+
+Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
+  std::lock_guard lock(mu_);
+  auto& n = nodes_.at(node);
+  n.drain = true;
+  n.reason = reason;
+  Log(node, "drain " + reason);
+  CountOutLocked();
+  return OkStatus();
+}
+
+Status FakeCluster::Resume(const std::string& node) {
+  std::lock_guard lock(mu_);
+  auto& n = nodes_.at(node);
+  n.drain = false;
+  n.reason.clear();
+  Log(node, "resume");
+  return OkStatus();
+}
+
+plans::NodeFacts FakeCluster::Probe(const std::string& node) {
+  std::lock_guard lock(mu_);
+  plans::NodeFacts f;
+  auto& n = nodes_.at(node);
+  TickLocked(n);
+  if (n.unreachable || n.rebooting) {
+    f.readable = false;
+    f.unreadable_reason = "refused";
+    return f;
+  }
+  for (const auto& [m, v] : n.running)
+    f.facts[m] = {{"value", v}, {"installed", n.installed.count(m) ? n.installed.at(m) : v}};
+  if (!n.marker.empty()) f.facts["marker"] = nlohmann::json::parse(n.marker);
+  f.facts_digest = plans::JsonDigest(f.facts);
+  return f;
+}
+
+Result<std::unique_ptr<transport::Shell>> FakeCluster::Connect(const std::string& node) {
+  std::lock_guard lock(mu_);
+  auto& n = nodes_.at(node);
+  TickLocked(n);
+  if (n.unreachable || n.rebooting)
+    return Diagnostic::Error("ssh.refused", node + ": connection refused");
+  return std::unique_ptr<transport::Shell>(std::make_unique<FakeNodeShell>(*this, node));
+}
+
+void FakeCluster::RebootLocked(FakeNode& n) {
+  n.rebooting = true;
+  n.up_at = clock_.Now() + std::chrono::seconds(reboot_seconds);
+  CountOutLocked();
+}
+
+Status FakeCluster::PowerCycle(const std::string& node) {
+  std::lock_guard lock(mu_);
+  auto& n = nodes_.at(node);
+  Log(node, "bmc-reset");
+  RebootLocked(n);
+  return OkStatus();
+}
+
+Result<transport::CommandOutput> FakeCluster::RunOn(const std::string& node,
+                                                    std::string_view command) {
+  std::lock_guard lock(mu_);
+  auto& n = nodes_.at(node);
+  TickLocked(n);
+  if (n.unreachable || n.rebooting)
+    return Diagnostic::Error("ssh.io", node + ": connection lost");
+  transport::CommandOutput out;
+  const std::string cmd(command);
+  if (cmd == "cat /proc/sys/kernel/random/boot_id") {
+    out.out = fmt::format("boot-{}\n", n.boot);
+    return out;
+  }
+  if (cmd == "reboot") {
+    Log(node, "reboot");
+    if (!n.ignore_reboot) RebootLocked(n);
+    return out;
+  }
+  if (cmd.rfind("mkdir -p /var/lib/plumb", 0) == 0) {
+    // The marker JSON is the single-quoted word after printf's format.
+    auto fmt_end = cmd.find("' ", cmd.find("printf '")+8);
+    auto a = cmd.find('\'', fmt_end + 1), b = cmd.find('\'', a + 1);
+    n.marker = cmd.substr(a + 1, b - a - 1);
+    Log(node, "marker");
+    return out;
+  }
+  if (cmd.rfind("set ", 0) == 0) {
+    std::istringstream ss(cmd.substr(4));
+    std::string mod, value, reboot;
+    ss >> mod >> value >> reboot;
+    if (clock_.Now() < n.job_until || !n.drain)
+      violations_.push_back(fmt::format("{}: {} while {}", node, cmd,
+                                        clock_.Now() < n.job_until ? "a job runs" : "not drained"));
+    if (n.apply_fails) {
+      Log(node, "set-failed " + mod);
+      out.exit_status = 100;
+      out.err = "E: Sub-process /usr/bin/dpkg returned an error code (1)\n";
+      return out;
+    }
+    Log(node, "set " + mod + " " + value);
+    n.installed[mod] = value;
+    if (reboot.empty()) n.running[mod] = value;
+    return out;
+  }
+  // Anything else is a health gate.
+  Log(node, "health " + cmd);
+  out.exit_status = n.health_exit;
+  if (n.health_exit) out.err = "gate failed\n";
+  return out;
+}
+
+std::vector<modules::Action> FakeModule::Diff(const nlohmann::json& desired,
+                                              const modules::Facts& facts) const {
+  const std::string want = desired.at(name_).get<std::string>();
+  const std::string running = facts.value("value", "");
+  const std::string installed = facts.value("installed", running);
+  modules::Action a;
+  a.module = name_;
+  a.key = name_;
+  a.pointer = "/" + name_;
+  a.before = running;
+  a.after = want;
+  a.disruption = d_;
+  if (installed != want) {
+    a.id = name_ + ".install";
+    a.summary = fmt::format("install {} {} (have {})", name_, want, installed);
+    return {a};
+  }
+  if (running != want) {
+    a.id = name_ + ".activate";
+    a.summary = fmt::format("activate {} {} at boot", name_, want);
+    return {a};
+  }
+  return {};
+}
+
+Status FakeModule::Apply(modules::NodeContext& ctx, const modules::Action& action) const {
+  if (action.id == name_ + ".activate") return OkStatus();   // the reboot does it
+  if (!ctx.shell) return Diagnostic::Error("apply.ssh", "no shell");
+  auto r = ctx.shell->Run(fmt::format("set {} {}{}", name_, action.after.get<std::string>(),
+                                      d_ >= modules::Disruption::kReboot ? " reboot" : ""),
+                          std::chrono::seconds(60));
+  if (!r) return r.error();
+  if (r->exit_status != 0)
+    return Diagnostic::Error("apply.failed", fmt::format("exit {}: {}", r->exit_status, r->err));
+  return OkStatus();
+}
+
+}  // namespace plumb::fakes

@@ -1,0 +1,110 @@
+#pragma once
+/// FakeCluster: a small simulated cluster for rollout tests, in ninja's FakeCommandRunner style.
+/// One object plays the scheduler (Drainer), the gather of one node (Prober) and the transport
+/// (NodeTransport + a Shell per node), over one shared state, and records every call that
+/// changes something in `calls()` ("n1: drain plumb:...", "n1: set kernel k2", "n1: reboot").
+///
+/// Nodes run "jobs" until a fake time; a change made while a job runs or while the node is not
+/// drained is recorded in `violations()` (the testbed's check_drained, in memory). Reboots take
+/// `reboot_seconds` of fake time; values of "reboot" modules take effect only at the next boot.
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "modules/drain/drainer.h"
+#include "modules/module.h"
+#include "plans/rollout.h"
+#include "fakes/fake_clock.h"
+
+namespace plumb::fakes {
+
+struct FakeNode {
+  std::string name;
+  std::map<std::string, std::string> running;     ///< module -> value in effect
+  std::map<std::string, std::string> installed;   ///< module -> installed, effective at boot
+  int boot = 1;
+  bool drain = false;
+  std::string reason;
+  plans::Clock::TimePoint job_until{};            ///< a job runs until then
+  bool rebooting = false;
+  plans::Clock::TimePoint up_at{};
+  // Fault knobs.
+  bool never_returns = false;     ///< a reboot never comes back
+  bool apply_fails = false;       ///< every "set" exits 1
+  int health_exit = 0;            ///< exit status of health gates
+  bool unreachable = false;       ///< ssh refused, probe fails
+  bool ignore_reboot = false;     ///< `reboot` exits 0 but nothing happens
+  std::string marker;             ///< marker JSON written by plumb
+};
+
+class FakeCluster final : public modules::Drainer, public plans::Prober,
+                          public plans::NodeTransport {
+ public:
+  explicit FakeCluster(FakeClock& clock) : clock_(clock) {}
+
+  /// Adds a node whose modules have these running values.
+  FakeNode& Add(const std::string& name, std::map<std::string, std::string> values);
+  FakeNode& node(const std::string& name) { return nodes_.at(name); }
+  /// Starts a job on `node` that runs for `d` of fake time.
+  void RunJob(const std::string& node, std::chrono::seconds d);
+
+  std::vector<std::string> calls() const;
+  /// Calls on one node, without the "node: " prefix.
+  std::vector<std::string> CallsOf(const std::string& node) const;
+  /// How many calls on `node` start with `prefix`.
+  int Count(const std::string& node, const std::string& prefix) const;
+  std::vector<std::string> violations() const;
+  /// The most nodes ever unavailable (drained or down) at once.
+  int max_unavailable_seen() const { return max_out_; }
+  int reboot_seconds = 3;
+
+  // Drainer
+  std::string_view Name() const override { return "fake"; }
+  Result<std::map<std::string, modules::SchedulerNode>> Query(
+      const std::vector<std::string>& nodes) override;
+  Status Drain(const std::string& node, const std::string& reason) override;
+  Status Resume(const std::string& node) override;
+  // Prober
+  plans::NodeFacts Probe(const std::string& node) override;
+  // NodeTransport
+  Result<std::unique_ptr<transport::Shell>> Connect(const std::string& node) override;
+  Status PowerCycle(const std::string& node) override;
+
+  /// What a node's shell does with `command` (FakeShell forwards here).
+  Result<transport::CommandOutput> RunOn(const std::string& node, std::string_view command);
+
+ private:
+  void TickLocked(FakeNode& n);
+  void Log(const std::string& node, const std::string& what);
+  void CountOutLocked();
+  void RebootLocked(FakeNode& n);
+
+  FakeClock& clock_;
+  mutable std::mutex mu_;
+  std::map<std::string, FakeNode> nodes_;
+  std::vector<std::string> calls_;
+  std::vector<std::string> violations_;
+  int max_out_ = 0;
+};
+
+/// A module owning desired key "/<name>" (a string). Facts: {"value": running, "installed": x}.
+/// Diff: "<name>.install" when installed differs from desired; for a reboot module,
+/// "<name>.activate" (no-op apply, the reboot does it) when installed but not yet running.
+/// Apply sends "set <name> <value> [reboot]" to the node's shell.
+class FakeModule final : public modules::Module {
+ public:
+  FakeModule(std::string name, modules::Disruption d) : name_(std::move(name)), d_(d) {}
+  std::string_view Name() const override { return name_; }
+  bool Wants(const nlohmann::json& desired) const override { return desired.contains(name_); }
+  std::vector<modules::Action> Diff(const nlohmann::json& desired,
+                                    const modules::Facts& facts) const override;
+  Status Apply(modules::NodeContext& ctx, const modules::Action& action) const override;
+
+ private:
+  std::string name_;
+  modules::Disruption d_;
+};
+
+}  // namespace plumb::fakes

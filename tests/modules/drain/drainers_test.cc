@@ -1,0 +1,123 @@
+// SlurmDrainer and KubernetesDrainer over a scripted shell; NoneDrainer's bookkeeping.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "modules/drain/kubernetes_drainer.h"
+#include "modules/drain/none_drainer.h"
+#include "modules/drain/slurm_drainer.h"
+
+using namespace plumb;
+using namespace plumb::modules;
+
+namespace {
+
+std::string Data(const std::string& name) {
+  std::ifstream f(std::string(PLUMB_TEST_DATA) + "/slurm/" + name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Answers scripted commands; records every command run; unknown commands exit 127.
+class ScriptedShell final : public transport::Shell {
+ public:
+  std::map<std::string, transport::CommandOutput> answers;
+  std::vector<std::string> ran;
+  Result<transport::CommandOutput> Run(std::string_view command,
+                                       std::chrono::milliseconds) override {
+    ran.emplace_back(command);
+    auto it = answers.find(std::string(command));
+    if (it != answers.end()) return it->second;
+    return transport::CommandOutput{127, "", "sh: not found\n"};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("slurm drainer: drain and resume commands quote node and reason") {
+  ScriptedShell sh;
+  SlurmDrainer d(sh);
+  const std::string reason = "plumb:r1:failed:apply:x: it's bad";
+  sh.answers[SlurmDrainer::DrainCommand("n1", reason)] = {0, "", ""};
+  CHECK(SlurmDrainer::DrainCommand("n1", reason) ==
+        "scontrol update nodename='n1' state=drain reason='plumb:r1:failed:apply:x: it'\\''s bad'");
+  CHECK(d.Drain("n1", reason).ok());
+  auto st = d.Resume("n1");   // not scripted: exit 127 is an error with the message
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().message.find("exit 127") != std::string::npos);
+  CHECK(sh.ran.back() == "scontrol update nodename='n1' state=resume");
+}
+
+TEST_CASE("slurm drainer: query joins sinfo and squeue, and falls back without JSON") {
+  ScriptedShell sh;
+  SlurmDrainer d(sh);
+  sh.answers["sinfo --json"] = {0, Data("sinfo-22.05-draining.json"), ""};
+  sh.answers["squeue --json"] = {0, Data("squeue-22.05-running.json"), ""};
+  auto q = d.Query({"n1", "n3"});
+  REQUIRE(q.ok());
+  CHECK(q->size() == 2);
+  CHECK(q->at("n1").running_jobs == 1);
+  CHECK(q->at("n3").drained);
+  // Without --json (an older or stripped build): scontrol + formatted squeue.
+  sh.answers.erase("sinfo --json");
+  sh.answers.erase("squeue --json");
+  sh.answers["scontrol show node -o"] = {0, Data("scontrol-show-node-22.05.txt"), ""};
+  sh.answers["squeue -h -t R,CG,CF,S -o '%i|%T|%N|%u|%j'"] = {0, "1|RUNNING|n1|root|wrap\n", ""};
+  auto f = d.Query({});
+  REQUIRE(f.ok());
+  CHECK(f->size() == 3);
+  CHECK(f->at("n1").running_jobs == 1);
+  CHECK_FALSE(f->at("n1").drained);
+  CHECK(f->at("n3").reason == "RMA gpu3");
+}
+
+TEST_CASE("none drainer: remembers what it drained") {
+  NoneDrainer d;
+  CHECK_FALSE(d.Query({"a"})->at("a").Unavailable());
+  REQUIRE(d.Drain("a", "plumb:r:drain").ok());
+  auto q = d.Query({"a", "b"});
+  CHECK(q->at("a").drained);
+  CHECK(q->at("a").DrainedByPlumb());
+  CHECK_FALSE(q->at("b").drain);
+  REQUIRE(d.Resume("a").ok());
+  CHECK_FALSE(d.Query({"a"})->at("a").drain);
+}
+
+TEST_CASE("kubernetes drainer: nodes, pods (DaemonSets ignored), and the commands") {
+  // Synthetic kubectl JSON in the shape of `kubectl get nodes/pods -o json` (v1 List).
+  const char* nodes = R"({"kind":"List","items":[
+    {"metadata":{"name":"k1","annotations":{"plumb.dev/drain-reason":"plumb:r1:drain"}},
+     "spec":{"unschedulable":true},
+     "status":{"conditions":[{"type":"Ready","status":"True"}]}},
+    {"metadata":{"name":"k2"},"spec":{},
+     "status":{"conditions":[{"type":"Ready","status":"False"}]}}]})";
+  const char* pods = R"({"kind":"List","items":[
+    {"metadata":{"name":"trainer","namespace":"ml"},"spec":{"nodeName":"k1"},"status":{"phase":"Running"}},
+    {"metadata":{"name":"dcgm-exporter","namespace":"mon","ownerReferences":[{"kind":"DaemonSet"}]},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Running"}},
+    {"metadata":{"name":"done","namespace":"ml"},"spec":{"nodeName":"k2"},"status":{"phase":"Succeeded"}}]})";
+  auto n = kube::ParseNodes(nodes);
+  REQUIRE(n.ok());
+  REQUIRE(kube::AttachPods(*n, pods).ok());
+  CHECK(n->at("k1").drain);
+  CHECK(n->at("k1").DrainedByPlumb());
+  CHECK(n->at("k1").running_jobs == 1);
+  CHECK_FALSE(n->at("k1").drained);
+  CHECK(n->at("k1").jobs == std::vector<std::string>{"ml/trainer"});
+  CHECK(n->at("k2").down);
+  CHECK(n->at("k2").running_jobs == 0);
+  auto cmds = KubernetesDrainer::DrainCommands("k1", "plumb:r1:drain");
+  REQUIRE(cmds.size() == 3);
+  CHECK(cmds[0] == "kubectl annotate node 'k1' --overwrite 'plumb.dev/drain-reason=plumb:r1:drain'");
+  CHECK(cmds[1] == "kubectl cordon 'k1'");
+  ScriptedShell sh;
+  for (const auto& c : cmds) sh.answers[c] = {0, "", ""};
+  KubernetesDrainer d(sh);
+  sh.answers[cmds[2]] = {1, "", "timed out waiting"};   // eviction still running: fine
+  CHECK(d.Drain("k1", "plumb:r1:drain").ok());
+  CHECK(sh.ran == cmds);
+  CHECK_FALSE(kube::ParseNodes("[]").ok());
+}

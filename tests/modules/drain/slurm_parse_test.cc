@@ -1,0 +1,117 @@
+// Slurm parsers on captured 22.05 output and on the newer (23.02+) shape.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "modules/drain/slurm_parse.h"
+
+using namespace plumb::modules;
+
+namespace {
+std::string Data(const std::string& name) {
+  std::ifstream f(std::string(PLUMB_TEST_DATA) + "/slurm/" + name);
+  REQUIRE(f.good());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST_CASE("slurm: sinfo --json 22.05 while a job runs on a draining node") {
+  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-draining.json"));
+  REQUIRE(nodes.ok());
+  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-running.json"));
+  REQUIRE(jobs.ok());
+  // The pending job holds no node; the running one holds n1.
+  REQUIRE(jobs->size() == 1);
+  CHECK((*jobs)[0].state == "RUNNING");
+  CHECK((*jobs)[0].nodes == std::vector<std::string>{"n1"});
+  slurm::AttachJobs(*nodes, *jobs);
+  const auto& n1 = nodes->at("n1");
+  CHECK(n1.drain);
+  CHECK_FALSE(n1.drained);
+  CHECK(n1.running_jobs == 1);
+  CHECK(n1.state == "MIXED+DRAIN");
+  CHECK(n1.DrainedByPlumb());
+  CHECK(n1.reason == "plumb:20270101-000000-abcd:drain");
+  const auto& n3 = nodes->at("n3");
+  CHECK(n3.drained);
+  CHECK_FALSE(n3.DrainedByPlumb());
+  CHECK(n3.reason == "RMA gpu3");
+  CHECK_FALSE(nodes->at("n2").Unavailable());
+}
+
+TEST_CASE("slurm: a completing job keeps a drained-looking node from counting as drained") {
+  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-drained.json"));
+  REQUIRE(nodes.ok());
+  // sinfo says idle + COMPLETING + DRAIN: not drained yet.
+  CHECK(nodes->at("n1").state == "IDLE+COMPLETING+DRAIN");
+  CHECK_FALSE(nodes->at("n1").drained);
+  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-empty.json"));
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->size() == 1);
+  CHECK((*jobs)[0].state == "COMPLETING");
+}
+
+TEST_CASE("slurm: down and not-responding nodes are unavailable") {
+  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-down.json"));
+  REQUIRE(nodes.ok());
+  CHECK(nodes->at("n1").down);            // idle* right after a resume
+  CHECK(nodes->at("n1").Unavailable());
+  CHECK(nodes->at("n2").down);
+  CHECK(nodes->at("n2").drain);
+  CHECK(nodes->at("n2").reason == "power supply");
+}
+
+TEST_CASE("slurm: scontrol show node -o, the fallback, agrees with sinfo --json") {
+  for (auto [text, json] : {std::pair{"scontrol-show-node-22.05.txt", "sinfo-22.05-draining.json"},
+                            std::pair{"scontrol-show-node-22.05-down.txt", "sinfo-22.05-down.json"}}) {
+    CAPTURE(text);
+    auto a = slurm::ParseScontrolNodes(Data(text));
+    auto b = slurm::ParseSinfoJson(Data(json));
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    REQUIRE(a->size() == b->size());
+    for (const auto& [name, n] : *b) {
+      CAPTURE(name);
+      CHECK(a->at(name).drain == n.drain);
+      CHECK(a->at(name).drained == n.drained);
+      CHECK(a->at(name).down == n.down);
+      CHECK(a->at(name).reason == n.reason);   // " [root@time]" stripped
+    }
+  }
+  CHECK_FALSE(slurm::ParseScontrolNodes("garbage\n").ok());
+}
+
+TEST_CASE("slurm: the 23.02+ shape (arrays, wrapped numbers) reads the same") {
+  auto nodes = slurm::ParseSinfoJson(Data("sinfo-24.05-shape.json"));
+  REQUIRE(nodes.ok());
+  auto jobs = slurm::ParseSqueueJson(Data("squeue-24.05-shape.json"));
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->size() == 2);
+  CHECK((*jobs)[0].id == "1234");
+  slurm::AttachJobs(*nodes, *jobs);
+  CHECK(nodes->at("gpu001").running_jobs == 1);
+  CHECK_FALSE(nodes->at("gpu001").drained);
+  CHECK(nodes->at("gpu002").drain);
+  CHECK_FALSE(nodes->at("gpu002").drained);   // its job is still completing
+  CHECK(nodes->at("gpu003").running_jobs == 1);
+  CHECK_FALSE(nodes->at("gpu003").drain);
+  CHECK(nodes->at("gpu004").down);
+  CHECK_FALSE(slurm::ParseSinfoJson("{\"meta\":{}}").ok());
+  CHECK_FALSE(slurm::ParseSqueueJson("not json").ok());
+}
+
+TEST_CASE("slurm: hostlists and squeue's formatted lines") {
+  CHECK(slurm::ExpandHostlist("n[1-3,07],gpu-a") ==
+        std::vector<std::string>{"n1", "n2", "n3", "n07", "gpu-a"});
+  CHECK(slurm::ExpandHostlist("gpu[008-010]") ==
+        std::vector<std::string>{"gpu008", "gpu009", "gpu010"});
+  CHECK(slurm::ExpandHostlist("").empty());
+  auto jobs = slurm::ParseSqueueLines("12|RUNNING|n[1-2]|alice|train\n13|PENDING||bob|x\n");
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->size() == 1);
+  CHECK((*jobs)[0].nodes == std::vector<std::string>{"n1", "n2"});
+  CHECK((*jobs)[0].user == "alice");
+}

@@ -1,0 +1,200 @@
+// Every drift format: content checks, and the machine formats validated against the schemas
+// their consumers use (JUnit XML: junit-10.xsd via xmllint; SARIF: the 2.1.0 JSON Schema).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "plans/report/drift_render.h"
+#include "plans/report/json_validate.h"
+#include "plans/report/report_fixture.h"
+
+using namespace plumb;
+using namespace plumb::plans::report;
+
+namespace {
+
+DriftReport MakeReport(testing::ReportWorld& w) {
+  DriftInput in;
+  in.plan = &w.plan;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.today = "2026-11-29";
+  in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
+  return MakeDriftReport(in);
+}
+
+// Runs `cmd`, returns its exit status and output (stdout+stderr).
+int Run(const std::string& cmd, std::string* out) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  return pclose(p);
+}
+
+std::string TempFile(const std::string& name, const std::string& content) {
+  char dir[] = "/tmp/plumb-report-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  std::string path = std::string(dir) + "/" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("drift text: drifted keys with repair/intent, waived, unreadable, verdict") {
+  testing::ReportWorld w;
+  w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
+  std::string t = DriftToText(MakeReport(w));
+  // gpu001 and gpu002 drift identically now that gpu002's driver is waived: one group.
+  CHECK(t.find("~ gpu[001-002] (2 nodes): 1 drifted, 0 waived") == std::string::npos);
+  CHECK(t.find("~ sysctl.vm.swappiness: 60 -> 10  (repair)  stacks/h100.yaml:4:34") !=
+        std::string::npos);
+  CHECK(t.find("= nvidia.driver: 535.161.08 (want 550.90.07)  waived: tuning trial INC-1234") !=
+        std::string::npos);
+  CHECK(t.find("! gpu004: unreadable: timeout") != std::string::npos);
+  CHECK(t.find("Verdict: DRIFT: 2 of 4 node(s) drifted (2 key(s)), 1 key(s) waived, 1 node(s) "
+               "unreadable, 1 in sync") != std::string::npos);
+}
+
+TEST_CASE("drift text: identical nodes collapse into one host list") {
+  testing::ReportWorld w;
+  w.plan.nodes[1].actions.erase(w.plan.nodes[1].actions.begin());   // gpu002 = gpu001 now
+  std::string t = DriftToText(MakeReport(w));
+  CHECK(t.find("~ gpu[001-002] (2 nodes): 1 drifted, 0 waived") != std::string::npos);
+  CHECK(Count(t, "sysctl.vm.swappiness") == 1);
+}
+
+TEST_CASE("drift json: verdict, exit code and per-check status") {
+  testing::ReportWorld w;
+  auto j = DriftToJson(MakeReport(w));
+  CHECK(j["verdict"] == "drift");
+  CHECK(j["exit_code"] == 2);
+  CHECK(j["summary"]["drift_keys"] == 3);
+  CHECK(j["nodes"][0]["checks"][3]["key"] == "sysctl.vm.swappiness");
+  CHECK(j["nodes"][0]["checks"][3]["status"] == "drift");
+  CHECK(j["nodes"][0]["checks"][3]["reason"] == "repair");
+  CHECK(j["nodes"][3]["readable"] == false);
+}
+
+TEST_CASE("drift junit: one testcase per node x key, validates against junit-10.xsd") {
+  testing::ReportWorld w;
+  w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
+  w.plan.unreadable[0].reason = "probe error: <sysctl> & \"quotes\"";   // must be escaped
+  std::string xml = DriftToJunit(MakeReport(w));
+  CHECK(Count(xml, "<testcase ") == 4 + 4 + 4 + 1);
+  CHECK(Count(xml, "<failure ") == 2);
+  CHECK(Count(xml, "<skipped ") == 1);
+  CHECK(Count(xml, "<error ") == 1);
+  CHECK(xml.find("<testsuites name=\"plumb drift pod-a\" tests=\"13\" failures=\"2\" errors=\"1\"") !=
+        std::string::npos);
+  CHECK(xml.find("&lt;sysctl&gt; &amp; &quot;quotes&quot;") != std::string::npos);
+  std::string path = TempFile("drift.xml", xml);
+  std::string out;
+  int rc = Run("xmllint --noout --schema '" + std::string(PLUMB_TEST_DATA) + "/junit-10.xsd' '" +
+                   path + "'",
+               &out);
+  INFO("xmllint (install libxml2-utils: scripts/install-deps.sh): " << out);
+  CHECK(rc == 0);
+  CHECK(out.find("validates") != std::string::npos);
+}
+
+TEST_CASE("drift junit: xmllint rejects a broken document (the validation can fail)") {
+  std::string path = TempFile("bad.xml", "<testsuites><testsuite name=\"x\"/></testsuites>\n");
+  std::string out;
+  int rc = Run("xmllint --noout --schema '" + std::string(PLUMB_TEST_DATA) + "/junit-10.xsd' '" +
+                   path + "'",
+               &out);
+  CHECK(rc != 0);   // testsuite lacks the required tests/failures/errors
+}
+
+TEST_CASE("drift sarif: results at the pin's file:line, waived as suppressed; schema-valid") {
+  testing::ReportWorld w;
+  w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
+  auto s = DriftToSarif(MakeReport(w), {"1.2.3", 0});
+  const auto& results = s["runs"][0]["results"];
+  REQUIRE(results.size() == 3);
+  const auto& r0 = results[0];
+  CHECK(r0["ruleId"] == "plumb.drift.sysctl");
+  CHECK(r0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "stacks/h100.yaml");
+  CHECK(r0["locations"][0]["physicalLocation"]["region"]["startLine"] == 4);
+  CHECK(r0["locations"][0]["logicalLocations"][0]["name"] == "gpu001");
+  CHECK(r0["properties"]["reason"] == "repair");
+  int suppressed = 0;
+  for (const auto& r : results) suppressed += r.contains("suppressions");
+  CHECK(suppressed == 1);
+  CHECK(s["runs"][0]["invocations"][0]["toolExecutionNotifications"].size() == 1);
+  auto errors = testing::ValidateAgainst(std::string(PLUMB_TEST_DATA) + "/sarif-schema-2.1.0.json", s);
+  INFO((errors.empty() ? std::string() : errors.front()));
+  CHECK(errors.empty());
+  // ...and the validator is not a rubber stamp.
+  s["runs"][0]["results"][0]["level"] = "fatal";
+  CHECK_FALSE(testing::ValidateAgainst(std::string(PLUMB_TEST_DATA) + "/sarif-schema-2.1.0.json", s).empty());
+}
+
+TEST_CASE("drift prom: textfile exposition with HELP/TYPE, per node/module gauges") {
+  testing::ReportWorld w;
+  w.cluster.name = w.plan.cluster = "pod\"a";   // label escaping
+  std::string p = DriftToProm(MakeReport(w), {"1", 1764417600});
+  CHECK(p.find("plumb_drift{cluster=\"pod\\\"a\",node=\"gpu001\",module=\"sysctl\"} 1\n") != std::string::npos);
+  CHECK(p.find("plumb_drift{cluster=\"pod\\\"a\",node=\"gpu001\",module=\"kernel\"} 0\n") != std::string::npos);
+  CHECK(p.find("plumb_drift_keys{cluster=\"pod\\\"a\",node=\"gpu002\"} 2\n") != std::string::npos);
+  CHECK(p.find("plumb_node_readable{cluster=\"pod\\\"a\",node=\"gpu004\"} 0\n") != std::string::npos);
+  CHECK(p.find("plumb_last_run_timestamp_seconds{cluster=\"pod\\\"a\"} 1764417600\n") != std::string::npos);
+  // The exposition grammar, line by line: every sample's family was announced by HELP + TYPE
+  // first, each family once, names and labels well-formed, values numbers.
+  const std::regex sample(
+      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\["\\n])*")(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\["\\n])*")*\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)$)");
+  const std::regex help(R"(^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$)");
+  const std::regex type(R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (gauge|counter|untyped)$)");
+  std::set<std::string> helped, typed, seen_families;
+  std::string current;
+  size_t start = 0;
+  int samples = 0;
+  while (start < p.size()) {
+    size_t end = p.find('\n', start);
+    REQUIRE(end != std::string::npos);   // ends with a newline
+    std::string line = p.substr(start, end - start);
+    start = end + 1;
+    std::smatch m;
+    if (std::regex_match(line, m, help)) {
+      CHECK(helped.insert(m[1]).second);
+      current = m[1];
+    } else if (std::regex_match(line, m, type)) {
+      CHECK(m[1] == current);
+      CHECK(typed.insert(m[1]).second);
+    } else {
+      INFO(line);
+      REQUIRE(std::regex_match(line, m, sample));
+      CHECK(m[1] == current);
+      CHECK(typed.count(m[1]));
+      ++samples;
+    }
+  }
+  CHECK(samples == 9 + 3 + 3 + 4 + 1 + 1);
+}
+
+TEST_CASE("drift html: one self-contained page, heat map cell per node, drifted node marked") {
+  testing::ReportWorld w;
+  std::string h = DriftToHtml(MakeReport(w));
+  CHECK(h.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(h.find("<script") == std::string::npos);
+  CHECK(h.find("src=") == std::string::npos);
+  CHECK(h.find("href=") == std::string::npos);
+  CHECK(h.find("<td class=\"cell s-drift\" title=\"gpu001: drift, 1 drifted, 0 waived\">gpu001</td>") !=
+        std::string::npos);
+  CHECK(h.find("<td class=\"cell s-ok\" title=\"gpu003: in sync") != std::string::npos);
+  CHECK(h.find("<td class=\"cell s-unread\" title=\"gpu004: unreadable") != std::string::npos);
+  CHECK(h.find("<th scope=\"row\">r01</th>") != std::string::npos);
+  CHECK(h.find("<code>sysctl.vm.swappiness</code>: 60 &rarr; 10 (repair)") != std::string::npos);
+}

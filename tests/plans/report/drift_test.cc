@@ -1,0 +1,145 @@
+#include <doctest/doctest.h>
+
+#include "plans/report/drift.h"
+#include "plans/report/report_fixture.h"
+
+using namespace plumb;
+using plans::report::CheckStatus;
+using plans::report::DriftVerdict;
+
+namespace {
+
+plans::report::DriftReport Report(testing::ReportWorld& w, const std::string& today = "2026-11-29") {
+  plans::report::DriftInput in;
+  in.plan = &w.plan;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.today = today;
+  in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
+  return plans::report::MakeDriftReport(in);
+}
+
+const plans::report::DriftCheck& Check(const plans::report::DriftReport& r, const std::string& node,
+                                       const std::string& key) {
+  for (const auto& n : r.nodes)
+    if (n.node == node)
+      for (const auto& c : n.checks)
+        if (c.key == key) return c;
+  FAIL("no check " << node << " " << key);
+  throw 0;
+}
+
+}  // namespace
+
+TEST_CASE("drift: one check per node x desired key, drift from the plan's actions") {
+  testing::ReportWorld w;
+  auto r = Report(w);
+  REQUIRE(r.nodes.size() == 4);
+  CHECK(r.nodes[0].checks.size() == 4);   // kernel, nvidia.driver, 2 sysctls
+  const auto& swap = Check(r, "gpu001", "sysctl.vm.swappiness");
+  CHECK(swap.status == CheckStatus::kDrift);
+  CHECK(swap.observed == 60);
+  CHECK(swap.desired == 10);
+  CHECK(swap.reason == plans::ChangeReason::kRepair);
+  CHECK(swap.origin.ToString() == "stacks/h100.yaml:4:34");
+  CHECK(Check(r, "gpu001", "kernel").status == CheckStatus::kInSync);
+  CHECK(Check(r, "gpu002", "nvidia.driver").reason == plans::ChangeReason::kIntent);
+  CHECK(Check(r, "gpu002", "nvidia.driver").module == "nvidia_driver");
+  CHECK_FALSE(r.nodes[3].readable);
+  CHECK(r.nodes[3].unreadable_reason == "timeout");
+  CHECK(r.drifted_nodes == 2);
+  CHECK(r.drift_keys == 3);
+  CHECK(r.verdict == DriftVerdict::kDrift);
+  CHECK(plans::report::DriftExitCode(r) == 2);
+}
+
+TEST_CASE("drift: exit codes follow error > drift > partial > in sync") {
+  testing::ReportWorld w;
+  SUBCASE("drift wins over unreadable nodes") { CHECK(plans::report::DriftExitCode(Report(w)) == 2); }
+  SUBCASE("unreadable and no drift is partial (3)") {
+    w.plan.nodes.clear();
+    w.plan.in_sync = {"gpu001", "gpu002", "gpu003"};
+    auto r = Report(w);
+    CHECK(r.verdict == DriftVerdict::kPartial);
+    CHECK(plans::report::DriftExitCode(r) == 3);
+  }
+  SUBCASE("all read and in sync is 0") {
+    w.plan.nodes.clear();
+    w.plan.unreadable.clear();
+    w.plan.in_sync = {"gpu001", "gpu002", "gpu003", "gpu004"};
+    auto r = Report(w);
+    CHECK(r.verdict == DriftVerdict::kInSync);
+    CHECK(plans::report::DriftExitCode(r) == 0);
+    CHECK(r.checks == 16);
+  }
+}
+
+TEST_CASE("drift: a waiver turns matching drift into waived; fully waived is not drift") {
+  testing::ReportWorld w;
+  w.plan.nodes.pop_back();                  // only gpu001's sysctl drift left
+  w.plan.unreadable.clear();
+  w.plan.in_sync = {"gpu002", "gpu003", "gpu004"};
+  w.AddWaiver("gpu00[1-2]", "sysctl.*", "2026-12-31");
+  auto r = Report(w);
+  const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
+  CHECK(c.status == CheckStatus::kWaived);
+  REQUIRE(c.waiver);
+  CHECK(c.waiver->owner == "alice");
+  CHECK(r.waived_keys == 1);
+  CHECK(r.drift_keys == 0);
+  CHECK(r.verdict == DriftVerdict::kInSync);   // never 2 for nothing to do
+  CHECK(plans::report::DriftExitCode(r) == 0);
+}
+
+TEST_CASE("drift: a waiver is good through its expiry day, then counts as drift and warns") {
+  testing::ReportWorld w;
+  w.AddWaiver("gpu[001-002]", "sysctl.vm.*", "2026-11-29");
+  CHECK(Check(Report(w, "2026-11-29"), "gpu001", "sysctl.vm.swappiness").status ==
+        CheckStatus::kWaived);
+  auto r = Report(w, "2026-11-30");
+  const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
+  CHECK(c.status == CheckStatus::kDrift);
+  REQUIRE(c.waiver);
+  CHECK(c.waiver->expired);
+  REQUIRE(r.diags.WarningCount() == 1);
+  CHECK(r.diags.items()[0].code == "drift.waiver-expired");
+  CHECK(r.diags.items()[0].where.ToString() == "waivers.yaml:2:5");
+  CHECK(r.verdict == DriftVerdict::kDrift);
+}
+
+TEST_CASE("drift: a waiver only covers the nodes and keys it names") {
+  testing::ReportWorld w;
+  w.AddWaiver("gpu002", "nvidia.*", "2099-01-01");
+  auto r = Report(w);
+  CHECK(Check(r, "gpu001", "sysctl.vm.swappiness").status == CheckStatus::kDrift);
+  CHECK(Check(r, "gpu002", "sysctl.vm.swappiness").status == CheckStatus::kDrift);
+  CHECK(Check(r, "gpu002", "nvidia.driver").status == CheckStatus::kWaived);
+  inventory::Waiver hl;
+  hl.nodes = "gpu[001-003,010]";
+  CHECK(plans::report::WaiverCoversNode(hl, "gpu002"));
+  CHECK(plans::report::WaiverCoversNode(hl, "gpu010"));
+  CHECK_FALSE(plans::report::WaiverCoversNode(hl, "gpu004"));
+}
+
+TEST_CASE("drift: keys no module of the run owns are unchecked, never reported in sync") {
+  testing::ReportWorld w;
+  for (auto& [n, nd] : w.desired) nd.desired["firmware"] = {{"BMC", "24.09.17"}};
+  auto r = Report(w);
+  CHECK(Check(r, "gpu003", "firmware.BMC").status == CheckStatus::kUnchecked);
+  CHECK(Check(r, "gpu003", "kernel").status == CheckStatus::kInSync);
+}
+
+TEST_CASE("drift: an action below a leaf or above several leaves marks each of them") {
+  testing::ReportWorld w;
+  for (auto& [n, nd] : w.desired)
+    nd.desired["services"] = {{"nvidia-fabricmanager", {{"enabled", true}, {"active", true}}}};
+  w.plan.nodes[0].actions.push_back(testing::MakeAction(
+      "services", "/services/nvidia-fabricmanager", "services.nvidia-fabricmanager",
+      {{"enabled", false}, {"active", true}}, {{"enabled", true}, {"active", true}},
+      modules::Disruption::kServiceRestart, plans::ChangeReason::kRepair, {}));
+  auto r = Report(w);
+  const auto& e = Check(r, "gpu001", "services.nvidia-fabricmanager.enabled");
+  CHECK(e.status == CheckStatus::kDrift);
+  CHECK(e.observed == false);
+  CHECK(e.module == "services");
+}

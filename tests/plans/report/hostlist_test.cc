@@ -1,0 +1,59 @@
+#include <doctest/doctest.h>
+
+#include "plans/report/hostlist.h"
+#include "plans/report/keys.h"
+
+using namespace plumb::plans::report;
+using V = std::vector<std::string>;
+
+TEST_CASE("hostlist: compress keeps zero padding and writes Slurm ranges") {
+  CHECK(CompressHostlist({}) == "");
+  CHECK(CompressHostlist({"gpu001"}) == "gpu001");
+  CHECK(CompressHostlist({"gpu003", "gpu001", "gpu002", "gpu002"}) == "gpu[001-003]");
+  CHECK(CompressHostlist({"gpu001", "gpu002", "gpu004", "gpu007", "gpu008"}) ==
+        "gpu[001-002,004,007-008]");
+  // Different widths are different groups: gpu9 is not gpu009.
+  CHECK(CompressHostlist({"gpu9", "gpu10", "gpu009"}) == "gpu009,gpu[9-10]");
+  CHECK(CompressHostlist({"login", "gpu01", "cpu1", "cpu2"}) == "cpu[1-2],gpu01,login");
+  CHECK(CompressHostlist({"gpu08", "gpu09", "gpu10", "gpu11"}) == "gpu[08-11]");
+  CHECK(CompressHostlist({"n0", "n1", "n2"}) == "n[0-2]");
+}
+
+TEST_CASE("hostlist: expand is the inverse of compress") {
+  V names;
+  for (int i = 1; i <= 40; ++i)
+    if (i % 7) names.push_back("n" + std::string(i < 10 ? "0" : "") + std::to_string(i));
+  auto back = ExpandHostlist(CompressHostlist(names));
+  REQUIRE(back);
+  CHECK(*back == names);
+  CHECK(*ExpandHostlist("gpu[001-003,007],cpu1") == V{"gpu001", "gpu002", "gpu003", "gpu007", "cpu1"});
+  CHECK(*ExpandHostlist("r[1-2]-sw") == V{"r1-sw", "r2-sw"});
+}
+
+TEST_CASE("hostlist: malformed lists are rejected, not guessed") {
+  CHECK_FALSE(ExpandHostlist("gpu[001-003"));
+  CHECK_FALSE(ExpandHostlist("gpu[3-1]"));
+  CHECK_FALSE(ExpandHostlist("gpu[a-b]"));
+  CHECK_FALSE(ExpandHostlist("gpu]1["));
+  CHECK_FALSE(ExpandHostlist("a,,b"));
+  CHECK_FALSE(ExpandHostlist("n[1-99999999]", 1000));
+}
+
+TEST_CASE("keys: pointers read as dotted keys and map to their module") {
+  CHECK(PointerToKey("/nvidia/driver") == "nvidia.driver");
+  CHECK(PointerToKey("/sysctl/net.core.rmem_max") == "sysctl.net.core.rmem_max");
+  CHECK(PointerToKey("/packages/a~1b~0c") == "packages.a/b~c");
+  CHECK(ModuleForPointer("/nvidia/driver") == "nvidia_driver");
+  CHECK(ModuleForPointer("/nvidia/fabricmanager") == "nvidia_driver");
+  CHECK(ModuleForPointer("/nvidia/cuda") == "cuda");
+  CHECK(ModuleForPointer("/fabric/infiniband/mtu") == "infiniband");
+  CHECK(ModuleForPointer("/sysctl/vm.swappiness") == "sysctl");
+  CHECK(ModuleForPointer("/kernel") == "kernel");
+  CHECK(PointerUnder("/a/b", "/a"));
+  CHECK_FALSE(PointerUnder("/ab", "/a"));
+  nlohmann::json doc = {{"a", {{"x/y", 1}, {"e", nlohmann::json::object()}}}, {"b", {1, 2}}};
+  CHECK(LeafPointers(doc) == V{"/a/e", "/a/x~1y", "/b"});
+  CHECK(GlobMatch("sysctl.*", "sysctl.vm.swappiness"));
+  CHECK(GlobMatch("gpu00[1-4]", "gpu003"));
+  CHECK_FALSE(GlobMatch("gpu00[1-4]", "gpu005"));
+}

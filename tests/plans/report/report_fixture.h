@@ -1,0 +1,92 @@
+#pragma once
+// A small hand-built world for the report tests: 4 nodes in 2 racks, a plan whose actions are
+// the drift (built directly, so these tests do not depend on any module's diff).
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plans/plan.h"
+#include "plans/planner.h"
+
+namespace plumb::testing {
+
+inline plans::PlannedAction MakeAction(const std::string& module, const std::string& pointer,
+                                       const std::string& key, nlohmann::json before,
+                                       nlohmann::json after, modules::Disruption d,
+                                       plans::ChangeReason reason, Location origin) {
+  plans::PlannedAction pa;
+  pa.action.module = module;
+  pa.action.id = module + ".set";
+  pa.action.key = key;
+  pa.action.pointer = pointer;
+  pa.action.before = std::move(before);
+  pa.action.after = std::move(after);
+  pa.action.summary = fmt::format("set {}", key);
+  pa.action.disruption = d;
+  pa.reason = reason;
+  pa.origin = origin;
+  return pa;
+}
+
+struct ReportWorld {
+  inventory::Cluster cluster;
+  plans::DesiredByNode desired;
+  plans::Plan plan;
+
+  ReportWorld() {
+    cluster.name = "pod-a";
+    cluster.source = {"cluster", "main", std::string(40, 'c'), false};
+    for (int i = 1; i <= 4; ++i) {
+      inventory::Node n;
+      n.name = fmt::format("gpu{:03}", i);
+      n.rack = i <= 2 ? "r01" : "r02";
+      cluster.nodes.push_back(n);
+      inventory::NodeDesired nd;
+      nd.node = n.name;
+      nd.stack = "h100";
+      nd.rollout = "roll";
+      nd.desired = {{"kernel", "5.15.0-119-generic"},
+                    {"nvidia", {{"driver", "550.90.07"}}},
+                    {"sysctl", {{"vm.swappiness", 10}, {"net.core.rmem_max", 268435456}}}};
+      nd.origins = {{"/kernel", {"stacks/h100.yaml", 1, 9}},
+                    {"/nvidia/driver", {"stacks/h100.yaml", 2, 19}},
+                    {"/sysctl/vm.swappiness", {"stacks/h100.yaml", 4, 34}},
+                    {"/sysctl/net.core.rmem_max", {"stacks/h100.yaml", 4, 10}}};
+      desired[n.name] = nd;
+    }
+    plan.cluster = cluster.name;
+    plan.source = cluster.source;
+    plan.created_at = "2026-11-29T12:00:00Z";
+    plans::NodePlan n1;
+    n1.node = "gpu001";
+    n1.rollout = "roll";
+    n1.marker_commit = std::string(40, 'b');
+    n1.actions.push_back(MakeAction("sysctl", "/sysctl/vm.swappiness", "sysctl.vm.swappiness", 60,
+                                    10, modules::Disruption::kNone, plans::ChangeReason::kRepair,
+                                    {"stacks/h100.yaml", 4, 34}));
+    plans::NodePlan n2 = n1;
+    n2.node = "gpu002";
+    n2.actions.insert(n2.actions.begin(),
+                      MakeAction("nvidia_driver", "/nvidia/driver", "nvidia.driver", "535.161.08",
+                                 "550.90.07", modules::Disruption::kReboot,
+                                 plans::ChangeReason::kIntent, {"stacks/h100.yaml", 2, 19}));
+    n2.disruption = modules::Disruption::kReboot;
+    plan.nodes = {n1, n2};
+    plan.in_sync = {"gpu003"};
+    plan.unreadable = {{"gpu004", "timeout"}};
+    plan.complete = false;
+  }
+
+  void AddWaiver(const std::string& nodes, const std::string& keys, const std::string& expires) {
+    inventory::Waiver w;
+    w.nodes = nodes;
+    w.keys = keys;
+    w.reason = "tuning trial INC-1234";
+    w.owner = "alice";
+    w.expires = expires;
+    w.where = {"waivers.yaml", 2, 5};
+    cluster.waivers.push_back(w);
+  }
+};
+
+}  // namespace plumb::testing

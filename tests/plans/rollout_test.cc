@@ -1,0 +1,416 @@
+// The apply state machine against FakeCluster: ordered calls (drain before change), the budget,
+// admin drains, canary, max_failures, stale nodes, the window, Ctrl-C, and resume after a crash
+// at every journaled point.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "fakes/fake_cluster.h"
+#include "plans/planner.h"
+#include "plans/rollout.h"
+
+using namespace plumb;
+using fakes::FakeCluster;
+using modules::Disruption;
+
+namespace {
+
+std::string TempPath(const std::string& stem) {
+  static std::mt19937_64 rng(std::random_device{}());
+  // tmpfs when there is one: the journal fsyncs every step, which a disk makes slow.
+  std::filesystem::path dir = std::filesystem::is_directory("/dev/shm")
+                                  ? std::filesystem::path("/dev/shm")
+                                  : std::filesystem::temp_directory_path();
+  return (dir /
+          fmt::format("plumb-{}-{:x}.db", stem, rng()))
+      .string();
+}
+
+// Records events (thread-safe) so tests can look at what the observer saw.
+class RecordingObserver final : public plans::Observer {
+ public:
+  void OnEvent(const plans::RolloutEvent& e) override {
+    std::lock_guard lock(mu_);
+    events.push_back(e);
+  }
+  std::mutex mu_;
+  std::vector<plans::RolloutEvent> events;
+};
+
+// n nodes n01..nN with kernel k1 (a reboot module) and sysctl s1 (no disruption); the desired
+// state asks kernel k2 everywhere. `policy` is the single rollout policy "roll".
+struct World {
+  fakes::FakeClock clock;
+  FakeCluster fake{clock};
+  fakes::FakeModule kernel{"kernel", Disruption::kReboot};
+  fakes::FakeModule sysctl{"sysctl", Disruption::kNone};
+  inventory::Cluster cluster;
+  plans::DesiredByNode desired;
+  inventory::RolloutPolicy policy;
+  std::string journal_path = TempPath("rollout");
+  std::unique_ptr<plans::Journal> journal;
+  RecordingObserver observer;
+  std::atomic<bool> stop{false};
+  plans::Plan plan;
+  std::string run_id = "20270101-000000-abcd";
+
+  explicit World(int n, int max_unavailable = 2, int canary = 1, int max_failures = 0) {
+    policy.name = "roll";
+    policy.max_unavailable_count = max_unavailable;
+    policy.canary = canary;
+    policy.max_failures = max_failures;
+    policy.drain_timeout_s = 3600;
+    policy.health = {"nvidia-smi -L"};
+    cluster.name = "t";
+    cluster.source.commit = std::string(40, 'c');
+    for (int i = 1; i <= n; ++i) {
+      inventory::Node node;
+      node.name = fmt::format("n{:02}", i);
+      cluster.nodes.push_back(node);
+      inventory::NodeDesired nd;
+      nd.node = node.name;
+      nd.rollout = "roll";
+      nd.desired = {{"kernel", "k2"}, {"sysctl", "s1"}};
+      desired[node.name] = nd;
+      fake.Add(node.name, {{"kernel", "k1"}, {"sysctl", "s1"}});
+    }
+    auto j = plans::OpenSqliteJournal(journal_path);
+    REQUIRE(j.ok());
+    journal = std::move(*j);
+  }
+  ~World() {
+    journal.reset();
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(journal_path + ext);
+  }
+
+  const modules::Module* Find(std::string_view name) const {
+    if (name == "kernel") return &kernel;
+    if (name == "sysctl") return &sysctl;
+    return nullptr;
+  }
+
+  // Plans from what the fake cluster looks like now (the scheduler's view included).
+  void MakePlan() {
+    cluster.rollouts["roll"] = policy;
+    plans::PlannerInput in;
+    in.cluster = &cluster;
+    in.desired = &desired;
+    in.modules = {&kernel, &sysctl};
+    in.scheduler = *fake.Query({});
+    for (const auto& n : cluster.nodes) in.observed[n.name] = fake.Probe(n.name);
+    plan = plans::MakePlan(in);
+    REQUIRE_FALSE(plan.diags.HasErrors());
+  }
+
+  plans::RolloutResult Apply(bool resume = false, plans::CrashHook crash = {}) {
+    if (plan.batches.empty()) MakePlan();
+    if (!resume) {
+      plans::RunRecord r;
+      r.id = run_id;
+      r.cluster = "t";
+      r.plan_digest = "sha256:x";
+      r.plan_json = "{}";
+      r.commit = plan.source.commit;
+      r.started_at = plans::Rfc3339(clock.Now());
+      REQUIRE(journal->BeginRun(r).ok());
+    }
+    plans::RolloutOptions o;
+    o.run_id = run_id;
+    o.resume = resume;
+    o.cluster = &cluster;
+    o.timing.reboot_grace = std::chrono::seconds(30);
+    plans::RolloutDeps d;
+    d.journal = journal.get();
+    d.drainer = &fake;
+    d.prober = &fake;
+    d.transport = &fake;
+    d.modules = [this](std::string_view n) { return Find(n); };
+    d.clock = &clock;
+    d.observer = &observer;
+    d.stop = &stop;
+    d.crash = std::move(crash);
+    return plans::RunRollout(plan, o, d);
+  }
+
+  std::string StatusOf(const plans::RolloutResult& r, const std::string& node) {
+    for (const auto& o : r.nodes)
+      if (o.node == node) return o.status;
+    return "?";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifies, returns") {
+  // Given one node running a job for 10 minutes, when the kernel upgrade is applied,
+  World w(1);
+  w.fake.RunJob("n01", std::chrono::minutes(10));
+  auto start = w.clock.Now();
+  auto r = w.Apply();
+  // then the change waits for the job, happens drained, and the node comes back in service.
+  CHECK(r.outcome == "done");
+  CHECK(w.fake.CallsOf("n01") ==
+        std::vector<std::string>{"drain plumb:20270101-000000-abcd:drain", "set kernel k2",
+                                 "reboot", "health nvidia-smi -L", "marker", "resume"});
+  CHECK(w.fake.violations().empty());
+  CHECK(w.clock.Now() - start >= std::chrono::minutes(10));
+  CHECK(w.fake.node("n01").running["kernel"] == "k2");
+  CHECK(w.fake.node("n01").boot == 2);
+  CHECK_FALSE(w.fake.node("n01").drain);
+  auto marker = nlohmann::json::parse(w.fake.node("n01").marker);
+  CHECK(marker["commit"] == std::string(40, 'c'));
+  CHECK(marker["run"] == w.run_id);
+  // Every step has an intent and an outcome in the journal, in order.
+  auto steps = w.journal->Steps(w.run_id, "n01");
+  REQUIRE(steps.ok());
+  std::vector<std::string> names;
+  for (const auto& s : *steps) {
+    names.push_back(s.step);
+    CHECK_MESSAGE(!s.outcome.empty(), s.step);
+  }
+  CHECK(names == std::vector<std::string>{"probe", "drain", "wait-drained", "apply:kernel.install",
+                                          "reboot", "wait-boot", "verify", "health:1", "marker",
+                                          "resume"});
+  auto run = w.journal->GetRun(w.run_id);
+  REQUIRE(run.ok());
+  CHECK((*run)->outcome == "done");
+}
+
+TEST_CASE("rollout: never more than max_unavailable out, counting nodes already drained") {
+  // Given 8 nodes, max_unavailable 3, and one node drained by an admin before the rollout,
+  World w(8, 3);
+  w.fake.Drain("n08", "bad fan");
+  for (int i = 1; i <= 7; ++i) w.fake.RunJob(fmt::format("n{:02}", i), std::chrono::seconds(30 * i));
+  auto r = w.Apply();
+  // then every node is done, and at most 3 were ever out at once, the admin's one included.
+  CHECK(r.outcome == "done");
+  CHECK(w.fake.max_unavailable_seen() <= 3);
+  CHECK(w.fake.max_unavailable_seen() >= 2);
+  CHECK(w.fake.violations().empty());
+  for (int i = 1; i <= 8; ++i) CHECK(w.fake.node(fmt::format("n{:02}", i)).running["kernel"] == "k2");
+}
+
+TEST_CASE("rollout: an admin-drained node is changed but stays drained, reason untouched") {
+  World w(2, 2);
+  w.fake.Drain("n02", "RMA gpu3");
+  auto r = w.Apply();
+  CHECK(r.outcome == "done");
+  CHECK(w.fake.node("n02").running["kernel"] == "k2");
+  CHECK(w.fake.node("n02").drain);
+  CHECK(w.fake.node("n02").reason == "RMA gpu3");
+  CHECK(w.fake.Count("n02", "resume") == 0);
+  CHECK(w.fake.Count("n02", "drain plumb") == 0);
+  CHECK_FALSE(w.fake.node("n01").drain);
+  auto nodes = w.journal->Nodes(w.run_id);
+  REQUIRE(nodes.ok());
+  bool seen = false;
+  for (const auto& n : *nodes)
+    if (n.node == "n02") {
+      seen = true;
+      CHECK(n.admin_drained);
+      CHECK(n.admin_reason == "RMA gpu3");
+    }
+  CHECK(seen);
+}
+
+TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary drained with why") {
+  World w(4, 2, /*canary=*/1, /*max_failures=*/5);
+  w.MakePlan();
+  REQUIRE(w.plan.batches.size() >= 2);
+  const std::string canary = w.plan.batches[0].nodes[0];
+  w.fake.node(canary).apply_fails = true;
+  auto r = w.Apply();
+  CHECK(r.outcome == "halted");
+  CHECK(r.halt_reason.find("canary") != std::string::npos);
+  CHECK(w.StatusOf(r, canary) == "failed");
+  CHECK(w.fake.node(canary).drain);
+  CHECK(w.fake.node(canary).reason.rfind("plumb:" + w.run_id + ":failed:apply:kernel.install: ", 0) == 0);
+  for (const auto& n : w.plan.batches[1].nodes) {
+    CHECK(w.StatusOf(r, n) == "not-started");
+    CHECK(w.fake.CallsOf(n).empty());
+  }
+}
+
+TEST_CASE("rollout: past max_failures no new node starts") {
+  // Given 6 nodes in two batches of 3, max_failures 1, and two nodes of the first batch failing
+  // their health gate,
+  World w(6, 3, /*canary=*/0, /*max_failures=*/1);
+  w.fake.node("n01").health_exit = 3;
+  w.fake.node("n02").health_exit = 3;
+  auto r = w.Apply();
+  // then the budget is spent and the second batch never starts.
+  CHECK(r.outcome == "halted");
+  CHECK(r.halt_reason.find("max_failures") != std::string::npos);
+  CHECK(w.StatusOf(r, "n03") == "done");
+  for (const char* n : {"n01", "n02"}) {
+    CHECK(w.StatusOf(r, n) == "failed");
+    CHECK(w.fake.node(n).drain);
+    CHECK(w.fake.node(n).reason.find(":failed:health:1: health gate  nvidia-smi -L  exited 3") !=
+          std::string::npos);
+  }
+  for (const char* n : {"n04", "n05", "n06"}) {
+    CHECK(w.StatusOf(r, n) == "not-started");
+    CHECK(w.fake.CallsOf(n).empty());
+  }
+}
+
+TEST_CASE("rollout: a node whose facts changed since the plan is skipped as stale, untouched") {
+  World w(2, 2);
+  w.MakePlan();
+  w.fake.node("n02").running["sysctl"] = "changed-by-hand";
+  auto r = w.Apply();
+  CHECK(r.outcome == "incomplete");
+  CHECK(w.StatusOf(r, "n02") == "stale");
+  CHECK(w.fake.CallsOf("n02").empty());
+  CHECK(w.StatusOf(r, "n01") == "done");
+}
+
+TEST_CASE("rollout: outside the maintenance window nothing starts; resume inside it finishes") {
+  // The fake clock starts Friday 2027-01-01 00:00 UTC; the window opens 22:00 for 2h.
+  World w(2, 2);
+  w.policy.window_cron = "0 22 * * *";
+  w.policy.window_duration_s = 7200;
+  auto r = w.Apply();
+  CHECK(r.outcome == "paused");
+  CHECK(r.next_window == "2027-01-01T22:00:00.000Z");
+  CHECK(w.fake.calls().empty());
+  w.clock.Advance(std::chrono::hours(22) + std::chrono::minutes(5));
+  auto r2 = w.Apply(/*resume=*/true);
+  CHECK(r2.outcome == "done");
+  CHECK(w.fake.node("n02").running["kernel"] == "k2");
+}
+
+TEST_CASE("rollout: faults leave the node drained with the reason") {
+  SUBCASE("a reboot that never returns") {
+    World w(1);
+    w.fake.node("n01").never_returns = true;
+    auto r = w.Apply();
+    CHECK(r.outcome == "halted");   // it was the canary
+    CHECK(r.nodes[0].step == "wait-boot");
+    CHECK(r.nodes[0].error.find("no new boot id") != std::string::npos);
+  }
+  SUBCASE("a drain that times out") {
+    World w(1);
+    w.policy.drain_timeout_s = 60;
+    w.fake.RunJob("n01", std::chrono::hours(5));
+    auto r = w.Apply();
+    CHECK(r.nodes[0].status == "failed");
+    CHECK(r.nodes[0].step == "wait-drained");
+    CHECK(w.fake.Count("n01", "set") == 0);
+    CHECK(w.fake.node("n01").reason.find(":failed:wait-drained: drain timeout") != std::string::npos);
+  }
+  SUBCASE("a reboot command that does nothing") {
+    World w(1);
+    w.fake.node("n01").ignore_reboot = true;
+    auto r = w.Apply();
+    CHECK(r.nodes[0].status == "failed");
+    CHECK(r.nodes[0].error.find("boot id unchanged") != std::string::npos);
+  }
+}
+
+TEST_CASE("rollout: Ctrl-C abandons the wait safely; resume finishes the job") {
+  World w(1);
+  w.fake.RunJob("n01", std::chrono::minutes(30));
+  std::thread stopper([&] {
+    while (w.fake.Count("n01", "drain") == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    w.stop = true;
+  });
+  auto r = w.Apply();
+  stopper.join();
+  CHECK(r.outcome == "interrupted");
+  CHECK(w.fake.node("n01").drain);
+  CHECK(w.fake.node("n01").reason == "plumb:" + w.run_id + ":drain");
+  CHECK(w.fake.Count("n01", "set") == 0);
+  w.stop = false;
+  auto r2 = w.Apply(true);
+  CHECK(r2.outcome == "done");
+  CHECK(w.fake.Count("n01", "drain") == 1);
+  CHECK(w.fake.Count("n01", "set kernel") == 1);
+  CHECK_FALSE(w.fake.node("n01").drain);
+}
+
+TEST_CASE("rollout: a crash at any journaled point, then resume: converges, nothing twice") {
+  const char* kinds[] = {"probe", "drain", "wait-drained", "apply", "reboot",
+                         "wait-boot", "verify", "health", "marker", "resume"};
+  int points = 0;
+  for (const char* kind : kinds) {
+    for (const char* phase : {"intent", "outcome"}) {
+      for (int nth : {1, 2}) {
+        const std::string point = fmt::format("{}.{}", kind, phase);
+        CAPTURE(point);
+        CAPTURE(nth);
+        World w(3, 1, /*canary=*/1);
+        w.fake.RunJob("n02", std::chrono::minutes(3));
+        std::atomic<int> seen{0};
+        auto r = w.Apply(false, [&](const std::string& p) { return p == point && ++seen == nth; });
+        REQUIRE(r.outcome == "crashed");
+        ++points;
+        auto r2 = w.Apply(true);
+        CHECK(r2.outcome == "done");
+        for (const char* n : {"n01", "n02", "n03"}) {
+          CAPTURE(n);
+          CHECK(w.fake.node(n).running["kernel"] == "k2");
+          CHECK(w.fake.Count(n, "set kernel") == 1);
+          CHECK(w.fake.Count(n, "reboot") == 1);
+          CHECK_FALSE(w.fake.node(n).drain);
+          CHECK(!w.fake.node(n).marker.empty());
+        }
+        CHECK(w.fake.violations().empty());
+        CHECK(w.fake.max_unavailable_seen() <= 1);
+      }
+    }
+  }
+  CHECK(points == 40);
+}
+
+TEST_CASE("rollout: a lost journal: the node plumb drained is adopted and finished") {
+  // A crash after the install, and the journal is gone: the operator resumes the run id with
+  // the plan; Slurm's reason names the run, so the node is adopted and re-checked.
+  World w(1);
+  auto r = w.Apply(false, [](const std::string& p) { return p == "apply.outcome"; });
+  REQUIRE(r.outcome == "crashed");
+  REQUIRE(w.fake.node("n01").reason == "plumb:" + w.run_id + ":drain");
+  w.journal.reset();
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(w.journal_path + ext);
+  w.journal = std::move(plans::OpenSqliteJournal(w.journal_path).value());
+  plans::RunRecord rec;
+  rec.id = w.run_id;
+  rec.cluster = "t";
+  rec.plan_digest = "x";
+  rec.plan_json = "{}";
+  rec.commit = w.plan.source.commit;
+  rec.started_at = plans::Rfc3339(w.clock.Now());
+  REQUIRE(w.journal->BeginRun(rec).ok());
+  plans::RolloutOptions o;
+  o.run_id = w.run_id;
+  o.resume = true;
+  o.adopt = {"n01"};
+  plans::RolloutDeps d;
+  d.journal = w.journal.get();
+  d.drainer = &w.fake;
+  d.prober = &w.fake;
+  d.transport = &w.fake;
+  d.modules = [&w](std::string_view n) { return w.Find(n); };
+  d.clock = &w.clock;
+  auto r2 = plans::RunRollout(w.plan, o, d);
+  CHECK(r2.outcome == "done");
+  CHECK(w.fake.Count("n01", "set kernel") == 1);
+  CHECK(w.fake.Count("n01", "reboot") == 1);
+  CHECK_FALSE(w.fake.node("n01").drain);
+}
+
+TEST_CASE("rollout: drain reasons carry the run, and are safe to pass to scontrol") {
+  CHECK(plans::DrainReason("r1", "drain") == "plumb:r1:drain");
+  CHECK(plans::DrainReason("r1", "failed:apply:x: it's \"bad\"\n$(x)") ==
+        "plumb:r1:failed:apply:x: it s  bad   (x)");
+  CHECK(plans::RunOfReason("plumb:r1:failed:verify: x") == "r1");
+  CHECK(plans::RunOfReason("plumb:r1:drain [root@2027-01-01T00:00:00]") == "r1");
+  CHECK(plans::RunOfReason("RMA gpu3") == "");
+  CHECK(plans::DrainReason("r", std::string(500, 'x')).size() == 200);
+  auto id = plans::NewRunId(*plans::ParseRfc3339("2027-01-01T02:03:04.000Z"));
+  CHECK(id.rfind("20270101-020304-", 0) == 0);
+  CHECK(id.find(':') == std::string::npos);
+}
