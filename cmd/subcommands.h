@@ -9,6 +9,9 @@ void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterApply(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterRuns(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterHistory(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -16,6 +19,9 @@ inline constexpr Register kSubcommands[] = {
     RegisterShow,
     RegisterGather,
     RegisterBmc,
+    RegisterApply,
+    RegisterRuns,
+    RegisterHistory,
 };
 
 }  // namespace plumb::cmd

@@ -10,15 +10,7 @@ std::string LinkOf(const nlohmann::json& obj, std::string_view key) {
                                                                 : std::string();
 }
 
-std::string PointerToken(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
+// PointerToken is defined once, in module_util.cc (same contract; both branches had it).
 
 bool SameValue(const nlohmann::json& a, const nlohmann::json& b) {
   if (a == b) return true;
