@@ -26,7 +26,6 @@
 
 #include "cmd/apply_deps.h"
 #include "cmd/command.h"
-#include "cmd/gather_support.h"
 #include "cmd/subcommands.h"
 #include "inventory/load.h"
 #include "modules/registry.h"
@@ -302,10 +301,12 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   plans::SshOverrides extra;
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
   plans::SshShellFactory shells(lc.cluster.ssh, g.repo, extra);
-  ModuleSet gather_modules = GatherModules();
+  // The modules gather probes with (it skips those without an in-band probe): the same set
+  // the plan's facts digests were computed over.
+  const std::vector<const modules::Module*>& probe_modules = modules::AllModules();
 
   if (plan_from_ref) {
-    auto p = PlanNow(lc, shells, *drainer, gather_modules.pointers, a.limit);
+    auto p = PlanNow(lc, shells, *drainer, probe_modules, a.limit);
     if (!p) return Fail(p.error());
     plan = *p;
     if (!a.plan_out.empty()) {
@@ -313,6 +314,11 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     }
     if (g.format != "json") PrintPlanSummary(plan);
     if (!plan.HasChanges()) {
+      if (!plan.complete) {
+        std::printf("nothing to apply on the nodes read; %zu node(s) could not be read\n",
+                    plan.unreadable.size());
+        return kExitPartial;
+      }
       std::printf("nothing to apply: every node is in sync\n");
       return kExitOk;
     }
@@ -394,7 +400,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   opts.timing.poll_max = std::chrono::milliseconds(a.poll_max_ms);
   opts.timing.command_timeout = std::chrono::seconds(lc.cluster.ssh.command_timeout_s);
 
-  GatherProber prober(lc.cluster, shells, gather_modules.pointers,
+  GatherProber prober(lc.cluster, shells, probe_modules,
                       std::chrono::seconds(lc.cluster.ssh.command_timeout_s));
   std::shared_ptr<plans::BmcFactory> bmcs;
   if (!lc.cluster.bmc.credentials.empty()) {

@@ -10,7 +10,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 PLUMB=$(realpath "${2:-$src/build/plumb}")
 TB=$src/tests/testbed/tb
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench-rollout.XXXXXX")
-export TB_RUN=$tmp/tb
+export TB_RUN=$tmp/tb TB_NETNS=tb-${tmp##*.}
 cleanup() { "$TB" down >/dev/null 2>&1 || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 t0=$(date +%s.%N)
