@@ -142,7 +142,10 @@ std::vector<const modules::Module*> Ptrs(const std::vector<modules::ModulePtr>& 
 }
 
 std::string Summary(const plans::BmcObservation& o) {
-  if (!o.reachable) return fmt::format("{:<12} unreachable: {}", o.node, o.error.message);
+  if (!o.reachable) {
+    return fmt::format("{:<12} unreachable [{}]: {}{}", o.node, o.error.code, o.error.message,
+                       o.error.hint.empty() ? "" : "\n  hint: " + o.error.hint);
+  }
   std::string s = fmt::format("{:<12}", o.node);
   for (const auto& [name, r] : o.facts) {
     if (!r.ok()) { s += " " + name + ": error " + r.error().code; continue; }
@@ -225,10 +228,10 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
           std::string outcome;
           Status st = OkStatus();
           if (a.module == "firmware") {
-            auto r = modules::ApplyFirmware(*bmc, a);
+            auto r = modules::firmware::ApplyFirmware(*bmc, a);
             if (r.ok()) outcome = r.value().Describe(); else st = r.error();
           } else if (a.module == "bios") {
-            auto r = modules::ApplyBios(*bmc, a);
+            auto r = modules::bios::ApplyBios(*bmc, a);
             if (r.ok()) outcome = r.value(); else st = r.error();
           } else {
             modules::NodeContext ctx;

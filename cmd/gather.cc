@@ -49,7 +49,9 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
     std::fputs(ProbeScriptFor(modules.pointers).c_str(), stdout);
     return kExitOk;
   }
-  auto cluster = LoadClusterForGather(g);
+  Diagnostics diags;
+  auto cluster = LoadClusterForGather(g, diags);
+  std::fputs(diags.ToText().c_str(), stderr);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.error().ToString().c_str());
     return kExitError;

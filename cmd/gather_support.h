@@ -14,14 +14,14 @@
 
 namespace plumb::cmd {
 
-/// The cluster at --repo/--ref (the inventory is all gather needs).
-Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g);
+/// The cluster at --repo/--ref (the inventory is all gather needs). Its diagnostics (warnings
+/// too) are appended to `diags`; an invalid repo is an error.
+Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g, Diagnostics& diags);
 /// The directory relative known_hosts/identity paths are resolved against.
 std::string RepoRoot(const GlobalOptions& g);
 
-/// Every module with an in-band probe, owned here, with plain pointers for Gather.
+/// The registry's modules (Gather uses those with an in-band probe).
 struct ModuleSet {
-  std::vector<modules::ModulePtr> owned;
   std::vector<const modules::Module*> pointers;
 };
 ModuleSet GatherModules();

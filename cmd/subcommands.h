@@ -7,21 +7,29 @@ namespace plumb::cmd {
 void RegisterVersion(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterApply(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterRuns(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterHistory(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
     RegisterValidate,
     RegisterShow,
+    RegisterSchemas,
     RegisterGather,
     RegisterBmc,
     RegisterApply,
     RegisterRuns,
     RegisterHistory,
+    RegisterPlan,
+    RegisterDiff,
+    RegisterDrift,
 };
 
 }  // namespace plumb::cmd

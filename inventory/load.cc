@@ -2,6 +2,9 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <set>
@@ -428,7 +431,11 @@ class Loader {
       const Node& n = cluster().nodes[i];
       if (n.name.empty() || !seen.insert(n.name).second) continue;
       NodeDesired nd = ResolveNode(cluster(), n);
-      if (nd.stack.empty()) {
+      bool unknown_group = std::any_of(n.groups.begin(), n.groups.end(), [&](const auto& g) {
+        return !cluster().groups.count(g);
+      });
+      // With an unknown group the node's stack is unknowable; that error is already there.
+      if (nd.stack.empty() && !unknown_group) {
         std::string gl;
         for (const auto& g : n.groups) gl += (gl.empty() ? "" : ", ") + g;
         diags().Add(Diagnostic::Error(
@@ -474,8 +481,30 @@ class Loader {
     }
   }
 
+  // Waivers: a real calendar date; expired ones warn (they no longer excuse anything); a glob
+  // that matches no node warns (probably a typo).
   void CheckWaivers() {
+    using namespace std::chrono;
+    const year_month_day today{floor<days>(system_clock::now())};
     for (const auto& w : cluster().waivers) {
+      bool shaped = w.expires.size() == 10 && w.expires[4] == '-' && w.expires[7] == '-' &&
+                    std::all_of(w.expires.begin(), w.expires.end(),
+                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; });
+      if (shaped) {  // else the schema already said what is wrong
+        year_month_day exp{year{std::stoi(w.expires.substr(0, 4))},
+                           month{static_cast<unsigned>(std::stoi(w.expires.substr(5, 2)))},
+                           day{static_cast<unsigned>(std::stoi(w.expires.substr(8, 2)))}};
+        if (!exp.ok()) {
+          diags().Add(Diagnostic::Error("waivers.bad-date",
+                                        fmt::format("'{}' is not a calendar date", w.expires),
+                                        w.where, "expires", "write YYYY-MM-DD, e.g. 2026-12-31"));
+        } else if (sys_days{exp} < sys_days{today}) {
+          diags().Add(Diagnostic::Warning(
+              "waivers.expired",
+              fmt::format("waiver for '{}' on '{}' expired on {}", w.nodes, w.keys, w.expires),
+              w.where, "expires", "renew it with a new date and reason, or remove it"));
+        }
+      }
       if (w.nodes.empty()) continue;
       bool any = false;
       for (const auto& n : cluster().nodes) {

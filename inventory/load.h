@@ -28,7 +28,8 @@ struct LoadOptions {
 
 struct LoadedCluster {
   Cluster cluster;
-  std::map<std::string, NodeDesired> desired;  ///< by node name; only for nodes that resolved
+  /// By node name, for every named node (when there are errors, `stack` may be empty).
+  std::map<std::string, NodeDesired> desired;
   Diagnostics diags;                           ///< errors and warnings, sorted by location
   bool ok() const { return !diags.HasErrors(); }
 };

@@ -8,9 +8,9 @@ namespace plumb::modules {
 
 std::vector<ModulePtr> BmcModules() {
   std::vector<ModulePtr> out;
-  out.push_back(std::make_unique<FirmwareModule>());
-  out.push_back(std::make_unique<BiosModule>());
-  out.push_back(std::make_unique<PowerModule>());
+  out.push_back(std::make_unique<firmware::FirmwareModule>());
+  out.push_back(std::make_unique<bios::BiosModule>());
+  out.push_back(std::make_unique<power::PowerModule>());
   return out;
 }
 

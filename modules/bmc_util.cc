@@ -10,8 +10,6 @@ std::string LinkOf(const nlohmann::json& obj, std::string_view key) {
                                                                 : std::string();
 }
 
-// PointerToken is defined once, in module_util.cc (same contract; both branches had it).
-
 bool SameValue(const nlohmann::json& a, const nlohmann::json& b) {
   if (a == b) return true;
   auto text = [](const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };

@@ -13,9 +13,6 @@ namespace plumb::modules {
 /// `obj[key]["@odata.id"]`, or "" when absent.
 std::string LinkOf(const nlohmann::json& obj, std::string_view key);
 
-/// RFC 6901 escaping of one reference token ("a/b" -> "a~1b").
-std::string PointerToken(std::string_view key);
-
 /// Typed-but-forgiving equality for desired vs observed BIOS values and versions: equal JSON, or
 /// a number and a string that print the same (AMI reports some integers, YAML may quote them).
 bool SameValue(const nlohmann::json& a, const nlohmann::json& b);

@@ -72,7 +72,8 @@ Result<std::string> PickMadisonVersion(std::string_view madison, std::string_vie
     if (cols.size() < 3) continue;
     if (Trim(cols[0]) != package) continue;
     std::string_view version = Trim(cols[1]);
-    if (DebUpstream(version) == upstream) return std::string(version);
+    // OFED's own versions contain '-' ("24.07-0.6.1.0"): a whole-version match counts too.
+    if (version == upstream || DebUpstream(version) == upstream) return std::string(version);
   }
   return Diagnostic::Error("apply.resolve",
                            fmt::format("no version of {} with upstream {} in the node's apt "

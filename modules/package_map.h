@@ -48,7 +48,8 @@ std::vector<PackagePin> OfedPackages(std::string_view version, std::string_view 
 /// Debian version without epoch and revision: "1:3.3.7-2" -> "3.3.7".
 std::string_view DebUpstream(std::string_view version);
 /// From `apt-cache madison` output, the version of `package` whose upstream is `upstream`
-/// (first = highest priority row); "apply.resolve" error when none.
+/// (or whose whole version is `upstream`; first = highest priority row); "apply.resolve" error
+/// when none.
 Result<std::string> PickMadisonVersion(std::string_view madison, std::string_view package,
                                        std::string_view upstream);
 

@@ -160,6 +160,24 @@ ProbeSplit SplitProbeOutput(std::string_view output, std::string_view nonce,
   return split;
 }
 
+NodeFacts ParseProbeOutput(const std::vector<const Module*>& modules, std::string_view output,
+                           std::string_view nonce) {
+  std::vector<std::string> expected;
+  for (const Module* m : modules)
+    if (!m->ProbeScript().empty()) expected.emplace_back(m->Name());
+  ProbeSplit split = SplitProbeOutput(output, nonce, expected);
+  NodeFacts node;
+  node.problems = std::move(split.problems);
+  for (const Module* m : modules) {
+    auto it = split.sections.find(m->Name());
+    if (it == split.sections.end() || m->ProbeScript().empty()) continue;
+    auto facts = m->ParseProbe(it->second.out, it->second.exit_status);
+    if (facts.ok()) node.facts[std::string(m->Name())] = std::move(*facts);
+    else node.problems.Add(facts.error());
+  }
+  return node;
+}
+
 std::string FrameParts(const std::vector<ProbePart>& parts) {
   std::string out;
   for (const auto& p : parts)

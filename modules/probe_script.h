@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "schemas/result.h"
 
 namespace plumb::modules {
@@ -69,6 +71,17 @@ Result<std::string> BuildProbeScript(const std::vector<const Module*>& modules,
 /// sections must be there.
 ProbeSplit SplitProbeOutput(std::string_view output, std::string_view nonce,
                             const std::vector<std::string>& expected = {});
+
+/// What one node's probe output says: facts keyed by module name (only modules whose section
+/// parsed), and every problem (cut-short or missing sections, parse errors coded
+/// "probe.<module>") to show with the node.
+struct NodeFacts {
+  nlohmann::json facts = nlohmann::json::object();
+  Diagnostics problems;
+};
+/// Splits `output` and runs each in-band module's ParseProbe on its section. Never fails.
+NodeFacts ParseProbeOutput(const std::vector<const Module*>& modules, std::string_view output,
+                           std::string_view nonce);
 
 /// The framing ProbeSection::out uses.
 std::string FrameParts(const std::vector<ProbePart>& parts);

@@ -1,6 +1,8 @@
 #include "modules/registry.h"
 
+#include "modules/bios/bios.h"
 #include "modules/cuda/cuda.h"
+#include "modules/firmware/firmware.h"
 #include "modules/infiniband/infiniband.h"
 #include "modules/kernel/kernel.h"
 #include "modules/kernel_modules/kernel_modules.h"
@@ -10,6 +12,7 @@
 #include "modules/ofed/ofed.h"
 #include "modules/os/os.h"
 #include "modules/packages/packages.h"
+#include "modules/power/power.h"
 #include "modules/services/services.h"
 #include "modules/sysctl/sysctl.h"
 
@@ -31,9 +34,13 @@ const std::vector<const Module*>& AllModules() {
   static const marker::MarkerModule kMarker;
   // Out-of-band modules (Redfish: firmware, bios, power) are added here, after the in-band
   // ones, by the Redfish client's work: one static instance and one entry each.
+  static const firmware::FirmwareModule kFirmware;
+  static const bios::BiosModule kBios;
+  static const power::PowerModule kPower;
   static const std::vector<const Module*> kAll = {
       &kKernel,   &kOs,      &kOfed,          &kNvidiaDriver, &kCuda,       &kNccl,
       &kPackages, &kKernelModules, &kSysctl,  &kServices,     &kInfiniband, &kMarker,
+      &kFirmware, &kBios,    &kPower,
   };
   return kAll;
 }

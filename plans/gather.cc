@@ -5,12 +5,12 @@
 #include <ctime>
 #include <exception>
 #include <mutex>
-#include <random>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "plans/probe_sections.h"
+#include "modules/probe_script.h"
+#include "plans/digest.h"
 
 namespace plumb::plans {
 namespace {
@@ -71,23 +71,36 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
     obs.reachable = true;
     return finish();
   }
-  auto sections = SplitProbeOutput(ran->out, nonce);
-  if (!sections.ok()) {
-    obs.error = sections.error();
+  std::vector<std::string> expected;
+  for (const modules::Module* m : modules) expected.emplace_back(m->Name());
+  modules::ProbeSplit split = modules::SplitProbeOutput(ran->out, nonce, expected);
+  if (split.sections.empty()) {
+    // Not one marker: the script never ran as written (no POSIX sh, a login banner on stdout
+    // that ate it, the session died at once). The node answered but could not be read.
     std::string err = Tail(ran->err, 300);
-    obs.error.message = fmt::format("{}: {} (exit {}{}{})", node, obs.error.message,
-                                    ran->exit_status, err.empty() ? "" : ", stderr: ", err);
+    obs.error = Diagnostic::Error(
+        "probe.output",
+        fmt::format("{}: the probe printed no section markers (exit {}{}{})", node,
+                    ran->exit_status, err.empty() ? "" : ", stderr: ", err),
+        {}, {}, "is the login shell POSIX, and does the node's /bin/sh exist?");
     return finish();
   }
   obs.reachable = true;
   for (const modules::Module* m : modules) {
     std::string name(m->Name());
-    auto it = sections->find(name);
-    if (it == sections->end()) {
+    auto it = split.sections.find(name);
+    if (it == split.sections.end()) {
       obs.facts.emplace(name, Diagnostic::Error("probe." + name,
                                                 fmt::format("{}: no '{}' section in the probe "
                                                             "output",
                                                             node, name)));
+      continue;
+    }
+    if (!it->second.complete) {
+      obs.facts.emplace(name, Diagnostic::Error("probe." + name,
+                                                fmt::format("{}: the '{}' section was cut short "
+                                                            "(exit {})",
+                                                            node, name, ran->exit_status)));
       continue;
     }
     // Parsers are pure and must not throw; a bug in one must still not take the run down.
@@ -103,17 +116,21 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
 
 }  // namespace
 
-std::string NewNonce() {
-  std::random_device rd;
-  return fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
-}
+std::string NewNonce() { return modules::NewProbeNonce(); }
 
 NodeObservation ProbeNode(const std::string& node, transport::Shell& shell,
                           const std::vector<const modules::Module*>& modules,
                           std::chrono::milliseconds timeout, const std::string& nonce) {
   std::string n = nonce.empty() ? NewNonce() : nonce;
   auto in_band = InBand(modules);
-  return ProbeWithScript(node, shell, in_band, BuildProbeScript(in_band, n), n, timeout);
+  auto script = modules::BuildProbeScript(in_band, n);
+  if (!script.ok()) {
+    NodeObservation obs;
+    obs.node = node;
+    obs.error = script.error();
+    return obs;
+  }
+  return ProbeWithScript(node, shell, in_band, *script, n, timeout);
 }
 
 ObservedState Gather(const std::vector<const inventory::Node*>& nodes,
@@ -127,7 +144,17 @@ ObservedState Gather(const std::vector<const inventory::Node*>& nodes,
   // forge another section's markers.
   const std::string nonce = options.nonce.empty() ? NewNonce() : options.nonce;
   const auto in_band = InBand(modules);
-  const std::string script = BuildProbeScript(in_band, nonce);
+  auto built = modules::BuildProbeScript(in_band, nonce);
+  if (!built.ok()) {  // a programming error (bad nonce or module name): every node says so
+    for (const auto* n : nodes) {
+      NodeObservation obs;
+      obs.node = n->name;
+      obs.error = built.error();
+      state.nodes.emplace(n->name, std::move(obs));
+    }
+    return state;
+  }
+  const std::string& script = *built;
 
   std::vector<NodeObservation> results(nodes.size());
   std::atomic<size_t> next{0};

@@ -1,12 +1,12 @@
 #include "plans/observed.h"
 
-#include <openssl/evp.h>
-
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "plans/digest.h"
 
 namespace plumb::plans {
 namespace {
@@ -56,16 +56,6 @@ size_t ObservedState::ProbeErrorCount() const {
   return n;
 }
 
-std::string Sha256Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  std::string hex;
-  hex.reserve(len * 2);
-  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
-  return hex;
-}
-
 std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts) {
   // nlohmann's object keeps keys sorted and dump() emits no whitespace: that is the canonical
   // form. Only the error code enters the digest: messages may be reworded between versions.
@@ -73,7 +63,7 @@ std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& fac
   for (const auto& [module, f] : facts) {
     canon[module] = f.ok() ? f.value() : nlohmann::json{{"$error", f.error().code}};
   }
-  return "sha256:" + Sha256Hex(canon.dump());
+  return JsonDigest(canon);
 }
 
 nlohmann::json ToJson(const NodeObservation& n) {
@@ -139,6 +129,24 @@ Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j) {
     s.nodes.emplace(name, std::move(n).value());
   }
   return s;
+}
+
+NodeFacts ToNodeFacts(const NodeObservation& n) {
+  NodeFacts f;
+  f.readable = n.reachable;
+  if (!n.reachable) f.unreadable_reason = n.error.message;
+  for (const auto& [module, r] : n.facts) {
+    if (r.ok()) f.facts[module] = r.value();
+    else f.module_errors[module] = r.error().code + ": " + r.error().message;
+  }
+  f.facts_digest = n.facts_digest.empty() && n.reachable ? FactsDigest(n.facts) : n.facts_digest;
+  return f;
+}
+
+std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s) {
+  std::map<std::string, NodeFacts> out;
+  for (const auto& [name, n] : s.nodes) out.emplace(name, ToNodeFacts(n));
+  return out;
 }
 
 Result<ObservedState> ReadObservedState(const std::string& path) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "modules/module.h"
+#include "plans/planner.h"
 #include "schemas/result.h"
 
 namespace plumb::plans {
@@ -45,8 +46,6 @@ struct ObservedState {
 /// either the module's facts or {"$error": code}. Stable across runs, processes and
 /// serialisation round trips; independent of map insertion order.
 std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts);
-/// Lower-case hex SHA-256 of `data` (OpenSSL EVP).
-std::string Sha256Hex(std::string_view data);
 
 /// The snapshot format ("format": "plumb.observed/v1"):
 ///   {"format":..., "gathered_at":..., "nodes": {"<name>": {"reachable": bool, "error": diag?,
@@ -57,6 +56,10 @@ nlohmann::json ToJson(const ObservedState& s);
 Result<NodeObservation> NodeObservationFromJson(const std::string& name, const nlohmann::json& j);
 /// Reads a snapshot; every problem is a Diagnostic with code "facts.snapshot".
 Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j);
+
+/// The planner's view of an observation (PlannerInput::observed).
+NodeFacts ToNodeFacts(const NodeObservation& n);
+std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s);
 
 /// Reads/writes a snapshot file (JSON). Write is atomic (temp file + rename).
 Result<ObservedState> ReadObservedState(const std::string& path);

@@ -2,7 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <regex>
+#include <cctype>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -34,20 +34,48 @@ Location ToLocation(const std::string& file, const YAML::Mark& m) {
   return Location{file, m.line + 1, m.column + 1};
 }
 
+// [-+]?[0-9]+
+bool IsInt(const std::string& s) {
+  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?  (hand-written: it runs on every scalar)
+bool IsFloat(const std::string& s) {
+  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++int_digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++frac_digits;
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    size_t exp_digits = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == s.size();
+}
+
 nlohmann::json PlainScalar(const std::string& s) {
-  static const std::regex kInt("[-+]?[0-9]+");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (s.size() <= 40 && std::regex_match(s, kInt)) {
+  if (s.size() <= 40 && IsInt(s)) {
     errno = 0;
     char* end = nullptr;
     long long v = std::strtoll(s.c_str(), &end, 10);
     if (errno == 0 && end != nullptr && *end == '\0') return v;
     return s;  // out of range: keep the text, the schema will say what it wanted
   }
-  if (s.size() <= 40 && std::regex_match(s, kFloat)) return std::strtod(s.c_str(), nullptr);
+  if (s.size() <= 40 && IsFloat(s)) return std::strtod(s.c_str(), nullptr);
   return s;
 }
 
@@ -57,6 +85,17 @@ class Converter {
       : file_(file), marks_(marks), diags_(diags) {}
 
   nlohmann::json Convert(const YAML::Node& node, const std::string& pointer, int depth) {
+    // Aliases are expanded, so a few lines of anchors can stand for billions of values
+    // ("billion laughs"); stop at a budget no real cluster file comes near.
+    if (++converted_ > kMaxValues) {
+      if (!over_budget_) {
+        over_budget_ = true;
+        diags_.Add(Diagnostic::Error(
+            "yaml.too-large", fmt::format("more than {} values (after expanding aliases)", kMaxValues),
+            ToLocation(file_, node.Mark()), {}, "split the file, or use fewer nested aliases"));
+      }
+      return nullptr;
+    }
     marks_.value[pointer] = ToLocation(file_, node.Mark());
     if (depth > 64) {
       diags_.Add(Diagnostic::Error("yaml.too-deep", "nesting deeper than 64 levels",
@@ -117,9 +156,12 @@ class Converter {
   }
 
  private:
+  static constexpr size_t kMaxValues = 2'000'000;
   const std::string& file_;
   Marks& marks_;
   Diagnostics& diags_;
+  size_t converted_ = 0;
+  bool over_budget_ = false;
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include "modules/bmc_util.h"
 #include "modules/transport/bmc.h"
 
-namespace plumb::modules {
+namespace plumb::modules::bios {
 namespace {
 
 using nlohmann::json;
@@ -257,4 +257,4 @@ Status BiosModule::Apply(NodeContext& ctx, const Action& action) const {
   return OkStatus();
 }
 
-}  // namespace plumb::modules
+}  // namespace plumb::modules::bios

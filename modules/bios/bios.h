@@ -14,7 +14,7 @@
 
 #include "modules/module.h"
 
-namespace plumb::modules {
+namespace plumb::modules::bios {
 
 class BiosModule : public Module {
  public:
@@ -35,4 +35,4 @@ std::vector<std::string> CheckAgainstRegistry(const nlohmann::json& attrs,
 /// What ApplyBios did: "staged N attribute(s), applies on reset" or "already pending".
 Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action);
 
-}  // namespace plumb::modules
+}  // namespace plumb::modules::bios

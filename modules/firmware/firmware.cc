@@ -3,9 +3,10 @@
 #include <algorithm>
 
 #include "modules/bmc_util.h"
+#include "modules/module_util.h"
 #include "modules/transport/bmc.h"
 
-namespace plumb::modules {
+namespace plumb::modules::firmware {
 namespace {
 
 using nlohmann::json;
@@ -225,4 +226,4 @@ Status FirmwareModule::Apply(NodeContext& ctx, const Action& action) const {
   return OkStatus();
 }
 
-}  // namespace plumb::modules
+}  // namespace plumb::modules::firmware

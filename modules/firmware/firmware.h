@@ -21,7 +21,7 @@
 
 #include "modules/module.h"
 
-namespace plumb::modules {
+namespace plumb::modules::firmware {
 
 class FirmwareModule : public Module {
  public:
@@ -50,4 +50,4 @@ struct FirmwareOutcome {
 /// Carries out one firmware action (the work behind FirmwareModule::Apply).
 Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action);
 
-}  // namespace plumb::modules
+}  // namespace plumb::modules::firmware

@@ -138,10 +138,17 @@ Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
     facts["loaded_version"] = pv->version;
     facts["kernel_module"] = pv->flavor;
   }
-  if (const ProbePart* p = FindPart(parts, "smi"); p && !p->absent()) {
+  const ProbePart* smi = FindPart(parts, "smi");
+  if (smi && smi->exit_status == 124) {
+    // nvidia-smi hung (a wedged GPU) and the probe's `timeout` killed it: what it printed so far
+    // is not the whole truth.
+    facts["nvml"] = "timeout";
+  } else if (const ProbePart* p = smi; p && !p->absent()) {
     auto q = ParseSmiCsv(p->text);
     if (!q.ok()) return q.error();
     facts["nvml"] = q->nvml;
+    // Failed without a message we know: its rows, if any, are not the whole truth.
+    if (p->exit_status != 0 && q->nvml == "ok") facts["nvml"] = "error";
     if (!q->nvml_library_version.empty()) facts["nvml_library_version"] = q->nvml_library_version;
     std::optional<bool> all;
     for (const auto& g : q->gpus) {

@@ -25,7 +25,8 @@ struct Gpu {
   std::string bus_id, name, driver_version;
   std::optional<bool> persistence_mode;   ///< nullopt for "[N/A]"
 };
-/// What nvidia-smi said. `nvml` is "ok", "version-mismatch", "no-driver" or "no-devices".
+/// What nvidia-smi said. `nvml` is "ok", "version-mismatch", "no-driver" or "no-devices"
+/// (FactsFromParts adds "timeout" for exit 124 and "error" for another failure, and "absent").
 struct SmiQuery {
   std::string nvml = "ok";
   std::string nvml_library_version;   ///< from "NVML library version: 550.90" when mismatched

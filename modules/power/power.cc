@@ -3,7 +3,7 @@
 #include "modules/bmc_util.h"
 #include "modules/transport/bmc.h"
 
-namespace plumb::modules {
+namespace plumb::modules::power {
 namespace {
 
 nlohmann::json Str(const nlohmann::json& o, const char* k) {
@@ -68,4 +68,4 @@ Status PowerModule::Apply(NodeContext& ctx, const Action& action) const {
   return OkStatus();
 }
 
-}  // namespace plumb::modules
+}  // namespace plumb::modules::power

@@ -6,7 +6,7 @@
 /// Desired (optional): `power: On | Off`; apply = ComputerSystem.Reset (On / GracefulShutdown).
 #include "modules/module.h"
 
-namespace plumb::modules {
+namespace plumb::modules::power {
 
 class PowerModule : public Module {
  public:
@@ -21,4 +21,4 @@ class PowerModule : public Module {
 /// Pure: a ComputerSystem resource -> power facts.
 Facts PowerFactsFromSystem(const nlohmann::json& system, const std::string& link);
 
-}  // namespace plumb::modules
+}  // namespace plumb::modules::power

@@ -219,7 +219,10 @@ Status RedfishClient::EnsureAuth() {
     auth_ = AuthState::kBasic;
     return OkStatus();
   }
-  return Login();
+  if (login_error_) return *login_error_;
+  Status s = Login();
+  if (!s.ok()) login_error_ = s.error();
+  return s;
 }
 
 Status RedfishClient::Login() {

@@ -99,6 +99,7 @@ class RedfishClient : public Bmc {
   std::string token_;           // X-Auth-Token (a secret: never logged)
   std::string session_link_;    // where to DELETE it
   bool expand_disabled_ = false;
+  std::optional<Diagnostic> login_error_;   // a failed login is not retried by every request
   std::optional<Json> root_;
   std::string system_link_;
 };

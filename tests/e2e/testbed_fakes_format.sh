@@ -103,5 +103,46 @@ printf '{\n   "cuda_nvcc" : {\n      "name" : "CUDA NVCC",\n      "version" : "1
 check "nvcc --version of 12.5.82 is byte-identical to the real one" \
   eq "$("$tmp/cuda/bin/nvcc" --version)" "$(cat "$samples/nvcc/nvcc-12.5.txt")"
 
+# The parsers' fixtures (tests/data/<module>/, from the in-band modules' work)
+# and the fakes must agree: the fakes' output is what the parsers read in the
+# integration tests. Checked wherever those fixtures are present.
+fx=${PLUMB_FIXTURES:-$src/tests/data}
+if [[ -d $fx/nvidia_driver && -d $fx/infiniband ]]; then
+  st_set_key() { sed -i "/^$1=/d" "$TBNODE/state/current.conf"; echo "$1=$2" >>"$TBNODE/state/current.conf"; }
+  check "fixtures: nvidia-smi CSV header for the probe's query" \
+    eq "$("$fake/bin/nvidia-smi" --query-gpu=index,pci.bus_id,name,driver_version,persistence_mode --format=csv | head -1)" "$(head -1 "$fx/nvidia_driver/smi-csv-header.txt")"
+  check "fixtures: nvidia-smi CSV rows for the probe's query (8x H100, 550)" \
+    eq "$(st_set_key driver 550.90.07; "$fake/bin/nvidia-smi" --query-gpu=index,pci.bus_id,name,driver_version,persistence_mode --format=csv,noheader)" "$(cat "$fx/nvidia_driver/smi-csv-8xh100.txt")"
+  check "fixtures: nvidia-smi -q head (keys, indentation, value column) as the parser's" \
+    eq "$("$fake/bin/nvidia-smi" -q | sed -n '1,31p' | sed -E 's/: .*/:/; s/^Timestamp.*//')" "$(sed -n '1,31p' "$fx/nvidia_driver/smi-q-2xh100-head.txt" | sed -E 's/: .*/:/; s/^Timestamp.*//')"
+  check "fixtures: nvidia-smi without a driver, byte for byte" \
+    eq "$(st_set_key driver ''; "$fake/bin/nvidia-smi"; st_set_key driver 550.90.07)" "$(cat "$fx/nvidia_driver/smi-no-driver.txt")"
+  check "fixtures: NVML mismatch, byte for byte" \
+    eq "$(st_set_key nvml_mismatch_on_pending 1; echo driver=550.90.07 >"$TBNODE/state/pending.conf"; st_set_key driver 535.161.08; "$fake/bin/nvidia-smi"; : >"$TBNODE/state/pending.conf"; st_set_key driver 550.90.07)" \
+    "$(cat "$fx/nvidia_driver/smi-nvml-mismatch.txt")"
+  check "fixtures: nv-fabricmanager --version" \
+    eq "$(st_set_key fabricmanager 550.90.07; "$fake/bin/nv-fabricmanager" --version)" "$(cat "$fx/nvidia_driver/fm-version-550.txt")"
+  check "fixtures: systemctl show of the fabric manager (failed)" \
+    eq "$(sed -i 's/^nvidia-fabricmanager .*/nvidia-fabricmanager enabled failed/' "$TBNODE/state/services"; "$fake/bin/systemctl" show -p LoadState -p ActiveState -p SubState -p UnitFileState nvidia-fabricmanager.service)" "$(cat "$fx/nvidia_driver/fm-service-failed.txt")"
+  check "fixtures: systemctl show of a unit that does not exist" \
+    eq "$("$fake/bin/systemctl" show -p LoadState -p ActiveState -p SubState -p UnitFileState nvidia-fabricmanager-nope.service)" "$(cat "$fx/nvidia_driver/fm-service-not-found.txt")"
+  check "fixtures: ofed_info -s (MLNX_OFED)" \
+    eq "$(st_set_key ofed 23.10-1.1.9.0; "$fake/bin/ofed_info" -s)" "$(cat "$fx/ofed/ofed-info-s-mlnx-23.10.txt")"
+  check "fixtures: ofed_info -s (DOCA-OFED)" \
+    eq "$(st_set_key ofed 24.07-0.6.1; st_set_key ofed_flavor doca; "$fake/bin/ofed_info" -s; st_set_key ofed_flavor mlnx)" "$(cat "$fx/ofed/ofed-info-s-doca-24.07.txt")"
+  check "fixtures: ibstat CA blocks keyed like the parser's" \
+    eq "$("$fake/sbin/ibstat" | sed -n '1,34p' | sed -E 's/: .*/:/; s/CA .mlx5_.*/CA/')" "$(sed -n '1,34p' "$fx/infiniband/ibstat-4xcx7-ndr.txt" | sed -E 's/: .*/:/; s/CA .mlx5_.*/CA/')"
+  check "fixtures: ibv_devinfo blocks keyed like the parser's" \
+    eq "$("$fake/bin/ibv_devinfo" | sed -n '1,38p' | sed -E 's/:(\t+).*/:\1/')" "$(sed -n '1,38p' "$fx/infiniband/ibv-devinfo-4xcx7.txt" | sed -E 's/:(\t+).*/:\1/')"
+  check "fixtures: dpkg-query with the probe's format: name TAB version TAB 'ii '" \
+    eq "$("$fake/bin/dpkg-query" -W -f='${Package}\t${Version}\t${db:Status-Abbrev}\n' | grep -c -v -P '^[a-z0-9.+-]+\t[^\t]+\tii $')/$(grep -c -v -P '^[a-z0-9.+-]+\t[^\t]+\t[a-z][a-z] $' "$fx/packages/dpkg-query-h100.txt")" "0/0"
+  check "fixtures: rpm -qa with the probe's format: 4 tab-separated fields" \
+    eq "$("$fake/bin/rpm" -qa --qf '%{NAME}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\t%{ARCH}\n' | awk -F'\t' 'NF != 4' | wc -l)/$(awk -F'\t' 'NF != 4' "$fx/packages/rpm-qa-rhel9.txt" | wc -l)" "0/0"
+  check "fixtures: systemctl list-units / list-unit-files columns as the parser reads them" \
+    eq "$("$fake/bin/systemctl" list-units --type=service --all --no-legend --no-pager --plain | awk 'NF < 5 || $1 !~ /\.service$/' | wc -l)/$("$fake/bin/systemctl" list-unit-files --type=service --no-legend --no-pager | awk 'NF != 3 || $1 !~ /\.service$/' | wc -l)" "0/0"
+else
+  echo "SKIP: the parsers' fixtures (tests/data/<module>/) are not in this tree"
+fi
+
 echo "$pass passed, $fail failed"
 ((fail == 0))

@@ -84,6 +84,16 @@ expect_grep "stacks/h100-infer-2025q3.yaml:5:9: error: nvidia.cuda 12.6.2 needs 
   "$E2E_ERR" "cuda-driver names both pins, both locations, the rule"
 expect_grep "affects: gpu025, gpu026, gpu027, gpu028, ... \(8 nodes\)" "$E2E_ERR" "one report per stack, with the nodes"
 
+echo "# the binary carries its schemas (no source tree needed), identical to schemas/"
+expect_rc 0 "plumb schemas --out" -- "$PLUMB" schemas --out "$E2E_TMP/schemas"
+same=1
+for f in "$PLUMB_SRC"/schemas/*.schema.json "$PLUMB_SRC"/schemas/rules/compat.yaml; do
+  cmp -s "$f" "$E2E_TMP/schemas/${f#"$PLUMB_SRC"/schemas/}" || { same=0; echo "    differs: $f"; }
+done
+((same)) && pass "written schemas equal the source files" || fail "written schemas differ"
+expect_rc 0 "print one" -- "$PLUMB" schemas --print stack.schema.json
+expect_grep '"\$schema": "http://json-schema.org/draft-07/schema#"' "$E2E_OUT" "draft-07 schema printed"
+
 echo "# bad input never crashes"
 for f in inventory.yaml stacks/h100-train-2025q4.yaml rollouts/slurm-rolling.yaml waivers.yaml; do
   for junk in $'\x00\x01\x02' '{{{{' '- - - [' $'key: "unterminated\n' '&a [*a]' ''; do

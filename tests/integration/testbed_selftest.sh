@@ -81,9 +81,10 @@ check "dpkg-query -W lists exactly state/packages" \
 check "dpkg-query -s and -l of libnccl2 (NCCL)" \
   eq "$(S n1 'dpkg-query -s libnccl2 | grep -E "^(Status|Version)"; dpkg-query -l libnccl2 | tail -1 | cut -c1-4' | xargs)" \
   "Status: install ok installed Version: $(awk '$1=="libnccl2" {print $2}' "$TB_RUN/nodes/n1/state/packages") ii"
-check "rpm -q --qf and dnf list installed see the same packages" \
-  eq "$(S n1 "rpm -q --qf '%{NAME} %{VERSION}-%{RELEASE}\n' libnccl2; dnf list installed libnccl2 | tail -1 | awk '{print \$2}'" | xargs)" \
-  "libnccl2 $(awk '$1=="libnccl2" {print $2}' "$TB_RUN/nodes/n1/state/packages") $(awk '$1=="libnccl2" {print $2}' "$TB_RUN/nodes/n1/state/packages")"
+check "a deb node has dpkg-query and apt-get, no rpm or dnf" \
+  eq "$(S n1 'for t in dpkg-query apt-get rpm dnf; do command -v $t || echo no-$t; done' | xargs)" "/usr/bin/dpkg-query /usr/bin/apt-get no-rpm no-dnf"
+check "apt-cache madison lists the repo's versions, newest first" \
+  eq "$(S n1 apt-cache madison libnccl2 | cut -d'|' -f1,2 | xargs)" "libnccl2 | 2.21.5-1+cuda12.4 libnccl2 | 2.19.3-1+cuda12.2"
 check "ofed_info -s" eq "$(S n1 ofed_info -s)" "MLNX_OFED_LINUX-$(st n1 ofed):"
 ib=$(S n1 ibstat)
 check "ibstat: every CA with the state's state, rate and firmware" \
@@ -147,12 +148,17 @@ check "removing the fabric manager package removes its binary (sh: not found, 12
 S n3 'apt-get install -y nvidia-fabricmanager-550' >/dev/null
 check "installing it brings the binary back with the new version" \
   eq "$(S n3 nv-fabricmanager --version)" "Fabric Manager version is : 550.90.07"
+S n3 apt-mark hold libnccl2 >/dev/null
+check "apt-mark hold: dpkg-query shows hi, apt-get refuses to change it (exit 100)" \
+  eq "$(S n3 'dpkg-query -W -f="\${db:Status-Abbrev}" libnccl2; apt-get install -y libnccl2=2.21.5-1+cuda12.4 >/dev/null 2>&1; echo $?')" "hi 100"
+check "... unless --allow-change-held-packages" \
+  eq "$(S n3 'apt-get install -y --allow-change-held-packages libnccl2=2.21.5-1+cuda12.4 >/dev/null; dpkg-query -W -f="\${Version}" libnccl2')" "2.21.5-1+cuda12.4"
 "$TB" state n3 'apt_fail=^nvidia-driver'
 S n3 apt-get install -y nvidia-driver-550 >/dev/null 2>&1
 rc=$?
 check "apt_fail: exit 100 and nothing installed" eq "$rc/$(S n3 dpkg-query -W nvidia-driver-550 2>/dev/null | wc -l)" "100/0"
 "$TB" state n3 apt_delay=2
-S n3 apt-get install -y libnccl2 >/dev/null 2>&1 &
+S n3 apt-get install -y libnccl-dev >/dev/null 2>&1 &
 sleep 1
 check "apt_delay: a concurrent apt-get fails on the dpkg lock (exit 100)" \
   eq "$(S n3 'apt-get install -y datacenter-gpu-manager 2>/tmp/err >/dev/null; echo rc=$?; head -1 /tmp/err')" \
@@ -169,17 +175,37 @@ check "heal: reachable again" eq "$(S n2 hostname)" n2
 # --- BMC-like power control -------------------------------------------------------------
 "$TB" ctl poweroff n3
 sleep 0.5
-check "tb ctl poweroff: status off, connection refused" \
-  eq "$("$TB" ctl status n3)/$("$TB" exec ssh -F "$TB_SSH_CONFIG" -o ConnectTimeout=2 n3 true 2>&1 | grep -o 'Connection refused')" "off/Connection refused"
+check "tb ctl poweroff: status off, power Off, connection refused" \
+  eq "$("$TB" ctl status n3)/$("$TB" ctl power n3)/$("$TB" exec ssh -F "$TB_SSH_CONFIG" -o ConnectTimeout=2 n3 true 2>&1 | grep -o 'Connection refused')" "off/Off/Connection refused"
 "$TB" ctl poweron n3
 check "tb ctl poweron: back up" "$TB" ctl wait-up n3
+for _ in 1 2; do
+  "$TB" ctl poweroff n3; "$TB" ctl poweron n3
+  "$TB" ctl reboot n3 & "$TB" ctl poweroff n3; wait
+  "$TB" ctl poweron n3
+done
+"$TB" ctl wait-up n3 >/dev/null
+check "a storm of BMC actions leaves one n3: up, one unshare, one sshd listening" \
+  eq "$("$TB" ctl status n3)/$(pgrep -fc "unshare .*init.sh $TB_RUN/nodes/n3\$")/$(X ss -Hltn src 127.10.0.4:22 | wc -l)" "up/1/1"
 "$TB" state n2 reboot_hang=1
 S n2 reboot
 sleep $((TB_DOWNTIME + 1))
 check "reboot_hang=1: the node does not come back (status hung)" eq "$("$TB" ctl status n2)" hung
-"$TB" state n2 -reboot_hang
+"$TB" state n2 -reboot_hang pkg_format=rpm os_id=rhel os_version_id=9.4 os_codename=Plow
 "$TB" ctl reboot n2
 check "tb ctl reboot power-cycles a hung node back up" "$TB" ctl wait-up n2
+check "pkg_format=rpm + os_id=rhel: rpm and dnf, no dpkg-query, RHEL os-release" \
+  eq "$(S n2 'for t in dpkg-query apt-get rpm dnf; do command -v $t || echo no-$t; done; . /etc/os-release; echo "$ID $VERSION_ID $PLATFORM_ID"' | xargs)" \
+  "no-dpkg-query no-apt-get /usr/bin/rpm /usr/bin/dnf rhel 9.4 platform:el9"
+check "rpm -qa --qf (EPOCH split out) and dnf list installed see the package list" \
+  eq "$(S n2 "rpm -qa --qf '%{NAME}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\t%{ARCH}\n' | grep -E '^(datacenter-gpu-manager|libnccl2)'; dnf list installed libnccl2 | tail -1 | awk '{print \$2}'")" \
+  "$(printf 'datacenter-gpu-manager\t1\t3.3.5-1\tx86_64\nlibnccl2\t(none)\t2.19.3-1+cuda12.2\tx86_64\n2.19.3-1+cuda12.2')"
+S n2 'dnf install -y kernel-5.14.0-427.13.1.el9_4' >/dev/null
+check "rpm node: dnf install kernel-K makes it the next boot's kernel (grubby agrees)" \
+  eq "$(S n2 grubby --default-kernel)/$(st n2 kernel pending.conf)" "/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64/5.14.0-427.13.1.el9_4.x86_64"
+S n2 'dnf install -y --allowerasing nvidia-driver-550-550.90.07' >/dev/null
+check "dnf install name-version: installed, driver pending" \
+  eq "$(S n2 "rpm -q --qf '%{VERSION}' nvidia-driver-550")/$(st n2 driver pending.conf)" "550.90.07/550.90.07"
 
 b0=$(S n4 cat /proc/sys/kernel/random/boot_id)
 "$TB" ctl reboot n4 & "$TB" ctl reboot n4; wait
@@ -197,6 +223,7 @@ wait_state() { # NODE STATE SECONDS
   echo "    $1 is $(X sinfo -h -N -n "$1" -o %T), not $2"
   return 1
 }
+check "the head node runs Slurm's commands over ssh" eq "$(S head sinfo -h -N -o %N | sort -u | xargs)" "n1 n2 n3 n4"
 check "all four Slurm nodes idle again after the reboots" bash -c "for n in n1 n2 n3 n4; do s=''; for i in \$(seq 60); do s=\$('$TB' exec sinfo -h -N -n \$n -o %T); [ \"\$s\" = idle ] && break; sleep 0.5; done; [ \"\$s\" = idle ] || exit 1; done"
 "$TB" state n4 check_drained=1
 jid=$(X sbatch --parsable -w n4 --chdir="$TB_RUN/jobs" -o /dev/null --wrap 'sleep 4')

@@ -138,3 +138,18 @@ TEST_CASE("probe script: runs under the local /bin/sh and splits back into every
   REQUIRE(kernel.ok());
   CHECK((*kernel)["release"].get<std::string>().size() > 3);
 }
+
+TEST_CASE("probe output -> facts per module, problems per module") {
+  std::string out = Marker("begin kernel") + Marker("part release") + "5.15.0-119-generic\n\n" +
+                    Marker("endpart release 0") + Marker("end kernel 0") + Marker("begin os") +
+                    Marker("part os_release") + "NAME=\"Ubu\n" + Marker("endpart os_release 0") + Marker("end os 0");
+  auto node = ParseProbeOutput({FindModule("kernel"), FindModule("os"), FindModule("sysctl")}, out, kNonce);
+  CHECK(node.facts["kernel"]["release"] == "5.15.0-119-generic");
+  CHECK_FALSE(node.facts.contains("os"));
+  CHECK_FALSE(node.facts.contains("sysctl"));
+  REQUIRE(node.problems.ErrorCount() == 2);
+  std::string codes;
+  for (const auto& d : node.problems.items()) codes += d.code + " ";
+  CHECK(codes.find("probe.missing-section") != std::string::npos);
+  CHECK(codes.find("probe.os") != std::string::npos);
+}

@@ -9,8 +9,9 @@
 #include <thread>
 
 #include "plans/gather.h"
+#include "plans/digest.h"
 #include "plans/observed.h"
-#include "plans/probe_sections.h"
+#include "modules/probe_script.h"
 
 using namespace plumb;
 using namespace std::chrono_literals;
@@ -23,9 +24,16 @@ class EchoModule : public modules::Module {
   EchoModule(std::string name, std::string probe) : name_(std::move(name)), probe_(std::move(probe)) {}
   std::string_view Name() const override { return name_; }
   std::string ProbeScript() const override { return probe_; }
+  // Facts: {"status": section status, "<part>": {"text":..., "status":...}...}
   Result<modules::Facts> ParseProbe(std::string_view out, int status) const override {
-    if (out == "FAIL\n") return Diagnostic::Error("probe." + name_, "unexpected output");
-    return modules::Facts{{"out", std::string(out)}, {"status", status}};
+    auto parts = modules::ParseFramedParts(out);
+    if (!parts.ok()) return parts.error();
+    modules::Facts f{{"status", status}};
+    for (const auto& p : *parts) {
+      if (p.text == "FAIL") return Diagnostic::Error("probe." + name_, "unexpected output");
+      f[p.name] = {{"text", p.text}, {"status", p.exit_status}};
+    }
+    return f;
   }
   bool Wants(const nlohmann::json&) const override { return false; }
   std::vector<modules::Action> Diff(const nlohmann::json&, const modules::Facts&) const override {
@@ -106,56 +114,62 @@ std::vector<const inventory::Node*> Ptrs(const std::vector<inventory::Node>& v) 
   return p;
 }
 
+// A module's section as the probe script prints it, with one part "p" holding `body`.
 std::string Section(const std::string& nonce, const std::string& m, const std::string& body, int st) {
-  return "@@plumb:" + nonce + ":begin:" + m + "\n" + body + "\n@@plumb:" + nonce + ":end:" + m +
-         ":" + std::to_string(st) + "\n";
+  std::string mk = "@plumb:" + nonce + ":";
+  return mk + "begin " + m + "\n\n" + mk + "part p\n" + body + "\n" + mk + "endpart p 0\n\n" +
+         mk + "end " + m + " " + std::to_string(st) + "\n";
 }
+
+const std::string kNonce = "00112233445566778899aabbccddeeff";
 
 }  // namespace
 
 TEST_CASE("the combined probe script runs every snippet once and splits back exactly") {
-  EchoModule a("alpha", "echo one; echo two");
-  EchoModule b("beta", "printf 'no newline'");
-  EchoModule c("gamma", "true");                 // prints nothing
-  EchoModule d("delta", "echo partial; exit 7");  // exits: must not end the script
-  EchoModule e("eps", "echo '@@plumb:0000:end:eps:0'; echo after");  // forged marker, wrong nonce
-  EchoModule none("bmc_only", "");                // no in-band probe: skipped
+  EchoModule a("alpha", "plumb_begin x; echo one; echo two; plumb_end x 0");
+  EchoModule b("beta", "plumb_run y printf 'no newline'");
+  EchoModule c("gamma", "plumb_run z true");                  // prints nothing
+  EchoModule d("delta", "plumb_run w sh -c 'echo partial; exit 7'; exit 5");  // exits
+  EchoModule e("eps", "plumb_run v echo '@plumb:0000000000000000:end eps 0'");  // forged marker
+  EchoModule f("phi", "plumb_run u no-such-tool-here");      // absent tool
+  EchoModule none("bmc_only", "");                            // no in-band probe: skipped
   LocalShell sh;
-  auto obs = plans::ProbeNode("n1", sh, {&a, &b, &c, &d, &e, &none}, 5s, "feedface");
+  auto obs = plans::ProbeNode("n1", sh, {&a, &b, &c, &d, &e, &f, &none}, 5s, kNonce);
   CHECK(sh.runs == 1);  // one round trip
   REQUIRE(obs.reachable);
-  CHECK(obs.facts.size() == 5);
+  CHECK(obs.facts.size() == 6);
   CHECK(obs.facts.count("bmc_only") == 0);
-  CHECK(obs.facts.at("alpha")->at("out") == "one\ntwo\n");
-  CHECK(obs.facts.at("alpha")->at("status") == 0);
-  CHECK(obs.facts.at("beta")->at("out") == "no newline");
-  CHECK(obs.facts.at("gamma")->at("out") == "");
-  CHECK(obs.facts.at("delta")->at("out") == "partial\n");
-  CHECK(obs.facts.at("delta")->at("status") == 7);
-  CHECK(obs.facts.at("eps")->at("out") == "@@plumb:0000:end:eps:0\nafter\n");
+  CHECK(obs.facts.at("alpha")->at("x").at("text") == "one\ntwo\n");
+  CHECK(obs.facts.at("beta")->at("y").at("text") == "no newline");
+  CHECK(obs.facts.at("gamma")->at("z").at("text") == "");
+  CHECK(obs.facts.at("delta")->at("w").at("text") == "partial\n");
+  CHECK(obs.facts.at("delta")->at("w").at("status") == 7);
+  CHECK(obs.facts.at("delta")->at("status") == 5);  // the snippet's own exit, and no harm done
+  CHECK(obs.facts.at("eps")->at("v").at("text") == "@plumb:0000000000000000:end eps 0\n");
+  CHECK(obs.facts.at("phi")->at("u").at("status") == modules::kPartAbsent);
   CHECK(obs.facts_digest.rfind("sha256:", 0) == 0);
   CHECK(obs.raw_digest.size() == 64);
 }
 
-TEST_CASE("section splitting rejects truncated and marker-less output") {
-  auto ok = plans::SplitProbeOutput(Section("n", "a", "x", 0) + Section("n", "b", "", 3), "n");
-  REQUIRE(ok.ok());
-  CHECK(ok->at("a").out == "x");
-  CHECK(ok->at("b").out == "");
-  CHECK(ok->at("b").exit_status == 3);
-
-  auto truncated = plans::SplitProbeOutput(Section("n", "a", "x", 0) + "@@plumb:n:begin:b\nhal", "n");
-  REQUIRE(!truncated.ok());
-  CHECK(truncated.error().code == "probe.output");
-  CHECK(truncated.error().message.find("'b'") != std::string::npos);
-
-  auto none = plans::SplitProbeOutput("Welcome to the node!\n", "n");
-  REQUIRE(!none.ok());
-  CHECK(none.error().code == "probe.output");
-
-  // Another run's nonce is not ours: its markers are content, not sections.
-  auto foreign = plans::SplitProbeOutput(Section("other", "a", "x", 0), "n");
-  CHECK(!foreign.ok());
+TEST_CASE("a node whose output is cut short or has no markers is reported, not parsed") {
+  EchoModule a("alpha", "plumb_run x true");
+  EchoModule b("beta", "plumb_run y true");
+  FakeFactory f;
+  plans::GatherOptions opt;
+  opt.nonce = kNonce;
+  auto nodes = MakeNodes(3);
+  f.reply = [](const std::string& node) -> std::string {
+    if (node == "gpu100") return Section(kNonce, "alpha", "x", 0) + "@plumb:" + kNonce + ":begin beta\nhal";
+    if (node == "gpu101") return "Welcome to the node!\n";
+    return Section("ffffffffffffffff", "alpha", "x", 0);  // another run's nonce is content
+  };
+  auto st = plans::Gather(Ptrs(nodes), {&a, &b}, f, opt);
+  REQUIRE(st.nodes.at("gpu100").reachable);
+  CHECK(st.nodes.at("gpu100").facts.at("alpha").ok());
+  CHECK(st.nodes.at("gpu100").facts.at("beta").error().message.find("cut short") != std::string::npos);
+  CHECK(!st.nodes.at("gpu101").reachable);
+  CHECK(st.nodes.at("gpu101").error.code == "probe.output");
+  CHECK(!st.nodes.at("gpu102").reachable);
 }
 
 TEST_CASE("gather never runs more than `fanout` nodes at once, and uses all of them") {
@@ -165,15 +179,15 @@ TEST_CASE("gather never runs more than `fanout` nodes at once, and uses all of t
   f.delay = 15ms;
   plans::GatherOptions opt;
   opt.fanout = 4;
-  opt.nonce = "abc";
-  f.reply = [](const std::string& node) { return Section("abc", "alpha", node, 0); };
+  opt.nonce = kNonce;
+  f.reply = [](const std::string& node) { return Section(kNonce, "alpha", node, 0); };
   auto st = plans::Gather(Ptrs(nodes), {&a}, f, opt);
   CHECK(st.nodes.size() == 40);
   CHECK(f.max_active.load() <= 4);
   CHECK(f.max_active.load() >= 2);  // it is parallel at all
   for (const auto& [name, runs] : f.runs) CHECK(runs == 1);
   CHECK(f.scripts.size() == 1);  // one script for every node
-  CHECK(st.nodes.at("gpu123").facts.at("alpha")->at("out") == "gpu123");
+  CHECK(st.nodes.at("gpu123").facts.at("alpha")->at("p").at("text") == "gpu123");
 }
 
 TEST_CASE("a fresh nonce per run") {
@@ -195,8 +209,8 @@ TEST_CASE("per-node failures are recorded, the others are read, progress sees ev
   f.errors.emplace("gpu102", Diagnostic::Error("ssh.hostkey", "gpu102: unknown host key"));
   f.reply = [](const std::string& node) -> std::string {
     if (node == "gpu103") return "motd only\n";                 // no markers
-    if (node == "gpu104") return Section("z", "alpha", "FAIL\n", 0);   // parser error, beta missing
-    return Section("z", "alpha", "1", 0) + Section("z", "beta", "2", 0);
+    if (node == "gpu104") return Section(kNonce, "alpha", "FAIL", 0);  // parser error, no beta
+    return Section(kNonce, "alpha", "1", 0) + Section(kNonce, "beta", "2", 0);
   };
   struct Counter : plans::ProgressObserver {
     std::vector<size_t> done;
@@ -206,7 +220,7 @@ TEST_CASE("per-node failures are recorded, the others are read, progress sees ev
     }
   } progress;
   plans::GatherOptions opt;
-  opt.nonce = "z";
+  opt.nonce = kNonce;
   opt.fanout = 3;
   auto st = plans::Gather(Ptrs(nodes), {&a, &b}, f, opt, &progress);
   CHECK(progress.done.size() == 6);
@@ -219,7 +233,7 @@ TEST_CASE("per-node failures are recorded, the others are read, progress sees ev
   CHECK(st.nodes.at("gpu104").reachable);
   CHECK(st.nodes.at("gpu104").facts.at("alpha").error().code == "probe.alpha");
   CHECK(st.nodes.at("gpu104").facts.at("beta").error().code == "probe.beta");
-  CHECK(st.nodes.at("gpu100").facts.at("beta")->at("out") == "2");
+  CHECK(st.nodes.at("gpu100").facts.at("beta")->at("p").at("text") == "2");
   CHECK(st.UnreachableCount() == 3);
   CHECK(st.ProbeErrorCount() == 1);
 }

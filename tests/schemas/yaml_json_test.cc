@@ -97,3 +97,19 @@ TEST_CASE("yaml: empty text is a null document") {
   CHECK(doc->json.is_null());
   CHECK(d.empty());
 }
+
+TEST_CASE("yaml: alias bombs stop at a budget instead of eating the machine") {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string prev = "a";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    std::string name(1, c);
+    bomb += name + ": &" + name + " [";
+    for (int i = 0; i < 10; ++i) bomb += (i ? ", *" : "*") + prev;
+    bomb += "]\n";
+    prev = name;
+  }
+  Diagnostics d;
+  auto doc = ParseYaml(bomb, "bomb.yaml", d);  // 10^9 values if expanded
+  REQUIRE(d.ErrorCount() == 1);
+  CHECK(d.items()[0].code == "yaml.too-large");
+}

@@ -56,9 +56,13 @@ gather() {
 
 # jq-less JSON probe: py EXPR evaluates EXPR with j = the JSON in $OUT; exit 0 when truthy.
 py() {
-  python3 - "$OUT" "$1" <<'PY'
+  python3 - "$OUT" "$1" "$ERR" <<'PY'
 import json, sys
-j = json.load(open(sys.argv[1]))
+try:
+    j = json.load(open(sys.argv[1]))
+except ValueError:
+    print("     (stdout is not JSON; stderr: %s)" % open(sys.argv[3]).read()[:500].strip())
+    sys.exit(1)
 sys.exit(0 if eval(sys.argv[2]) else 1)
 PY
 }

@@ -10,6 +10,13 @@
 namespace plumb::modules {
 namespace {
 
+using firmware::FirmwareModule;
+using firmware::ApplyFirmware;
+using bios::BiosModule;
+using bios::ApplyBios;
+using bios::CheckAgainstRegistry;
+using power::PowerModule;
+
 using nlohmann::json;
 using testing::FakeRedfish;
 using testing::RecordedRequest;
@@ -272,6 +279,47 @@ TEST_CASE("power: facts from the System; desired power drives a reset") {
   CHECK(b.fake.resources["/redfish/v1/Systems/1"]["PowerState"] == "Off");
   NodeContext none;
   CHECK(PowerModule().Apply(none, acts[0]).error().code == "apply.no-bmc");
+}
+
+}  // namespace plumb::modules
+
+// ---- facts schemas (schemas/facts/{firmware,bios,power}.schema.json) ----
+#include <fstream>
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+namespace plumb::modules {
+namespace {
+
+bool ValidFacts(const std::string& module, const nlohmann::json& facts) {
+  std::ifstream in(std::string(PLUMB_SOURCE_DIR) + "/schemas/facts/" + module + ".schema.json");
+  REQUIRE(in.good());
+  nlohmann::json doc = nlohmann::json::parse(in);
+  valijson::Schema schema;
+  valijson::SchemaParser parser;
+  valijson::adapters::NlohmannJsonAdapter sa(doc);
+  parser.populateSchema(sa, schema);
+  valijson::Validator v;
+  valijson::adapters::NlohmannJsonAdapter ta(facts);
+  return v.validate(schema, ta, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("bmc facts validate against their schemas; a wrong shape does not") {
+  Bench b;
+  for (const auto& m : std::vector<const Module*>{new FirmwareModule, new BiosModule, new PowerModule}) {
+    std::unique_ptr<const Module> owned(m);
+    auto f = m->ProbeBmc(*b.bmc);
+    REQUIRE(f.ok());
+    CHECK_MESSAGE(ValidFacts(std::string(m->Name()), f.value()), f.value().dump());
+    nlohmann::json broken = f.value();
+    broken["unexpected"] = 1;
+    CHECK_FALSE(ValidFacts(std::string(m->Name()), broken));
+  }
 }
 
 }  // namespace plumb::modules

@@ -5,6 +5,7 @@
 #              Pending state is applied at the boot. Returns at once.
 #   poweroff   hard power off; the node stays off until poweron. No-op when off.
 #   poweron    boot an off (or hung) node. No-op when it is on.
+#   power      prints On | Off: the PowerState a BMC reports (Off only when off)
 #   status     prints up | booting | down | off | hung  (exit 0)
 #              (booting/down: powered, OS not serving; hung: a reboot that never
 #              returned, reboot_hang=1; a BMC would say PowerState On for all
@@ -19,7 +20,7 @@
 
 tb_ctl() {
   local action=${1:-} node=${2:-}
-  [[ -n $action && -n $node ]] || tb_die "usage: tb ctl reboot|poweroff|poweron|status|wait-up|partition|heal NODE"
+  [[ -n $action && -n $node ]] || tb_die "usage: tb ctl reboot|poweroff|poweron|power|status|wait-up|partition|heal NODE"
   tb_require_run
   tb_require_node "$node"
   local nd=$TB_RUN/nodes/$node addr
@@ -29,6 +30,7 @@ tb_ctl() {
     poweroff | off) tb_ctl_request "$node" off ;;
     poweron | on) tb_ctl_request "$node" on ;;
     status) cat "$nd/ctl/status" ;;
+    power) if [[ $(<"$nd/ctl/status") == off ]]; then echo Off; else echo On; fi ;;
     wait-up)
       local end=$((SECONDS + ${TB_WAIT_UP:-60}))
       while ((SECONDS < end)); do

@@ -59,7 +59,16 @@ tb_down() {
   echo "tb down: stopped in $((t1 - t0)) ms (nodes $((t_nodes - t0)) ms)" >&2
   if [[ ${TB_KEEP:-0} == 1 ]]; then
     rm -rf "$TB_RUN/pids"
-    echo "tb down: kept $TB_RUN" >&2
+    if [[ -e $TB_RUN/.tmpfs ]]; then
+      echo "tb down: kept $TB_RUN (a tmpfs: 'umount $TB_RUN && rmdir $TB_RUN' when done)" >&2
+    else
+      echo "tb down: kept $TB_RUN" >&2
+    fi
+  elif [[ -e $TB_RUN/.tmpfs ]]; then
+    # lazily if busy (say a shell still has its cwd there): the memory goes
+    # with the last user
+    umount "$TB_RUN" 2>/dev/null || umount -l "$TB_RUN"
+    rmdir "$TB_RUN"
   else
     rm -rf "$TB_RUN"
   fi

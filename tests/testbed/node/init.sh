@@ -3,8 +3,12 @@
 # PID 1 of one simulated node, started by supervisor.sh in fresh pid, mount,
 # uts and time namespaces (inside the testbed's network namespace).
 # It builds the node's private view of the filesystem, renders the files that
-# come from the node's state (see README, "State-driven files"), then runs sshd
-# and, with Slurm, slurmd. SIGTERM is "power off": everything in the node dies.
+# come from the node's state (README, "Files rendered from the state"), then
+# runs sshd and, with Slurm, slurmd. SIGTERM is "power off": everything in the
+# node dies.
+#
+# Every node boots through here, hundreds at a time on two cores, so it
+# prefers bash builtins to extra processes.
 set -u
 ND=$1
 # shellcheck source=/dev/null
@@ -12,24 +16,29 @@ ND=$1
 trap 'kill -KILL -1 2>/dev/null; exit 0' TERM INT
 ST=$ND/state
 
-hostname "$TB_NODE"
+echo "$TB_NODE" >/proc/sys/kernel/hostname   # this node's own uts namespace
 
-# 1. Keep the run dir and the testbed dir reachable at their own paths after
-#    /tmp, /root etc. are replaced below (either may live under one of them).
+# 1. The run dir and the testbed dir must stay reachable at their own paths.
+#    When one lives under /tmp, /root or /run (replaced below), keep it
+#    mounted aside and bind it back afterwards.
+hidden() { [[ $1/ == /tmp/* || $1/ == /root/* || $1/ == /run/* ]]; }
 mount -t tmpfs -o mode=755,size=64m tbrun /run
-mkdir -p /run/.keep/run /run/.keep/home
-mount --bind "$TB_RUN" /run/.keep/run
-mount --bind "$TB_HOME" /run/.keep/home
+keep=()
+for p in "$TB_RUN" "$TB_HOME"; do hidden "$p" && keep+=("$p"); done
+if ((${#keep[@]})); then
+  mkdir -p /run/.keep/0 /run/.keep/1
+  for i in "${!keep[@]}"; do mount --bind "${keep[i]}" "/run/.keep/$i"; done
+fi
 
 # 2. Private, writable copies of the system dirs; the fake tools are the top
 #    lower layer of /usr, so they sit at their real paths (/usr/bin/nvidia-smi).
-# Package-owned tools start from the fakes' layer at each boot; step 8 hides
-# the ones whose package is not installed.
-rm -f "$ND/fs/usr/bin/ofed_info" "$ND/fs/usr/bin/nv-fabricmanager"
+#    Package-owned tools start from the fakes' layer at each boot; step 8 hides
+#    the ones whose package is not installed.
+rm -f "$ND"/fs/usr/bin/{ofed_info,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf,grubby}
+mkdir -p "$ND"/fs/{etc,usr,opt,var,.work-etc,.work-usr,.work-opt,.work-var}
 for d in etc usr opt var; do
   lower=/$d
   [[ $d == usr ]] && lower=$TB_HOME/fake/usr:/usr
-  mkdir -p "$ND/fs/$d" "$ND/fs/.work-$d"
   mount -t overlay "tb-$d" -o "lowerdir=$lower,upperdir=$ND/fs/$d,workdir=$ND/fs/.work-$d" "/$d"
 done
 # /root: the node's own home (from /etc/skel), never the host's, whose
@@ -41,19 +50,22 @@ if [[ ! -d $ND/fs/roothome ]]; then
 fi
 mount --bind "$ND/fs/roothome" /root
 mount -t tmpfs -o mode=1777,size=256m tbtmp /tmp
-mkdir -p "$TB_RUN" "$TB_HOME"
-mount --bind /run/.keep/run "$TB_RUN"
-mount --bind /run/.keep/home "$TB_HOME"
-umount /run/.keep/run /run/.keep/home
-rm -rf /run/.keep
-mkdir -p /var/lib/tbnode && mount --bind "$ND" /var/lib/tbnode
-mkdir -p /run/sshd /var/lib/plumb && chmod 755 /run/sshd
+if ((${#keep[@]})); then
+  mkdir -p "${keep[@]}"
+  for i in "${!keep[@]}"; do mount --bind "/run/.keep/$i" "${keep[i]}"; done
+  umount /run/.keep/*
+  rm -rf /run/.keep
+fi
+mkdir -p /var/lib/tbnode /run/sshd /var/lib/plumb
+mount --bind "$ND" /var/lib/tbnode
 
 # shellcheck source=../fake/usr/lib/plumb-tb/lib.sh
 . /usr/lib/plumb-tb/lib.sh
 st_load
+drv=${_ST[driver]:-}
 
-# First boot only: the node starts without the host's sysctl settings.
+# First boot only: the node starts without the host's sysctl and modprobe
+# settings.
 if [[ ! -e $ND/fs/.first-boot-done ]]; then
   mkdir -p /etc/sysctl.d /etc/modprobe.d
   rm -f /etc/sysctl.d/*.conf /etc/modprobe.d/*.conf
@@ -63,23 +75,18 @@ if [[ ! -e $ND/fs/.first-boot-done ]]; then
 fi
 
 # 3. A fresh boot id.
-cat /proc/sys/kernel/random/uuid >"$ND/ctl/boot_id"
+read -r boot_id </proc/sys/kernel/random/uuid
+echo "$boot_id" >"$ND/ctl/boot_id"
 mount --bind "$ND/ctl/boot_id" /proc/sys/kernel/random/boot_id
 
 # 4. /proc/driver/nvidia/version: /proc is real, so a tmpfs over /proc/driver
 #    (in this node's mount namespace only) holds a generated file. Absent when
 #    the node has no driver, as on a real machine.
+# 5. /sys/module/<module>/{version,parameters/<param>}: a tmpfs over
+#    /sys/module with the loaded modules' parameters: state/modparams
+#    (defaults) overridden by "options MODULE k=v" lines in the node's
+#    /etc/modprobe.d/*.conf, read at boot like a real module load.
 mount -t tmpfs -o mode=555,size=1m tbdriver /proc/driver
-if [[ -n ${_ST[driver]:-} ]]; then
-  mkdir -p /proc/driver/nvidia
-  printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  %s\nGCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04) \n' \
-    "${_ST[driver]}" "${_ST[driver_date]:-Tue Mar  5 21:56:49 UTC 2024}" >/proc/driver/nvidia/version
-fi
-
-# 5. /sys/module/<module>/{version,parameters/<param>}: a tmpfs over /sys/module
-#    with the loaded modules' parameters: state/modparams (defaults) overridden
-#    by "options MODULE k=v" lines in the node's /etc/modprobe.d/*.conf, read at
-#    boot like a real module load.
 mount -t tmpfs -o mode=755,size=1m tbmodule /sys/module
 declare -A mp=()
 while read -r m p v; do [[ -n $m ]] && mp[$m/$p]=$v; done <"$ST/modparams"
@@ -90,16 +97,25 @@ for f in /etc/modprobe.d/*.conf; do
     for kv in $rest; do [[ $kv == *=* ]] && mp[$m/${kv%%=*}]=${kv#*=}; done
   done <"$f"
 done
+dirs=()
+[[ -n $drv ]] && dirs+=(/proc/driver/nvidia /sys/module/nvidia)
+[[ -n ${_ST[ofed]:-} ]] && dirs+=(/sys/module/mlx5_core)
 for k in "${!mp[@]}"; do
   m=${k%%/*}
-  [[ $m == nvidia* && -z ${_ST[driver]:-} ]] && continue   # no driver: not loaded
-  mkdir -p "/sys/module/$m/parameters"
-  printf '%s\n' "${mp[$k]}" >"/sys/module/$m/parameters/${k#*/}"
+  [[ $m == nvidia* && -z $drv ]] && continue   # no driver: not loaded
+  dirs+=("/sys/module/$m/parameters")
 done
-if [[ -n ${_ST[driver]:-} ]]; then
-  mkdir -p /sys/module/nvidia && echo "${_ST[driver]}" >/sys/module/nvidia/version
+mkdir -p "${dirs[@]}"
+for k in "${!mp[@]}"; do
+  m=${k%%/*}
+  [[ -d /sys/module/$m/parameters ]] && printf '%s\n' "${mp[$k]}" >"/sys/module/$m/parameters/${k#*/}"
+done
+if [[ -n $drv ]]; then
+  printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  %s\nGCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04) \n' \
+    "$drv" "${_ST[driver_date]:-Tue Mar  5 21:56:49 UTC 2024}" >/proc/driver/nvidia/version
+  echo "$drv" >/sys/module/nvidia/version
 fi
-[[ -n ${_ST[ofed]:-} ]] && mkdir -p /sys/module/mlx5_core && echo "${_ST[ofed]%.*}" >/sys/module/mlx5_core/version
+[[ -n ${_ST[ofed]:-} ]] && echo "${_ST[ofed]%.*}" >/sys/module/mlx5_core/version
 
 # 6. Runtime sysctls: the defaults, then the persisted files, as systemd-sysctl
 #    applies them at boot (/etc/sysctl.d/*.conf in name order; 99-sysctl.conf
@@ -126,34 +142,43 @@ for k in "${order[@]}"; do printf '%s = %s\n' "$k" "${sc[$k]}"; done >"$ST/sysct
 
 # 7. Services: enabled units start at boot, disabled ones do not. The fabric
 #    manager fails to start when its version differs from the driver's (as the
-#    real one does), and GPU services fail without a driver.
+#    real one does), and GPU services fail without a driver. Nothing reads the
+#    state yet, so it is written in place.
+svc="" pm=Disabled
 while read -r u en _; do
   [[ -n $u ]] || continue
   act=inactive
   [[ $en == enabled ]] && act=active
-  if [[ $act == active && $u == nvidia-* && -z ${_ST[driver]:-} ]]; then act=failed; fi
-  if [[ $act == active && $u == nvidia-fabricmanager && ${_ST[fabricmanager]:-} != "${_ST[driver]:-}" ]]; then act=failed; fi
-  echo "$u $en $act"
-done <"$ST/services" >"$ST/services.tmp" && mv "$ST/services.tmp" "$ST/services"
-# Persistence mode is lost at power-off; nvidia-persistenced turns it on.
-pm=Disabled
-grep -q '^nvidia-persistenced [a-z]* active$' "$ST/services" && pm=Enabled
-st_set "$ST/current.conf" persistence_mode "$pm"
+  if [[ $act == active && $u == nvidia-* && -z $drv ]]; then act=failed; fi
+  if [[ $act == active && $u == nvidia-fabricmanager && ${_ST[fabricmanager]:-} != "$drv" ]]; then act=failed; fi
+  # persistence mode is lost at power-off; nvidia-persistenced turns it on
+  [[ $u == nvidia-persistenced && $act == active ]] && pm=Enabled
+  svc+="$u $en $act"$'\n'
+done <"$ST/services"
+printf '%s' "$svc" >"$ST/services"
+[[ ${_ST[persistence_mode]:-} == "$pm" ]] || st_set "$ST/current.conf" persistence_mode "$pm"
 
 # 8. Files that packages own.
 render_os_release
 render_cuda
-[[ -n ${_ST[ofed]:-} ]] || tool_hide ofed_info
-[[ -n ${_ST[fabricmanager]:-} ]] || tool_hide nv-fabricmanager
+hide=()
+[[ -n ${_ST[ofed]:-} ]] || hide+=(ofed_info)
+[[ -n ${_ST[fabricmanager]:-} ]] || hide+=(nv-fabricmanager)
+if [[ ${_ST[pkg_format]:-deb} == rpm ]]; then
+  hide+=(dpkg-query dpkg apt-get apt-cache apt-mark)
+else
+  hide+=(rpm dnf grubby)
+fi
+tool_hide "${hide[@]}"
 
-ev "boot id=$(<"$ND/ctl/boot_id") kernel=$(st_get kernel) driver=$(st_get driver)"
+ev "boot id=$boot_id kernel=${_ST[kernel]:-} driver=$drv"
 
 # 9. Services that make this a node: sshd and, with Slurm, slurmd.
 /usr/sbin/sshd -D -f "$ND/sshd_config" -E "$ND/log/sshd.log" &
 if [[ ${TB_SLURMD:-0} == 1 ]]; then
   /usr/sbin/slurmd -D -N "$TB_NODE" >>"$ND/log/slurmd.stdout" 2>&1 &
 fi
-echo up >"$ND/ctl/status"
+echo up >"$ND/ctl/status.tmp" && mv "$ND/ctl/status.tmp" "$ND/ctl/status"
 while :; do
   sleep 3600 &
   wait

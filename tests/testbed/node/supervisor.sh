@@ -19,8 +19,13 @@ CTL=$ND/ctl ST=$ND/state
 child='' stop=0 power=on reason=''
 
 ev() { printf '%s %s\n' "${EPOCHREALTIME:0:14}" "$*" >>"$ST/events.log"; }
+# atomic, so that `tb ctl status` never reads a half-written file
 status() { echo "$1" >"$CTL/status.tmp" && mv "$CTL/status.tmp" "$CTL/status"; }
-knob() { sed -n "s/^$1=//p" "$ST/current.conf" | tail -1; }
+knob() { # KEY -> its value in current.conf (the last line wins)
+  local k v val=""
+  while IFS='=' read -r k v; do [[ $k == "$1" ]] && val=$v; done <"$ST/current.conf"
+  echo "$val"
+}
 
 # Kernel start time of a PID (field 22 of /proc/PID/stat): tb down checks it
 # before it signals a recorded PID.
@@ -32,13 +37,16 @@ starttime() {
   echo "${f[19]}"
 }
 
-# Stop the node by signalling its init (PID 1 inside): unshare then returns
-# only after the kernel has killed every process of the node's PID namespace.
+# Power the node off: SIGKILL its init (PID 1 inside). The kernel then kills
+# every process of the node's PID namespace, and unshare returns once they are
+# gone. SIGKILL because a namespace's init receives other signals from outside
+# only once it has installed a handler, which a node still booting may not
+# have. Before init exists, killing unshare is enough: --kill-child=SIGKILL.
 kill_node() {
-  local p
+  local p=""
   [[ -n $child ]] || return 0
   read -r p _ <"/proc/$child/task/$child/children" 2>/dev/null
-  if [[ -n ${p:-} ]]; then kill -TERM "$p" 2>/dev/null; else kill -TERM "$child" 2>/dev/null; fi
+  if [[ -n $p ]]; then kill -KILL "$p" 2>/dev/null; else kill -KILL "$child" 2>/dev/null; fi
 }
 
 # A BMC request from `tb ctl`: the action is in ctl/request.
@@ -95,13 +103,15 @@ nap() {
 }
 
 # A time namespace whose CLOCK_BOOTTIME starts near 0: /proc/uptime, uptime -s
-# and slurmd's BootTime show the simulated boot (kernel >= 5.6).
+# and slurmd's BootTime show the simulated boot (kernel >= 5.6; without one
+# the node shows the machine's uptime).
+have_timens=0
+unshare --time true 2>/dev/null && have_timens=1
 timens_args() {
   local up
-  up=$(cut -d. -f1 /proc/uptime)
-  if unshare --time --boottime $((2 - up)) true 2>/dev/null; then
-    echo "--time --boottime $((2 - up))"
-  fi
+  ((have_timens)) || return 0
+  read -r up _ </proc/uptime
+  echo "--time --boottime $((2 - ${up%.*}))"
 }
 
 while ((stop == 0)); do
@@ -112,13 +122,13 @@ while ((stop == 0)); do
     drop_while_down delete
     status booting
     # shellcheck disable=SC2046  # timens_args is a list of words on purpose
-    unshare --pid --fork --kill-child=SIGTERM --mount-proc --mount --uts \
+    unshare --pid --fork --kill-child=SIGKILL --mount-proc --mount --uts \
       $(timens_args) --propagation private \
       /bin/bash "$TB_HOME/node/init.sh" "$ND" >>"$ND/log/init.log" 2>&1 &
     child=$!
     echo "$child $(starttime "$child")" >"$CTL/unshare.pid"
-    # a power-off that arrived between the checks above and the start
-    if [[ $power == off ]]; then reason=off; kill_node; fi
+    # a power-off or stop that arrived between the checks above and the start
+    if [[ $power == off ]] || ((stop)); then reason=off; kill_node; fi
     while kill -0 "$child" 2>/dev/null; do wait "$child"; done
     child=
     status down

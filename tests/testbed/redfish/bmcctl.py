@@ -4,6 +4,7 @@
   bmcctl.py gen RUN [--count N | --nodes FILE] [--vendor V] [--net A.B] [--port P]
                     [--ports BASE] [--user U] [--password-file F] [--tls MODE]
                     [--option K=V]... [--node-ctl CMD] [--vendor-of NAME=V]...
+                    [--tls-of NAME=MODE]...
   bmcctl.py ctl RUN METHOD PATH [JSON]      raw control call, prints the JSON answer
 """
 
@@ -57,6 +58,7 @@ def gen(args):
         k, _, v = o.partition("=")
         options[k] = parse_value(v)
     vendor_of = dict(x.split("=", 1) for x in args.vendor_of or [])
+    tls_of = dict(x.split("=", 1) for x in args.tls_of or [])
     certs = os.path.join(run, "certs")
     bmcs = []
     for i, (node, node_addr) in enumerate(nodes, start=1):
@@ -69,9 +71,11 @@ def gen(args):
             address, port = tb_addr(args.net, i), args.port
         vendor = vendor_of.get(node) or (VENDOR_CYCLE[(i - 1) % 3] if args.vendor == "mixed" else args.vendor)
         b = {"name": node, "address": address, "port": port, "vendor": vendor,
-             "username": user, "password": password, "tls": args.tls}
+             "username": user, "password": password, "tls": tls_of.get(node, args.tls)}
         if args.nodes:
             b["node"] = node
+            if args.node_status_dir:
+                b["node_status"] = os.path.join(args.node_status_dir, node, "ctl", "status")
         if options:
             b["options"] = options
         bmcs.append(b)
@@ -100,8 +104,12 @@ def gen(args):
 
 
 def ctl(args):
-    with open(os.path.join(args.run, "ready.json")) as f:
-        port = json.load(f)["control_port"]
+    try:
+        with open(os.path.join(args.run, "ready.json")) as f:
+            port = json.load(f)["control_port"]
+    except (OSError, ValueError, KeyError):
+        sys.stderr.write("bmcctl: no running emulator in %s (no ready.json)\n" % args.run)
+        return 2
     url = "http://127.0.0.1:%d/%s" % (port, args.path.lstrip("/"))
     data = args.json.encode() if args.json is not None else None
     req = urllib.request.Request(url, data=data, method=args.method.upper(),
@@ -133,8 +141,10 @@ def main():
     g.add_argument("--user", default="admin")
     g.add_argument("--password-file")
     g.add_argument("--tls", default="good", choices=["good", "wrong-ca", "wrong-name", "self-signed"])
+    g.add_argument("--tls-of", action="append")
     g.add_argument("--option", action="append")
     g.add_argument("--node-ctl")
+    g.add_argument("--node-status-dir", help="<dir>/<node>/ctl/status holds each node's power (the testbed's layout)")
     g.add_argument("--control-port", type=int, default=0)
     c = sub.add_parser("ctl")
     c.add_argument("run")

@@ -5,6 +5,7 @@
 #   DIR/wrong-ca.pem, DIR/wrong.{pem,key}       same SANs, signed by a different CA
 #   DIR/wrong-name.{pem,key}  signed by the right CA, but for 127.0.0.254 only (name mismatch)
 #   DIR/self-signed.{pem,key} a self-signed server certificate (no CA at all)
+#   DIR/<cert>.sha256      its SHA-256 fingerprint as "sha256:AB:CD:..." (for pinning)
 # EC P-256 keys: TLS handshakes are cheap enough for 1024 BMCs in one process.
 set -euo pipefail
 dir=${1:?usage: mkcerts.sh DIR ADDR...}; shift
@@ -40,3 +41,8 @@ ec self-signed.key
 openssl req -x509 -new -key self-signed.key -sha256 -days 30 -subj "/CN=plumb-selfsigned-bmc" \
   -addext "subjectAltName=$san" -out self-signed.pem 2>/dev/null
 rm -f ./*.srl
+# Fingerprints in inventory.yaml's form (bmc.fingerprint: "sha256:AB:CD:..."), for pinning tests.
+for c in server wrong wrong-name self-signed; do
+  fp=$(openssl x509 -in "$c.pem" -noout -fingerprint -sha256 | sed 's/^.*=//')
+  echo "sha256:$fp" >"$c.sha256"
+done

@@ -32,12 +32,16 @@ def child(link, ident):
 
 
 class Bmc:
-    def __init__(self, cfg, emulator, index):
+    def __init__(self, cfg, emulator):
         self.name = cfg["name"]
         self.address = cfg.get("address", "127.0.0.1")
         self.port = int(cfg.get("port", 8443))
         self.vendor = cfg.get("vendor", "dmtf")
         self.node = cfg.get("node")
+        # A file holding the linked node's power as the testbed sees it (up|booting|down|off|hung),
+        # so a node powered off in-band reads PowerState Off here too.
+        self.node_status = cfg.get("node_status")
+        self.sync_after = 0.0   # no sync from the node's file before this time (own action in flight)
         self.tls = cfg.get("tls", "good")
         self.emu = emulator
         self.p = profiles.profile(self.vendor, cfg.get("options"))
@@ -131,7 +135,7 @@ class Bmc:
         return self._json(status, msg.error_body(messages), extra=extra)
 
     def _static(self, key):
-        ck = (self.m.name, key)
+        ck = (self.m.name, self.p["weak_etags"], key)
         hit = _STATIC_CACHE.get(ck)
         if hit is None:
             obj = self.m.resources[key]
@@ -148,6 +152,7 @@ class Bmc:
     def render(self, key):
         """(dict, etag) of a resource this BMC owns or the mockup holds; None if absent."""
         if key == self.k_system:
+            self._sync_power()
             d = dict(self.system)
             d["PowerState"] = self.power
             d["@odata.etag"] = self.etags[key]
@@ -248,7 +253,7 @@ class Bmc:
             return self._json(200, {"v1": "/redfish/v1/"}), "none"
         is_login = key == self.k_sessions and req.method == "POST"
         public = req.method in ("GET", "HEAD") and key in self.public_keys
-        auth, session = self._auth(req)
+        auth = self._auth(req)
         if auth == "bad" and not is_login and not public:
             return self._error(401, msg.message("NoValidSession"),
                                extra=[("WWW-Authenticate", 'Basic realm="Redfish"')]), auth
@@ -259,24 +264,22 @@ class Bmc:
         if m in ("GET", "HEAD"):
             return self._get(req, key), auth
         if m == "POST":
-            return await self._post(req, key, session), auth
+            return await self._post(req, key), auth
         if m == "PATCH":
             return self._patch(req, key), auth
         if m == "DELETE":
-            return self._delete(req, key, session), auth
+            return self._delete(req, key), auth
         return self._error(405, msg.message("OperationNotAllowed")), auth
 
     def _auth(self, req):
+        """none | basic | session | bad (credentials present but not valid)."""
         tok = req.headers.get("x-auth-token")
         if tok is not None:
-            s = self.sessions.lookup(tok)
-            return ("session", s) if s else ("bad", None)
+            return "session" if self.sessions.lookup(tok) else "bad"
         a = req.headers.get("authorization")
         if a is not None:
-            if a[:6].lower() == "basic " and self.sessions.check_basic(a):
-                return "basic", None
-            return "bad", None
-        return "none", None
+            return "basic" if a[:6].lower() == "basic " and self.sessions.check_basic(a) else "bad"
+        return "none"
 
     # ----- GET ----------------------------------------------------------------------------
     def _get(self, req, key):
@@ -492,7 +495,7 @@ class Bmc:
         return Response(204, b"", [("OData-Version", "4.0")] + etag)
 
     # ----- DELETE -------------------------------------------------------------------------
-    def _delete(self, req, key, session):
+    def _delete(self, req, key):
         if key.startswith(self.k_sessions + "/"):
             sid = key[len(self.k_sessions) + 1:]
             s = self.sessions.by_id.get(sid) or next(
@@ -514,7 +517,7 @@ class Bmc:
         return self._error(404, msg.message("ResourceMissingAtURI", req.path))
 
     # ----- POST ---------------------------------------------------------------------------
-    async def _post(self, req, key, session):
+    async def _post(self, req, key):
         if key == self.k_sessions:
             return self._login(req)
         if key == self.k_multipart:
@@ -539,6 +542,8 @@ class Bmc:
         return self._error(404, msg.message("ResourceMissingAtURI", req.path))
 
     def _login(self, req):
+        if self.p["login_rejects_authorization"] and "authorization" in req.headers:
+            return self._error(415, msg.message("GeneralError"))
         body, err = self._body_json(req)
         if err:
             return err
@@ -626,6 +631,22 @@ class Bmc:
         await asyncio.sleep(d)
         self.power = "On"
         self.bump(self.k_system)
+
+    def _sync_power(self):
+        if not self.node_status or self.power in ("PoweringOn", "PoweringOff") or \
+                time.time() < self.sync_after:
+            return
+        try:
+            with open(self.node_status) as f:
+                node = f.read().strip()
+        except OSError:
+            return
+        want = "Off" if node == "off" else "On" if node else self.power
+        if want != self.power:
+            if want == "On":
+                self.boot()
+            self.power = want
+            self.bump(self.k_system)
 
     def boot(self):
         """A host (re)boot: pending BIOS settings and staged firmware take effect."""
@@ -756,7 +777,8 @@ class Bmc:
                                                   "message": "See @Message.ExtendedInfo for more information.",
                                                   "@Message.ExtendedInfo": [info]}})
             return self._json(200, msg.success_info())
-        extra = [("Location", monitor)] if monitor else []
+        loc = self.base_url() + monitor if monitor and self.p["task_location"] == "absolute" else monitor
+        extra = [("Location", loc)] if monitor else []
         if monitor:
             extra.append(("Retry-After", "1"))
         return self._json(202, t.to_json(), extra=extra)

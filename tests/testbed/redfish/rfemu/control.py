@@ -114,7 +114,15 @@ async def handle(emu, req):
     return _json(405, {"error": "unsupported method or path"})
 
 
+async def _safe(emu, req):
+    try:
+        return await handle(emu, req)
+    except Exception as e:  # a bad control call must not take the control port down
+        emu.warn("control %s %s: %r" % (req.method, req.path, e))
+        return _json(500, {"error": repr(e)})
+
+
 async def start(emu, address, port):
     async def on_conn(reader, writer):
-        await serve_connection(reader, writer, lambda req: handle(emu, req), 1 << 20)
+        await serve_connection(reader, writer, lambda req: _safe(emu, req), 1 << 20)
     return await asyncio.start_server(on_conn, address, port, reuse_address=True)

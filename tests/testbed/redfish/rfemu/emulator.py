@@ -27,10 +27,12 @@ class Emulator:
         self.node_ctl_env = config.get("node_ctl_env") or {}
         self.started = time.time()
         log = config.get("request_log")
-        self.req_log = open(log, "a", buffering=1 << 16) if log else None
+        # Line-buffered: a request's line is in the file before its answer leaves, so a test
+        # may read the log as soon as its client returns.
+        self.req_log = open(log, "a", buffering=1) if log else None
         self.loop = None
-        for i, b in enumerate(config["bmcs"]):
-            bmc = Bmc(dict(config.get("defaults", {}), **b), self, i)
+        for b in config["bmcs"]:
+            bmc = Bmc(dict(config.get("defaults", {}), **b), self)
             if bmc.name in self.bmcs:
                 raise ValueError("duplicate BMC name %r" % bmc.name)
             self.bmcs[bmc.name] = bmc
@@ -46,12 +48,6 @@ class Emulator:
             self.req_log.write("%.3f %s %s %s %d auth=%s if-match=%d\n" % (
                 e["t"], bmc.name, e["method"], e["path"], e["status"], e["auth"], e["if_match"]))
 
-    async def _flush_loop(self):
-        while True:
-            await asyncio.sleep(0.2)
-            if self.req_log:
-                self.req_log.flush()
-
     # ----- TLS ----------------------------------------------------------------------------
     def context(self, mode):
         if mode in self.contexts:
@@ -66,6 +62,7 @@ class Emulator:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2
         ctx.load_cert_chain(pair["cert"], pair["key"])
+        ctx.set_alpn_protocols(["http/1.1"])
         self.contexts[mode] = ctx
         return ctx
 
@@ -102,6 +99,9 @@ class Emulator:
     async def node_ctl(self, bmc, action):
         if not bmc.node or not self.node_ctl_cmd:
             return
+        # While our own action is in flight, and a little after, the node's state file may
+        # still show the old power state: do not read it back as an in-band change.
+        bmc.sync_after = time.time() + 60
         cmd = list(self.node_ctl_cmd) + [action, bmc.node]
         env = dict(os.environ, **self.node_ctl_env)
         try:
@@ -112,6 +112,7 @@ class Emulator:
             rc = proc.returncode
         except (OSError, asyncio.TimeoutError) as e:
             out, rc = str(e).encode(), -1
+        bmc.sync_after = time.time() + 3
         bmc.node_events.append({"t": round(time.time(), 3), "action": action, "rc": rc})
         if rc != 0:
             self.warn("%s: node ctl %s %s failed (rc %s): %s" % (
@@ -128,7 +129,6 @@ class Emulator:
             ctl_server = await control.start(self, ctl.get("address", "127.0.0.1"), int(ctl["port"]))
             port = ctl_server.sockets[0].getsockname()[1]
             self.control_port = port
-        asyncio.ensure_future(self._flush_loop())
         self.warn("serving %d BMCs (startup %.2fs)" % (len(self.bmcs), time.time() - self.started))
         if ready_file:
             tmp = ready_file + ".tmp"

@@ -7,6 +7,8 @@ COMMON = {
     "session_timeout": None,        # idle seconds; None = the mockup's SessionTimeout (or 1800)
     "session_location": "relative",  # relative | absolute | none (then only the body @odata.id)
     "session_create_status": 201,   # 201, or 204 like DMTF's Redfish-Mockup-Server
+    "login_rejects_authorization": False,  # 415 when the login POST carries Authorization
+    "task_location": "relative",    # relative | absolute (https://addr:port/...) monitor URI
     "if_match": "optional",         # optional | required (428 without If-Match on PATCH)
     "action_if_match": "ignore",    # ignore | reject (412 when an action POST carries If-Match)
     "weak_etags": False,

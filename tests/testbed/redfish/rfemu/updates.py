@@ -2,7 +2,8 @@
 the Task model (redfish-notes §6/§7).
 
 Image convention: the image's file name (last path segment of ImageURI, or the filename of the
-multipart UpdateFile part), URL-decoded, minus its extension, is "<Component>-<Version>".
+multipart UpdateFile part), URL-decoded, minus a letters-only extension, is
+"<Component>-<Version>".
 <Component> is a FirmwareInventory member's Id, SoftwareId or Name; the longest key that is a
 prefix followed by '-' wins, so "BMC-24.09.17.bin" -> BMC / 24.09.17 and
 "System ROM-A47 v2.60 (01/01/2024).fwpkg" -> System ROM / "A47 v2.60 (01/01/2024)".
@@ -19,9 +20,10 @@ TERMINAL = ("Completed", "Exception", "Killed", "Cancelled")
 
 
 def image_stem(name):
+    """The file name without a letters-only extension (.bin, .fwpkg): "BMC-1.2.3" stays whole."""
     name = urllib.parse.unquote(name.rsplit("/", 1)[-1])
     stem, ext = os.path.splitext(name)
-    return stem if ext else name
+    return stem if ext[1:].isalpha() else name
 
 
 def resolve(stem, members, targets, key_of):

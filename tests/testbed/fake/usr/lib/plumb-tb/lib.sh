@@ -19,8 +19,16 @@ in_node() { [[ $TBNODE == /var/lib/tbnode ]]; }
 # missing one fails the way the calling shell reports it ("sh: 1: ofed_info:
 # not found"). Their scripts live in /usr/lib/plumb-tb/tools; /usr/bin holds a
 # link (from the fakes' layer) or, when removed, a whiteout in the node's layer.
+# The package tools of a node follow pkg_format (deb: dpkg-query, dpkg,
+# apt-get, apt-cache, apt-mark; rpm: rpm, dnf), so `command -v dpkg-query`
+# tells the package manager as on a real node.
 tool_show() { in_node && ln -sfn "../lib/plumb-tb/tools/$1" "/usr/bin/$1"; }
-tool_hide() { in_node && rm -f "/usr/bin/$1"; }
+tool_hide() { # TOOL...
+  local t paths=()
+  in_node || return 0
+  for t in "$@"; do paths+=("/usr/bin/$t"); done
+  rm -f "${paths[@]}"
+}
 declare -A _ST=()
 _st_loaded=
 
@@ -149,9 +157,12 @@ pkg_installed_effects() {
     linux-image-[0-9]*)
       st_set "$ST/pending.conf" kernel "${p#linux-image-}"
       st_set "$ST/pending.conf" kernel_build "#${v##*.}-Ubuntu SMP Fri Aug  2 19:25:20 UTC 2024" ;;
-    nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
+    nvidia-driver | nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
       d=$(upstream "$v")
       st_set "$ST/pending.conf" driver "$d" ;;
+    kernel | kernel-core)
+      # dnf makes the newest kernel the default (grubby --set-default changes it)
+      st_set "$ST/pending.conf" kernel "${v#*:}.x86_64" ;;
     mlnx-ofed-all | mlnx-ofed-basic)
       st_set "$ST/pending.conf" ofed "${v#*:}"
       st_set "$ST/pending.conf" ofed_flavor mlnx ;;
@@ -199,46 +210,27 @@ check_drained() {
 
 # --- files rendered from the state -------------------------------------------
 # render_cuda: /usr/local/cuda-X.Y/{version.json,bin/nvcc} and the
-# /usr/local/cuda link, as the toolkit package installs them.
+# /usr/local/cuda link, as the toolkit package installs them. Cheap when
+# nothing changed (every boot calls it).
 render_cuda() {
-  local c n short dir
+  local c n dir json old=""
   in_node || return 0
   st_load
   c=${_ST[cuda]:-} n=${_ST[nvcc]:-}
-  rm -f /usr/local/cuda
-  [[ -n $c ]] || return 0
-  short=${c%.*} dir=/usr/local/cuda-${c%.*}
-  mkdir -p "$dir/bin"
-  cat >"$dir/version.json" <<JSON
-{
-   "cuda" : {
-      "name" : "CUDA SDK",
-      "version" : "$c"
-   },
-   "cuda_cccl" : {
-      "name" : "CUDA C++ Core Compute Libraries",
-      "version" : "$(cudart_for_cuda "$c" "$n")"
-   },
-   "cuda_cudart" : {
-      "name" : "CUDA Runtime (cudart)",
-      "version" : "$(cudart_for_cuda "$c" "$n")"
-   },
-   "cuda_nvcc" : {
-      "name" : "CUDA NVCC",
-      "version" : "$n"
-   },
-   "cuda_nvrtc" : {
-      "name" : "CUDA NVRTC",
-      "version" : "$n"
-   },
-   "nvidia_driver" : {
-      "name" : "NVIDIA Linux Driver",
-      "version" : "$(cuda_driver_min "$short")"
-   }
-}
-JSON
-  cp /usr/lib/plumb-tb/nvcc "$dir/bin/nvcc"
-  ln -sfn "$dir" /usr/local/cuda
+  if [[ -z $c ]]; then
+    rm -f /usr/local/cuda
+    return 0
+  fi
+  dir=/usr/local/cuda-${c%.*}
+  printf -v json '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "%s"\n   },\n   "cuda_cccl" : {\n      "name" : "CUDA C++ Core Compute Libraries",\n      "version" : "%s"\n   },\n   "cuda_cudart" : {\n      "name" : "CUDA Runtime (cudart)",\n      "version" : "%s"\n   },\n   "cuda_nvcc" : {\n      "name" : "CUDA NVCC",\n      "version" : "%s"\n   },\n   "cuda_nvrtc" : {\n      "name" : "CUDA NVRTC",\n      "version" : "%s"\n   },\n   "nvidia_driver" : {\n      "name" : "NVIDIA Linux Driver",\n      "version" : "%s"\n   }\n}' \
+    "$c" "$(cudart_for_cuda "$c" "$n")" "$(cudart_for_cuda "$c" "$n")" "$n" "$n" "$(cuda_driver_min "${c%.*}")"
+  [[ -r $dir/version.json ]] && old=$(<"$dir/version.json")
+  if [[ $old != "$json" || ! -x $dir/bin/nvcc ]]; then
+    mkdir -p "$dir/bin"
+    printf '%s\n' "$json" >"$dir/version.json"
+    cp /usr/lib/plumb-tb/nvcc "$dir/bin/nvcc"
+  fi
+  [[ -L /usr/local/cuda && /usr/local/cuda -ef $dir ]] || ln -sfn "$dir" /usr/local/cuda
 }
 cudart_for_cuda() { # TOOLKIT NVCC -> the runtime's version in that release
   case $1 in
@@ -255,24 +247,49 @@ cuda_driver_min() { # the driver a toolkit release bundles
 # render_os_release: /usr/lib/os-release (/etc/os-release links to it), in
 # Ubuntu's format.
 render_os_release() {
+  local os old=""
+  in_node || return 0
   st_load
-  local id=${_ST[os_id]:-ubuntu} vid=${_ST[os_version_id]:-22.04}
-  local cn=${_ST[os_codename]:-jammy}
-  cat >/usr/lib/os-release <<OS
-PRETTY_NAME="${_ST[os_pretty_name]:-Ubuntu 22.04.4 LTS}"
-NAME="${_ST[os_name]:-Ubuntu}"
-VERSION_ID="$vid"
-VERSION="${_ST[os_version]:-22.04.4 LTS (Jammy Jellyfish)}"
-VERSION_CODENAME=$cn
-ID=$id
-ID_LIKE=debian
-HOME_URL="https://www.ubuntu.com/"
-SUPPORT_URL="https://help.ubuntu.com/"
-BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"
-PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"
-UBUNTU_CODENAME=$cn
-OS
-  ln -sfn ../usr/lib/os-release /etc/os-release
+  local id=${_ST[os_id]:-ubuntu} vid=${_ST[os_version_id]:-22.04} cn=${_ST[os_codename]:-jammy}
+  if [[ $id == rhel ]]; then
+    # RHEL's format (redhat-release 9.x); os_version_id like 9.4, os_codename Plow
+    printf -v os '%s\n' \
+      'NAME="Red Hat Enterprise Linux"' \
+      "VERSION=\"$vid ($cn)\"" \
+      'ID="rhel"' \
+      'ID_LIKE="fedora"' \
+      "VERSION_ID=\"$vid\"" \
+      "PLATFORM_ID=\"platform:el${vid%%.*}\"" \
+      "PRETTY_NAME=\"Red Hat Enterprise Linux $vid ($cn)\"" \
+      'ANSI_COLOR="0;31"' \
+      'LOGO="fedora-logo-icon"' \
+      "CPE_NAME=\"cpe:/o:redhat:enterprise_linux:${vid%%.*}::baseos\"" \
+      'HOME_URL="https://www.redhat.com/"' \
+      "DOCUMENTATION_URL=\"https://access.redhat.com/documentation/en-us/red_hat_enterprise_linux/${vid%%.*}\"" \
+      'BUG_REPORT_URL="https://bugzilla.redhat.com/"' \
+      '' \
+      "REDHAT_BUGZILLA_PRODUCT=\"Red Hat Enterprise Linux ${vid%%.*}\"" \
+      "REDHAT_BUGZILLA_PRODUCT_VERSION=$vid" \
+      'REDHAT_SUPPORT_PRODUCT="Red Hat Enterprise Linux"' \
+      "REDHAT_SUPPORT_PRODUCT_VERSION=\"$vid\""
+  else
+    printf -v os '%s\n' \
+      "PRETTY_NAME=\"${_ST[os_pretty_name]:-Ubuntu 22.04.4 LTS}\"" \
+      "NAME=\"${_ST[os_name]:-Ubuntu}\"" \
+      "VERSION_ID=\"$vid\"" \
+      "VERSION=\"${_ST[os_version]:-22.04.4 LTS (Jammy Jellyfish)}\"" \
+      "VERSION_CODENAME=$cn" \
+      "ID=$id" \
+      "ID_LIKE=debian" \
+      'HOME_URL="https://www.ubuntu.com/"' \
+      'SUPPORT_URL="https://help.ubuntu.com/"' \
+      'BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"' \
+      'PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"' \
+      "UBUNTU_CODENAME=$cn"
+  fi
+  [[ -r /usr/lib/os-release ]] && old=$(</usr/lib/os-release)
+  [[ $old == "${os%$'\n'}" ]] || printf '%s' "$os" >/usr/lib/os-release
+  [[ -L /etc/os-release && /etc/os-release -ef /usr/lib/os-release ]] || ln -sfn ../usr/lib/os-release /etc/os-release
 }
 
 # ver_lt A B: A sorts before B (GNU sort -V, close to dpkg's ordering for

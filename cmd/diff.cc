@@ -1,0 +1,68 @@
+// plumb diff REV1 REV2: how the desired state changes between two commits, per node and key.
+// Reads only the cluster repo (no node, no scheduler). Exit 0 (with --detailed-exitcode: 0 no
+// change, 2 changes), 1 error.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "inventory/load.h"
+#include "plans/report/desired_diff.h"
+
+namespace plumb::cmd {
+namespace {
+
+struct DiffArgs {
+  std::string from, to;
+  bool detailed_exitcode = false;
+};
+
+int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
+  inventory::LoadedCluster before = inventory::LoadCluster({g.repo, a.from, false});
+  inventory::LoadedCluster after = inventory::LoadCluster({g.repo, a.to, false});
+  bool bad = false;
+  for (const auto* lc : {&before, &after}) {
+    if (lc->ok()) continue;
+    std::fprintf(stderr, "%s at %s did not load:\n%s", g.repo.c_str(),
+                 lc == &before ? a.from.c_str() : a.to.c_str(), lc->diags.ToText().c_str());
+    bad = true;
+  }
+  if (bad) return kExitError;
+  plans::report::DesiredDiff d = plans::report::DiffDesired(before.desired, after.desired);
+  d.from = before.cluster.source.commit.substr(0, 12);
+  d.to = after.cluster.source.commit.substr(0, 12);
+  d.cluster = after.cluster.name;
+  if (g.format == "json") {
+    nlohmann::json j = plans::report::DesiredDiffToJson(d);
+    j["from_commit"] = before.cluster.source.commit;
+    j["to_commit"] = after.cluster.source.commit;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else if (g.format == "markdown") {
+    std::fputs(plans::report::DesiredDiffToMarkdown(d).c_str(), stdout);
+  } else {
+    std::fputs(plans::report::DesiredDiffToText(d).c_str(), stdout);
+  }
+  return a.detailed_exitcode && !d.nodes.empty() ? kExitChanges : kExitOk;
+}
+
+}  // namespace
+
+void RegisterDiff(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static DiffArgs a;
+  auto* sub = app.add_subcommand(
+      "diff", "Desired-state changes between two commits of the cluster repo, per node and key");
+  sub->add_option("--repo", g.repo, "Cluster repo (a git repository)")->capture_default_str();
+  sub->add_option("REV1", a.from, "The older commit (branch, tag, SHA)")->required();
+  sub->add_option("REV2", a.to, "The newer commit")->required();
+  sub->add_option("--format", g.format, "text, json, or markdown (for a pull-request comment)")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  sub->add_flag("--detailed-exitcode", a.detailed_exitcode, "Exit 2 when anything changes");
+  sub->footer(
+      "Examples:\n"
+      "  plumb diff main HEAD\n"
+      "  plumb diff origin/main $SHA --format markdown > comment.md");
+  sub->callback([&run, &g] { run = [&g] { return RunDiffCommand(g, a); }; });
+}
+
+}  // namespace plumb::cmd

@@ -1,0 +1,93 @@
+// plumb drift: is every node where the repo says? Read-only, always: it gathers and compares,
+// it never changes a node and never reads or touches the scheduler.
+// Exit codes (precedence error > drift > partial > in sync): 1 error, 2 drift found,
+// 3 no drift but some nodes unreadable, 0 in sync (waived drift is in sync).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "cmd/read_run.h"
+#include "plans/report/drift.h"
+#include "plans/report/drift_render.h"
+
+namespace plumb::cmd {
+namespace {
+
+struct DriftArgs {
+  ReadRunArgs read;
+  std::string out;
+};
+
+int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
+  ReadRunArgs read = a.read;
+  read.read_scheduler = false;
+  auto rr = DoReadRun(g, read);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return kExitError;
+  }
+  ReadRun& r = **rr;
+  plans::report::DriftInput in;
+  in.plan = &r.run.plan;
+  in.cluster = &r.loaded.cluster;
+  in.desired = &r.loaded.desired;
+  in.modules_run = r.ran_names;
+  in.today = DayOf(r.run.plan.created_at);
+  plans::report::DriftReport report = plans::report::MakeDriftReport(in);
+  report.diags.Append(r.run.diags);
+  report.diags.Append(r.loaded.diags);
+
+  plans::report::RenderOptions ro;
+  ro.tool_version = PLUMB_VERSION;
+  ro.now_unix = static_cast<long long>(std::time(nullptr));
+  std::string text;
+  if (g.format == "json") text = plans::report::DriftToJson(report).dump(2) + "\n";
+  else if (g.format == "junit") text = plans::report::DriftToJunit(report);
+  else if (g.format == "sarif") text = plans::report::DriftToSarif(report, ro).dump(2) + "\n";
+  else if (g.format == "prom") text = plans::report::DriftToProm(report, ro);
+  else if (g.format == "html") text = plans::report::DriftToHtml(report);
+  else text = plans::report::DriftToText(report);
+  if (Status st = WriteOutput(a.out, text); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
+    return kExitError;
+  }
+  if (!a.out.empty() || g.format != "text") {
+    // Machine output went to the file or stdout; the verdict goes to stderr for the log.
+    std::fprintf(stderr, "plumb drift: %s: %d of %zu node(s) drifted (%d key(s)), %d waived, "
+                         "%d unreadable\n",
+                 plans::report::DriftVerdictName(report.verdict), report.drifted_nodes,
+                 report.nodes.size(), report.drift_keys, report.waived_keys,
+                 report.unreadable_nodes);
+  }
+  return plans::report::DriftExitCode(report);
+}
+
+}  // namespace
+
+void RegisterDrift(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static DriftArgs a;
+  auto* sub = app.add_subcommand(
+      "drift", "Report, read-only, every node x key that differs from the repo (with waivers)");
+  AddSourceOptions(*sub, g);
+  AddReadRunOptions(*sub, a.read);
+  sub->add_option("--format", g.format, "text, json, junit, sarif, prom (textfile), html")
+      ->check(CLI::IsMember({"text", "json", "junit", "sarif", "prom", "html"}))
+      ->capture_default_str();
+  sub->add_option("--out", a.out, "Write the report to FILE (atomically) instead of stdout");
+  sub->footer(
+      "Compares every pinned key of every node (in-band, and firmware/BIOS when BMC facts are\n"
+      "present) with the repo at --ref. Each difference says repair (the node drifted since\n"
+      "it was applied) or intent (the repo changed and was not applied yet). Waivers in\n"
+      "waivers.yaml turn matching drift into 'waived' until they expire; an expired waiver\n"
+      "counts as drift and warns.\n\n"
+      "Exit: 0 in sync (waived drift included), 2 drift, 3 no drift but some nodes unreadable,\n"
+      "1 error. Precedence: error > drift > unreadable > in sync.\n\n"
+      "Examples:\n"
+      "  plumb drift --format junit --out drift.xml\n"
+      "  plumb drift --format prom --out /var/lib/node_exporter/textfile/plumb.prom\n"
+      "  plumb drift --format sarif --out drift.sarif      # code scanning, at the pin's line");
+  sub->callback([&run, &g] { run = [&g] { return RunDriftCommand(g, a); }; });
+}
+
+}  // namespace plumb::cmd

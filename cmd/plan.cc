@@ -1,0 +1,90 @@
+// plumb plan: what apply would change, and what it would disturb. Read-only.
+// Exit codes: 0 success (no changes, or changes without --detailed-exitcode), 2 changes pending
+// (--detailed-exitcode), 3 no changes but some nodes unreadable (the plan is incomplete),
+// 1 error. A plan with errors (e.g. no batch fits max_unavailable) is shown but never written.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "cmd/read_run.h"
+#include "plans/plan_json.h"
+#include "plans/report/plan_text.h"
+
+namespace plumb::cmd {
+namespace {
+
+struct PlanArgs {
+  ReadRunArgs read;
+  std::string out;
+  bool detailed_exitcode = false;
+};
+
+int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
+  auto rr = DoReadRun(g, a.read);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return kExitError;
+  }
+  plans::Plan& plan = (*rr)->run.plan;
+  plan.diags.Append((*rr)->run.diags);
+  plan.diags.Append((*rr)->loaded.diags);   // warnings only (errors stopped the load)
+  plans::SealPlan(plan);
+
+  if (g.format == "json") {
+    std::printf("%s\n", plans::PlanToJson(plan).dump(2).c_str());
+  } else {
+    if (plan.source.working_tree)
+      std::fprintf(stderr, "warning: planning UNCOMMITTED edits in %s; apply will refuse this "
+                           "plan unless forced\n", plan.source.repo.c_str());
+    std::fputs(plans::report::PlanToText(plan).c_str(), stdout);
+  }
+  if (plan.diags.HasErrors()) {
+    std::string what = a.out.empty() ? "fix them and plan again" : "not written to " + a.out;
+    std::fprintf(stderr, "plumb plan: the plan has errors; %s\n", what.c_str());
+    return kExitError;
+  }
+  if (!a.out.empty()) {
+    if (Status st = WriteOutput(a.out, plans::PlanToJson(plan).dump(2) + "\n"); !st.ok()) {
+      std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
+      return kExitError;
+    }
+    if (g.format != "json") std::printf("Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
+  }
+  if (a.detailed_exitcode && plan.HasChanges()) return kExitChanges;
+  if (!plan.complete) return kExitPartial;
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static PlanArgs a;
+  auto* sub = app.add_subcommand(
+      "plan", "Show what apply would change on each node and what it would disturb (read-only)");
+  AddSourceOptions(*sub, g);
+  AddReadRunOptions(*sub, a.read);
+  sub->add_flag("--no-scheduler", a.read.no_scheduler,
+                "Do not query Slurm (the plan then cannot count nodes already out or running jobs)");
+  sub->add_option("--out", a.out, "Write the plan file (JSON, schemas/plan.schema.json) for apply");
+  sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
+                "Exit 0 no changes, 2 changes pending, 1 error (3: no changes but nodes unreadable)");
+  sub->add_option("--format", g.format, "Output: text (human) or json (the plan file)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  sub->footer(
+      "Reads the cluster repo at --ref, the nodes' live state (or --facts), and Slurm (read\n"
+      "only), then prints per node each change with its disruption and reason (repair: the\n"
+      "node drifted from what it was applied at; intent: the repo changed), identical nodes\n"
+      "collapsed, and a summary: nodes to drain/reboot/re-flash, batches, peak nodes out,\n"
+      "estimated duration, jobs blocking a drain, unreadable nodes.\n\n"
+      "Exit: 0 ok; with --detailed-exitcode 0 no changes, 2 changes; 3 no changes but some\n"
+      "nodes unreadable (plan incomplete); 1 error.\n\n"
+      "Examples:\n"
+      "  plumb plan --repo pod-a --ref main\n"
+      "  plumb plan --ref $SHA --out plan.json --detailed-exitcode     # CI on a pull request\n"
+      "  plumb plan --facts facts.json --limit 'gpu0[01-16]'");
+  sub->callback([&run, &g] { run = [&g] { return RunPlanCommand(g, a); }; });
+}
+
+}  // namespace plumb::cmd

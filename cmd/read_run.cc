@@ -1,0 +1,264 @@
+#include "cmd/read_run.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "modules/bmc_modules.h"
+#include "modules/drain/slurm_drainer.h"
+#include "modules/registry.h"
+#include "modules/transport/local_shell.h"
+#include "plans/bmc_gather.h"
+#include "plans/gather.h"
+#include "plans/node_select.h"
+#include "plans/ssh_factory.h"
+
+namespace plumb::cmd {
+namespace {
+
+Diagnostic LoadErrors(const inventory::LoadedCluster& lc) {
+  // The loader collects every problem; show them all, the first as the headline.
+  Diagnostic d = Diagnostic::Error("plan.load", "the cluster repo did not load:\n" + lc.diags.ToText(),
+                                   {}, {}, "run `plumb validate` for the details");
+  return d;
+}
+
+// The modules whose facts this run has: with a snapshot, those named in it (a snapshot made
+// without BMC reads has no firmware facts, and its firmware keys are then "not checked", not
+// "in sync"); with a live gather, every module that has a probe.
+std::vector<const modules::Module*> ModulesWithFacts(const std::vector<const modules::Module*>& all,
+                                                     const plans::ObservedState& s) {
+  std::set<std::string> seen;
+  for (const auto& [_, n] : s.nodes)
+    for (const auto& [m, __] : n.facts) seen.insert(m);
+  if (seen.empty()) return all;
+  std::vector<const modules::Module*> out;
+  for (const modules::Module* m : all)
+    if (seen.count(std::string(m->Name()))) out.push_back(m);
+  return out;
+}
+
+// The Slurm view for the plan's max_unavailable and blocking jobs, when a rollout in play
+// drains through Slurm. Read-only: only Query is ever called. Slurm's CLI runs on this host
+// (SLURM_CONF from the environment, as for any Slurm client).
+struct Scheduler {
+  std::unique_ptr<transport::LocalShell> shell;
+  std::unique_ptr<modules::Drainer> drainer;
+};
+
+Scheduler MakeScheduler(const inventory::Cluster& c, const inventory::LoadedCluster& lc) {
+  Scheduler s;
+  bool slurm = false;
+  for (const auto& [node, nd] : lc.desired) {
+    auto it = c.rollouts.find(nd.rollout);
+    if (it != c.rollouts.end() && it->second.scheduler == inventory::DrainScheduler::kSlurm) {
+      slurm = true;
+      break;
+    }
+  }
+  if (!slurm) return s;
+  s.shell = std::make_unique<transport::LocalShell>();
+  s.drainer = std::make_unique<modules::SlurmDrainer>(*s.shell, std::chrono::seconds(30));
+  return s;
+}
+
+std::string RepoPath(const std::string& repo, const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  return repo + "/" + p;
+}
+
+// Firmware, BIOS and power facts over Redfish for the selected nodes that have a BMC, merged
+// into their observations (and their facts digests). Nodes whose BMC cannot be read get the
+// reason as those modules' errors, so the plan leaves them out rather than guessing.
+void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
+                   const std::vector<const inventory::Node*>& nodes,
+                   const std::vector<const modules::Module*>& bmc_modules, int fanout,
+                   plans::ObservedState& observed, Diagnostics& diags) {
+  std::vector<plans::BmcTarget> targets;
+  for (const inventory::Node* n : nodes)
+    if (!n->bmc.empty()) targets.push_back({n->name, n->bmc});
+  if (targets.empty()) return;
+  if (c.bmc.credentials.empty()) {
+    diags.Add(Diagnostic::Warning("plan.bmc", "BMCs not read: defaults.bmc.credentials is not set",
+                                  {}, "defaults.bmc.credentials",
+                                  "set it (env:VAR or file:/path) to check firmware and bios"));
+    return;
+  }
+  plans::BmcConnectOptions co;
+  co.tls.ca_file = c.bmc.fingerprint.empty() ? RepoPath(g.repo, c.bmc.ca) : "";
+  co.tls.fingerprint = c.bmc.fingerprint;
+  co.credentials = c.bmc.credentials;
+  auto factory = plans::BmcFactory::Create(co);
+  if (!factory.ok()) {
+    Diagnostic d = factory.error();
+    d.severity = Severity::kWarning;
+    d.message = "BMCs not read: " + d.message;
+    diags.Add(std::move(d));
+    return;
+  }
+  auto f = factory.value();
+  auto obs = plans::GatherBmc(targets, bmc_modules, fanout,
+                              [&](const plans::BmcTarget& t) { return f->Open(t); });
+  for (plans::BmcObservation& b : obs) {
+    auto it = observed.nodes.find(b.node);
+    if (it == observed.nodes.end() || !it->second.reachable) continue;
+    plans::NodeObservation& o = it->second;
+    if (!b.reachable) {
+      for (const modules::Module* m : bmc_modules) {
+        Diagnostic e = b.error;
+        e.message = "BMC unreachable: " + (e.message.empty() ? e.code : e.message);
+        o.facts.insert_or_assign(std::string(m->Name()), Result<modules::Facts>(std::move(e)));
+      }
+    } else {
+      for (auto& [module, r] : b.facts) o.facts.insert_or_assign(module, std::move(r));
+    }
+    o.facts_digest = plans::FactsDigest(o.facts);
+  }
+}
+
+}  // namespace
+
+void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
+  sub.add_option("--limit", a.limit,
+                 "Nodes: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
+  sub.add_option("--facts", a.facts,
+                 "Use a recorded facts snapshot (from `plumb gather --facts-out`) instead of "
+                 "reading the nodes");
+  sub.add_option("--fanout", a.fanout, "Nodes read at once (one SSH session each)")
+      ->capture_default_str();
+  sub.add_flag("!--no-bmc", a.read_bmc,
+               "Do not read BMCs over Redfish (firmware and bios keys are then not checked)");
+  sub.add_flag("--accept-new-host-keys", a.accept_new_host_keys,
+               "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
+}
+
+std::string NowRfc3339() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
+
+Status WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return OkStatus();
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+    out << text;
+    if (!out.flush())
+      return Diagnostic::Error("output.write", fmt::format("cannot write '{}'", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return Diagnostic::Error("output.write", fmt::format("cannot rename '{}' to '{}'", tmp, path));
+  return OkStatus();
+}
+
+Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a) {
+  auto rr = std::make_unique<ReadRun>();
+  rr->loaded = inventory::LoadCluster({g.repo, g.ref, g.working_tree});
+  if (!rr->loaded.ok()) return LoadErrors(rr->loaded);
+  const inventory::Cluster& cluster = rr->loaded.cluster;
+
+  auto selected = plans::SelectNodes(cluster, a.limit);
+  if (!selected.ok()) return selected.error();
+  std::vector<std::string> limit;
+  for (const inventory::Node* n : *selected) limit.push_back(n->name);
+
+  // Every module plumb knows: in-band ones from the registry, Redfish ones (firmware, bios,
+  // power) owned here.
+  rr->modules.owned = modules::BmcModules();
+  std::vector<const modules::Module*> bmc_modules;
+  for (const auto& m : rr->modules.owned) bmc_modules.push_back(m.get());
+  rr->modules.pointers = modules::AllModules();
+  for (const modules::Module* m : bmc_modules)
+    if (!modules::FindModule(m->Name())) rr->modules.pointers.push_back(m);
+  Diagnostics notes;
+  if (!a.facts.empty()) {
+    auto snap = plans::ReadObservedState(a.facts);
+    if (!snap.ok()) return snap.error();
+    rr->observed = std::move(snap.value());
+  } else {
+    if (a.fanout < 1) return Diagnostic::Error("plan.fanout", "--fanout must be at least 1");
+    plans::SshOverrides extra;
+    extra.accept_new_hostkeys = a.accept_new_host_keys;
+    if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+    plans::SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
+    plans::GatherOptions opt;
+    opt.fanout = a.fanout;
+    opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
+    rr->observed = plans::Gather(*selected, modules::AllModules(), shells, opt);
+    rr->observed.gathered_at = NowRfc3339();
+    if (a.read_bmc) GatherBmcInto(g, cluster, *selected, bmc_modules, a.fanout, rr->observed, notes);
+  }
+  rr->ran = ModulesWithFacts(rr->modules.pointers, rr->observed);
+  for (const modules::Module* m : rr->ran) rr->ran_names.insert(std::string(m->Name()));
+
+  Scheduler scheduler;
+  if (a.read_scheduler && !a.no_scheduler) scheduler = MakeScheduler(cluster, rr->loaded);
+  if (a.read_scheduler && a.no_scheduler)
+    notes.Add(Diagnostic::Warning("plan.no-scheduler",
+                                  "scheduler not read (--no-scheduler): nodes already drained or "
+                                  "down and running jobs are not counted"));
+
+  plans::PlanRunInput in;
+  in.cluster = &cluster;
+  in.desired = &rr->loaded.desired;
+  in.limit = limit;
+  in.observed = &rr->observed;
+  in.modules = rr->ran;
+  in.scheduler = scheduler.drainer.get();
+  in.now = NowRfc3339();
+  const GlobalOptions at = g;
+  in.load_at = [at](const std::string& commit) -> Result<plans::DesiredByNode> {
+    inventory::LoadedCluster old = inventory::LoadCluster({at.repo, commit, false});
+    if (!old.ok()) {
+      const auto& items = old.diags.items();
+      std::string why = "did not load";
+      for (const Diagnostic& d : items)
+        if (d.severity == Severity::kError) { why = d.message; break; }
+      return Diagnostic::Error("plan.marker-commit", why);
+    }
+    return std::move(old.desired);
+  };
+  rr->run = plans::RunPlan(in);
+  rr->run.diags.Append(notes);
+  // Keys that no module of this run could check are named, so "no changes" is never a
+  // silent "not looked at".
+  std::map<std::string, nlohmann::json> top_keys;   // each top-level key once, with a value
+  for (const auto& [node, nd] : rr->loaded.desired)
+    for (auto it = nd.desired.begin(); it != nd.desired.end(); ++it)
+      top_keys.emplace(it.key(), it.value());
+  std::set<std::string> unchecked;
+  for (const auto& [key, value] : top_keys) {
+    nlohmann::json one = {{key, value}};
+    bool owned = false;
+    for (const modules::Module* m : rr->ran)
+      if (m->Wants(one)) { owned = true; break; }
+    if (!owned) unchecked.insert(key);
+  }
+  if (!unchecked.empty()) {
+    std::string keys;
+    for (const std::string& k : unchecked) keys += (keys.empty() ? "" : ", ") + k;
+    rr->run.diags.Add(Diagnostic::Warning(
+        "plan.unchecked", fmt::format("not checked (no module of this run has facts for them): {}", keys),
+        {}, {}, "firmware and bios need BMC reads; other keys need their module's probe"));
+  }
+  return rr;
+}
+
+}  // namespace plumb::cmd

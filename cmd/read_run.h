@@ -1,0 +1,55 @@
+#pragma once
+/// The read-only run shared by `plumb plan` and `plumb drift`: load the cluster repo, read the
+/// live state (gather over SSH, or a recorded facts snapshot with --facts), read the scheduler
+/// (plan only), load the desired state at the nodes' marker commits, and plan. Nothing here
+/// writes to a node.
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cmd/command.h"
+#include "cmd/gather_support.h"
+#include "inventory/load.h"
+#include "plans/observed.h"
+#include "plans/plan_run.h"
+
+namespace plumb::cmd {
+
+/// The flags plan and drift share.
+struct ReadRunArgs {
+  std::string limit;
+  std::string facts;          ///< --facts FILE: recorded snapshot instead of gathering
+  int fanout = 64;
+  bool accept_new_host_keys = false;
+  bool read_scheduler = true; ///< plan: yes (max_unavailable, blocking jobs); drift: no
+  bool no_scheduler = false;  ///< --no-scheduler: plan without Slurm's view (says so)
+  bool read_bmc = true;       ///< --no-bmc: skip Redfish (firmware/bios keys then unchecked)
+};
+
+/// Adds --limit, --facts, --fanout, --accept-new-host-keys to `sub`.
+void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a);
+
+struct ReadRun {
+  inventory::LoadedCluster loaded;
+  plans::ObservedState observed;
+  ModuleSet modules;                       ///< owns every module
+  std::vector<const modules::Module*> ran; ///< the modules whose facts this run has
+  std::set<std::string> ran_names;
+  plans::PlanRun run;                      ///< the plan (unsealed) and run-level notes
+};
+
+/// Everything up to the plan. On an error that leaves nothing to plan (bad repo, bad --limit,
+/// unreadable snapshot) returns the diagnostics to print, and the caller exits 1.
+Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a);
+
+/// "2026-11-29T23:59:01Z" now, UTC.
+std::string NowRfc3339();
+/// The first 10 characters of an RFC 3339 time: "2026-11-29".
+std::string DayOf(const std::string& rfc3339);
+/// Writes `text` to `path` (atomically: temp file + rename), or to stdout when `path` is empty.
+Status WriteOutput(const std::string& path, const std::string& text);
+
+}  // namespace plumb::cmd

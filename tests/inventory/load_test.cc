@@ -1,0 +1,236 @@
+// The loader over in-memory repos: semantic checks, every problem at once, the examples.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "inventory/load.h"
+
+using namespace plumb;
+using namespace plumb::inventory;
+
+namespace {
+
+const char* kStack = "kernel: 5.15.0-119-generic\nnvidia: { driver: 550.90.07, cuda: 12.4.1 }\n";
+const char* kRollout = "max_unavailable: 10%\nfailure_domain: { by: rack, mode: aligned }\n";
+
+LoadedCluster Load(std::map<std::string, std::string> files) {
+  MemorySource src(std::move(files));
+  return LoadClusterFrom(src, Source{"mem", "HEAD", "0123456789abcdef0123456789abcdef01234567"});
+}
+
+std::vector<std::string> Codes(const LoadedCluster& lc) {
+  std::vector<std::string> out;
+  for (const auto& d : lc.diags.items()) out.push_back(d.code);
+  return out;
+}
+
+const Diagnostic* Find(const LoadedCluster& lc, const std::string& code) {
+  for (const auto& d : lc.diags.items()) {
+    if (d.code == code) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("load: a small valid repo becomes a typed model") {
+  auto lc = Load({{"inventory.yaml",
+                   "cluster: pod-a\n"
+                   "defaults:\n"
+                   "  ssh: { user: admin, port: 2222, known_hosts: kh, connect_timeout: 90s, command_timeout: 1h30m }\n"
+                   "  bmc: { ca: ca.pem, credentials: env:PLUMB_BMC }\n"
+                   "nodes:\n"
+                   "  - { name: a1, address: 10.0.0.1, ssh_port: 22, bmc: https://a1-bmc.example, rack: r1,\n"
+                   "      leaf: l1, nvlink_domain: n1, groups: [g], labels: { sku: h100 } }\n"
+                   "  - { name: a2, address: a2.example, rack: r2, groups: [g] }\n"
+                   "groups:\n"
+                   "  g: { stack: s, rollout: r }\n"},
+                  {"stacks/s.yaml", kStack},
+                  {"stacks/README.md", "not a stack"},
+                  {"rollouts/r.yaml", kRollout}});
+  CHECK_MESSAGE(lc.ok(), lc.diags.ToText());
+  const Cluster& c = lc.cluster;
+  CHECK(c.name == "pod-a");
+  CHECK(c.source.commit == "0123456789abcdef0123456789abcdef01234567");
+  CHECK(c.ssh.user == "admin");
+  CHECK(c.ssh.port == 2222);
+  CHECK(c.ssh.connect_timeout_s == 90);
+  CHECK(c.ssh.command_timeout_s == 5400);
+  CHECK(c.bmc.credentials == "env:PLUMB_BMC");
+  REQUIRE(c.nodes.size() == 2);
+  CHECK(c.nodes[0].address == "10.0.0.1");
+  CHECK(c.nodes[0].ssh_port == 22);
+  CHECK_FALSE(c.nodes[1].ssh_port.has_value());
+  CHECK(c.nodes[0].Domain("nvlink_domain") == "n1");
+  CHECK(c.nodes[0].Domain("sku") == "h100");
+  CHECK(c.nodes[0].where.ToString() == "inventory.yaml:6:5");
+  CHECK(c.FindNode("a2") == &c.nodes[1]);
+  CHECK(c.FindNode("zz") == nullptr);
+  CHECK(c.stacks.size() == 1);  // README.md is ignored
+  const RolloutPolicy& r = c.rollouts.at("r");
+  CHECK(r.max_unavailable_is_percent);
+  CHECK(r.max_unavailable_count == 10);
+  CHECK(r.MaxUnavailable(32) == 3);
+  CHECK(r.MaxUnavailable(5) == 1);  // never zero
+  CHECK(r.domain_by == "rack");
+  CHECK(r.domain_mode == DomainMode::kAligned);
+  REQUIRE(lc.desired.size() == 2);
+  CHECK(lc.desired.at("a1").desired["nvidia"]["driver"] == "550.90.07");
+  CHECK(lc.desired.at("a1").stack == "s");
+  CHECK(lc.desired.at("a1").rollout == "r");
+}
+
+TEST_CASE("load: semantic errors are all reported at once, located, with hints") {
+  auto lc = Load({{"inventory.yaml",
+                   "cluster: c\n"
+                   "nodes:\n"
+                   "  - { name: n1, address: n1.example, bmc: https://bmc.example, groups: [gpu] }\n"
+                   "  - { name: n1, address: n2.example, groups: [gpu] }\n"
+                   "  - { name: n3, address: n1.example, bmc: https://bmc.example, groups: [gpus] }\n"
+                   "  - { name: n4, address: n4.example }\n"
+                   "  - { name: n5, address: n5.example, groups: [bare] }\n"
+                   "groups:\n"
+                   "  gpu: { stack: h100, rollout: slurm-rollin, parents: [base] }\n"
+                   "  bare: {}\n"
+                   "  base: { parents: [top, nothere] }\n"
+                   "  top: { parents: [gpu] }\n"},
+                  {"stacks/h100-2025q4.yaml", kStack},
+                  {"rollouts/slurm-rolling.yaml", kRollout}});
+  CHECK_FALSE(lc.ok());
+  auto text = lc.diags.ToText();
+  CAPTURE(text);
+  const Diagnostic* d = Find(lc, "inventory.duplicate-name");
+  REQUIRE(d);
+  CHECK(d->ToString() == "inventory.yaml:4:13: error: duplicate node name 'n1' [key: nodes[1].name]\n"
+                         "  hint: node 'n1' at line 3 already has it; each node needs its own");
+  REQUIRE(Find(lc, "inventory.duplicate-address"));
+  CHECK(Find(lc, "inventory.duplicate-address")->where.ToString() == "inventory.yaml:5:26");
+  REQUIRE(Find(lc, "inventory.duplicate-bmc"));
+  d = Find(lc, "inventory.unknown-group");
+  REQUIRE(d);
+  CHECK(d->ToString() == "inventory.yaml:5:73: error: unknown group 'gpus' [key: nodes[2].groups[0]]\n"
+                         "  hint: did you mean 'gpu'?");
+  d = Find(lc, "inventory.unknown-stack");
+  REQUIRE(d);
+  CHECK(d->where.ToString() == "inventory.yaml:9:17");
+  CHECK(d->message == "unknown stack 'h100'");
+  CHECK(d->hint == "there is no stacks/h100.yaml (known: h100-2025q4)");
+  d = Find(lc, "inventory.unknown-rollout");
+  REQUIRE(d);
+  CHECK(d->hint == "did you mean 'slurm-rolling'?");
+  d = Find(lc, "inventory.group-cycle");
+  REQUIRE(d);
+  CHECK(d->message == "groups inherit in a cycle: base -> top -> gpu -> base");
+  d = Find(lc, "inventory.no-stack");
+  REQUIRE(d);
+  CHECK(d->ToString() == "inventory.yaml:6:5: error: node 'n4' gets no stack [key: nodes[3]]\n"
+                         "  hint: give it groups: [...] with a group that sets stack: <name>");
+  // n5's group exists but names no stack, nor do its parents.
+  int no_stack = 0;
+  for (const auto& x : lc.diags.items()) no_stack += x.code == "inventory.no-stack";
+  CHECK(no_stack == 2);
+  // The unknown parent 'nothere' too; and exactly one cycle report.
+  int unknown_groups = 0, cycles = 0;
+  for (const auto& x : lc.diags.items()) {
+    unknown_groups += x.code == "inventory.unknown-group";
+    cycles += x.code == "inventory.group-cycle";
+  }
+  CHECK(unknown_groups == 2);
+  CHECK(cycles == 1);
+}
+
+TEST_CASE("load: missing inventory.yaml and an empty repo") {
+  auto lc = Load({{"stacks/s.yaml", kStack}});
+  CHECK_FALSE(lc.ok());
+  REQUIRE(Find(lc, "source.missing-inventory"));
+  CHECK(Find(lc, "source.missing-inventory")->message == "no inventory.yaml in mem at HEAD");
+  auto empty = Load({{"inventory.yaml", ""}});
+  CHECK_FALSE(empty.ok());
+  CHECK(empty.diags.items().at(0).code == "schema.type");
+}
+
+TEST_CASE("load: a file that is not YAML is one error, not a cascade") {
+  auto lc = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: a, address: a.example, groups: [g] } ]\n"
+                                     "groups: { g: { stack: s } }\n"},
+                  {"stacks/s.yaml", "nvidia: { driver: [\n"}});
+  CHECK(lc.diags.ErrorCount() == 1);
+  CHECK(lc.diags.items().at(0).code == "yaml.syntax");
+  CHECK(lc.diags.items().at(0).where.file == "stacks/s.yaml");
+}
+
+TEST_CASE("load: rollout failure domains must exist on the nodes") {
+  auto lc = Load({{"inventory.yaml", "cluster: c\nnodes:\n"
+                                     "  - { name: a, address: a.example, rack: r1, groups: [g] }\n"
+                                     "  - { name: b, address: b.example, groups: [g] }\n"
+                                     "groups: { g: { stack: s, rollout: r } }\n"},
+                  {"stacks/s.yaml", kStack},
+                  {"rollouts/r.yaml", "failure_domain: { by: rack }\n"},
+                  {"rollouts/q.yaml", "failure_domain: { by: rak }\n"}});
+  const Diagnostic* w = Find(lc, "rollout.domain-missing");
+  REQUIRE(w);
+  CHECK(w->severity == Severity::kWarning);
+  CHECK(w->where.ToString() == "rollouts/r.yaml:1:23");
+  const Diagnostic* e = Find(lc, "rollout.unknown-domain");
+  REQUIRE(e);
+  CHECK(e->hint == "did you mean 'rack'?");
+}
+
+TEST_CASE("load: waivers are read and checked against node names") {
+  auto lc = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: gpu001, address: a.example, groups: [g] } ]\n"
+                                     "groups: { g: { stack: s } }\n"},
+                  {"stacks/s.yaml", kStack},
+                  {"waivers.yaml", "waivers:\n"
+                                   "  - { nodes: \"gpu00[1-4]\", keys: \"sysctl.*\", reason: trial, owner: alice, expires: 2035-12-31 }\n"
+                                   "  - { nodes: \"cpu*\", keys: \"*\", reason: nothing, owner: bob, expires: 2035-12-31 }\n"}});
+  CHECK(lc.ok());
+  REQUIRE(lc.cluster.waivers.size() == 2);
+  CHECK(lc.cluster.waivers[0].expires == "2035-12-31");
+  CHECK(lc.cluster.waivers[0].where.ToString() == "waivers.yaml:2:5");
+  const Diagnostic* w = Find(lc, "waivers.no-match");
+  REQUIRE(w);
+  CHECK(w->message == "waiver for 'cpu*' matches no node");
+  CHECK_FALSE(Find(lc, "waivers.expired"));
+
+  auto old = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: gpu001, address: a.example, groups: [g] } ]\n"
+                                      "groups: { g: { stack: s } }\n"},
+                   {"stacks/s.yaml", kStack},
+                   {"waivers.yaml", "waivers:\n"
+                                    "  - { nodes: gpu001, keys: \"*\", reason: old one, owner: a, expires: 2020-01-31 }\n"
+                                    "  - { nodes: gpu001, keys: \"*\", reason: bad day, owner: a, expires: 2026-02-30 }\n"
+                                    "  - { nodes: gpu001, keys: \"*\", reason: not one, owner: a, expires: 2026-0x-30 }\n"}});
+  for (const auto& d : old.diags.items()) CHECK(d.code != "inventory.internal");
+  REQUIRE(Find(old, "waivers.expired"));
+  CHECK(Find(old, "waivers.expired")->message == "waiver for 'gpu001' on '*' expired on 2020-01-31");
+  CHECK(Find(old, "waivers.expired")->severity == Severity::kWarning);
+  REQUIRE(Find(old, "waivers.bad-date"));
+  CHECK(Find(old, "waivers.bad-date")->where.ToString() == "waivers.yaml:3:5");
+}
+
+TEST_CASE("load: the shipped examples are valid (from disk)") {
+  for (const char* ex : {"minimal", "h100-pod"}) {
+    CAPTURE(ex);
+    auto lc = LoadCluster({std::string(PLUMB_SOURCE_DIR) + "/examples/" + ex, "HEAD", true});
+    CHECK_MESSAGE(lc.ok(), lc.diags.ToText());
+    CHECK(lc.diags.items().at(0).code == "source.working-tree");  // the loud warning
+    CHECK(lc.cluster.source.working_tree);
+  }
+  auto pod = LoadCluster({std::string(PLUMB_SOURCE_DIR) + "/examples/h100-pod", "HEAD", true});
+  CHECK(pod.cluster.nodes.size() == 32);
+  CHECK(pod.desired.size() == 32);
+  std::set<std::string> racks, stacks;
+  for (const auto& n : pod.cluster.nodes) racks.insert(n.rack);
+  for (const auto& [_, nd] : pod.desired) stacks.insert(nd.stack);
+  CHECK(racks == std::set<std::string>{"r01", "r02", "r03", "r04"});
+  CHECK(stacks.size() == 2);
+}
+
+TEST_CASE("load: garbage never throws") {
+  for (const char* junk : {"\x00\x01", "[[[[", "- - -", "nodes: 5", "cluster: [a]\nnodes: {}",
+                           "groups: { g: { parents: g } }", "nodes: [ 1, null, [], {} ]"}) {
+    CAPTURE(junk);
+    auto lc = Load({{"inventory.yaml", junk}, {"stacks/s.yaml", junk}, {"rollouts/r.yaml", junk},
+                    {"waivers.yaml", junk}});
+    CHECK_FALSE(lc.ok());
+    for (const auto& d : lc.diags.items()) CHECK(d.code != "inventory.internal");
+  }
+}

@@ -1,0 +1,107 @@
+// Every parser's output on every fixture validates against schemas/facts/<module>.schema.json.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include "modules/fixtures.h"
+#include "modules/registry.h"
+
+using nlohmann::json;
+using namespace plumb::modules;
+
+namespace {
+
+class FactsSchema {
+ public:
+  explicit FactsSchema(const std::string& module) {
+    std::ifstream in(std::string(PLUMB_SOURCE_DIR) + "/schemas/facts/" + module + ".schema.json");
+    REQUIRE_MESSAGE(in.good(), "no schema for " << module);
+    doc_ = json::parse(in);
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter adapter(doc_);
+    parser.populateSchema(adapter, schema_);
+  }
+  std::string Errors(const json& facts) const {
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    valijson::adapters::NlohmannJsonAdapter target(facts);
+    if (validator.validate(schema_, target, &results)) return {};
+    std::string out;
+    valijson::ValidationResults::Error e;
+    while (results.popError(e)) {
+      std::string ctx;
+      for (const auto& c : e.context) ctx += c;
+      out += ctx + ": " + e.description + "\n";
+    }
+    return out;
+  }
+
+ private:
+  json doc_;
+  valijson::Schema schema_;
+};
+
+// Part names a snippet produces: plumb_run/plumb_cat/plumb_begin NAME.
+std::set<std::string> PartNames(const Module& m) {
+  std::set<std::string> names;
+  std::string s = m.ProbeScript();
+  std::regex re("plumb_(run|cat|begin) ([a-z_]+)");
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it)
+    names.insert((*it)[2]);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("facts schemas: every fixture through every part of every module validates") {
+  std::vector<std::string> fixtures;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(PLUMB_TEST_DATA))
+    if (e.is_regular_file() && e.path().filename() != "SOURCES.md")
+      fixtures.push_back(std::filesystem::relative(e.path(), PLUMB_TEST_DATA).string());
+  REQUIRE(fixtures.size() > 50);
+  int validated = 0;
+  for (const Module* m : AllModules()) {
+    if (m->ProbeScript().empty()) continue;
+    std::string name(m->Name());
+    FactsSchema schema(name);
+    for (const auto& part : PartNames(*m)) {
+      for (const auto& f : fixtures) {
+        for (const char* pm : {"dpkg\n", "rpm\n"}) {
+          std::vector<ProbePart> parts = {{part, 0, plumb::testing::ReadFixture(f)}, {"pm", 0, pm}};
+          auto facts = m->ParseProbe(FrameParts(parts), 0);
+          if (!facts.ok()) continue;
+          CAPTURE(name);
+          CAPTURE(part);
+          CAPTURE(f);
+          CHECK_MESSAGE(schema.Errors(*facts).empty(), schema.Errors(*facts) << facts->dump());
+          ++validated;
+        }
+      }
+    }
+    // A section with every part missing (all tools absent) validates too.
+    std::vector<ProbePart> absent;
+    for (const auto& part : PartNames(*m)) absent.push_back({part, 127, "plumb-absent: x\n"});
+    auto facts = m->ParseProbe(FrameParts(absent), 0);
+    if (facts.ok()) CHECK_MESSAGE(schema.Errors(*facts).empty(), name << ": " << schema.Errors(*facts));
+  }
+  CHECK(validated > 100);
+  MESSAGE("validated " << validated << " parser outputs");
+}
+
+TEST_CASE("facts schemas: a wrong shape is rejected (the validator is live)") {
+  FactsSchema kernel("kernel");
+  CHECK_FALSE(kernel.Errors({{"release", 42}, {"boot_id", nullptr}, {"manager", "dpkg"}}).empty());
+  CHECK_FALSE(kernel.Errors({{"release", "5.15.0"}, {"boot_id", nullptr}, {"manager", "dpkg"}, {"extra", 1}}).empty());
+  CHECK(kernel.Errors({{"release", "5.15.0"}, {"boot_id", nullptr}, {"manager", "dpkg"}}).empty());
+  FactsSchema marker("marker");
+  CHECK_FALSE(marker.Errors({{"present", true}, {"commit", "abc"}, {"run", "r"}, {"time", "t"}}).empty());
+}

@@ -1,0 +1,111 @@
+#include <doctest/doctest.h>
+
+#include "plans/plan_json.h"
+#include "plans/report/json_validate.h"
+#include "plans/report/plan_text.h"
+#include "plans/report/report_fixture.h"
+
+using namespace plumb;
+using plans::report::PlanToText;
+
+namespace {
+
+// The fixture's plan, completed as the planner would: batches, a policy, an estimate.
+plans::Plan FullPlan(testing::ReportWorld& w) {
+  plans::Plan p = w.plan;
+  inventory::RolloutPolicy roll;
+  roll.name = "roll";
+  roll.file = "rollouts/roll.yaml";
+  roll.domain_by = "rack";
+  p.rollouts["roll"] = roll;
+  p.batches.push_back({0, "roll", true, {"gpu002"}, {"r01"}, 1, 600});
+  p.batches.push_back({1, "roll", false, {"gpu001"}, {}, 1, 15});
+  p.peak_unavailable = 1;
+  p.est_seconds = 615;
+  p.blocking_jobs.push_back({"gpu002", {"1234 (alice: train-llm)"}});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("plan text: per node changes, disruption summary, batches, jobs, unreadable") {
+  testing::ReportWorld w;
+  std::string t = PlanToText(FullPlan(w));
+  CHECK(t.find("plumb plan: cluster pod-a at cccccccccccc (ref main)") != std::string::npos);
+  CHECK(t.find("~ gpu002  [reboot]\n"
+               "    ~ nvidia.driver: 535.161.08 -> 550.90.07  (reboot, intent)  stacks/h100.yaml:2:19\n"
+               "    ~ sysctl.vm.swappiness: 60 -> 10  (none, repair)  stacks/h100.yaml:4:34\n") !=
+        std::string::npos);
+  CHECK(t.find("  drain + reboot     gpu002\n") != std::string::npos);
+  CHECK(t.find("  live (no drain)    gpu001\n") != std::string::npos);
+  CHECK(t.find("    1. canary  gpu002") != std::string::npos);
+  CHECK(t.find("Peak nodes out at once: 1") != std::string::npos);
+  CHECK(t.find("Estimated duration: 11m") != std::string::npos);
+  CHECK(t.find("  gpu002: 1234 (alice: train-llm)") != std::string::npos);
+  CHECK(t.find("Unreadable, not planned -- PLAN INCOMPLETE:\n  gpu004: timeout") != std::string::npos);
+  CHECK(t.find("Plan: 2 node(s) to change (1 reboot, 1 none), 1 in sync, 1 unreadable.") !=
+        std::string::npos);
+  CHECK(t.find("Plan incomplete") != std::string::npos);
+}
+
+TEST_CASE("plan text: identical nodes collapse into one Slurm host list") {
+  testing::ReportWorld w;
+  plans::Plan p = w.plan;
+  p.nodes.clear();
+  for (int i = 1; i <= 16; ++i) {
+    plans::NodePlan n = w.plan.nodes[1];
+    n.node = fmt::format("gpu{:03}", i);
+    p.nodes.push_back(n);
+  }
+  p.nodes[4].actions.pop_back();   // gpu005 differs
+  std::string t = PlanToText(p);
+  CHECK(t.find("~ gpu[001-004,006-016] (15 nodes)  [reboot]") != std::string::npos);
+  CHECK(t.find("~ gpu005  [reboot]") != std::string::npos);
+  size_t n = 0;
+  for (size_t pos = t.find("nvidia.driver:"); pos != std::string::npos; pos = t.find("nvidia.driver:", pos + 1)) ++n;
+  CHECK(n == 2);
+  CHECK(t.find("  drain + reboot     gpu[001-016] (16 nodes)") != std::string::npos);
+}
+
+TEST_CASE("plan text: no changes says so, symbols for added and removed values") {
+  testing::ReportWorld w;
+  plans::Plan p = w.plan;
+  p.nodes.clear();
+  p.unreadable.clear();
+  p.complete = true;
+  p.in_sync = {"gpu001", "gpu002"};
+  CHECK(PlanToText(p).find("No changes: 2 node(s) in sync, 0 unreadable.") != std::string::npos);
+  modules::Action add;
+  add.after = "1.2";
+  CHECK(plans::report::ChangeSymbol(add) == '+');
+  modules::Action del;
+  del.before = "1.2";
+  CHECK(plans::report::ChangeSymbol(del) == '-');
+  CHECK(plans::report::FormatDuration(45) == "45s");
+  CHECK(plans::report::FormatDuration(600) == "10m");
+  CHECK(plans::report::FormatDuration(3600 + 5 * 60) == "1h 05m");
+  CHECK(plans::report::FormatDuration(2 * 3600 - 1) == "2h 00m");
+}
+
+TEST_CASE("plan file: PlanToJson validates against schemas/plan.schema.json") {
+  testing::ReportWorld w;
+  plans::Plan p = FullPlan(w);
+  p.diags.Add(Diagnostic::Warning("plan.x", "a warning", {"rollouts/roll.yaml", 3, 1}, "canary", "hint"));
+  plans::SealPlan(p);
+  const std::string schema = std::string(PLUMB_SOURCE_DIR) + "/schemas/plan.schema.json";
+  auto j = plans::PlanToJson(p);
+  auto errors = testing::ValidateAgainst(schema, j);
+  INFO((errors.empty() ? std::string() : errors.front()));
+  CHECK(errors.empty());
+  // The schema is strict: a member the schema does not know, or a bad enum, is refused.
+  auto extra = j;
+  extra["nodes"][0]["surprise"] = 1;
+  CHECK_FALSE(testing::ValidateAgainst(schema, extra).empty());
+  auto bad = j;
+  bad["nodes"][0]["actions"][0]["reason"] = "whim";
+  CHECK_FALSE(testing::ValidateAgainst(schema, bad).empty());
+  // And round-trips through the reader with its digest intact.
+  auto back = plans::PlanFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(plans::VerifyPlanDigest(*back).ok());
+}
