@@ -34,7 +34,8 @@ check() { # NAME CMD...: runs CMD, reports ok/FAIL (with the tail of its output 
 jv() { jq -r "$@"; }
 
 if [ -n "${RFC_NETNS:-}" ]; then addr_opts=(--port 8443); else addr_opts=(--ports $((20000 + RANDOM % 20000))); fi
-bash "$bmc" up --count 4 --vendor mixed --vendor-of n4=dmtf --tls-of n4=wrong-ca "${addr_opts[@]}" \
+bash "$bmc" up --count 6 --vendor mixed --vendor-of n4=dmtf --vendor-of n5=dmtf --vendor-of n6=dmtf \
+  --tls-of n4=wrong-ca --tls-of n5=wrong-name --tls-of n6=self-signed "${addr_opts[@]}" \
   --option task_duration=1.5 --option power_delay=0.3 || { echo "0 passed, 1 failed"; exit 1; }
 ca=$run/certs/ca.pem
 IFS=: read -r user password <"$run/credentials"
@@ -197,8 +198,12 @@ for name in n1 n2 n3; do
   fail=$((fail + $(grep -c '^FAIL ' "$run/result.$name")))
 done
 
-HP=$(hostport n4)
-check "wrong-CA BMC refused by a verifying client (curl exit 60)" bash -c 'curl -sS -o /dev/null --cacert "$1" "https://$2/redfish/v1/"; [ $? = 60 ]' _ "$ca" "$HP"
+refused() { curl -sS -o /dev/null --cacert "$ca" "https://$(hostport "$1")/redfish/v1/" 2>/dev/null; [ $? = 60 ]; }
+check "wrong-CA BMC refused by a verifying client (curl exit 60)" refused n4
+check "BMC whose certificate names another address refused (curl exit 60)" refused n5
+check "self-signed BMC refused (curl exit 60)" refused n6
+check "the same BMCs answer when verification is off (the refusal is about trust only)" \
+  curl -sS -o /dev/null --insecure "https://$(hostport n5)/redfish/v1/"
 check "password never in the emulator's logs" bash -c '! grep -rqF -- "$1" "$2/emulator.log" "$2/requests.log"' _ "$password" "$run"
 check "request log records auth kinds" bash -c 'grep -q "auth=session" "$1" && grep -q "auth=basic" "$1"' _ "$run/requests.log"
 

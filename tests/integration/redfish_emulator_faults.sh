@@ -27,7 +27,7 @@ check() { local name=$1 o; shift
 
 # Two BMCs linked to testbed nodes "alpha" (dmtf) and "beta" (ilo); a stand-in for
 # `tb ctl ACTION NODE` records what the emulator asks of the nodes.
-printf 'alpha 127.10.0.2 22\nbeta 127.10.0.3 22\n' >"$run/nodes.txt"
+printf 'alpha 127.10.0.2 22\nbeta 127.10.0.3 22\ngamma 127.10.0.4 22\n' >"$run/nodes.txt"
 cat >"$run/fake-tb-ctl" <<EOF
 #!/bin/bash
 echo "\$1 \$2" >>"$run/node-actions"
@@ -36,13 +36,15 @@ chmod +x "$run/fake-tb-ctl"
 if [ -n "${RFC_NETNS:-}" ]; then addr_opts=(--port 8443); else addr_opts=(--ports $((20000 + RANDOM % 20000))); fi
 bash "$bmc" up --nodes "$run/nodes.txt" --vendor-of beta=ilo --node-ctl "$run/fake-tb-ctl" \
   --option task_duration=0.5 --option power_delay=0.2 --option session_timeout=2 \
-  --option bmc_reboot_seconds=2 "${addr_opts[@]}" || { echo "0 passed, 1 failed"; exit 1; }
+  --option bmc_reboot_seconds=2 --option-of gamma:task_mode=body-only \
+  --option-of gamma:session_location=absolute --option-of gamma:page_size=1 \
+  --option-of gamma:if_match=required "${addr_opts[@]}" || { echo "0 passed, 1 failed"; exit 1; }
 ca=$BMC_RUN/certs/ca.pem
 ctlport=$(jq -r .control_port "$BMC_RUN/ready.json")
 IFS=: read -r user password <"$BMC_RUN/credentials"
 ( umask 077; printf 'user = "%s:%s"\n' "$user" "$password" >"$run/curl.cfg" )
 url() { awk -v n="$1" '$1 == n { print $2 }' "$BMC_RUN/bmcs.txt"; }
-A=$(url alpha) B=$(url beta)
+A=$(url alpha) B=$(url beta) G=$(url gamma)
 # code URL [curl args]: HTTP status (000 when no answer); body in $run/body, headers in $run/hdr
 code() { local u=$1; shift; curl -sS -o "$run/body" -D "$run/hdr" -w '%{http_code}' --cacert "$ca" -K "$run/curl.cfg" "$@" "$u" 2>"$run/err"; }
 fault() { curl -sS -o /dev/null -X POST -d "$2" "http://127.0.0.1:$ctlport/bmcs/$1/faults"; }
@@ -150,6 +152,18 @@ check "ilo: \$expand=* not advertised -> 400" test "$(code "$B$fwc?\$expand=*")"
 check "dmtf: \$expand=* expands members" bash -c '[ "$(curl -sS --cacert "$1" -K "$2" "$3?\$expand=*" | jq -r ".Members[0].Version")" != null ]' _ "$ca" "$run/curl.cfg" "$A/redfish/v1/UpdateService/FirmwareInventory"
 check "dmtf: \$top=1&\$skip=1" bash -c '[ "$(curl -sS --cacert "$1" -K "$2" "$3?\$top=1&\$skip=1" | jq -r ".Members[0][\"@odata.id\"]")" = /redfish/v1/UpdateService/FirmwareInventory/SS ]' _ "$ca" "$run/curl.cfg" "$A/redfish/v1/UpdateService/FirmwareInventory"
 check "ilo: captured iLO error body served as 404" test "$(code "$B/redfish/v1/Chassis/1/PCIeDevices/239/")" = 404
+
+# per-BMC options (gamma): task in the body only, absolute session Location, paging at 1,
+# If-Match required
+read -r _ gloc < <(login "$G" /redfish/v1/SessionService/Sessions)
+check "gamma: absolute session Location ($gloc)" test "$gloc" = "$G/redfish/v1/SessionService/Sessions/${gloc##*/}"
+c=$(code "$G/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate" -H 'Content-Type: application/json' -d '{"ImageURI": "http://127.0.0.1/BIOS-P79 v9.bin"}')
+check "gamma: update -> 202, task in the body, no Location" bash -c '[ "$1" = 202 ] && jq -e .TaskState "$2" && ! grep -qi "^location:" "$3"' _ "$c" "$run/body" "$run/hdr"
+gtask=$(jq -r '.["@odata.id"]' "$run/body")
+check "gamma: the task completes at its @odata.id" eventually bash -c '[ "$(curl -sS --cacert "$1" -K "$2" "$3" | jq -r .TaskState)" = Completed ]' _ "$ca" "$run/curl.cfg" "$G$gtask"
+check "gamma: paging at 1 member (3 pages)" bash -c '[ "$(curl -sS --cacert "$1" -K "$2" "$3" | jq -r "[(.Members|length), .\"Members@odata.nextLink\"]|map(tostring)|join(\" \")")" = "1 /redfish/v1/UpdateService/FirmwareInventory?\$skip=1" ]' _ "$ca" "$run/curl.cfg" "$G/redfish/v1/UpdateService/FirmwareInventory"
+check "gamma: PATCH without If-Match -> 428" test "$(code "$G$sys_a" -X PATCH -H 'Content-Type: application/json' -d '{"AssetTag": "g"}')" = 428
+check "alpha: same PATCH without If-Match accepted" test "$(code "$A$sys_a" -X PATCH -H 'Content-Type: application/json' -d '{"AssetTag": "a"}')" = 204
 
 # resets reach the linked testbed node; PowerState follows
 rt() { code "$A/redfish/v1/Systems/437XR1138R2/Actions/ComputerSystem.Reset" -H 'Content-Type: application/json' -d "{\"ResetType\": \"$1\"}"; }

@@ -4,7 +4,7 @@
   bmcctl.py gen RUN [--count N | --nodes FILE] [--vendor V] [--net A.B] [--port P]
                     [--ports BASE] [--user U] [--password-file F] [--tls MODE]
                     [--option K=V]... [--node-ctl CMD] [--vendor-of NAME=V]...
-                    [--tls-of NAME=MODE]...
+                    [--tls-of NAME=MODE]... [--option-of NAME:K=V]...
   bmcctl.py ctl RUN METHOD PATH [JSON]      raw control call, prints the JSON answer
 """
 
@@ -57,6 +57,11 @@ def gen(args):
     for o in args.option or []:
         k, _, v = o.partition("=")
         options[k] = parse_value(v)
+    option_of = {}
+    for o in args.option_of or []:
+        node, _, kv = o.partition(":")
+        k, _, v = kv.partition("=")
+        option_of.setdefault(node, {})[k] = parse_value(v)
     vendor_of = dict(x.split("=", 1) for x in args.vendor_of or [])
     tls_of = dict(x.split("=", 1) for x in args.tls_of or [])
     certs = os.path.join(run, "certs")
@@ -76,8 +81,8 @@ def gen(args):
             b["node"] = node
             if args.node_status_dir:
                 b["node_status"] = os.path.join(args.node_status_dir, node, "ctl", "status")
-        if options:
-            b["options"] = options
+        if options or node in option_of:
+            b["options"] = dict(options, **option_of.get(node, {}))
         bmcs.append(b)
     tls = {"good": {"cert": certs + "/server.pem", "key": certs + "/server.key"},
            "wrong-ca": {"cert": certs + "/wrong.pem", "key": certs + "/wrong.key"},
@@ -143,6 +148,7 @@ def main():
     g.add_argument("--tls", default="good", choices=["good", "wrong-ca", "wrong-name", "self-signed"])
     g.add_argument("--tls-of", action="append")
     g.add_argument("--option", action="append")
+    g.add_argument("--option-of", action="append", help="NAME:K=V, one BMC's option")
     g.add_argument("--node-ctl")
     g.add_argument("--node-status-dir", help="<dir>/<node>/ctl/status holds each node's power (the testbed's layout)")
     g.add_argument("--control-port", type=int, default=0)

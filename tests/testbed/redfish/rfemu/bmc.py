@@ -15,23 +15,17 @@ from . import mockup as mk
 from . import profiles
 from . import updates
 from .http import DROP, Response
+from .power import PowerMixin
 from .sessions import Sessions
+from .update_service import UpdateMixin, child
 
 JSON_TYPE = "application/json; charset=utf-8"
 PUBLIC = ("/redfish", "/redfish/v1", "/redfish/v1/$metadata", "/redfish/v1/odata")
-SIMPLE_UPDATE_PARAMS = {"ImageURI", "TransferProtocol", "Targets", "Username", "Password",
-                        "ForceUpdate", "Stage", "LocalImage", "ExcludeTargets",
-                        "@Redfish.OperationApplyTime"}
 SYSTEM_WRITABLE = {"AssetTag", "Boot", "IndicatorLED", "LocationIndicatorActive", "HostName"}
 _STATIC_CACHE = {}
 
 
-def child(link, ident):
-    """A child link in the collection's own style (iLO: trailing '/')."""
-    return link + ident + "/" if link.endswith("/") else link + "/" + ident
-
-
-class Bmc:
+class Bmc(PowerMixin, UpdateMixin):
     def __init__(self, cfg, emulator):
         self.name = cfg["name"]
         self.address = cfg.get("address", "127.0.0.1")
@@ -299,7 +293,7 @@ class Bmc:
             out = self._collection(obj, q, req.path)
             if isinstance(out, Response):
                 return out
-            return self._json(200, out, etag)
+            return self._content_etag(out, etag)
         if "$expand" in q:
             bad = self._check_expand(q["$expand"])
             if bad:
@@ -307,7 +301,17 @@ class Bmc:
         if obj is self.m.resources.get(key):
             body, etag = self._static(key)
             return Response(200, body, self._headers(etag))
-        return self._json(200, obj, etag)
+        return self._content_etag(obj, etag)
+
+    def _content_etag(self, obj, etag):
+        """200 with the resource's own ETag, or one derived from the content (collections,
+        sessions, tasks: it changes whenever what they list changes)."""
+        body = updates.dumps(obj)
+        if etag is None:
+            etag = '"%08X"' % (zlib.crc32(body) & 0xFFFFFFFF)
+            if self.p["weak_etags"]:
+                etag = "W/" + etag
+        return Response(200, body, self._headers(etag))
 
     def _check_expand(self, value):
         eq = self.L.features.get("ExpandQuery") or {}
@@ -569,265 +573,6 @@ class Bmc:
         if self.p["session_create_status"] == 204:
             return Response(204, b"", [h for h in headers if h[0] != "Content-Type"])
         return Response(201, updates.dumps(s.to_json()), headers)
-
-    def _allowed_reset(self, body, allowed, action):
-        rt = body.get("ResetType")
-        if rt is None:
-            return None, self._error(400, msg.message("ActionParameterMissing", action, "ResetType"))
-        if allowed is not None and rt not in allowed:
-            return None, self._error(400, msg.message("ActionParameterValueNotInList", rt,
-                                                      "ResetType", action))
-        return rt, None
-
-    def _reset(self, req):
-        body, err = self._body_json(req)
-        if err:
-            return err
-        rt, err = self._allowed_reset(body, self.L.reset_values, "ComputerSystem.Reset")
-        if err:
-            return err
-        if self.power in ("PoweringOn", "PoweringOff"):
-            return self._error(409, msg.message("ResourceInStandby"))
-        on = self.power == "On"
-        if rt in ("On", "ForceOn"):
-            plan = None if on else "on"
-        elif rt == "ForceOff":
-            plan = "forceoff" if on else None
-        elif rt == "GracefulShutdown":
-            plan = "off" if on else None
-        elif rt in ("ForceRestart", "GracefulRestart", "PowerCycle", "FullPowerCycle"):
-            plan = "restart" if on else "on"
-        elif rt == "PushPowerButton":
-            plan = "off" if on else "on"
-        else:
-            plan = None  # Nmi, Suspend, Pause, Resume: no power state change here
-        if plan:
-            self.power_task = asyncio.ensure_future(self._power(plan))
-        if self.p["reset_status"] == 200:
-            return self._json(200, msg.success_info())
-        return Response(204, b"", [("OData-Version", "4.0")])
-
-    async def _power(self, plan):
-        d = float(self.p["power_delay"])
-        if plan == "forceoff":
-            self.power = "Off"
-            self.bump(self.k_system)
-            await self.emu.node_ctl(self, "poweroff")
-            return
-        if plan in ("off", "restart"):
-            self.power = "PoweringOff"
-            self.bump(self.k_system)
-            await asyncio.sleep(d)
-            if plan == "off":
-                self.power = "Off"
-                self.bump(self.k_system)
-                await self.emu.node_ctl(self, "poweroff")
-                return
-            await self.emu.node_ctl(self, "reboot")
-        else:
-            await self.emu.node_ctl(self, "poweron")
-        self.power = "PoweringOn"
-        self.boot()
-        await asyncio.sleep(d)
-        self.power = "On"
-        self.bump(self.k_system)
-
-    def _sync_power(self):
-        if not self.node_status or self.power in ("PoweringOn", "PoweringOff") or \
-                time.time() < self.sync_after:
-            return
-        try:
-            with open(self.node_status) as f:
-                node = f.read().strip()
-        except OSError:
-            return
-        want = "Off" if node == "off" else "On" if node else self.power
-        if want != self.power:
-            if want == "On":
-                self.boot()
-            self.power = want
-            self.bump(self.k_system)
-
-    def boot(self):
-        """A host (re)boot: pending BIOS settings and staged firmware take effect."""
-        self.boots += 1
-        self.bump(self.k_system)
-        if self.bios_pending:
-            self.bios_current.update(self.bios_pending)
-            self.bios_messages = [dict(msg.message("Success", severity="OK"),
-                                       RelatedProperties=["/Attributes/" + n for n in sorted(self.bios_pending)])]
-            self.bios_pending = {}
-            self.bios_apply_time = None
-            self.bios_time = updates.now_iso()
-            self.bump(self.k_bios)
-            if self.k_settings:
-                self.bump(self.k_settings)
-        for key, version in self.fw_staged.items():
-            self.fw_version[key] = version
-            self.bump(key)
-        self.fw_staged = {}
-
-    def _manager_reset(self, req):
-        body, err = self._body_json(req)
-        if err:
-            return err
-        mgr = self.m.get(self.L.manager) or {}
-        act = mgr.get("Actions", {}).get("#Manager.Reset", {})
-        allowed = act.get("ResetType@Redfish.AllowableValues")
-        if allowed is None and act.get("@Redfish.ActionInfo"):
-            for p in (self.m.get(act["@Redfish.ActionInfo"]) or {}).get("Parameters", []):
-                if p.get("Name") == "ResetType":
-                    allowed = p.get("AllowableValues")
-        if body.get("ResetType") is not None or allowed:
-            _rt, err = self._allowed_reset(body, allowed, "Manager.Reset")
-            if err:
-                return err
-        asyncio.get_event_loop().call_later(0.2, lambda: asyncio.ensure_future(
-            self.emu.bmc_down(self, float(self.p["bmc_reboot_seconds"]))))
-        if self.p["reset_status"] == 200:
-            return self._json(200, msg.success_info())
-        return Response(204, b"", [("OData-Version", "4.0")])
-
-    # ----- updates ------------------------------------------------------------------------
-    def _simple_update(self, req):
-        body, err = self._body_json(req)
-        if err:
-            return err
-        action = "UpdateService.SimpleUpdate"
-        for name in body:
-            if name not in SIMPLE_UPDATE_PARAMS:
-                return self._error(400, msg.message("ActionParameterUnknown", action, name))
-        uri = body.get("ImageURI")
-        if not isinstance(uri, str) or not uri:
-            return self._error(400, msg.message("ActionParameterMissing", action, "ImageURI"))
-        scheme = urllib.parse.urlsplit(uri).scheme.upper()
-        proto = body.get("TransferProtocol")
-        allowed = self.L.transfer_protocols or ["HTTP", "HTTPS", "FTP", "SFTP", "TFTP", "SCP", "NFS", "CIFS"]
-        if proto is not None and proto not in allowed:
-            return self._error(400, msg.message("ActionParameterValueNotInList", proto,
-                                                "TransferProtocol", action))
-        if not scheme and proto is None:
-            return self._error(400, msg.message("ActionParameterMissing", action, "TransferProtocol"))
-        if scheme and scheme not in allowed:
-            return self._error(400, msg.message("ActionParameterValueFormatError", uri, "ImageURI", action))
-        path = urllib.parse.urlsplit(uri).path if scheme else uri
-        return self._start_update(updates.image_stem(path), body.get("Targets"),
-                                  body.get("@Redfish.OperationApplyTime"), "ImageURI", action)
-
-    def _multipart(self, req):
-        ctype = req.headers.get("content-type", "")
-        if not ctype.lower().startswith("multipart/form-data"):
-            return self._error(415, msg.message("GeneralError"))
-        limit = self.L.max_image or (self.m.get(self.L.update_service) or {}).get("MaxImageSizeBytes")
-        if limit and len(req.body) > limit + 65536:
-            return self._error(413, msg.message("PayloadTooLarge"))
-        parts = updates.parse_multipart(ctype, req.body)
-        if parts is None or "UpdateFile" not in parts:
-            return self._error(400, msg.message("ActionParameterMissing", "MultipartHttpPush", "UpdateFile"))
-        params = {}
-        if "UpdateParameters" in parts:
-            try:
-                params = json.loads(parts["UpdateParameters"][2].decode("utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                return self._error(400, msg.message("MalformedJSON"))
-        filename, _h, data = parts["UpdateFile"]
-        if limit and len(data) > limit:
-            return self._error(413, msg.message("PayloadTooLarge"))
-        if not filename:
-            return self._error(400, msg.message("ActionParameterValueFormatError", "",
-                                                "UpdateFile", "MultipartHttpPush"))
-        return self._start_update(updates.image_stem(filename), params.get("Targets"),
-                                  params.get("@Redfish.OperationApplyTime"), "UpdateFile",
-                                  "MultipartHttpPush")
-
-    def _start_update(self, stem, targets, apply_time, param, action):
-        if targets is not None and not isinstance(targets, list):
-            return self._error(400, msg.message("ActionParameterValueFormatError", targets, "Targets", action))
-        members = [(k, self.m.resources[k]) for k in self.fw_members]
-        key, version = updates.resolve(stem, members, targets or [], self.m.key)
-        if key is None:
-            return self._error(400, msg.message("ActionParameterValueFormatError", stem, param, action))
-        if apply_time not in (None, "Immediate", "OnReset"):
-            return self._error(400, msg.message("ActionParameterValueNotInList", apply_time,
-                                                "@Redfish.OperationApplyTime", action))
-        staged = self._staged(key, apply_time)
-        fail = self.faults["task_fail"] > 0
-        if fail:
-            self.faults["task_fail"] -= 1
-        res = self.m.resources[key]
-        if res.get("Updateable") is False:
-            fail = True
-        tid = str(self.next_task)
-        self.next_task += 1
-        mode = self.p["task_mode"]
-        task_link = child(self.L.tasks, tid) if self.L.tasks else None
-        mon_base = child(self.L.task_service, "TaskMonitors")
-        monitor = child(mon_base, tid) if mode in ("monitor", "monitor-deleted") else None
-        t = updates.Task(tid, task_link, monitor, "Firmware update: %s" % res.get("Name", key),
-                         float(self.p["task_duration"]), fail, key, version)
-        if mode != "no-task" and task_link:
-            self.tasks[self.m.key(task_link)] = t
-            if monitor:
-                self.monitors[self.m.key(monitor)] = t
-        asyncio.get_event_loop().call_later(t.duration, self._finish_task, t, staged)
-        if mode == "no-task":
-            if self.vendor == "ilo":
-                info = msg.message("Success", severity="OK")
-                return self._json(200, {"error": {"code": "iLO.0.10.ExtendedInfo",
-                                                  "message": "See @Message.ExtendedInfo for more information.",
-                                                  "@Message.ExtendedInfo": [info]}})
-            return self._json(200, msg.success_info())
-        loc = self.base_url() + monitor if monitor and self.p["task_location"] == "absolute" else monitor
-        extra = [("Location", loc)] if monitor else []
-        if monitor:
-            extra.append(("Retry-After", "1"))
-        return self._json(202, t.to_json(), extra=extra)
-
-    def _staged(self, key, apply_time):
-        if apply_time == "OnReset":
-            return True
-        if apply_time == "Immediate":
-            return False
-        mode = self.p["fw_apply"]
-        if mode == "on-reset":
-            return True
-        if mode == "bmc-immediate":
-            res = self.m.resources[key]
-            related = [self.m.key(mk.odata_id(x) or "") for x in res.get("RelatedItem", [])]
-            is_bmc = self.m.key(self.L.manager) in related or res.get("Description") == "SystemBMC"
-            return not is_bmc
-        return False
-
-    def _finish_task(self, t, staged):
-        if t.state in updates.TERMINAL:
-            return
-        t.end = time.time()
-        if t.fail:
-            t.state = "Exception"
-            m = msg.message("GeneralError")
-            m["MessageId"] = "Update.1.0.ApplyFailed"
-            m["Message"] = "The installation of image '%s' failed." % t.component
-            t.messages = [m]
-        else:
-            t.state = "Completed"
-            if staged:
-                self.fw_staged[t.component] = t.version
-                mid, text = "Update.1.0.AwaitToActivate", "Awaiting for an action to proceed with activating image '%s' on '%s'."
-            else:
-                self.fw_version[t.component] = t.version
-                self.bump(t.component)
-                mid, text = "Update.1.0.UpdateSuccessful", "Device '%s' successfully updated with image '%s'."
-            m = msg.message("Success", severity="OK")
-            m["MessageId"] = mid
-            name = self.m.resources[t.component].get("Name", "")
-            m["Message"] = text % (t.version, name) if "activating" in text else text % (name, t.version)
-            t.messages = [m]
-        if self.p["task_mode"] == "monitor-deleted" and t.monitor:
-            asyncio.get_event_loop().call_later(float(self.p["task_linger"]), self._drop_monitor, t)
-
-    def _drop_monitor(self, t):
-        t.monitor_gone = True
-        self.monitors.pop(self.m.key(t.monitor), None)
 
     # ----- control API view ---------------------------------------------------------------
     def state(self):

@@ -1,0 +1,162 @@
+"""UpdateService: SimpleUpdate, multipart push, update tasks and their monitors, immediate
+or staged firmware versions (redfish-notes §6/§7). Mixed into Bmc."""
+
+import asyncio
+import json
+import time
+import urllib.parse
+
+from . import messages as msg
+from . import mockup as mk
+from . import updates
+
+SIMPLE_UPDATE_PARAMS = {"ImageURI", "TransferProtocol", "Targets", "Username", "Password",
+                        "ForceUpdate", "Stage", "LocalImage", "ExcludeTargets",
+                        "@Redfish.OperationApplyTime"}
+
+
+def child(link, ident):
+    """A child link in the collection's own style (iLO: trailing '/')."""
+    return link + ident + "/" if link.endswith("/") else link + "/" + ident
+
+
+class UpdateMixin:
+    def _simple_update(self, req):
+        body, err = self._body_json(req)
+        if err:
+            return err
+        action = "UpdateService.SimpleUpdate"
+        for name in body:
+            if name not in SIMPLE_UPDATE_PARAMS:
+                return self._error(400, msg.message("ActionParameterUnknown", action, name))
+        uri = body.get("ImageURI")
+        if not isinstance(uri, str) or not uri:
+            return self._error(400, msg.message("ActionParameterMissing", action, "ImageURI"))
+        scheme = urllib.parse.urlsplit(uri).scheme.upper()
+        proto = body.get("TransferProtocol")
+        allowed = self.L.transfer_protocols or ["HTTP", "HTTPS", "FTP", "SFTP", "TFTP", "SCP", "NFS", "CIFS"]
+        if proto is not None and proto not in allowed:
+            return self._error(400, msg.message("ActionParameterValueNotInList", proto,
+                                                "TransferProtocol", action))
+        if not scheme and proto is None:
+            return self._error(400, msg.message("ActionParameterMissing", action, "TransferProtocol"))
+        if scheme and scheme not in allowed:
+            return self._error(400, msg.message("ActionParameterValueFormatError", uri, "ImageURI", action))
+        path = urllib.parse.urlsplit(uri).path if scheme else uri
+        return self._start_update(updates.image_stem(path), body.get("Targets"),
+                                  body.get("@Redfish.OperationApplyTime"), "ImageURI", action)
+
+    def _multipart(self, req):
+        ctype = req.headers.get("content-type", "")
+        if not ctype.lower().startswith("multipart/form-data"):
+            return self._error(415, msg.message("GeneralError"))
+        limit = self.L.max_image or (self.m.get(self.L.update_service) or {}).get("MaxImageSizeBytes")
+        if limit and len(req.body) > limit + 65536:
+            return self._error(413, msg.message("PayloadTooLarge"))
+        parts = updates.parse_multipart(ctype, req.body)
+        if parts is None or "UpdateFile" not in parts:
+            return self._error(400, msg.message("ActionParameterMissing", "MultipartHttpPush", "UpdateFile"))
+        params = {}
+        if "UpdateParameters" in parts:
+            try:
+                params = json.loads(parts["UpdateParameters"][2].decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                return self._error(400, msg.message("MalformedJSON"))
+        filename, _h, data = parts["UpdateFile"]
+        if limit and len(data) > limit:
+            return self._error(413, msg.message("PayloadTooLarge"))
+        if not filename:
+            return self._error(400, msg.message("ActionParameterValueFormatError", "",
+                                                "UpdateFile", "MultipartHttpPush"))
+        return self._start_update(updates.image_stem(filename), params.get("Targets"),
+                                  params.get("@Redfish.OperationApplyTime"), "UpdateFile",
+                                  "MultipartHttpPush")
+
+    def _start_update(self, stem, targets, apply_time, param, action):
+        if targets is not None and not isinstance(targets, list):
+            return self._error(400, msg.message("ActionParameterValueFormatError", targets, "Targets", action))
+        members = [(k, self.m.resources[k]) for k in self.fw_members]
+        key, version = updates.resolve(stem, members, targets or [], self.m.key)
+        if key is None:
+            return self._error(400, msg.message("ActionParameterValueFormatError", stem, param, action))
+        if apply_time not in (None, "Immediate", "OnReset"):
+            return self._error(400, msg.message("ActionParameterValueNotInList", apply_time,
+                                                "@Redfish.OperationApplyTime", action))
+        staged = self._staged(key, apply_time)
+        fail = self.faults["task_fail"] > 0
+        if fail:
+            self.faults["task_fail"] -= 1
+        res = self.m.resources[key]
+        if res.get("Updateable") is False:
+            fail = True
+        tid = str(self.next_task)
+        self.next_task += 1
+        mode = self.p["task_mode"]
+        task_link = child(self.L.tasks, tid) if self.L.tasks else None
+        mon_base = child(self.L.task_service, "TaskMonitors")
+        monitor = child(mon_base, tid) if mode in ("monitor", "monitor-deleted") else None
+        t = updates.Task(tid, task_link, monitor, "Firmware update: %s" % res.get("Name", key),
+                         float(self.p["task_duration"]), fail, key, version)
+        if mode != "no-task" and task_link:
+            self.tasks[self.m.key(task_link)] = t
+            if monitor:
+                self.monitors[self.m.key(monitor)] = t
+        asyncio.get_event_loop().call_later(t.duration, self._finish_task, t, staged)
+        if mode == "no-task":
+            if self.vendor == "ilo":
+                info = msg.message("Success", severity="OK")
+                return self._json(200, {"error": {"code": "iLO.0.10.ExtendedInfo",
+                                                  "message": "See @Message.ExtendedInfo for more information.",
+                                                  "@Message.ExtendedInfo": [info]}})
+            return self._json(200, msg.success_info())
+        loc = self.base_url() + monitor if monitor and self.p["task_location"] == "absolute" else monitor
+        extra = [("Location", loc)] if monitor else []
+        if monitor:
+            extra.append(("Retry-After", "1"))
+        return self._json(202, t.to_json(), extra=extra)
+
+    def _staged(self, key, apply_time):
+        if apply_time == "OnReset":
+            return True
+        if apply_time == "Immediate":
+            return False
+        mode = self.p["fw_apply"]
+        if mode == "on-reset":
+            return True
+        if mode == "bmc-immediate":
+            res = self.m.resources[key]
+            related = [self.m.key(mk.odata_id(x) or "") for x in res.get("RelatedItem", [])]
+            is_bmc = self.m.key(self.L.manager) in related or res.get("Description") == "SystemBMC"
+            return not is_bmc
+        return False
+
+    def _finish_task(self, t, staged):
+        if t.state in updates.TERMINAL:
+            return
+        t.end = time.time()
+        if t.fail:
+            t.state = "Exception"
+            m = msg.message("GeneralError")
+            m["MessageId"] = "Update.1.0.ApplyFailed"
+            m["Message"] = "The installation of image '%s' failed." % t.component
+            t.messages = [m]
+        else:
+            t.state = "Completed"
+            if staged:
+                self.fw_staged[t.component] = t.version
+                mid, text = "Update.1.0.AwaitToActivate", "Awaiting for an action to proceed with activating image '%s' on '%s'."
+            else:
+                self.fw_version[t.component] = t.version
+                self.bump(t.component)
+                mid, text = "Update.1.0.UpdateSuccessful", "Device '%s' successfully updated with image '%s'."
+            m = msg.message("Success", severity="OK")
+            m["MessageId"] = mid
+            name = self.m.resources[t.component].get("Name", "")
+            m["Message"] = text % (t.version, name) if "activating" in text else text % (name, t.version)
+            t.messages = [m]
+        if self.p["task_mode"] == "monitor-deleted" and t.monitor:
+            asyncio.get_event_loop().call_later(float(self.p["task_linger"]), self._drop_monitor, t)
+
+    def _drop_monitor(self, t):
+        t.monitor_gone = True
+        self.monitors.pop(self.m.key(t.monitor), None)
