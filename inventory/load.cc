@@ -1,16 +1,13 @@
 #include "inventory/load.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
-#include <cctype>
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "inventory/checks.h"
 #include "inventory/coherence.h"
 #include "inventory/git_source.h"
 #include "inventory/resolve.h"
@@ -94,11 +91,12 @@ class Loader {
     });
     LoadWaivers();
     if (!inventory_) return;
-    CheckNodes();
-    CheckGroups();
+    docs_.inventory = inventory_.get();
+    CheckNodes(cluster(), docs_, diags());
+    CheckGroups(cluster(), docs_, diags());
     ResolveNodes();
-    CheckRollouts();
-    CheckWaivers();
+    CheckRollouts(cluster(), docs_, diags());
+    CheckWaivers(cluster(), diags());
     // Coherence compares pins; on files that failed their schema it would only add noise.
     if (!schema_failed_) {
       const auto& rules = BuiltinCompatRules();
@@ -189,7 +187,7 @@ class Loader {
           if (it->is_string()) node.labels[it.key()] = it->get<std::string>();
         }
         node.where = At(*inventory_, ptr);
-        node_ptrs_.push_back(ptr);
+        docs_.node_pointers.push_back(ptr);
         c.nodes.push_back(std::move(node));
       }
     }
@@ -292,7 +290,7 @@ class Loader {
     const json& w = Obj(j, "window");
     r.window_cron = Str(w, "cron");
     r.window_duration_s = Seconds(w, "duration", 0);
-    rollout_docs_[name] = doc.marks;
+    docs_.rollouts[name] = doc.marks;
     cluster().rollouts[name] = std::move(r);
   }
 
@@ -307,121 +305,6 @@ class Loader {
       Waiver waiver{Str(w, "nodes"), Str(w, "keys"), Str(w, "reason"), Str(w, "owner"),
                     Str(w, "expires"), doc->marks.At(PointerAppend("/waivers", i))};
       cluster().waivers.push_back(std::move(waiver));
-    }
-  }
-
-  // Duplicate names, addresses and BMC endpoints; groups a node names that do not exist.
-  void CheckNodes() {
-    std::map<std::string, const Node*> names, addresses, bmcs;
-    std::vector<std::string> group_names;
-    for (const auto& [g, _] : cluster().groups) group_names.push_back(g);
-    for (size_t i = 0; i < cluster().nodes.size(); ++i) {
-      const Node& n = cluster().nodes[i];
-      const std::string& ptr = node_ptrs_[i];
-      auto dup = [&](std::map<std::string, const Node*>& seen, const std::string& value,
-                     const char* field, const char* what) {
-        if (value.empty()) return;
-        auto [it, fresh] = seen.emplace(value, &n);
-        if (fresh) return;
-        std::string p = PointerAppend(ptr, field);
-        diags().Add(Diagnostic::Error(
-            fmt::format("inventory.duplicate-{}", field),
-            fmt::format("duplicate {} '{}'", what, schemas::Printable(value)),
-            At(*inventory_, p), schemas::KeyPath(p, inventory_->json),
-            fmt::format("node '{}' at line {} already has it; each node needs its own",
-                        it->second->name, it->second->where.line)));
-      };
-      dup(names, n.name, "name", "node name");
-      dup(addresses, n.address, "address", "node address");
-      dup(bmcs, n.bmc, "bmc", "BMC endpoint");
-      for (size_t k = 0; k < n.groups.size(); ++k) {
-        if (cluster().groups.count(n.groups[k])) continue;
-        std::string p = PointerAppend(PointerAppend(ptr, "groups"), k);
-        diags().Add(Diagnostic::Error(
-            "inventory.unknown-group", fmt::format("unknown group '{}'", n.groups[k]),
-            At(*inventory_, p), schemas::KeyPath(p, inventory_->json),
-            UnknownHint(n.groups[k], group_names, "define it under groups:")));
-      }
-    }
-  }
-
-  std::string UnknownHint(const std::string& word, const std::vector<std::string>& known,
-                          const std::string& otherwise) {
-    std::string best = schemas::DidYouMean(word, known);
-    if (!best.empty()) return fmt::format("did you mean '{}'?", best);
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    return list.empty() ? otherwise : fmt::format("{} (known: {})", otherwise, list);
-  }
-
-  // Unknown parents, stacks and rollouts; cycles in parents (each reported once, as a path).
-  void CheckGroups() {
-    std::vector<std::string> group_names, stack_names, rollout_names;
-    for (const auto& [g, _] : cluster().groups) group_names.push_back(g);
-    for (const auto& [s, _] : cluster().stacks) stack_names.push_back(s);
-    for (const auto& [r, _] : cluster().rollouts) rollout_names.push_back(r);
-    for (const auto& [name, g] : cluster().groups) {
-      std::string ptr = PointerAppend("/groups", name);
-      for (size_t k = 0; k < g.parents.size(); ++k) {
-        if (cluster().groups.count(g.parents[k])) continue;
-        std::string p = PointerAppend(PointerAppend(ptr, "parents"), k);
-        diags().Add(Diagnostic::Error(
-            "inventory.unknown-group", fmt::format("unknown parent group '{}'", g.parents[k]),
-            At(*inventory_, p), schemas::KeyPath(p, inventory_->json),
-            UnknownHint(g.parents[k], group_names, "define it under groups:")));
-      }
-      if (!g.stack.empty() && !cluster().stacks.count(g.stack)) {
-        std::string p = PointerAppend(ptr, "stack");
-        diags().Add(Diagnostic::Error(
-            "inventory.unknown-stack", fmt::format("unknown stack '{}'", g.stack),
-            At(*inventory_, p), schemas::KeyPath(p, inventory_->json),
-            UnknownHint(g.stack, stack_names,
-                        fmt::format("there is no stacks/{}.yaml", g.stack))));
-      }
-      if (!g.rollout.empty() && !cluster().rollouts.count(g.rollout)) {
-        std::string p = PointerAppend(ptr, "rollout");
-        diags().Add(Diagnostic::Error(
-            "inventory.unknown-rollout", fmt::format("unknown rollout policy '{}'", g.rollout),
-            At(*inventory_, p), schemas::KeyPath(p, inventory_->json),
-            UnknownHint(g.rollout, rollout_names,
-                        fmt::format("there is no rollouts/{}.yaml", g.rollout))));
-      }
-    }
-    // Cycles: depth-first search with colours; each cycle is reported at its first group.
-    std::map<std::string, int> colour;  // 0 new, 1 on the path, 2 done
-    std::vector<std::string> path;
-    std::set<std::string> reported;
-    std::function<void(const std::string&)> dfs = [&](const std::string& g) {
-      colour[g] = 1;
-      path.push_back(g);
-      for (const auto& p : cluster().groups.at(g).parents) {
-        if (!cluster().groups.count(p)) continue;
-        if (colour[p] == 1) {
-          auto start = std::find(path.begin(), path.end(), p);
-          std::vector<std::string> cyc(start, path.end());
-          std::vector<std::string> canon = cyc;
-          std::sort(canon.begin(), canon.end());
-          std::string key;
-          for (const auto& c : canon) key += c + ",";
-          if (!reported.insert(key).second) continue;
-          std::string shown;
-          for (const auto& c : cyc) shown += c + " -> ";
-          shown += p;
-          std::string at = PointerAppend("/groups", cyc.back());
-          diags().Add(Diagnostic::Error(
-              "inventory.group-cycle", fmt::format("groups inherit in a cycle: {}", shown),
-              inventory_->marks.KeyAt(PointerAppend(at, "parents")),
-              schemas::KeyPath(PointerAppend(at, "parents"), inventory_->json),
-              "a group cannot be its own ancestor; remove one of these parents"));
-        } else if (colour[p] == 0) {
-          dfs(p);
-        }
-      }
-      path.pop_back();
-      colour[g] = 2;
-    };
-    for (const auto& [g, _] : cluster().groups) {
-      if (colour[g] == 0) dfs(g);
     }
   }
 
@@ -440,7 +323,7 @@ class Loader {
         for (const auto& g : n.groups) gl += (gl.empty() ? "" : ", ") + g;
         diags().Add(Diagnostic::Error(
             "inventory.no-stack", fmt::format("node '{}' gets no stack", n.name), n.where,
-            schemas::KeyPath(node_ptrs_[i], inventory_->json),
+            schemas::KeyPath(docs_.node_pointers[i], inventory_->json),
             n.groups.empty()
                 ? std::string("give it groups: [...] with a group that sets stack: <name>")
                 : fmt::format("none of its groups ({}) or their parents sets stack: <name>", gl)));
@@ -449,80 +332,10 @@ class Loader {
     }
   }
 
-  // failure_domain.by must name something the nodes carry.
-  void CheckRollouts() {
-    for (const auto& [name, r] : cluster().rollouts) {
-      if (r.domain_by.empty()) continue;
-      size_t missing = 0;
-      std::string example;
-      for (const auto& n : cluster().nodes) {
-        if (n.Domain(r.domain_by).empty()) {
-          if (missing++ == 0) example = n.name;
-        }
-      }
-      if (missing == 0) continue;
-      const Marks& marks = rollout_docs_[name];
-      std::string p = "/failure_domain/by";
-      bool known = r.domain_by == "rack" || r.domain_by == "leaf" || r.domain_by == "nvlink_domain";
-      if (missing == cluster().nodes.size() && !known) {
-        diags().Add(Diagnostic::Error(
-            "rollout.unknown-domain",
-            fmt::format("failure domain '{}' is not rack, leaf, nvlink_domain or a label any node has",
-                        r.domain_by),
-            marks.At(p), "failure_domain.by",
-            schemas::SuggestHint(r.domain_by, {"rack", "leaf", "nvlink_domain"})));
-      } else {
-        diags().Add(Diagnostic::Warning(
-            "rollout.domain-missing",
-            fmt::format("{} of {} nodes have no '{}' (e.g. {}); each counts as its own domain",
-                        missing, cluster().nodes.size(), r.domain_by, example),
-            marks.At(p), "failure_domain.by", "set it on every node in inventory.yaml"));
-      }
-    }
-  }
-
-  // Waivers: a real calendar date; expired ones warn (they no longer excuse anything); a glob
-  // that matches no node warns (probably a typo).
-  void CheckWaivers() {
-    using namespace std::chrono;
-    const year_month_day today{floor<days>(system_clock::now())};
-    for (const auto& w : cluster().waivers) {
-      bool shaped = w.expires.size() == 10 && w.expires[4] == '-' && w.expires[7] == '-' &&
-                    std::all_of(w.expires.begin(), w.expires.end(),
-                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; });
-      if (shaped) {  // else the schema already said what is wrong
-        year_month_day exp{year{std::stoi(w.expires.substr(0, 4))},
-                           month{static_cast<unsigned>(std::stoi(w.expires.substr(5, 2)))},
-                           day{static_cast<unsigned>(std::stoi(w.expires.substr(8, 2)))}};
-        if (!exp.ok()) {
-          diags().Add(Diagnostic::Error("waivers.bad-date",
-                                        fmt::format("'{}' is not a calendar date", w.expires),
-                                        w.where, "expires", "write YYYY-MM-DD, e.g. 2026-12-31"));
-        } else if (sys_days{exp} < sys_days{today}) {
-          diags().Add(Diagnostic::Warning(
-              "waivers.expired",
-              fmt::format("waiver for '{}' on '{}' expired on {}", w.nodes, w.keys, w.expires),
-              w.where, "expires", "renew it with a new date and reason, or remove it"));
-        }
-      }
-      if (w.nodes.empty()) continue;
-      bool any = false;
-      for (const auto& n : cluster().nodes) {
-        any |= fnmatch(w.nodes.c_str(), n.name.c_str(), 0) == 0;
-      }
-      if (!any) {
-        diags().Add(Diagnostic::Warning(
-            "waivers.no-match", fmt::format("waiver for '{}' matches no node", w.nodes), w.where,
-            "nodes", "check the glob against the node names in inventory.yaml"));
-      }
-    }
-  }
-
   const FileSource& files_;
   LoadedCluster& out_;
   std::unique_ptr<YamlDocument> inventory_;
-  std::vector<std::string> node_ptrs_;
-  std::map<std::string, Marks> rollout_docs_;
+  LoadedDocs docs_;
   bool schema_failed_ = false;
 };
 
@@ -542,6 +355,30 @@ LoadedCluster LoadClusterFrom(const FileSource& files, const Source& source) {
   return out;
 }
 
+Result<std::string> ReadRepoFile(const LoadedCluster& loaded, const std::string& path,
+                                 const std::string& key) {
+  std::string where = key.empty() ? std::string() : fmt::format(" (named by {})", key);
+  if (path.empty()) {
+    return Diagnostic::Error("source.missing-file", "empty file path" + where);
+  }
+  Result<std::optional<std::string>> text = std::optional<std::string>();
+  if (path[0] == '/') {
+    text = DiskSource("/").Read(path.substr(1));
+  } else if (loaded.files) {
+    text = loaded.files->Read(path);
+  }
+  if (!text) return text.error();
+  if (!text->has_value()) {
+    const Source& s = loaded.cluster.source;
+    std::string at = path[0] == '/' ? "on this machine"
+                     : s.working_tree ? "in the working tree"
+                                      : fmt::format("in {} at {}", s.repo, s.commit.substr(0, 12));
+    return Diagnostic::Error("source.missing-file", fmt::format("no file {} {}{}", path, at, where),
+                             {}, key, "commit the file, or give an absolute path");
+  }
+  return std::move(**text);
+}
+
 LoadedCluster LoadCluster(const LoadOptions& options) {
   Source source{options.repo, options.ref, "", options.working_tree};
   if (options.working_tree) {
@@ -555,7 +392,9 @@ LoadedCluster LoadCluster(const LoadOptions& options) {
       if (head) source.commit = *head;
     }
     source.ref = "working-tree";
-    LoadedCluster out = LoadClusterFrom(DiskSource(options.repo), source);
+    auto disk = std::make_shared<DiskSource>(options.repo);
+    LoadedCluster out = LoadClusterFrom(*disk, source);
+    out.files = disk;
     Diagnostics all;
     all.Add(std::move(warn));
     all.Append(out.diags);
@@ -570,7 +409,10 @@ LoadedCluster LoadCluster(const LoadOptions& options) {
     return out;
   }
   source.commit = (*git)->commit();
-  return LoadClusterFrom(**git, source);
+  std::shared_ptr<GitTreeSource> tree = std::move(*git);
+  LoadedCluster out = LoadClusterFrom(*tree, source);
+  out.files = tree;
+  return out;
 }
 
 }  // namespace plumb::inventory

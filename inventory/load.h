@@ -10,7 +10,20 @@
 ///      nodes without a stack);
 ///   4. per-node merge (inventory/resolve.h);
 ///   5. pin coherence (schemas/rules/compat.yaml, inventory/coherence.h).
+///
+/// Diagnostic codes (stable; callers may filter on them):
+///   source.*     where the files come from: not-a-repo, empty-repo, unknown-ref, ambiguous-ref,
+///                missing-inventory, not-a-file, too-large, read, git; working-tree (a warning)
+///   yaml.*       syntax, duplicate-key, bad-key, too-deep, too-large
+///   schema.*     unknown-key, bad-key, type, pattern, enum, required, length, range, invalid
+///   inventory.*  duplicate-name, duplicate-address, duplicate-bmc, unknown-group,
+///                unknown-stack, unknown-rollout, group-cycle, no-stack, duplicate-stack
+///   rollout.*    unknown-domain; domain-missing (a warning)
+///   waivers.*    bad-date; expired, no-match (warnings)
+///   coherence.*  one per rule id (cuda-driver, fabricmanager-driver, nccl-cuda-major);
+///                unknown-version (a warning)
 #include <map>
+#include <memory>
 #include <string>
 
 #include "inventory/file_source.h"
@@ -31,8 +44,18 @@ struct LoadedCluster {
   /// By node name, for every named node (when there are errors, `stack` may be empty).
   std::map<std::string, NodeDesired> desired;
   Diagnostics diags;                           ///< errors and warnings, sorted by location
+  /// The files the model was read from (the commit's tree, or the disk in working-tree mode),
+  /// for files the inventory names (known_hosts, CA bundles): read them with ReadRepoFile.
+  std::shared_ptr<const FileSource> files;
   bool ok() const { return !diags.HasErrors(); }
 };
+
+/// A file named in the inventory (defaults.ssh.known_hosts, defaults.bmc.ca, ...): an absolute
+/// path is read from the local disk; a relative one from the cluster repo at the loaded commit
+/// (so `--ref v1` uses v1's known_hosts). Errors: "source.missing-file" (hint names the key),
+/// or the source's read error.
+Result<std::string> ReadRepoFile(const LoadedCluster& loaded, const std::string& path,
+                                 const std::string& key = {});
 
 /// Loads, validates and resolves the cluster repo. Never throws; every problem is in `diags`.
 LoadedCluster LoadCluster(const LoadOptions& options);

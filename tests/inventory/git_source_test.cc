@@ -99,6 +99,19 @@ TEST_CASE("git: refs resolve to full SHAs; files come from the commit's tree") {
   CHECK(wt.cluster.source.commit == two);
   CHECK(wt.cluster.source.working_tree);
 
+  // Files the inventory names come from the same commit.
+  auto kh = ReadRepoFile(at_tag, "stacks/s.yaml", "defaults.ssh.known_hosts");
+  REQUIRE(kh.ok());
+  CHECK(*kh == "nvidia: { driver: 550.90.07 }\n");
+  auto missing = ReadRepoFile(at_tag, "known_hosts", "defaults.ssh.known_hosts");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message ==
+        "no file known_hosts in " + repo.dir() + " at " + one.substr(0, 12) +
+            " (named by defaults.ssh.known_hosts)");
+  auto abs = ReadRepoFile(at_tag, repo.dir() + "/stacks/s.yaml");
+  REQUIRE(abs.ok());
+  CHECK(*abs == "this: [is not committed\n");  // absolute: the local disk, as written
+
   auto src = GitTreeSource::Open(repo.dir(), "v1");
   REQUIRE(src.ok());
   CHECK((*src)->commit() == one);
