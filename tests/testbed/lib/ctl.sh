@@ -60,11 +60,15 @@ tb_ctl_request() { # NODE reset|off|on
     echo "$2" >"$nd/ctl/request.tmp"
     mv "$nd/ctl/request.tmp" "$nd/ctl/request"
     kill -USR1 "$p"
-    for _ in $(seq 100); do
+    # the supervisor takes it within milliseconds, seconds on a machine
+    # loaded far beyond its cores; a request never taken is withdrawn, so
+    # that it cannot act later, out of order
+    for _ in $(seq 600); do
       [[ -e $nd/ctl/request ]] || exit 0
       sleep 0.05
     done
-    echo "tb ctl: the supervisor of $1 did not take the request" >&2
+    rm -f "$nd/ctl/request"
+    echo "tb ctl: the supervisor of $1 did not take the request within 30 s" >&2
     exit 1
   ) 9>"$nd/ctl/.request.lock"
 }

@@ -153,7 +153,9 @@ while ((stop == 0)); do
   case $power in
     off | hung)
       status "$power"
-      while ((stop == 0)) && [[ $power != on ]]; do nap 60; done ;;
+      # short naps: a request handled between the test and the nap's start
+      # would otherwise wait for the whole nap
+      while ((stop == 0)) && [[ $power != on ]]; do nap 0.5; done ;;
     on)
       nap "$TB_DOWNTIME"
       # a power-off requested during the downtime wins
