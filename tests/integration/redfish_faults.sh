@@ -53,4 +53,15 @@ check "a failed update task is an error (rc=$rc)" [ "$rc" = 1 ]
 check "  naming the task's end state" has "ended Exception" "$ERR"
 
 check "no session left behind on any error path (live: $(rf_sessions))" [ "$(rf_sessions)" = 0 ]
+
+# Sessions that expire while plumb waits on a task (idle timeout 1 s < the 2 s poll):
+# 401 -> log in again once -> carry on; the old session is gone, the new one logged out.
+rf_down
+rf_up --count 1 --vendor dmtf --option session_timeout=1
+echo '{"firmware": {"BMC": "1.50.0"}, "firmware_images": {"BMC": "https://fw.example/BMC-1.50.0.bin"}}' >"$RF_WORK/fw2.json"
+pb apply --node n1 --desired "$RF_WORK/fw2.json"
+rf_sync
+check "session expired during a task: re-login and finish (rc=$rc)" [ "$rc" = 0 ]
+check "  the BMC answered 401 and saw a second login" bash -c "grep -q ' n1 GET .* 401 ' '$RF_RUN/requests.log' && [ \$(grep -c ' n1 POST /redfish/v1/SessionService/Sessions ' '$RF_RUN/requests.log') = 2 ]"
+check "  and the new session was logged out (live: $(rf_sessions))" [ "$(rf_sessions)" = 0 ]
 rf_finish

@@ -503,6 +503,9 @@ TEST_CASE("redfish: 503 with Retry-After is retried with a capped wait") {
     CHECK(r.error().code == "bmc.http.503");
     CHECK(r.error().message.find("RAC0218") != std::string::npos);
     CHECK(r.error().hint == "Resolve it.");
+    // The failed login is remembered: later requests do not hammer the BMC with logins.
+    CHECK_FALSE(rig.client->Get("/redfish/v1/Systems/1").ok());
+    CHECK(rig.fake.Count("POST", "/redfish/v1/SessionService/Sessions") == 4);
   }
 }
 

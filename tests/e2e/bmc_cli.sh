@@ -1,0 +1,34 @@
+#!/bin/bash
+# plumb bmc without any BMC: bad input gets a clear error (exit 1) and nothing is contacted;
+# an unreachable BMC is a partial result (exit 3) whose error names the cause.
+set -uo pipefail
+: "${PLUMB:?}"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fails=0
+check() { local what=$1; shift; if "$@"; then echo "ok   - $what"; else echo "FAIL - $what"; fails=$((fails + 1)); fi; }
+echo "n1 https://127.0.0.1:9" >"$work/targets"   # discard port: nothing listens
+
+"$PLUMB" bmc inventory --targets "$work/targets" >"$work/o" 2>"$work/e"; rc=$?
+check "no credentials reference: exit 1 (rc=$rc)" [ $rc = 1 ]
+check "  saying how to set one" grep -q "credentials" "$work/e"
+
+unset PLUMB_E2E_NOPE
+"$PLUMB" bmc inventory --targets "$work/targets" --credentials env:PLUMB_E2E_NOPE >"$work/o" 2>"$work/e"; rc=$?
+check "unset env credentials: exit 1 (rc=$rc)" [ $rc = 1 ]
+check "  naming the variable" grep -q "PLUMB_E2E_NOPE is not set" "$work/e"
+
+export PLUMB_E2E_CRED="admin:e2e-PLANTED-secret"
+"$PLUMB" bmc inventory --targets "$work/targets" --credentials env:PLUMB_E2E_CRED --fingerprint sha256:zz >"$work/o" 2>"$work/e"; rc=$?
+check "malformed fingerprint: exit 1 (rc=$rc)" [ $rc = 1 ]
+
+"$PLUMB" bmc inventory --targets "$work/targets" --credentials env:PLUMB_E2E_CRED --node nope >"$work/o" 2>"$work/e"; rc=$?
+check "unknown node: exit 1 (rc=$rc)" [ $rc = 1 ]
+
+"$PLUMB" bmc inventory --targets "$work/targets" --credentials env:PLUMB_E2E_CRED --timeout 2 -v >"$work/o" 2>"$work/e"; rc=$?
+check "unreachable BMC: partial, exit 3 (rc=$rc)" [ $rc = 3 ]
+check "  with the transport error code" grep -q "http.connect" "$work/o"
+
+"$PLUMB" bmc reset n1 --targets "$work/targets" --credentials env:PLUMB_E2E_CRED --type sideways >"$work/o" 2>"$work/e"; rc=$?
+check "unknown reset type: exit 1 (rc=$rc)" [ $rc = 1 ]
+check "secret in no output" bash -c "! grep -rq 'e2e-PLANTED-secret' '$work'/o '$work'/e"
+[ $fails = 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }
