@@ -22,6 +22,7 @@ std::string RepoRoot(const GlobalOptions& g);
 
 /// The registry's modules (Gather uses those with an in-band probe).
 struct ModuleSet {
+  std::vector<modules::ModulePtr> owned;   ///< modules a caller adds and owns (read_run: BMC)
   std::vector<const modules::Module*> pointers;
 };
 ModuleSet GatherModules();

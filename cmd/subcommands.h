@@ -10,6 +10,9 @@ void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterApply(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterRuns(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterHistory(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
@@ -21,6 +24,9 @@ inline constexpr Register kSubcommands[] = {
     RegisterSchemas,
     RegisterGather,
     RegisterBmc,
+    RegisterApply,
+    RegisterRuns,
+    RegisterHistory,
     RegisterPlan,
     RegisterDiff,
     RegisterDrift,

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/marker/marker.h"
 #include "plans/window.h"
 
 // Events are built with designated initializers naming only the fields that matter.
@@ -540,6 +541,11 @@ bool NodeRun::Reboot() {
       wait = std::min(Backoff(wait), milliseconds(1000));
     }
   }
+  if (issue && adopted_ && !Last("reboot")) {
+    // No record of this node (a lost journal): if it already verifies, the reboot happened.
+    auto left = Remaining(e_.deps().prober->Probe(np_.node));
+    if (left && left->empty()) return true;
+  }
   if (issue) {
     auto id = ReadBootId();
     const bool bmc = np_.disruption >= Disruption::kFirmwareFlash || !id;
@@ -634,14 +640,19 @@ bool NodeRun::Marker() {
   StepResult r = Step("marker", {}, [&] {
     auto sh = ShellNow();
     if (!sh) return StepResult::Failed("ssh: " + sh.error().message);
-    auto out = (*sh)->Run(MarkerCommand(e_.plan().source.commit, e_.opts().run_id, e_.Now()),
-                          e_.opts().timing.command_timeout);
-    if (!out) {
+    static const modules::marker::MarkerModule kMarker;
+    modules::NodeContext ctx;
+    inventory::Node stand_in;
+    stand_in.name = np_.node;
+    ctx.node = &stand_in;
+    ctx.shell = *sh;
+    ctx.command_timeout = e_.opts().timing.command_timeout;
+    Status s = kMarker.Apply(ctx, modules::marker::WriteAction(e_.plan().source.commit,
+                                                               e_.opts().run_id, e_.Now()));
+    if (!s) {
       shell_.reset();
-      return StepResult::Failed(out.error().message);
+      return StepResult::Failed("writing the marker: " + s.error().message);
     }
-    if (out->exit_status != 0)
-      return StepResult::Failed("writing the marker: " + LastLine(out->err));
     return StepResult::Ok();
   });
   return Check("marker", r);
@@ -686,7 +697,22 @@ bool NodeRun::ReturnToService() {
       wait = std::min(Backoff(wait), milliseconds(2000));
     }
     Status s = drainer.Resume(np_.node);
-    return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
+    if (!s) return StepResult::Failed(s.error().message);
+    // Done only once the scheduler agrees: right after a resume Slurm shows the node as
+    // not responding for a moment, and the next batch must not count it as out.
+    wait = e_.opts().timing.poll_initial;
+    for (;;) {
+      auto q = drainer.Query({np_.node});
+      if (q) {
+        auto n = q->find(np_.node);
+        if (n == q->end() || !n->second.Unavailable()) return StepResult::Ok();
+      }
+      if (e_.dead()) throw Dead{};
+      if (e_.deps().clock->Now() - start >= e_.opts().timing.resume_timeout)
+        return StepResult::Ok({{"note", "resumed; the scheduler still shows it unavailable"}});
+      e_.deps().clock->Sleep(wait);
+      wait = std::min(Backoff(wait), milliseconds(1000));
+    }
   });
   if (r.outcome == "ok" || (r.outcome == "skipped" && !admin_)) returned_ = true;
   if (admin_) out_.left_drained = true;
@@ -822,6 +848,7 @@ RolloutResult Engine::Run() {
     std::vector<std::unique_ptr<NodeRun>> runs;
     int running = 0;
     int batch_failures = 0;
+    std::chrono::milliseconds budget_waited{0};
     std::unique_lock lk(mu_);
     while (!queue.empty() || running > 0) {
       while (!queue.empty()) {
@@ -884,7 +911,31 @@ RolloutResult Engine::Run() {
           cv_.notify_all();
         });
       }
-      const bool blocked = !queue.empty() && running == 0;
+      bool blocked = !queue.empty() && running == 0;
+      if (blocked && budget_waited < opts_.timing.budget_wait && !dead() && !stopping() &&
+          halt_reason.empty() && !paused) {
+        // Out of budget with nothing of ours running: nodes the scheduler shows out may be on
+        // their way back (a moment of "not responding" after a resume). Look again a while.
+        lk.unlock();
+        d_.clock->Sleep(opts_.timing.poll_initial * 4);
+        budget_waited += opts_.timing.poll_initial * 4;
+        auto fresh = d_.drainer->Query(scope);
+        lk.lock();
+        if (fresh) {
+          state = std::move(fresh);
+          int out = 0;
+          out_names.clear();
+          for (const auto& n : scope) {
+            auto it = state->find(n);
+            if (it != state->end() && it->second.Unavailable()) {
+              ++out;
+              out_names.push_back(n);
+            }
+          }
+          avail = limit - out;
+        }
+        continue;
+      }
       if (blocked || (!queue.empty() && (dead() || stopping() || !halt_reason.empty() || paused))) {
         if (blocked && halt_reason.empty() && !paused && !dead() && !stopping())
           halt_reason = fmt::format(
@@ -985,15 +1036,6 @@ nlohmann::json DesiredFromActions(const NodePlan& node) {
     }
   }
   return d;
-}
-
-std::string MarkerCommand(const std::string& commit, const std::string& run,
-                          const std::string& time) {
-  nlohmann::json m = {{"commit", commit}, {"run", run}, {"time", time}};
-  // Written to a temporary file and renamed, so a reader never sees half a marker.
-  return "mkdir -p /var/lib/plumb && printf '%s\\n' " + transport::ShellQuote(m.dump()) +
-         " > /var/lib/plumb/marker.json.tmp && mv /var/lib/plumb/marker.json.tmp "
-         "/var/lib/plumb/marker.json";
 }
 
 }  // namespace plumb::plans

@@ -79,6 +79,9 @@ struct RolloutTiming {
   std::chrono::seconds reboot_grace{60};
   std::chrono::seconds resume_timeout{300};      ///< until the scheduler sees the node respond
   std::chrono::milliseconds command_timeout{120000};   ///< boot id, reboot, marker
+  /// When the budget is spent by nodes plumb is not working on, how long to keep re-reading
+  /// the scheduler before halting ("max_unavailable reached").
+  std::chrono::milliseconds budget_wait{30000};
 };
 
 struct RolloutOptions {
@@ -149,9 +152,5 @@ std::string RunOfReason(const std::string& reason);
 
 /// The stand-in desired state made of a node plan's actions (each pointer set to its `after`).
 nlohmann::json DesiredFromActions(const NodePlan& node);
-
-/// The node marker's JSON and the shell command that writes it atomically.
-std::string MarkerCommand(const std::string& commit, const std::string& run,
-                          const std::string& time);
 
 }  // namespace plumb::plans

@@ -1,0 +1,221 @@
+#include "cmd/apply_deps.h"
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "modules/drain/kubernetes_drainer.h"
+#include "modules/drain/none_drainer.h"
+#include "modules/drain/slurm_drainer.h"
+#include "modules/transport/bmc.h"
+
+namespace plumb::cmd {
+
+plans::NodeFacts ToFacts(const plans::NodeObservation& o) {
+  plans::NodeFacts f;
+  f.readable = o.reachable;
+  if (!o.reachable) {
+    f.unreadable_reason = o.error.code.empty() ? o.error.message : o.error.code + ": " + o.error.message;
+    return f;
+  }
+  for (const auto& [name, r] : o.facts) {
+    if (r.ok()) f.facts[name] = r.value();
+    else f.module_errors[name] = r.error().message;
+  }
+  f.facts_digest = o.facts_digest;
+  return f;
+}
+
+plans::NodeFacts GatherProber::Probe(const std::string& node) {
+  const inventory::Node* n = cluster_.FindNode(node);
+  if (!n) {
+    plans::NodeFacts f;
+    f.readable = false;
+    f.unreadable_reason = "not in the inventory";
+    return f;
+  }
+  auto shell = shells_.Open(*n);
+  return ToFacts(plans::ProbeNode(node, *shell, modules_, timeout_));
+}
+
+Result<std::unique_ptr<transport::Shell>> RealNodeTransport::Connect(const std::string& node) {
+  const inventory::Node* n = cluster_.FindNode(node);
+  if (!n) return Diagnostic::Error("apply.node", node + " is not in the inventory");
+  return shells_.Open(*n);
+}
+
+transport::Bmc* RealNodeTransport::Bmc(const std::string& node) {
+  const inventory::Node* n = cluster_.FindNode(node);
+  if (!n || n->bmc.empty() || !bmcs_) return nullptr;
+  std::lock_guard lock(mu_);
+  auto& slot = open_[node];
+  if (!slot) slot = bmcs_->Open({node, n->bmc});
+  return slot.get();
+}
+
+Status RealNodeTransport::PowerCycle(const std::string& node) {
+  transport::Bmc* b = Bmc(node);
+  if (!b)
+    return Diagnostic::Error("apply.no-bmc",
+                             node + " has no usable BMC (no bmc: URL or no credentials)");
+  auto sys = b->SystemLink();
+  if (!sys) return sys.error();
+  auto r = b->Reset(*sys, transport::ResetKind::kHardReboot);
+  if (!r) return r.error();
+  return OkStatus();
+}
+
+std::unique_ptr<modules::Drainer> MakeDrainer(inventory::DrainScheduler s, transport::Shell& local) {
+  switch (s) {
+    case inventory::DrainScheduler::kSlurm: return std::make_unique<modules::SlurmDrainer>(local);
+    case inventory::DrainScheduler::kKubernetes:
+      return std::make_unique<modules::KubernetesDrainer>(local);
+    case inventory::DrainScheduler::kNone: return std::make_unique<modules::NoneDrainer>();
+  }
+  return std::make_unique<modules::NoneDrainer>();
+}
+
+namespace {
+
+std::string Hms(long long ms) {
+  long long s = ms / 1000;
+  if (s < 60) return fmt::format("{}.{}s", s, (ms % 1000) / 100);
+  return fmt::format("{}m{:02}s", s / 60, s % 60);
+}
+
+// Plain lines, one per thing that happened: what CI logs want.
+class LineObserver final : public plans::Observer {
+ public:
+  void OnEvent(const plans::RolloutEvent& e) override {
+    using K = plans::RolloutEvent::Kind;
+    std::string line;
+    switch (e.kind) {
+      case K::kRunStart: line = fmt::format("run {}: {}", e.run, e.message); break;
+      case K::kBatchStart:
+        line = fmt::format("batch {}/{}{}: {}", e.batch + 1, e.batches, e.canary ? " (canary)" : "",
+                           e.message);
+        break;
+      case K::kStep:
+        if (e.status == "start") return;   // the outcome line says it all
+        line = fmt::format("  {:<10} {:<28} {}{}{}", e.node, e.step, e.status,
+                           e.elapsed_ms > 0 ? " in " + Hms(e.elapsed_ms) : "",
+                           e.message.empty() ? "" : ": " + e.message);
+        break;
+      case K::kNodeEnd:
+        line = fmt::format("  {:<10} => {}{}", e.node, e.status,
+                           e.message.empty() ? "" : " (" + e.step + ": " + e.message + ")");
+        break;
+      case K::kBatchEnd: return;
+      case K::kRunEnd: line = fmt::format("run {} {}: {}", e.run, e.status, e.message); break;
+      case K::kNote:
+        if (e.message == "starting" || e.message == "continuing") return;
+        line = fmt::format("  {} {}", e.node, e.message);
+        break;
+    }
+    std::lock_guard lock(mu_);
+    std::fprintf(stdout, "%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  std::mutex mu_;
+};
+
+class JsonObserver final : public plans::Observer {
+ public:
+  void OnEvent(const plans::RolloutEvent& e) override {
+    std::string s = e.ToJson().dump();
+    std::lock_guard lock(mu_);
+    std::fprintf(stdout, "%s\n", s.c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  std::mutex mu_;
+};
+
+// A live table on a terminal: one row per node of the current batch, redrawn in place.
+class TtyObserver final : public plans::Observer {
+ public:
+  void OnEvent(const plans::RolloutEvent& e) override {
+    using K = plans::RolloutEvent::Kind;
+    std::lock_guard lock(mu_);
+    auto now = std::chrono::steady_clock::now();
+    switch (e.kind) {
+      case K::kRunStart: header_ = fmt::format("run {}: {}", e.run, e.message); break;
+      case K::kBatchStart:
+        Finish();
+        rows_.clear();
+        order_.clear();
+        batch_ = fmt::format("batch {}/{}{}", e.batch + 1, e.batches, e.canary ? " (canary)" : "");
+        started_ = now;
+        break;
+      case K::kStep: {
+        Row& r = RowOf(e.node);
+        r.step = e.step;
+        r.status = e.status == "start" ? "…" : e.status;
+        if (!e.message.empty()) r.note = e.message;
+        break;
+      }
+      case K::kNodeEnd: {
+        Row& r = RowOf(e.node);
+        r.status = e.status;
+        r.done = true;
+        r.note = e.message;
+        break;
+      }
+      case K::kRunEnd:
+        Draw(now);
+        std::fprintf(stdout, "\nrun %s %s: %s\n", e.run.c_str(), e.status.c_str(), e.message.c_str());
+        std::fflush(stdout);
+        return;
+      default: break;
+    }
+    Draw(now);
+  }
+
+ private:
+  struct Row {
+    std::string step, status, note;
+    bool done = false;
+  };
+  Row& RowOf(const std::string& node) {
+    if (!rows_.count(node)) order_.push_back(node);
+    return rows_[node];
+  }
+  void Finish() { drawn_ = 0; std::fprintf(stdout, "\n"); }
+  void Draw(std::chrono::steady_clock::time_point now) {
+    std::string out;
+    if (drawn_ > 0) out += fmt::format("\033[{}A\033[J", drawn_);
+    int lines = 0;
+    auto secs = std::chrono::duration_cast<std::chrono::seconds>(now - started_).count();
+    out += fmt::format("{}\n{}  elapsed {}s\n", header_, batch_, secs);
+    lines += 2;
+    for (const auto& n : order_) {
+      const Row& r = rows_[n];
+      out += fmt::format("  {:<12} {:<28} {:<12} {}\n", n, r.step, r.status, r.note.substr(0, 60));
+      ++lines;
+    }
+    drawn_ = lines;
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  std::mutex mu_;
+  std::string header_, batch_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::map<std::string, Row> rows_;
+  std::vector<std::string> order_;
+  int drawn_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tty) {
+  if (format == "json") return std::make_unique<JsonObserver>();
+  if (tty) return std::make_unique<TtyObserver>();
+  return std::make_unique<LineObserver>();
+}
+
+}  // namespace plumb::cmd

@@ -1,0 +1,67 @@
+#pragma once
+/// The real implementations behind the rollout engine's interfaces, built only here (the
+/// composition root): the re-probe (gather of one node over SSH), the node transport (SSH shells,
+/// BMC power cycles), the scheduler's drainer, and the observers that render progress.
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "inventory/model.h"
+#include "modules/drain/drainer.h"
+#include "modules/module.h"
+#include "modules/transport/shell.h"
+#include "plans/bmc_gather.h"
+#include "plans/gather.h"
+#include "plans/observer.h"
+#include "plans/rollout.h"
+
+namespace plumb::cmd {
+
+/// NodeObservation -> the planner's NodeFacts (digest carried over).
+plans::NodeFacts ToFacts(const plans::NodeObservation& o);
+
+/// Re-probes one node with the same in-band modules gather uses, so digests compare.
+class GatherProber final : public plans::Prober {
+ public:
+  GatherProber(const inventory::Cluster& cluster, plans::ShellFactory& shells,
+               std::vector<const modules::Module*> modules, std::chrono::milliseconds timeout)
+      : cluster_(cluster), shells_(shells), modules_(std::move(modules)), timeout_(timeout) {}
+  plans::NodeFacts Probe(const std::string& node) override;
+
+ private:
+  const inventory::Cluster& cluster_;
+  plans::ShellFactory& shells_;
+  std::vector<const modules::Module*> modules_;
+  std::chrono::milliseconds timeout_;
+};
+
+/// SSH shells from the factory; BMC power cycles through Redfish when the node has a BMC and
+/// the inventory names credentials.
+class RealNodeTransport final : public plans::NodeTransport {
+ public:
+  RealNodeTransport(const inventory::Cluster& cluster, plans::ShellFactory& shells,
+                    std::shared_ptr<plans::BmcFactory> bmcs)
+      : cluster_(cluster), shells_(shells), bmcs_(std::move(bmcs)) {}
+  Result<std::unique_ptr<transport::Shell>> Connect(const std::string& node) override;
+  transport::Bmc* Bmc(const std::string& node) override;
+  Status PowerCycle(const std::string& node) override;
+
+ private:
+  const inventory::Cluster& cluster_;
+  plans::ShellFactory& shells_;
+  std::shared_ptr<plans::BmcFactory> bmcs_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<transport::Bmc>> open_;
+};
+
+/// The drainer for a scheduler name ("slurm", "kubernetes", "none"); Slurm and kubectl run on
+/// this host through `local`.
+std::unique_ptr<modules::Drainer> MakeDrainer(inventory::DrainScheduler s, transport::Shell& local);
+
+/// Progress renderers: plain lines (CI logs), JSON lines (--format json), a live TTY table.
+std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tty);
+
+}  // namespace plumb::cmd

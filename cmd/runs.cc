@@ -1,0 +1,91 @@
+// plumb runs: the apply runs in the journal, newest first (text or JSON). Also lists the nodes
+// the scheduler shows drained by plumb for a run the journal does not know (a lost journal),
+// with --scheduler.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "plans/journal.h"
+
+namespace plumb::cmd {
+namespace {
+
+struct RunsArgs {
+  std::string journal;
+  int limit = 20;
+  std::string run;   // details of one run
+};
+
+int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
+  auto j = plans::OpenSqliteJournal(a.journal.empty() ? plans::DefaultJournalPath() : a.journal);
+  if (!j) {
+    std::fprintf(stderr, "plumb runs: %s\n", j.error().ToString().c_str());
+    return kExitError;
+  }
+  if (!a.run.empty()) {
+    auto r = (*j)->GetRun(a.run);
+    auto nodes = (*j)->Nodes(a.run);
+    if (!r || !nodes || !r->has_value()) {
+      std::fprintf(stderr, "plumb runs: no run %s\n", a.run.c_str());
+      return kExitError;
+    }
+    const plans::RunRecord& rr = **r;
+    if (g.format == "json") {
+      nlohmann::json out = {{"id", rr.id}, {"cluster", rr.cluster}, {"commit", rr.commit},
+                            {"plan_digest", rr.plan_digest}, {"started_at", rr.started_at},
+                            {"ended_at", rr.ended_at}, {"outcome", rr.outcome},
+                            {"summary", rr.summary}, {"owner", fmt::format("{}:{}", rr.owner_host, rr.owner_pid)},
+                            {"nodes", nlohmann::json::array()}};
+      for (const auto& n : *nodes)
+        out["nodes"].push_back({{"node", n.node}, {"status", n.status}, {"last_step", n.last_step},
+                                {"error", n.error}, {"admin_drained", n.admin_drained},
+                                {"started_at", n.started_at}, {"ended_at", n.ended_at}});
+      std::printf("%s\n", out.dump(2).c_str());
+      return kExitOk;
+    }
+    std::printf("run %s  cluster %s  commit %s\n  %s .. %s  %s  (%s:%lld)\n  %s\n", rr.id.c_str(),
+                rr.cluster.c_str(), rr.commit.c_str(), rr.started_at.c_str(),
+                rr.ended_at.empty() ? "(running)" : rr.ended_at.c_str(), rr.outcome.c_str(),
+                rr.owner_host.c_str(), static_cast<long long>(rr.owner_pid), rr.summary.c_str());
+    for (const auto& n : *nodes)
+      std::printf("  %-12s %-12s %-22s %s%s\n", n.node.c_str(), n.status.c_str(),
+                  n.last_step.c_str(), n.error.c_str(),
+                  n.admin_drained ? (" [admin-drained: " + n.admin_reason + "]").c_str() : "");
+    return kExitOk;
+  }
+  auto runs = (*j)->ListRuns(a.limit);
+  if (!runs) {
+    std::fprintf(stderr, "plumb runs: %s\n", runs.error().ToString().c_str());
+    return kExitError;
+  }
+  if (g.format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : *runs)
+      out.push_back({{"id", r.id}, {"cluster", r.cluster}, {"commit", r.commit},
+                     {"started_at", r.started_at}, {"ended_at", r.ended_at},
+                     {"outcome", r.outcome}, {"summary", r.summary}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  if (runs->empty()) std::printf("no runs in the journal\n");
+  for (const auto& r : *runs)
+    std::printf("%-22s %-10s %-12s %-24s %s\n", r.id.c_str(), r.cluster.c_str(),
+                r.commit.substr(0, 12).c_str(), r.started_at.c_str(),
+                (r.outcome + (r.summary.empty() ? "" : ": " + r.summary)).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  auto* a = new RunsArgs;
+  auto* sub = app.add_subcommand("runs", "List apply runs from the journal (or one run's nodes)");
+  sub->add_option("run", a->run, "Show this run's nodes");
+  sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
+  sub->add_option("--limit", a->limit, "How many runs")->capture_default_str();
+  sub->add_option("--format", g.format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  sub->callback([&run, &g, a] { run = [&g, a] { return RunRuns(g, *a); }; });
+}
+
+}  // namespace plumb::cmd

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Faults during plumb apply on real Slurm: an apt failure (n1), a reboot that never returns (n2),
+# a failing health gate (n3), a drain that times out behind a long job (n4). Each node is left
+# drained with "plumb:<run>:failed:<step>: <error>", the failure budget halts the rollout before
+# n5 starts, and the output says why.
+. "$(dirname "$0")/lib/apply.sh"
+ap_up 5 "drain: { scheduler: slurm, timeout: 5s }
+max_unavailable: 4
+canary: 0
+max_failures: 1
+health: [ \"test ! -e /etc/plumb-test-unhealthy\" ]
+health_timeout: 30s"
+"$TB" state n1 apt_fail=nvidia-driver >/dev/null
+"$TB" state n2 reboot_hang=1 >/dev/null
+"$TB" ssh n3 touch /etc/plumb-test-unhealthy
+job_on n4 600 >/dev/null
+apply --ref HEAD --auto-approve --reboot-timeout 15 --poll-max-ms 1000
+check "apply exits 1 (rc=$RC)" test "$RC" = 1
+check "the output says the budget halted it" grep -q "more than max_failures (1)" "$AP_TMP/out"
+run=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[0]['id'])" <(plumb_in runs --format json))
+expect_reason() { # NODE PREFIX
+  local r; r=$(reason_of "$1")
+  [[ $r == "plumb:$run:failed:$2"* ]] || { echo "  $1 reason: $r"; return 1; }
+}
+check "n1 (apt failure) drained, reason names the install" expect_reason n1 "apply:nvidia_driver.install"
+check "n2 (reboot never returns) drained, reason names wait-boot" expect_reason n2 "wait-boot: no new boot id"
+check "n3 (health gate) drained, reason names the gate" expect_reason n3 "health:1: health gate"
+check "n4 (drain timeout) drained, reason names the drain timeout" expect_reason n4 "wait-drained: drain timeout"
+for n in n1 n2 n3 n4; do check "$n is still drained in Slurm" bash -c "[[ \$($TB exec sinfo -h -N -n $n -o %T) == drain* || \$($TB exec sinfo -h -N -n $n -o %T) == down* ]]"; done
+check "n4: nothing installed while its job ran" test "$(count_events n4 'apt-get install')" = 0
+check "n5 never started (untouched, in service)" bash -c "test \$($TB exec sinfo -h -N -n n5 -o %T) = idle && ! grep -q 'apt-get install' $TB_RUN/nodes/n5/state/events.log"
+check "no VIOLATION anywhere" test "$(violations)" = 0
+plumb_in runs "$run" >"$AP_TMP/run.txt"
+check "plumb runs RUN shows each failure and n5 not started" \
+  bash -c "grep -q 'n5 *not-started' $AP_TMP/run.txt && grep -c ' failed ' $AP_TMP/run.txt | grep -qx 4"
+ap_finish
