@@ -137,7 +137,7 @@ fi
 results=$(mktemp)
 for N in $SIZES; do
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench.XXXXXX")
-  export TB_RUN=$WORK/tb
+  export TB_RUN=$WORK/$(basename "$WORK")   # the netns is named after it: unique
   "$TB" up "$N" >/dev/null
   trap '"$TB" down >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
   "$TB" cluster-repo "$WORK/repo" >/dev/null

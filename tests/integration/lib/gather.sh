@@ -33,7 +33,7 @@ gt_down() {
 # gt_up N: testbed of N nodes and a committed cluster repo for it at $REPO.
 gt_up() {
   GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
-  export TB_RUN=$GT_TMP/tb
+  export TB_RUN=$GT_TMP/$(basename "$GT_TMP")   # its netns is named after it: unique
   trap gt_down EXIT
   "$TB" up "$1" >/dev/null
   REPO=$GT_TMP/repo
