@@ -35,6 +35,7 @@ if [[ $(id -u) != 0 ]] || ! command -v slurmctld >/dev/null || ! [[ -x /usr/sbin
   step "2. (skipped: the live testbed stage needs root, sshd and Slurm; see scripts/install-deps.sh)"
   exit 0
 fi
+chmod 755 "$E2E_TMP"   # munged wants every directory above its socket searchable
 export TB_RUN=$E2E_TMP/tb TB_NETNS=tb-demo-$$
 live=$E2E_TMP/live
 trap '"$tb" down >/dev/null 2>&1 || true' EXIT

@@ -10,6 +10,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 PLUMB=$(realpath "${2:-$src/build/plumb}")
 TB=$src/tests/testbed/tb
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench-rollout.XXXXXX")
+chmod 755 "$tmp"   # munged wants every directory above its socket searchable
 export TB_RUN=$tmp/tb TB_NETNS=tb-${tmp##*.}
 cleanup() { "$TB" down >/dev/null 2>&1 || true; rm -rf "$tmp"; }
 trap cleanup EXIT

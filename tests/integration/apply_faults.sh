@@ -8,10 +8,13 @@ ap_up 5 "drain: { scheduler: slurm, timeout: 5s }
 max_unavailable: 4
 canary: 0
 max_failures: 1
-health: [ \"test ! -e /etc/plumb-test-unhealthy\" ]
+health: [ \"/usr/local/bin/plumb-test-health\" ]
 health_timeout: 30s"
 "$TB" state n1 apt_fail=nvidia-driver >/dev/null
 "$TB" state n2 reboot_hang=1 >/dev/null
+for i in 1 2 3 4 5; do   # the gate: healthy unless /etc/plumb-test-unhealthy exists
+  "$TB" ssh "n$i" "printf '#!/bin/sh\\ntest ! -e /etc/plumb-test-unhealthy\\n' >/usr/local/bin/plumb-test-health && chmod +x /usr/local/bin/plumb-test-health"
+done
 "$TB" ssh n3 touch /etc/plumb-test-unhealthy
 job_on n4 600 >/dev/null
 apply --ref HEAD --auto-approve --reboot-timeout 15 --poll-max-ms 1000

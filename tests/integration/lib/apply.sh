@@ -42,6 +42,7 @@ ap_down() {
 ap_up() {
   local n=$1 rollout=$2
   AP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-ap.XXXXXX")
+  chmod 755 "$AP_TMP"   # munged wants every directory above its socket searchable
   export TB_RUN=$AP_TMP/tb TB_NETNS=tb-${AP_TMP##*.}
   trap ap_down EXIT
   "$TB" up "$n" --slurm >/dev/null
