@@ -11,7 +11,7 @@ build_pkgs=(g++ cmake make pkg-config git ccache
 # Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client.
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl
-  xmlstarlet jq)
+  xmlstarlet jq libxml2-utils)
 
 want=("${build_pkgs[@]}")
 [[ "${PLUMB_DEPS:-all}" == build ]] || want+=("${testbed_pkgs[@]}")
