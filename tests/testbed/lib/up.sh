@@ -220,6 +220,14 @@ tb_up_slurm() {
   mkdir -p "$s"/{ctld,log,spool,munge-key,munge-run,fakedev}
   chmod 700 "$s/munge-key"
   chmod 755 "$s/munge-run"   # munged wants its socket dir o+x
+  # ...and every directory above it searchable by all (mktemp -d makes 0700 dirs): say so now
+  # rather than let munged exit and Slurm wait for nodes that can never authenticate.
+  local dir=$s
+  while [[ $dir != / ]]; do
+    dir=$(dirname "$dir")
+    [[ $(( 0$(stat -c %a "$dir") & 1 )) -eq 1 ]] ||
+      tb_die "up: munged needs every directory above its socket searchable by all; $dir is not (hint: chmod o+x $dir)"
+  done
   dd if=/dev/urandom of="$s/munge-key/munge.key" bs=1024 count=1 status=none
   chmod 400 "$s/munge-key/munge.key"
   tb_spawn munged "$TB_RUN/log/munged.out" \
@@ -289,6 +297,8 @@ CONF
     [[ -S $s/munge-run/munge.sock ]] && break
     sleep 0.1
   done
+  [[ -S $s/munge-run/munge.sock ]] ||
+    tb_die "up: munged did not start: $(tail -n 2 "$TB_RUN/log/munged.out" 2>/dev/null | tr '\n' ' ')"
   tb_spawn slurmctld "$TB_RUN/log/slurmctld.out" env SLURM_CONF="$s/slurm.conf" slurmctld -D
 }
 
