@@ -1,7 +1,8 @@
 // plumb drift: is every node where the repo says? Read-only, always: it gathers and compares,
 // it never changes a node and never reads or touches the scheduler.
 // Exit codes (precedence error > drift > partial > in sync): 1 error, 2 drift found,
-// 3 no drift but some nodes unreadable, 0 in sync (waived drift is in sync).
+// 1 also when no drift was found but some nodes were unreadable (no verdict of "in sync" can
+// be given for them), 0 in sync (waived drift is in sync). Never 2 for a no-op.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -81,8 +82,8 @@ void RegisterDrift(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "it was applied) or intent (the repo changed and was not applied yet). Waivers in\n"
       "waivers.yaml turn matching drift into 'waived' until they expire; an expired waiver\n"
       "counts as drift and warns.\n\n"
-      "Exit: 0 in sync (waived drift included), 2 drift, 3 no drift but some nodes unreadable,\n"
-      "1 error. Precedence: error > drift > unreadable > in sync.\n\n"
+      "Exit: 0 in sync (waived drift included), 2 drift, 1 error or no drift found but some\n"
+      "nodes unreadable. Precedence: error > drift > unreadable > in sync.\n\n"
       "Examples:\n"
       "  plumb drift --format junit --out drift.xml\n"
       "  plumb drift --format prom --out /var/lib/node_exporter/textfile/plumb.prom\n"

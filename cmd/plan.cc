@@ -1,7 +1,7 @@
 // plumb plan: what apply would change, and what it would disturb. Read-only.
 // Exit codes: 0 success (no changes, or changes without --detailed-exitcode), 2 changes pending
-// (--detailed-exitcode), 3 no changes but some nodes unreadable (the plan is incomplete),
-// 1 error. A plan with errors (e.g. no batch fits max_unavailable) is shown but never written.
+// (--detailed-exitcode), 1 error -- exactly these three. No changes found but some nodes
+// unreadable is 1: an incomplete plan cannot vouch for "no changes". A plan with errors (e.g. no batch fits max_unavailable) is shown but never written.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -52,7 +52,11 @@ int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
     if (g.format != "json") std::printf("Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
   }
   if (a.detailed_exitcode && plan.HasChanges()) return kExitChanges;
-  if (!plan.complete) return kExitPartial;
+  if (!plan.complete) {
+    std::fprintf(stderr, "plumb: error: plan incomplete: %zu node(s) could not be read (listed "
+                 "above); no changes found on the others\n", plan.unreadable.size());
+    return kExitError;
+  }
   return kExitOk;
 }
 
@@ -78,8 +82,8 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "node drifted from what it was applied at; intent: the repo changed), identical nodes\n"
       "collapsed, and a summary: nodes to drain/reboot/re-flash, batches, peak nodes out,\n"
       "estimated duration, jobs blocking a drain, unreadable nodes.\n\n"
-      "Exit: 0 ok; with --detailed-exitcode 0 no changes, 2 changes; 3 no changes but some\n"
-      "nodes unreadable (plan incomplete); 1 error.\n\n"
+      "Exit: 0 ok; with --detailed-exitcode 0 no changes, 2 changes; 1 error, including an\n"
+      "incomplete plan with no changes (some nodes unreadable: they are listed).\n\n"
       "Examples:\n"
       "  plumb plan --repo pod-a --ref main\n"
       "  plumb plan --ref $SHA --out plan.json --detailed-exitcode     # CI on a pull request\n"

@@ -74,7 +74,7 @@ std::string RepoPath(const std::string& repo, const std::string& p) {
 }
 
 // Firmware, BIOS and power facts over Redfish for the selected nodes that have a BMC, merged
-// into their observations (and their facts digests). Nodes whose BMC cannot be read get the
+// into their observations (not their facts digests: see below). Nodes whose BMC cannot be read get the
 // reason as those modules' errors, so the plan leaves them out rather than guessing.
 void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
                    const std::vector<const inventory::Node*>& nodes,
@@ -118,7 +118,10 @@ void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
     } else {
       for (auto& [module, r] : b.facts) o.facts.insert_or_assign(module, std::move(r));
     }
-    o.facts_digest = plans::FactsDigest(o.facts);
+    // The facts digest stays the in-band one: apply's stale check re-probes over SSH only, so a
+    // digest over Redfish facts too would mark every node with a BMC stale. Firmware and BIOS
+    // changes are re-checked by their own modules just before they act (bios does not re-stage
+    // an identical pending change; firmware verifies the version it finds).
   }
 }
 

@@ -219,7 +219,7 @@ int DriftExitCode(const DriftReport& report) {
   switch (report.verdict) {
     case DriftVerdict::kInSync: return 0;
     case DriftVerdict::kDrift: return 2;
-    case DriftVerdict::kPartial: return 3;
+    case DriftVerdict::kPartial: return 1;   // "in sync" cannot be vouched for: not 0, not 2
     case DriftVerdict::kError: return 1;
   }
   return 1;

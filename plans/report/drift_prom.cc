@@ -58,7 +58,7 @@ std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
     out += fmt::format("plumb_node_readable{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
                        Label(n.node), n.readable ? 1 : 0);
   Family(out, "plumb_drift_exit_code",
-         "The drift run's verdict as its exit code: 0 in sync, 2 drift, 3 partial, 1 error.");
+         "The drift run's verdict as its exit code: 0 in sync, 2 drift, 1 error or partial.");
   out += fmt::format("plumb_drift_exit_code{{cluster=\"{}\",commit=\"{}\"}} {}\n", cluster,
                      Label(r.source.commit), DriftExitCode(r));
   Family(out, "plumb_last_run_timestamp_seconds",

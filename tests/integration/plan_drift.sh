@@ -88,7 +88,7 @@ check "plan and drift changed nothing on the nodes" test "$(state_sum)" = "$BEFO
 sleep 1
 BEFORE=$(state_sum)
 run drift --repo "$REPO" --ref HEAD
-check "unreadable node, no drift: exit 3" rc_is 3
+check "unreadable node, no drift: exit 1" rc_is 1
 run plan --no-scheduler --repo "$REPO" --ref "$UP" --detailed-exitcode
 check "plan with an unreadable node and changes: exit 2, marked incomplete" rc_is 2
 check "plan says incomplete" contains "$OUT" "PLAN INCOMPLETE"
