@@ -14,6 +14,7 @@
 #include "modules/drain/slurm_drainer.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
+#include "plans/clock.h"
 #include "plans/bmc_gather.h"
 #include "plans/gather.h"
 #include "plans/node_select.h"
@@ -141,14 +142,6 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
 }
 
-std::string NowRfc3339() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
 
@@ -201,7 +194,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     opt.fanout = a.fanout;
     opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
     rr->observed = plans::Gather(*selected, modules::AllModules(), shells, opt);
-    rr->observed.gathered_at = NowRfc3339();
+    rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
     if (a.read_bmc) GatherBmcInto(g, cluster, *selected, bmc_modules, a.fanout, rr->observed, notes);
   }
   rr->ran = ModulesWithFacts(rr->modules.pointers, rr->observed);
@@ -221,7 +214,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   in.observed = &rr->observed;
   in.modules = rr->ran;
   in.scheduler = scheduler.drainer.get();
-  in.now = NowRfc3339();
+  in.now = plans::Rfc3339(std::chrono::system_clock::now());
   const GlobalOptions at = g;
   in.load_at = [at](const std::string& commit) -> Result<plans::DesiredByNode> {
     inventory::LoadedCluster old = inventory::LoadCluster({at.repo, commit, false});

@@ -138,6 +138,12 @@ struct NodeDesired {
   std::string rollout_from;  ///< the group whose rollout applied
   /// Leaf pointer -> the layer that set it: "stack <name>" or "group <name>".
   std::map<std::string, std::string> layers;
+
+  /// Where the value at `pointer` was written: its own origin, or the nearest parent's (a map
+  /// written as a whole, e.g. `packages: {...}` from a stack). Empty when unknown.
+  Location OriginOf(std::string pointer) const;
+  /// The desired value at `pointer`, or null when absent (or the pointer is malformed).
+  nlohmann::json ValueAt(const std::string& pointer) const;
 };
 
 }  // namespace plumb::inventory

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "modules/probe_script.h"
+#include "plans/clock.h"
 #include "plans/digest.h"
 
 namespace plumb::plans {
@@ -17,14 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string NowRfc3339() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string Replace(std::string s, std::string_view from, std::string_view to) {
   if (from.empty()) return s;
@@ -137,7 +130,7 @@ ObservedState Gather(const std::vector<const inventory::Node*>& nodes,
                      const std::vector<const modules::Module*>& modules, ShellFactory& shells,
                      const GatherOptions& options, ProgressObserver* progress) {
   ObservedState state;
-  state.gathered_at = NowRfc3339();
+  state.gathered_at = Rfc3339(std::chrono::system_clock::now());
   if (nodes.empty()) return state;
 
   // One script for every node: built once, the nonce fresh per run so no node's output can

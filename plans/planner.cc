@@ -11,31 +11,6 @@ namespace {
 
 using modules::Disruption;
 
-// The origin of a desired value: its own pointer, or the nearest parent that has one (a map
-// written as a whole, e.g. `packages: {...}` inherited from a stack).
-Location OriginOf(const inventory::NodeDesired& nd, const std::string& pointer) {
-  std::string p = pointer;
-  while (!p.empty()) {
-    auto it = nd.origins.find(p);
-    if (it != nd.origins.end()) return it->second;
-    auto slash = p.rfind('/');
-    if (slash == std::string::npos) break;
-    p.resize(slash);
-  }
-  return {};
-}
-
-const nlohmann::json* ValueAt(const nlohmann::json& doc, const std::string& pointer) {
-  if (pointer.empty()) return nullptr;
-  try {
-    nlohmann::json::json_pointer ptr(pointer);
-    if (!doc.contains(ptr)) return nullptr;
-    return &doc.at(ptr);
-  } catch (const nlohmann::json::exception&) {
-    return nullptr;
-  }
-}
-
 // Repair when the node's marker names a commit whose desired value at this key equals today's.
 ChangeReason ReasonFor(const PlannerInput& in, const std::string& node, const std::string& marker,
                        const inventory::NodeDesired& now, const std::string& pointer) {
@@ -44,9 +19,8 @@ ChangeReason ReasonFor(const PlannerInput& in, const std::string& node, const st
   if (prev == in.previous.end() || prev->second == nullptr) return ChangeReason::kIntent;
   auto then = prev->second->find(node);
   if (then == prev->second->end()) return ChangeReason::kIntent;
-  const nlohmann::json* a = ValueAt(then->second.desired, pointer);
-  const nlohmann::json* b = ValueAt(now.desired, pointer);
-  if (a && b && *a == *b) return ChangeReason::kRepair;
+  const nlohmann::json a = then->second.ValueAt(pointer);
+  if (!a.is_null() && a == now.ValueAt(pointer)) return ChangeReason::kRepair;
   return ChangeReason::kIntent;
 }
 
@@ -254,7 +228,7 @@ Plan MakePlan(const PlannerInput& in) {
       for (modules::Action& a : m->Diff(nd.desired, *f)) {
         PlannedAction pa;
         pa.reason = ReasonFor(in, name, np.marker_commit, nd, a.pointer);
-        pa.origin = OriginOf(nd, a.pointer);
+        pa.origin = nd.OriginOf(a.pointer);
         np.disruption = std::max(np.disruption, a.disruption);
         pa.action = std::move(a);
         np.actions.push_back(std::move(pa));

@@ -23,16 +23,6 @@ json At(const json& doc, const std::string& pointer) {
   return nullptr;
 }
 
-Location OriginAt(const inventory::NodeDesired& nd, std::string p) {
-  while (!p.empty()) {
-    if (auto it = nd.origins.find(p); it != nd.origins.end()) return it->second;
-    auto slash = p.rfind('/');
-    if (slash == std::string::npos) break;
-    p.resize(slash);
-  }
-  return {};
-}
-
 std::vector<KeyChange> DiffNode(const inventory::NodeDesired* a, const inventory::NodeDesired* b) {
   static const json kEmpty = json::object();
   const json& da = a ? a->desired : kEmpty;
@@ -48,8 +38,8 @@ std::vector<KeyChange> DiffNode(const inventory::NodeDesired* a, const inventory
         (after.is_object() && !after.empty()))
       continue;
     KeyChange c{PointerToKey(p), p, before, after, {}};
-    if (b && !after.is_null()) c.origin = OriginAt(*b, p);
-    else if (a) c.origin = OriginAt(*a, p);
+    if (b && !after.is_null()) c.origin = b->OriginOf(p);
+    else if (a) c.origin = a->OriginOf(p);
     out.push_back(std::move(c));
   }
   return out;

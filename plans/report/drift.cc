@@ -24,25 +24,6 @@ nlohmann::json Below(const nlohmann::json& value, const std::string& at, const s
   return nullptr;
 }
 
-nlohmann::json DesiredAt(const inventory::NodeDesired& nd, const std::string& pointer) {
-  try {
-    nlohmann::json::json_pointer p(pointer);
-    if (nd.desired.contains(p)) return nd.desired.at(p);
-  } catch (const nlohmann::json::exception&) {
-  }
-  return nullptr;
-}
-
-Location OriginAt(const inventory::NodeDesired& nd, std::string p) {
-  while (!p.empty()) {
-    if (auto it = nd.origins.find(p); it != nd.origins.end()) return it->second;
-    auto slash = p.rfind('/');
-    if (slash == std::string::npos) break;
-    p.resize(slash);
-  }
-  return {};
-}
-
 void MarkDiffers(DriftCheck& c, const PlannedAction& pa) {
   c.status = CheckStatus::kDrift;
   c.observed = Below(pa.action.before, pa.action.pointer, c.pointer);
@@ -142,8 +123,8 @@ DriftReport MakeDriftReport(const DriftInput& in) {
       c.pointer = p;
       c.key = PointerToKey(p);
       c.module = ModuleForPointer(p);
-      c.desired = DesiredAt(nd, p);
-      c.origin = OriginAt(nd, p);
+      c.desired = nd.ValueAt(p);
+      c.origin = nd.OriginOf(p);
       if (!in.modules_run.empty() && !in.modules_run.count(c.module))
         c.status = CheckStatus::kUnchecked;
       dn.checks.push_back(std::move(c));
