@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "modules/bmc_util.h"
+#include "modules/module_util.h"
 #include "modules/transport/bmc.h"
 
 namespace plumb::modules::bios {
@@ -180,22 +181,14 @@ std::vector<Action> BiosModule::Diff(const json& desired, const Facts& facts) co
     (is_pending ? staged : todo).push_back(it.key());
   }
   if (after.empty()) return {};
-  Action a;
-  a.module = "bios";
-  a.id = "bios.attributes";
-  a.key = "bios";
-  a.pointer = "/bios";
-  a.before = before;
-  a.after = after;
-  a.disruption = Disruption::kReboot;
-  a.params = {{"already_pending", staged}};
   std::string s;
   for (auto it = after.begin(); it != after.end(); ++it) {
     std::string h = before[it.key()].is_null() ? "unset" : before[it.key()].dump();
     s += (s.empty() ? "" : ", ") + it.key() + "=" + it.value().dump() + " (have " + h + ")";
   }
-  a.summary = "set BIOS " + s + (todo.empty() ? "; already pending, applies on reset" : "");
-  return {a};
+  return {MakeAction("bios", "bios.attributes", "bios", "/bios",
+                     "set BIOS " + s + (todo.empty() ? "; already pending, applies on reset" : ""),
+                     before, after, Disruption::kReboot, {{"already_pending", staged}})};
 }
 
 Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {

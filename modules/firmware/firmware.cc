@@ -113,26 +113,23 @@ std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts
       }
     }
     if (found && in_sync) continue;
-    Action a;
-    a.module = "firmware";
-    a.id = "firmware." + key;
-    a.key = "firmware." + key;
-    a.pointer = "/firmware/" + PointerToken(key);
-    a.before = !found ? json() : have.size() == 1 ? have[0] : have;
-    a.after = want;
-    a.disruption = Disruption::kFirmwareFlash;
-    json image = images.is_object() && images.contains(key) ? images[key] : json();
-    a.params = {{"component", key}, {"targets", targets}, {"image", image},
-                {"order", OrderOf(key)}, {"found", found}, {"updateable", updateable}};
+    std::string summary;
     if (!found) {
-      a.summary = "flash " + key + " " + want + " (no FirmwareInventory member named " + key + ")";
+      summary = "flash " + key + " " + want + " (no FirmwareInventory member named " + key + ")";
     } else {
       std::string h;
       for (const auto& v : have) h += (h.empty() ? "" : ", ") + v.get<std::string>();
-      a.summary = "flash " + key + " " + want + " (have " + h + ")" +
-                  (updateable ? "" : " [not updateable: report only]");
+      summary = "flash " + key + " " + want + " (have " + h + ")" +
+                (updateable ? "" : " [not updateable: report only]");
     }
-    out.push_back(std::move(a));
+    json image = images.is_object() && images.contains(key) ? images[key] : json();
+    out.push_back(MakeAction("firmware", "firmware." + key, "firmware." + key,
+                             "/firmware/" + PointerToken(key), std::move(summary),
+                             !found ? json() : have.size() == 1 ? have[0] : have, want,
+                             Disruption::kFirmwareFlash,
+                             {{"component", key}, {"targets", targets}, {"image", image},
+                              {"order", OrderOf(key)}, {"found", found},
+                              {"updateable", updateable}}));
   }
   std::stable_sort(out.begin(), out.end(), [](const Action& x, const Action& y) {
     return x.params["order"].get<int>() < y.params["order"].get<int>();

@@ -1,6 +1,7 @@
 #include "modules/power/power.h"
 
 #include "modules/bmc_util.h"
+#include "modules/module_util.h"
 #include "modules/transport/bmc.h"
 
 namespace plumb::modules::power {
@@ -40,16 +41,9 @@ std::vector<Action> PowerModule::Diff(const nlohmann::json& desired, const Facts
   std::string want = desired["power"].get<std::string>();
   nlohmann::json have = facts.value("power_state", nlohmann::json());
   if (have.is_string() && have.get<std::string>() == want) return {};
-  Action a;
-  a.module = "power";
-  a.id = "power.state";
-  a.key = "power";
-  a.pointer = "/power";
-  a.before = have;
-  a.after = want;
-  a.summary = "power " + want + " (is " + (have.is_string() ? have.get<std::string>() : "unknown") + ")";
-  a.disruption = Disruption::kReboot;
-  return {a};
+  std::string is = have.is_string() ? have.get<std::string>() : "unknown";
+  return {MakeAction("power", "power.state", "power", "/power", "power " + want + " (is " + is + ")",
+                     have, want, Disruption::kReboot)};
 }
 
 Status PowerModule::Apply(NodeContext& ctx, const Action& action) const {
