@@ -65,6 +65,9 @@ if ((INNER)); then
     if [[ -f $1/memory.peak ]]; then cat "$1/memory.peak"; else cat "$1/memory.max_usage_in_bytes"; fi
   }
 
+  # user+nice+system+irq+softirq jiffies of the whole machine (/proc/stat is not namespaced).
+  cpu_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8; exit}' /proc/stat; }
+
   run_tool() { # tool -> runs it, all output to stdout
     case $1 in
       plumb) "$PLUMB" gather --repo "$repo" --fanout "$FANOUT" --format json ;;
@@ -104,16 +107,21 @@ PY
     for tool in $TOOLS; do
       out=$WORK/out.$tool.$r
       cg=$(cg_make "$tool-$r")
+      cpu0=$(cpu_ticks)
       /usr/bin/time -f '%e %U %S %M' -o "$WORK/time" \
         bash -c '[[ -z $1 ]] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' _ "$cg" \
         bash -c 'run_tool "$1"' _ "$tool" >"$out" 2>"$out.err" || true
+      cpu1=$(cpu_ticks)
       peak=$(cg_peak "$cg")
       [[ -z $cg ]] || rmdir "$cg" 2>/dev/null || true
       ok=1
       complete "$tool" "$out" || ok=0
       # /usr/bin/time prefixes "Command exited with non-zero status N" when the tool fails.
       read -r wall user sys rss < <(tail -n 1 "$WORK/time") || true
-      echo "$N $tool $r $ok $wall $user $sys $rss $peak" | tee -a "$WORK/results"
+      # Whole-machine CPU during the run (all cores, all processes), in seconds: what the
+      # nodes (sshd, the probe, the fakes) burnt on top of the client is this minus the client.
+      machine=$(awk -v a="$cpu0" -v b="$cpu1" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", (b-a)/hz}')
+      echo "$N $tool $r $ok $wall $user $sys $rss $peak $machine" | tee -a "$WORK/results"
       ((ok)) || cp "$out.err" "$WORK/failed.$tool.$r.err"
       rm -f "$out"
     done
@@ -155,7 +163,9 @@ rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 fanout, runs = sys.argv[2], sys.argv[3]
 data = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(list)))
 fails = collections.Counter()
-for n, tool, r, ok, wall, user, sys_, rss, peak in rows:
+for row in rows:
+    n, tool, r, ok, wall, user, sys_, rss, peak = row[:9]
+    machine = float(row[9]) if len(row) > 9 else float("nan")
     if ok != "1":
         fails[(n, tool)] += 1
         continue
@@ -163,6 +173,7 @@ for n, tool, r, ok, wall, user, sys_, rss, peak in rows:
     d["wall"].append(float(wall)); d["cpu"].append(float(user) + float(sys_))
     d["rss"].append(int(rss) / 1024.0)
     if peak != "NA": d["tree"].append(int(peak) / 1048576.0)
+    d["node"].append(max(0.0, machine - float(user) - float(sys_)))
 med = lambda v: statistics.median(v) if v else float("nan")
 print(f"Measured {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC on {platform.node() or 'this machine'}"
       f" ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end);"
@@ -171,17 +182,24 @@ for n in sorted(data):
     tools = data[n]
     p = tools.get("plumb")
     print(f"### {n} nodes\n")
-    print("| tool | wall s | client CPU s | peak RSS MB (largest process) | peak memory MB (client tree) | plumb ÷ tool: wall | CPU | tree memory |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| tool | wall s | client CPU s | node-side CPU s | peak RSS MB (largest process) | peak memory MB (client tree) | plumb ÷ tool: wall | CPU | tree memory |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for t, d in tools.items():
         w, c, r, m = med(d["wall"]), med(d["cpu"]), med(d["rss"]), med(d["tree"])
         def ratio(k):
             if not p or not d[k] or not p[k]: return "n/a"
             return f"{med(p[k]) / med(d[k]):.2f}x"
         mm = f"{m:.0f}" if d["tree"] else "n/a"
-        print(f"| {t} | {w:.2f} | {c:.2f} | {r:.1f} | {mm} | {ratio('wall')} | {ratio('cpu')} | {ratio('tree')} |")
+        nd = med(d["node"])
+        print(f"| {t} | {w:.2f} | {c:.2f} | {nd:.2f} | {r:.1f} | {mm} | {ratio('wall')} | {ratio('cpu')} | {ratio('tree')} |")
     bad = [f"{t} ({c} of {runs})" for (nn, t), c in fails.items() if int(nn) == n]
     if bad: print(f"\nIncomplete runs (not counted): {', '.join(bad)}")
+    if p and p["node"]:
+        cores = os.cpu_count()
+        print(f"\nNode side: the testbed's sshd + probe + fakes burnt a median {med(p['node']):.1f} CPU s during plumb's run"
+              f" (machine CPU minus the client's), on the same {cores} cores as the client. The smallest wall any tool"
+              f" can reach here is (client CPU + node-side CPU) / {cores}; for plumb that bound is"
+              f" {(med(p['cpu']) + med(p['node'])) / cores:.2f} s.")
     print()
 PY
 cat "$BENCH_OUT"
