@@ -208,7 +208,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
 
   if (!a.force_unlock.empty()) {
     if (Status s = journal.ForceUnlock(a.force_unlock); !s) return Fail(s.error());
-    std::printf("released the lock held by run %s\n", a.force_unlock);
+    std::printf("released the lock held by run %s\n", a.force_unlock.c_str());
     return kExitOk;
   }
 

@@ -30,21 +30,6 @@ Diagnostic LoadErrors(const inventory::LoadedCluster& lc) {
   return d;
 }
 
-// The modules whose facts this run has: with a snapshot, those named in it (a snapshot made
-// without BMC reads has no firmware facts, and its firmware keys are then "not checked", not
-// "in sync"); with a live gather, every module that has a probe.
-std::vector<const modules::Module*> ModulesWithFacts(const std::vector<const modules::Module*>& all,
-                                                     const plans::ObservedState& s) {
-  std::set<std::string> seen;
-  for (const auto& [_, n] : s.nodes)
-    for (const auto& [m, __] : n.facts) seen.insert(m);
-  if (seen.empty()) return all;
-  std::vector<const modules::Module*> out;
-  for (const modules::Module* m : all)
-    if (seen.count(std::string(m->Name()))) out.push_back(m);
-  return out;
-}
-
 // The Slurm view for the plan's max_unavailable and blocking jobs, when a rollout in play
 // drains through Slurm. Read-only: only Query is ever called. Slurm's CLI runs on this host
 // (SLURM_CONF from the environment, as for any Slurm client).
@@ -180,26 +165,6 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   for (const modules::Module* m : rr->modules.pointers)
     if (m->HasBmcProbe()) bmc_modules.push_back(m);
   Diagnostics notes;
-  if (!a.facts.empty()) {
-    auto snap = plans::ReadObservedState(a.facts);
-    if (!snap.ok()) return snap.error();
-    rr->observed = std::move(snap.value());
-  } else {
-    if (a.fanout < 1) return Diagnostic::Error("plan.fanout", "--fanout must be at least 1");
-    plans::SshOverrides extra;
-    extra.accept_new_hostkeys = a.accept_new_host_keys;
-    if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-    plans::SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
-    plans::GatherOptions opt;
-    opt.fanout = a.fanout;
-    opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
-    rr->observed = plans::Gather(*selected, modules::AllModules(), shells, opt);
-    rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
-    if (a.read_bmc) GatherBmcInto(g, cluster, *selected, bmc_modules, a.fanout, rr->observed, notes);
-  }
-  rr->ran = ModulesWithFacts(rr->modules.pointers, rr->observed);
-  for (const modules::Module* m : rr->ran) rr->ran_names.insert(std::string(m->Name()));
-
   Scheduler scheduler;
   if (a.read_scheduler && !a.no_scheduler) scheduler = MakeScheduler(cluster, rr->loaded);
   if (a.read_scheduler && a.no_scheduler)
@@ -211,8 +176,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   in.cluster = &cluster;
   in.desired = &rr->loaded.desired;
   in.limit = limit;
-  in.observed = &rr->observed;
-  in.modules = rr->ran;
+  in.modules = rr->modules.pointers;
   in.scheduler = scheduler.drainer.get();
   in.now = plans::Rfc3339(std::chrono::system_clock::now());
   const GlobalOptions at = g;
@@ -227,7 +191,32 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     }
     return std::move(old.desired);
   };
-  rr->run = plans::RunPlan(in);
+  if (!a.facts.empty()) {
+    // A recorded snapshot is planned node by node as it is parsed: its facts are never all in
+    // memory at once (10,000 nodes: ~800 MB as one JSON tree).
+    plans::PlanRunner runner(in);
+    auto header = plans::ReadObservedState(
+        a.facts, [&runner](plans::NodeObservation&& n) { runner.Add(std::move(n)); });
+    if (!header.ok()) return header.error();
+    rr->observed = std::move(header.value());
+    rr->run = runner.Finish();
+  } else {
+    if (a.fanout < 1) return Diagnostic::Error("plan.fanout", "--fanout must be at least 1");
+    plans::SshOverrides extra;
+    extra.accept_new_hostkeys = a.accept_new_host_keys;
+    if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+    plans::SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
+    plans::GatherOptions opt;
+    opt.fanout = a.fanout;
+    opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
+    rr->observed = plans::Gather(*selected, modules::AllModules(), shells, opt);
+    rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
+    if (a.read_bmc) GatherBmcInto(g, cluster, *selected, bmc_modules, a.fanout, rr->observed, notes);
+    in.observed = &rr->observed;
+    rr->run = plans::RunPlan(in);
+  }
+  rr->ran = rr->run.modules_run;
+  for (const modules::Module* m : rr->ran) rr->ran_names.insert(std::string(m->Name()));
   rr->run.diags.Append(notes);
   // Keys that no module of this run could check are named, so "no changes" is never a
   // silent "not looked at".

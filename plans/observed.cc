@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -117,14 +118,14 @@ void WriteObservedStateJson(const ObservedState& s, std::ostream& out, const nlo
   out << "\n}\n";
 }
 
-Result<NodeObservation> NodeObservationFromJson(const std::string& name, const nlohmann::json& j) {
+Result<NodeObservation> NodeObservationFromJson(const std::string& name, nlohmann::json j) {
   try {
     NodeObservation n;
     n.node = name;
     n.reachable = j.at("reachable").get<bool>();
     if (j.contains("error")) n.error = DiagnosticFromJson(j.at("error"));
     if (j.contains("facts")) {
-      for (const auto& [module, f] : j.at("facts").items()) n.facts.emplace(module, f);
+      for (auto& [module, f] : j.at("facts").items()) n.facts.emplace(module, std::move(f));
     }
     if (j.contains("errors")) {
       for (const auto& [module, e] : j.at("errors").items()) {
@@ -159,14 +160,21 @@ Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j) {
 }
 
 NodeFacts ToNodeFacts(const NodeObservation& n) {
+  NodeObservation copy = n;
+  return ToNodeFacts(std::move(copy));
+}
+
+NodeFacts ToNodeFacts(NodeObservation&& n) {
   NodeFacts f;
   f.readable = n.reachable;
-  if (!n.reachable) f.unreadable_reason = n.error.message;
-  for (const auto& [module, r] : n.facts) {
-    if (r.ok()) f.facts[module] = r.value();
+  if (!n.reachable) f.unreadable_reason = n.error.message.empty() ? n.error.code : n.error.message;
+  // The digest first: it covers the facts as observed, errors included.
+  f.facts_digest = n.facts_digest.empty() && n.reachable ? FactsDigest(n.facts) : n.facts_digest;
+  for (auto& [module, r] : n.facts) {
+    if (r.ok()) f.facts[module] = std::move(r.value());
     else f.module_errors[module] = r.error().code + ": " + r.error().message;
   }
-  f.facts_digest = n.facts_digest.empty() && n.reachable ? FactsDigest(n.facts) : n.facts_digest;
+  n.facts.clear();
   return f;
 }
 
@@ -177,13 +185,64 @@ std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s) {
 }
 
 Result<ObservedState> ReadObservedState(const std::string& path) {
-  std::ifstream in(path);
+  ObservedState all;
+  auto header = ReadObservedState(path, [&all](NodeObservation&& n) {
+    std::string name = n.node;
+    all.nodes.insert_or_assign(std::move(name), std::move(n));
+  });
+  if (!header.ok()) return header.error();
+  all.gathered_at = header->gathered_at;
+  return all;
+}
+
+Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return SnapshotError(fmt::format("cannot read '{}'", path));
+  // nlohmann's parser callback sees every key and every finished value with its depth: the
+  // snapshot's top-level keys are at depth 1, node names at depth 2, and a node's object ends
+  // at depth 2. Each finished node goes to `each` and is discarded from the tree (return false).
+  std::string top_key, node_name;
+  bool nodes_is_object = false;
+  std::optional<Diagnostic> first_error;
+  using Event = nlohmann::json::parse_event_t;
+  auto callback = [&](int depth, Event event, nlohmann::json& parsed) {
+    if (event == Event::key && depth == 1) {
+      top_key = parsed.get<std::string>();
+    } else if (depth == 1 && top_key == "nodes" &&
+               (event == Event::object_start || event == Event::array_start)) {
+      nodes_is_object = event == Event::object_start;
+    } else if (event == Event::key && depth == 2 && top_key == "nodes") {
+      node_name = parsed.get<std::string>();
+    } else if (event == Event::object_end && depth == 2 && top_key == "nodes" && nodes_is_object) {
+      auto n = NodeObservationFromJson(node_name, std::move(parsed));
+      if (!n.ok()) {
+        if (!first_error) first_error = n.error();
+      } else if (!first_error) {
+        each(std::move(n).value());
+      }
+      return false;
+    }
+    return true;
+  };
+  nlohmann::json header;
   try {
-    return ObservedStateFromJson(nlohmann::json::parse(in));
+    header = nlohmann::json::parse(in, callback);
   } catch (const nlohmann::json::exception& e) {
     return SnapshotError(fmt::format("'{}' is not valid JSON: {}", path, e.what()));
   }
+  if (first_error) return *first_error;
+  if (!header.is_object() || header.value("format", "") != kFormat) {
+    return SnapshotError(fmt::format("'{}' is not a facts snapshot (expected \"format\": \"{}\")",
+                                     path, kFormat));
+  }
+  if (!header.contains("nodes") || !header["nodes"].is_object())
+    return SnapshotError(fmt::format("'{}': 'nodes' is missing or not an object", path));
+  // Every node object was taken out above; what is left under "nodes" is not an object.
+  for (const auto& [name, value] : header["nodes"].items())
+    return SnapshotError(fmt::format("'{}': node '{}' is not an object", path, name));
+  ObservedState s;
+  s.gathered_at = header.value("gathered_at", "");
+  return s;
 }
 
 Status WriteObservedState(const ObservedState& s, const std::string& path) {

@@ -2,6 +2,7 @@
 /// ObservedState: what gather saw on each node, as data. It is the planner's input, the facts
 /// snapshot a plan records (for the stale check at apply time), and the file `plumb gather
 /// --facts-out` writes so that plan/drift can be benchmarked and replayed "from recorded facts".
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -54,12 +55,15 @@ std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& fac
 ///    "elapsed_s"}}}
 nlohmann::json ToJson(const NodeObservation& n);
 nlohmann::json ToJson(const ObservedState& s);
-Result<NodeObservation> NodeObservationFromJson(const std::string& name, const nlohmann::json& j);
+/// One node of a snapshot; the facts are moved out of `j`.
+Result<NodeObservation> NodeObservationFromJson(const std::string& name, nlohmann::json j);
 /// Reads a snapshot; every problem is a Diagnostic with code "facts.snapshot".
 Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j);
 
-/// The planner's view of an observation (PlannerInput::observed).
+/// The planner's view of an observation (PlannerInput::observed). The rvalue form moves the
+/// facts instead of copying them.
 NodeFacts ToNodeFacts(const NodeObservation& n);
+NodeFacts ToNodeFacts(NodeObservation&& n);
 std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s);
 
 /// Streams the snapshot to `out` one node at a time (one line per node), never holding a second
@@ -70,6 +74,13 @@ void WriteObservedStateJson(const ObservedState& s, std::ostream& out,
 
 /// Reads/writes a snapshot file (JSON). Write is atomic (temp file + rename).
 Result<ObservedState> ReadObservedState(const std::string& path);
+/// Reads a snapshot one node at a time: `each` gets every node as soon as its object is parsed,
+/// and the node's JSON is dropped right after, so the file is never held as one JSON tree (a
+/// 10,000-node snapshot is 60 MB of text but ~800 MB as a tree). Returns the header
+/// (gathered_at) with no nodes. Nodes seen before a later problem in the file have already
+/// been passed to `each`; the caller discards its work on an error.
+using ObservationSink = std::function<void(NodeObservation&&)>;
+Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each);
 Status WriteObservedState(const ObservedState& s, const std::string& path);
 
 }  // namespace plumb::plans

@@ -3,27 +3,6 @@
 #include <fmt/format.h>
 
 namespace plumb::plans {
-namespace {
-
-// ToPlannerObserved, but moving each node's facts instead of copying them.
-std::map<std::string, NodeFacts> TakePlannerObserved(ObservedState& s) {
-  std::map<std::string, NodeFacts> out;
-  for (auto& [name, n] : s.nodes) {
-    NodeFacts f;
-    f.readable = n.reachable;
-    if (!n.reachable) f.unreadable_reason = n.error.message.empty() ? n.error.code : n.error.message;
-    for (auto& [module, r] : n.facts) {
-      if (r.ok()) f.facts[module] = std::move(r.value());
-      else f.module_errors[module] = r.error().code + ": " + r.error().message;
-    }
-    f.facts_digest = n.facts_digest.empty() && n.reachable ? FactsDigest(n.facts) : n.facts_digest;
-    n.facts.clear();
-    out.emplace(name, std::move(f));
-  }
-  return out;
-}
-
-}  // namespace
 
 std::set<std::string> MarkerCommits(const ObservedState& observed) {
   std::set<std::string> out;
@@ -38,22 +17,20 @@ std::set<std::string> MarkerCommits(const ObservedState& observed) {
   return out;
 }
 
-PlanRun RunPlan(const PlanRunInput& in) {
-  PlanRun run;
+PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<PlanRun>()) {
+  in_.observed = nullptr;
   PlannerInput pin;
-  pin.cluster = in.cluster;
-  pin.desired = in.desired;
-  pin.limit = in.limit;
-  std::set<std::string> markers = MarkerCommits(*in.observed);
-  pin.observed = TakePlannerObserved(*in.observed);
-  pin.modules = in.modules;
-  pin.now = in.now;
+  pin.cluster = in_.cluster;
+  pin.desired = in_.desired;
+  pin.limit = in_.limit;
+  pin.modules = in_.modules;
+  pin.modules_from_facts = true;
+  pin.now = in_.now;
 
   // Scheduler: read-only. Its failure does not stop a plan, but the plan says it is blind to
   // nodes already out (max_unavailable) and to jobs that would block a drain.
-  if (in.scheduler) {
-    std::vector<std::string> names = in.limit;
-    auto q = in.scheduler->Query(names);
+  if (in_.scheduler) {
+    auto q = in_.scheduler->Query(in_.limit);
     if (q.ok()) {
       pin.scheduler = std::move(q.value());
     } else {
@@ -61,34 +38,64 @@ PlanRun RunPlan(const PlanRunInput& in) {
       d.severity = Severity::kWarning;
       d.message = "scheduler state not read: " + d.message +
                   "; nodes already out and running jobs are not counted";
-      run.diags.Add(std::move(d));
+      run_->diags.Add(std::move(d));
     }
   }
 
-  // Repair vs intent needs the desired state at each commit a node's marker names. Each
-  // distinct commit is loaded once; the one being planned is reused as it is.
-  for (const std::string& commit : markers) {
-    if (commit == in.cluster->source.commit && !in.cluster->source.working_tree) {
-      pin.previous[commit] = in.desired;
-      continue;
-    }
-    if (!in.load_at) continue;
-    auto loaded = in.load_at(commit);
+  // Repair vs intent needs the desired state at each commit a node's marker names, loaded the
+  // first time a node names it; the commit being planned is reused as it is.
+  if (!in_.cluster->source.working_tree) pin.previous[in_.cluster->source.commit] = in_.desired;
+  PlanRun* run = run_.get();
+  DesiredLoader load_at = in_.load_at;
+  pin.load_previous = [run, load_at](const std::string& commit) -> const DesiredByNode* {
+    if (!load_at) return nullptr;
+    auto loaded = load_at(commit);
     if (!loaded.ok()) {
-      run.diags.Add(Diagnostic::Warning(
+      run->diags.Add(Diagnostic::Warning(
           "plan.marker-commit",
           fmt::format("desired state at marker commit {} could not be loaded ({}); changes on "
                       "nodes at that commit are shown as intent",
                       commit.substr(0, 12), loaded.error().message),
           {}, {}, "fetch the commit into the cluster repo (a shallow clone lacks history)"));
-      continue;
+      return nullptr;
     }
-    run.previous[commit] = std::move(loaded.value());
-  }
-  for (const auto& [commit, d] : run.previous) pin.previous[commit] = &d;
+    return &(run->previous[commit] = std::move(loaded.value()));
+  };
+  builder_ = std::make_unique<PlanBuilder>(std::move(pin));
+}
 
-  run.plan = MakePlan(pin);
-  return run;
+PlanRunner::~PlanRunner() = default;
+
+void PlanRunner::Add(NodeObservation&& node) {
+  std::string name = node.node;
+  builder_->Add(name, ToNodeFacts(std::move(node)));
+}
+
+PlanRun PlanRunner::Finish() {
+  run_->plan = builder_->Finish();
+  const std::set<std::string>& seen = builder_->ModulesSeen();
+  for (const modules::Module* m : in_.modules)
+    if (seen.empty() || seen.count(std::string(m->Name()))) run_->modules_run.push_back(m);
+  PlanRun out = std::move(*run_);
+  return out;
+}
+
+PlanRun RunPlan(const PlanRunInput& in) {
+  PlanRunner runner(in);
+  if (in.observed) {
+    for (auto& [name, n] : in.observed->nodes) {
+      // The facts move to the planner; names, reachability and digests stay with the caller.
+      NodeObservation taken;
+      taken.node = name;
+      taken.reachable = n.reachable;
+      taken.error = n.error;
+      taken.facts_digest = n.facts_digest;
+      taken.facts = std::move(n.facts);
+      n.facts.clear();
+      runner.Add(std::move(taken));
+    }
+  }
+  return runner.Finish();
 }
 
 }  // namespace plumb::plans

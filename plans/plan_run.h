@@ -6,6 +6,7 @@
 /// tested with fakes and the benchmark runs it on recorded facts.
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,10 +30,12 @@ struct PlanRunInput {
   const inventory::Cluster* cluster = nullptr;
   const DesiredByNode* desired = nullptr;
   std::vector<std::string> limit;            ///< node names (already selected); empty = all
-  /// The observation. RunPlan moves the facts out of it (a 10,000-node snapshot is most of the
-  /// run's memory; a copy would double it): it is left with node names, reachability and
-  /// digests only.
+  /// RunPlan only: the observation. RunPlan moves the facts out of it (a 10,000-node snapshot
+  /// is most of the run's memory; a copy would double it): it is left with node names,
+  /// reachability and digests only. PlanRunner ignores it (nodes come through Add).
   ObservedState* observed = nullptr;
+  /// The modules plumb knows. A module is diffed only if some node has facts (or a probe
+  /// error) for it: a snapshot made without BMC reads leaves firmware keys "not checked".
   std::vector<const modules::Module*> modules;
   /// Read-only scheduler view (Query only). Null = not read (noted in the diagnostics).
   modules::Drainer* scheduler = nullptr;
@@ -44,11 +47,35 @@ struct PlanRun {
   Plan plan;
   /// Desired state at each marker commit that loaded (kept alive for the plan's lifetime).
   std::map<std::string, DesiredByNode> previous;
+  /// The modules some node had facts or a probe error for, in `modules` order: what this run
+  /// checked. Every module when no node was read at all.
+  std::vector<const modules::Module*> modules_run;
   Diagnostics diags;   ///< run-level notes (scheduler not read, marker commit unknown...)
 };
 
 /// The distinct marker commits ("marker" module, key "commit") in `observed`, sorted.
 std::set<std::string> MarkerCommits(const ObservedState& observed);
+
+/// RunPlan one node at a time: Add each observation as soon as it is read (a snapshot being
+/// parsed, a gather's results), then Finish. Only one node's facts are alive at a time. The
+/// scheduler is queried in the constructor; an older commit is loaded when a node's marker
+/// first names it.
+class PlanRunner {
+ public:
+  explicit PlanRunner(const PlanRunInput& in);
+  ~PlanRunner();
+  PlanRunner(const PlanRunner&) = delete;
+  PlanRunner& operator=(const PlanRunner&) = delete;
+
+  void Add(NodeObservation&& node);
+  /// The plan (not sealed: see SealPlan). Call once.
+  PlanRun Finish();
+
+ private:
+  PlanRunInput in_;
+  std::unique_ptr<PlanRun> run_;   // stable address: the builder points into run_->previous
+  std::unique_ptr<PlanBuilder> builder_;
+};
 
 /// Observed + scheduler + previous desired -> the plan (not sealed: see SealPlan).
 PlanRun RunPlan(const PlanRunInput& in);

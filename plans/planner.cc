@@ -12,13 +12,12 @@ namespace {
 using modules::Disruption;
 
 // Repair when the node's marker names a commit whose desired value at this key equals today's.
-ChangeReason ReasonFor(const PlannerInput& in, const std::string& node, const std::string& marker,
+// `then` is the desired state at the marker commit (null: unknown, so intent).
+ChangeReason ReasonFor(const DesiredByNode* then_all, const std::string& node,
                        const inventory::NodeDesired& now, const std::string& pointer) {
-  if (marker.empty()) return ChangeReason::kIntent;
-  auto prev = in.previous.find(marker);
-  if (prev == in.previous.end() || prev->second == nullptr) return ChangeReason::kIntent;
-  auto then = prev->second->find(node);
-  if (then == prev->second->end()) return ChangeReason::kIntent;
+  if (then_all == nullptr) return ChangeReason::kIntent;
+  auto then = then_all->find(node);
+  if (then == then_all->end()) return ChangeReason::kIntent;
   const nlohmann::json a = then->second.ValueAt(pointer);
   if (!a.is_null() && a == now.ValueAt(pointer)) return ChangeReason::kRepair;
   return ChangeReason::kIntent;
@@ -180,74 +179,150 @@ std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
   return batches;
 }
 
-Plan MakePlan(const PlannerInput& in) {
+struct PlanBuilder::State {
+  PlannerInput in;
   Plan plan;
+  std::vector<const modules::Module*> ordered;
+  std::set<std::string> to_plan;   ///< limit (or all) nodes that have a desired state
+  std::set<std::string> added;
+  std::set<std::string> seen;      ///< modules with facts or an error on some node
+  /// modules_from_facts: node -> wanted modules it had no facts for, in module order; whether
+  /// that makes the node unreadable is known only once every node is in (Finish).
+  std::map<std::string, std::vector<std::string>> missing;
+  std::map<std::string, const DesiredByNode*> loaded_previous;
+
+  const DesiredByNode* Previous(const std::string& commit) {
+    if (commit.empty()) return nullptr;
+    if (auto it = in.previous.find(commit); it != in.previous.end()) return it->second;
+    auto [it, fresh] = loaded_previous.emplace(commit, nullptr);
+    if (fresh && in.load_previous) it->second = in.load_previous(commit);
+    return it->second;
+  }
+};
+
+PlanBuilder::PlanBuilder(PlannerInput input) : s_(std::make_unique<State>()) {
+  s_->in = std::move(input);
+  const PlannerInput& in = s_->in;
+  Plan& plan = s_->plan;
   plan.source = in.cluster->source;
   plan.cluster = in.cluster->name;
   plan.created_at = in.now;
-  const auto ordered = OrderModules(in.modules, plan.diags);
-
-  std::vector<std::string> names = in.limit;
-  if (names.empty())
-    for (const auto& [name, nd] : *in.desired) names.push_back(name);
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-
-  for (const std::string& name : names) {
-    auto dit = in.desired->find(name);
-    if (dit == in.desired->end()) continue;
-    const inventory::NodeDesired& nd = dit->second;
-    auto oit = in.observed.find(name);
-    if (oit == in.observed.end()) {
-      plan.unreadable.push_back({name, "not gathered"});
-      continue;
-    }
-    const NodeFacts& obs = oit->second;
-    if (!obs.readable) {
-      plan.unreadable.push_back({name, obs.unreadable_reason});
-      continue;
-    }
-    NodePlan np;
-    np.node = name;
-    np.rollout = nd.rollout;
-    np.facts_digest = obs.facts_digest;
-    np.marker_commit = MarkerCommit(obs.facts);
-    std::string problem;
-    for (const modules::Module* m : ordered) {
-      if (!m->Wants(nd.desired)) continue;
-      const std::string mod(m->Name());
-      if (auto e = obs.module_errors.find(mod); e != obs.module_errors.end()) {
-        problem = fmt::format("probe error: {}: {}", mod, e->second);
-        break;
-      }
-      auto f = obs.facts.find(mod);
-      if (f == obs.facts.end()) {
-        problem = fmt::format("no facts from module {}", mod);
-        break;
-      }
-      for (modules::Action& a : m->Diff(nd.desired, *f)) {
-        PlannedAction pa;
-        pa.reason = ReasonFor(in, name, np.marker_commit, nd, a.pointer);
-        pa.origin = nd.OriginOf(a.pointer);
-        np.disruption = std::max(np.disruption, a.disruption);
-        pa.action = std::move(a);
-        np.actions.push_back(std::move(pa));
-      }
-    }
-    if (!problem.empty()) {
-      // A node half-read is planned for not at all: its missing facts could hide a change.
-      plan.unreadable.push_back({name, problem});
-      continue;
-    }
-    if (auto s = in.scheduler.find(name); s != in.scheduler.end()) {
-      np.already_unavailable = s->second.Unavailable();
-      np.admin_drained = s->second.drain && !s->second.DrainedByPlumb();
-      if (np.NeedsDrain() && s->second.running_jobs > 0)
-        plan.blocking_jobs.push_back({name, s->second.jobs});
-    }
-    if (np.actions.empty()) plan.in_sync.push_back(name);
-    else plan.nodes.push_back(std::move(np));
+  s_->ordered = OrderModules(in.modules, plan.diags);
+  if (in.limit.empty()) {
+    for (const auto& [name, nd] : *in.desired) s_->to_plan.insert(name);
+  } else {
+    for (const std::string& name : in.limit)
+      if (in.desired->count(name)) s_->to_plan.insert(name);
   }
+}
+
+PlanBuilder::~PlanBuilder() = default;
+
+const std::set<std::string>& PlanBuilder::ModulesSeen() const { return s_->seen; }
+
+void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
+  State& st = *s_;
+  if (!st.to_plan.count(name) || !st.added.insert(name).second) return;
+  for (const auto& [module, _] : obs.facts.items()) st.seen.insert(module);
+  for (const auto& [module, _] : obs.module_errors) st.seen.insert(module);
+  const PlannerInput& in = st.in;
+  Plan& plan = st.plan;
+  const inventory::NodeDesired& nd = in.desired->at(name);
+  if (!obs.readable) {
+    plan.unreadable.push_back({name, obs.unreadable_reason});
+    return;
+  }
+  NodePlan np;
+  np.node = name;
+  np.rollout = nd.rollout;
+  np.facts_digest = obs.facts_digest;
+  np.marker_commit = MarkerCommit(obs.facts);
+  const DesiredByNode* then = st.Previous(np.marker_commit);
+  std::string problem;
+  std::vector<std::string> missing;
+  for (const modules::Module* m : st.ordered) {
+    if (!m->Wants(nd.desired)) continue;
+    const std::string mod(m->Name());
+    if (auto e = obs.module_errors.find(mod); e != obs.module_errors.end()) {
+      problem = fmt::format("probe error: {}: {}", mod, e->second);
+      break;
+    }
+    auto f = obs.facts.find(mod);
+    if (f == obs.facts.end()) {
+      if (in.modules_from_facts) {
+        missing.push_back(mod);
+        continue;
+      }
+      problem = fmt::format("no facts from module {}", mod);
+      break;
+    }
+    for (modules::Action& a : m->Diff(nd.desired, *f)) {
+      PlannedAction pa;
+      pa.reason = ReasonFor(then, name, nd, a.pointer);
+      pa.origin = nd.OriginOf(a.pointer);
+      np.disruption = std::max(np.disruption, a.disruption);
+      pa.action = std::move(a);
+      np.actions.push_back(std::move(pa));
+    }
+  }
+  if (!problem.empty()) {
+    // A node half-read is planned for not at all: its missing facts could hide a change.
+    plan.unreadable.push_back({name, problem});
+    return;
+  }
+  if (auto s = in.scheduler.find(name); s != in.scheduler.end()) {
+    np.already_unavailable = s->second.Unavailable();
+    np.admin_drained = s->second.drain && !s->second.DrainedByPlumb();
+    if (np.NeedsDrain() && s->second.running_jobs > 0)
+      plan.blocking_jobs.push_back({name, s->second.jobs});
+  }
+  if (!missing.empty()) st.missing.emplace(name, std::move(missing));
+  if (np.actions.empty()) plan.in_sync.push_back(name);
+  else plan.nodes.push_back(std::move(np));
+}
+
+Plan MakePlan(const PlannerInput& in) {
+  PlannerInput copy = in;
+  copy.observed.clear();
+  PlanBuilder b(std::move(copy));
+  for (const auto& [name, facts] : in.observed) b.Add(name, facts);
+  return b.Finish();
+}
+
+Plan PlanBuilder::Finish() {
+  State& st = *s_;
+  const PlannerInput& in = st.in;
+  Plan plan = std::move(st.plan);
+  // A node without facts from a module that other nodes have: it was not fully read.
+  std::set<std::string> half_read;
+  for (const auto& [name, mods] : st.missing) {
+    for (const std::string& mod : mods) {
+      if (!st.seen.count(mod)) continue;
+      plan.unreadable.push_back({name, fmt::format("no facts from module {}", mod)});
+      half_read.insert(name);
+      break;
+    }
+  }
+  if (!half_read.empty()) {
+    auto gone = [&](const std::string& n) { return half_read.count(n) > 0; };
+    plan.nodes.erase(std::remove_if(plan.nodes.begin(), plan.nodes.end(),
+                                    [&](const NodePlan& n) { return gone(n.node); }),
+                     plan.nodes.end());
+    plan.in_sync.erase(std::remove_if(plan.in_sync.begin(), plan.in_sync.end(), gone),
+                       plan.in_sync.end());
+    plan.blocking_jobs.erase(
+        std::remove_if(plan.blocking_jobs.begin(), plan.blocking_jobs.end(),
+                       [&](const BlockingJobs& b) { return gone(b.node); }),
+        plan.blocking_jobs.end());
+  }
+  for (const std::string& name : st.to_plan)
+    if (!st.added.count(name)) plan.unreadable.push_back({name, "not gathered"});
+  // Nodes arrive in any order (a snapshot's, a gather's); the plan lists them by name.
+  auto by_node = [](const auto& a, const auto& b) { return a.node < b.node; };
+  std::sort(plan.nodes.begin(), plan.nodes.end(), by_node);
+  std::sort(plan.in_sync.begin(), plan.in_sync.end());
+  std::sort(plan.unreadable.begin(), plan.unreadable.end(), by_node);
+  std::sort(plan.blocking_jobs.begin(), plan.blocking_jobs.end(), by_node);
   plan.complete = plan.unreadable.empty();
 
   // Batches, one rollout policy at a time (in name order), each against its own scope.

@@ -1,7 +1,10 @@
 #pragma once
 /// The planner: a pure function of desired state, observed state and scheduler state.
 /// No I/O, no clock (the caller passes `now`), so it is tested by tables.
+#include <functional>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,13 +38,44 @@ struct PlannerInput {
   std::map<std::string, modules::SchedulerNode> scheduler;
   /// Desired state at older commits, for repair-vs-intent: commit SHA -> desired by node.
   std::map<std::string, const DesiredByNode*> previous;
+  /// Asked (once per commit) for a marker commit not in `previous`; null = unknown, its
+  /// changes are intent. Lets a caller load an older commit only when some node names it.
+  std::function<const DesiredByNode*(const std::string& commit)> load_previous;
   /// The modules to diff with, in registry order.
   std::vector<const modules::Module*> modules;
+  /// false: every module in `modules` is expected on every node (its facts missing on a node
+  /// make that node unreadable). true: a module counts only if some node has facts (or a probe
+  /// error) for it, as with a snapshot made without BMC reads; decided once all nodes are in.
+  bool modules_from_facts = false;
   std::string now;   ///< RFC 3339, recorded as the plan's created_at
 };
 
 /// Desired x observed -> the plan (batches, disruption, digest left empty: see plan_json).
 Plan MakePlan(const PlannerInput& input);
+
+/// MakePlan one node at a time: each node's facts are diffed as they arrive and can be dropped
+/// right after, so a 10,000-node run never holds every node's facts at once. MakePlan is this
+/// builder over `input.observed`.
+class PlanBuilder {
+ public:
+  /// `input.observed` is not read; nodes come through Add.
+  explicit PlanBuilder(PlannerInput input);
+  ~PlanBuilder();
+  PlanBuilder(const PlanBuilder&) = delete;
+  PlanBuilder& operator=(const PlanBuilder&) = delete;
+
+  /// Plans one node. A node outside the planned set (limit / desired) is ignored; a node added
+  /// twice keeps its first observation.
+  void Add(const std::string& node, const NodeFacts& facts);
+  /// Names of the modules with facts or a probe error on any node added so far.
+  const std::set<std::string>& ModulesSeen() const;
+  /// Nodes never added are "not gathered"; then batches. Call once.
+  Plan Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 /// `modules` sorted so each comes after everything in its After(); registry order otherwise.
 /// A cycle or an unknown name is reported in `diags` and the input order kept.

@@ -3,11 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <unistd.h>
 
 #include "plans/gather.h"
 #include "plans/digest.h"
@@ -312,4 +316,113 @@ TEST_CASE("the streamed snapshot is the same document as ToJson, one line per no
   plans::ObservedState empty;
   CHECK(nlohmann::json::parse([&] { std::ostringstream o; plans::WriteObservedStateJson(empty, o); return o.str(); }()) ==
         plans::ToJson(empty));
+}
+
+namespace {
+
+plans::ObservedState ThreeNodeSnapshot() {
+  plans::ObservedState s;
+  s.gathered_at = "2026-11-30T01:00:00Z";
+  for (const char* name : {"gpu001", "gpu002", "gpu003"}) {
+    plans::NodeObservation n;
+    n.node = name;
+    n.reachable = true;
+    n.facts.emplace("kernel", modules::Facts{{"release", std::string("5.15.0-") + name}});
+    n.facts.emplace("ofed", Diagnostic::Error("probe.ofed", "ofed_info: not found"));
+    n.facts_digest = plans::FactsDigest(n.facts);
+    s.nodes[name] = n;
+  }
+  s.nodes["gpu002"].reachable = false;
+  s.nodes["gpu002"].facts.clear();
+  s.nodes["gpu002"].facts_digest.clear();
+  s.nodes["gpu002"].error = Diagnostic::Error("ssh.timeout", "gpu002: connect timed out");
+  return s;
+}
+
+std::string TempPath(const std::string& stem) {
+  return (std::filesystem::temp_directory_path() /
+          (stem + "-" + std::to_string(::getpid()) + ".json")).string();
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::trunc | std::ios::binary) << text;
+}
+
+}  // namespace
+
+TEST_CASE("a snapshot file is read one node at a time, each as soon as its object is parsed") {
+  const plans::ObservedState s = ThreeNodeSnapshot();
+  const std::string path = TempPath("plumb-snapshot-stream");
+  REQUIRE(plans::WriteObservedState(s, path).ok());
+
+  std::vector<plans::NodeObservation> got;
+  auto header = plans::ReadObservedState(path, [&](plans::NodeObservation&& n) {
+    got.push_back(std::move(n));
+  });
+  REQUIRE(header.ok());
+  CHECK(header->gathered_at == s.gathered_at);
+  CHECK(header->nodes.empty());   // the nodes went to the sink, not into the header
+  REQUIRE(got.size() == 3);
+  CHECK(got[0].node == "gpu001");
+  CHECK(got[1].node == "gpu002");
+  CHECK(!got[1].reachable);
+  CHECK(got[1].error.code == "ssh.timeout");
+  CHECK(plans::FactsDigest(got[2].facts) == s.nodes.at("gpu003").facts_digest);
+  CHECK(got[2].facts.at("ofed").error().code == "probe.ofed");
+
+  // The whole-file reader is the same sink collecting into a map: equal to parsing the file.
+  auto whole = plans::ReadObservedState(path);
+  REQUIRE(whole.ok());
+  std::ifstream in(path);
+  auto tree = plans::ObservedStateFromJson(nlohmann::json::parse(in));
+  REQUIRE(tree.ok());
+  CHECK(plans::ToJson(*whole) == plans::ToJson(*tree));
+
+  // Cut the file after gpu002's line: the first two nodes were handed over while the parser
+  // had not yet seen the rest (streamed, not read whole), and the broken file is an error.
+  std::ostringstream full;
+  plans::WriteObservedStateJson(s, full);
+  const std::string text = full.str();
+  WriteText(path, text.substr(0, text.find("\n  \"gpu003\"")));
+  got.clear();
+  auto cut = plans::ReadObservedState(path, [&](plans::NodeObservation&& n) { got.push_back(std::move(n)); });
+  CHECK(got.size() == 2);
+  REQUIRE(!cut.ok());
+  CHECK(cut.error().code == "facts.snapshot");
+  CHECK(cut.error().message.find("not valid JSON") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a streamed snapshot that is not one is refused, naming the file and the node") {
+  const std::string path = TempPath("plumb-snapshot-bad");
+  int calls = 0;
+  auto read = [&](const std::string& text) {
+    WriteText(path, text);
+    return plans::ReadObservedState(path, [&](plans::NodeObservation&&) { ++calls; });
+  };
+  struct Case { const char* text; const char* message; };
+  const Case cases[] = {
+      {R"({"nodes": {}})", "is not a facts snapshot"},
+      {R"({"format": "plumb.observed/v0", "nodes": {}})", "is not a facts snapshot"},
+      {R"([{"format": "plumb.observed/v1", "nodes": {}}])", "is not a facts snapshot"},
+      {R"({"format": "plumb.observed/v1"})", "'nodes' is missing or not an object"},
+      {R"({"format": "plumb.observed/v1", "nodes": [{"reachable": true}]})",
+       "'nodes' is missing or not an object"},
+      {R"({"format": "plumb.observed/v1", "nodes": {"gpu001": 5}})", "node 'gpu001' is not an object"},
+      {R"({"format": "plumb.observed/v1", "nodes": {"gpu001": {"reachable": false}}})",
+       "node 'gpu001' is unreachable but has no 'error'"},
+      {R"({"format": "plumb.observed/v1", "nodes": {"gpu001": {"facts": {}}}})", "node 'gpu001'"},
+      {R"({"format": "plumb.observed/v1", "nodes": {"gpu001": {"reachable": tru)", "not valid JSON"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    auto r = read(c.text);
+    REQUIRE(!r.ok());
+    CHECK(r.error().code == "facts.snapshot");
+    CHECK(r.error().message.find(c.message) != std::string::npos);
+  }
+  CHECK(calls == 0);   // a broken node stops the hand-over; none of these had a good node
+  std::remove(path.c_str());
+  CHECK(plans::ReadObservedState("/nonexistent/plumb/facts.json", [](plans::NodeObservation&&) {})
+            .error().message.find("cannot read") != std::string::npos);
 }

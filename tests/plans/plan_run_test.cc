@@ -158,3 +158,149 @@ TEST_CASE("plan run: marker commits are collected once each, empty ones ignored"
   obs.nodes["d"] = Obs("d", 1, "");
   CHECK(plans::MarkerCommits(obs) == std::set<std::string>{"c1", "c2"});
 }
+
+namespace {
+
+// A module owning /kernel: one action when the release differs.
+class KernelLike : public modules::Module {
+ public:
+  std::string_view Name() const override { return "kernel"; }
+  bool Wants(const json& d) const override { return d.contains("kernel"); }
+  std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {
+    if (facts.value("release", "") == desired["kernel"]) return {};
+    modules::Action a;
+    a.module = "kernel";
+    a.id = "kernel.install";
+    a.key = "kernel";
+    a.pointer = "/kernel";
+    a.after = desired["kernel"];
+    a.disruption = modules::Disruption::kReboot;
+    return {a};
+  }
+};
+
+std::vector<std::string> Names(const plans::Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& n : p.nodes) out.push_back(n.node);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("plan runner: nodes added one at a time, in any order, give RunPlan's plan") {
+  testing::ReportWorld w;
+  w.cluster.rollouts["roll"].name = "roll";
+  const std::string old_commit(40, '1');
+  plans::DesiredByNode then = w.desired;
+  auto make_obs = [&] {
+    plans::ObservedState obs;
+    obs.nodes["gpu001"] = Obs("gpu001", 60, old_commit);
+    obs.nodes["gpu002"] = Obs("gpu002", 10, "");
+    obs.nodes["gpu003"] = Obs("gpu003", 60, "");
+    obs.nodes["gpu004"].node = "gpu004";
+    obs.nodes["gpu004"].error = Diagnostic::Error("ssh.refused", "connection refused");
+    return obs;
+  };
+  SysctlLike sysctl;
+  int loads = 0;
+  plans::PlanRunInput in;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.modules = {&sysctl};
+  in.now = "2026-11-29T12:00:00Z";
+  in.load_at = [&](const std::string&) -> Result<plans::DesiredByNode> { ++loads; return then; };
+
+  plans::ObservedState whole = make_obs();
+  in.observed = &whole;
+  plans::PlanRun expected = plans::RunPlan(in);
+  CHECK(whole.nodes.at("gpu001").facts.empty());   // RunPlan moved the facts out
+  CHECK(whole.nodes.at("gpu001").facts_digest == Obs("gpu001", 60, old_commit).facts_digest);
+
+  in.observed = nullptr;
+  loads = 0;
+  plans::PlanRunner runner(in);
+  plans::ObservedState parts = make_obs();
+  for (auto it = parts.nodes.rbegin(); it != parts.nodes.rend(); ++it)
+    runner.Add(std::move(it->second));
+  plans::PlanRun got = runner.Finish();
+  CHECK(loads == 1);   // the marker commit, loaded when gpu001 named it
+  CHECK(Names(got.plan) == std::vector<std::string>{"gpu001", "gpu003"});
+  CHECK(Names(got.plan) == Names(expected.plan));
+  CHECK(got.plan.in_sync == expected.plan.in_sync);
+  REQUIRE(got.plan.unreadable.size() == 1);
+  CHECK(got.plan.unreadable[0].node == "gpu004");
+  CHECK(got.plan.unreadable[0].reason == "connection refused");
+  CHECK(got.plan.nodes[0].actions.at(0).reason == plans::ChangeReason::kRepair);
+  CHECK(got.plan.nodes[1].actions.at(0).reason == plans::ChangeReason::kIntent);
+  CHECK(got.plan.batches.size() == expected.plan.batches.size());
+  REQUIRE(got.modules_run.size() == 1);
+  CHECK(got.modules_run[0] == &sysctl);
+
+  // A node named twice keeps its first observation; a node outside the limit is ignored.
+  in.limit = {"gpu001", "gpu002"};
+  plans::PlanRunner limited(in);
+  limited.Add(Obs("gpu002", 60, ""));
+  limited.Add(Obs("gpu002", 10, ""));
+  limited.Add(Obs("gpu003", 60, ""));
+  plans::PlanRun l = limited.Finish();
+  CHECK(Names(l.plan) == std::vector<std::string>{"gpu002"});
+  REQUIRE(l.plan.unreadable.size() == 1);
+  CHECK(l.plan.unreadable[0].node == "gpu001");
+  CHECK(l.plan.unreadable[0].reason == "not gathered");
+}
+
+TEST_CASE("plan runner: a module some node has facts for is required on every node; one no node has is not checked") {
+  testing::ReportWorld w;
+  w.cluster.rollouts["roll"].name = "roll";
+  SysctlLike sysctl;
+  KernelLike kernel;
+  plans::PlanRunInput in;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.modules = {&kernel, &sysctl};
+  in.now = "2026-11-29T12:00:00Z";
+  in.limit = {"gpu001", "gpu002"};
+
+  SUBCASE("kernel facts on one node only: the other was not fully read") {
+    plans::PlanRunner runner(in);
+    plans::NodeObservation a = Obs("gpu001", 10, "");   // in sync, but no kernel facts
+    plans::NodeObservation b = Obs("gpu002", 60, "");
+    b.facts.emplace("kernel", Result<modules::Facts>(json{{"release", "6.8.0-45-generic"}}));
+    runner.Add(std::move(a));
+    runner.Add(std::move(b));
+    plans::PlanRun run = runner.Finish();
+    CHECK(run.plan.in_sync.empty());
+    REQUIRE(run.plan.unreadable.size() == 1);
+    CHECK(run.plan.unreadable[0].node == "gpu001");
+    CHECK(run.plan.unreadable[0].reason == "no facts from module kernel");
+    CHECK(!run.plan.complete);
+    REQUIRE(run.plan.nodes.size() == 1);
+    CHECK(run.plan.nodes[0].actions.size() == 2);   // kernel and swappiness
+    CHECK(run.modules_run.size() == 2);
+  }
+  SUBCASE("no node has kernel facts: kernel keys are not checked, the nodes are planned") {
+    plans::PlanRunner runner(in);
+    runner.Add(Obs("gpu001", 10, ""));
+    runner.Add(Obs("gpu002", 60, ""));
+    plans::PlanRun run = runner.Finish();
+    CHECK(run.plan.complete);
+    CHECK(run.plan.in_sync == std::vector<std::string>{"gpu001"});
+    CHECK(Names(run.plan) == std::vector<std::string>{"gpu002"});
+    REQUIRE(run.modules_run.size() == 1);
+    CHECK(run.modules_run[0] == &sysctl);
+  }
+  SUBCASE("a kernel probe error on a node: that node is unreadable at once") {
+    plans::PlanRunner runner(in);
+    plans::NodeObservation a = Obs("gpu001", 10, "");
+    a.facts.emplace("kernel", Result<modules::Facts>(Diagnostic::Error("probe.kernel", "uname: not found")));
+    plans::NodeObservation b = Obs("gpu002", 60, "");
+    b.facts.emplace("kernel", Result<modules::Facts>(json{{"release", "5.15.0-119-generic"}}));
+    runner.Add(std::move(a));
+    runner.Add(std::move(b));
+    plans::PlanRun run = runner.Finish();
+    REQUIRE(run.plan.unreadable.size() == 1);
+    CHECK(run.plan.unreadable[0].reason.find("probe error: kernel") == 0);
+    CHECK(Names(run.plan) == std::vector<std::string>{"gpu002"});
+    CHECK(run.modules_run.size() == 2);
+  }
+}
