@@ -20,15 +20,7 @@ struct DriftArgs {
   std::string out;
 };
 
-int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
-  ReadRunArgs read = a.read;
-  read.read_scheduler = false;
-  auto rr = DoReadRun(g, read);
-  if (!rr.ok()) {
-    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return kExitError;
-  }
-  ReadRun& r = **rr;
+int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
   plans::report::DriftInput in;
   in.plan = &r.run.plan;
   in.cluster = &r.loaded.cluster;
@@ -62,6 +54,19 @@ int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
                  report.unreadable_nodes);
   }
   return plans::report::DriftExitCode(report);
+}
+
+int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
+  ReadRunArgs read = a.read;
+  read.read_scheduler = false;
+  auto rr = DoReadRun(g, read);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return kExitError;
+  }
+  int rc = ShowDrift(g, a, **rr);
+  KeepUntilExit(std::move(*rr));
+  return rc;
 }
 
 }  // namespace

@@ -20,19 +20,18 @@ struct PlanArgs {
   bool detailed_exitcode = false;
 };
 
-int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
-  auto rr = DoReadRun(g, a.read);
-  if (!rr.ok()) {
-    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return kExitError;
-  }
-  plans::Plan& plan = (*rr)->run.plan;
-  plan.diags.Append((*rr)->run.diags);
-  plan.diags.Append((*rr)->loaded.diags);   // warnings only (errors stopped the load)
-  plans::SealPlan(plan);
+int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
+  plans::Plan& plan = rr.run.plan;
+  plan.diags.Append(rr.run.diags);
+  plan.diags.Append(rr.loaded.diags);   // warnings only (errors stopped the load)
+  // The digest is for the plan file; the text plan does not show it, so it is only computed
+  // (with the file's JSON, once) when a file or JSON is asked for.
+  const bool want_file = g.format == "json" || !a.out.empty();
+  nlohmann::json file;
+  if (want_file) file = plans::SealPlanToJson(plan);
 
   if (g.format == "json") {
-    std::printf("%s\n", plans::PlanToJson(plan).dump(2).c_str());
+    std::printf("%s\n", file.dump(2).c_str());
   } else {
     if (plan.source.working_tree)
       std::fprintf(stderr, "warning: planning UNCOMMITTED edits in %s; apply will refuse this "
@@ -45,7 +44,7 @@ int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
     return kExitError;
   }
   if (!a.out.empty()) {
-    if (Status st = WriteOutput(a.out, plans::PlanToJson(plan).dump(2) + "\n"); !st.ok()) {
+    if (Status st = WriteOutput(a.out, file.dump(2) + "\n"); !st.ok()) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
       return kExitError;
     }
@@ -58,6 +57,17 @@ int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
     return kExitError;
   }
   return kExitOk;
+}
+
+int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
+  auto rr = DoReadRun(g, a.read);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return kExitError;
+  }
+  int rc = ShowPlan(g, a, **rr);
+  KeepUntilExit(std::move(*rr));
+  return rc;
 }
 
 }  // namespace

@@ -130,6 +130,11 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
 
 std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
 
+void KeepUntilExit(std::unique_ptr<ReadRun> rr) {
+  static auto* kept = new std::vector<std::unique_ptr<ReadRun>>();   // never destroyed
+  kept->push_back(std::move(rr));
+}
+
 Status WriteOutput(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -148,36 +153,44 @@ Status WriteOutput(const std::string& path, const std::string& text) {
   return OkStatus();
 }
 
-Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a) {
-  auto rr = std::make_unique<ReadRun>();
-  rr->loaded = inventory::LoadCluster({g.repo, g.ref, g.working_tree});
-  if (!rr->loaded.ok()) return LoadErrors(rr->loaded);
-  const inventory::Cluster& cluster = rr->loaded.cluster;
+namespace {
 
+// What a run needs once the cluster repo is loaded: the selected nodes, the read-only
+// scheduler, and the planner's input.
+struct Prepared {
+  std::vector<const inventory::Node*> selected;
+  std::vector<const modules::Module*> bmc_modules;
+  Scheduler scheduler;
+  plans::PlanRunInput in;
+  Diagnostics notes;
+};
+
+Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunArgs& a, ReadRun& rr) {
+  if (!rr.loaded.ok()) return LoadErrors(rr.loaded);
+  const inventory::Cluster& cluster = rr.loaded.cluster;
+  auto p = std::make_unique<Prepared>();
   auto selected = plans::SelectNodes(cluster, a.limit);
   if (!selected.ok()) return selected.error();
+  p->selected = std::move(selected.value());
   std::vector<std::string> limit;
-  for (const inventory::Node* n : *selected) limit.push_back(n->name);
+  for (const inventory::Node* n : p->selected) limit.push_back(n->name);
 
   // Every module plumb knows; the Redfish ones (firmware, bios, power) read the BMC.
-  rr->modules.pointers = modules::AllModules();
-  std::vector<const modules::Module*> bmc_modules;
-  for (const modules::Module* m : rr->modules.pointers)
-    if (m->HasBmcProbe()) bmc_modules.push_back(m);
-  Diagnostics notes;
-  Scheduler scheduler;
-  if (a.read_scheduler && !a.no_scheduler) scheduler = MakeScheduler(cluster, rr->loaded);
+  rr.modules.pointers = modules::AllModules();
+  for (const modules::Module* m : rr.modules.pointers)
+    if (m->HasBmcProbe()) p->bmc_modules.push_back(m);
+  if (a.read_scheduler && !a.no_scheduler) p->scheduler = MakeScheduler(cluster, rr.loaded);
   if (a.read_scheduler && a.no_scheduler)
-    notes.Add(Diagnostic::Warning("plan.no-scheduler",
-                                  "scheduler not read (--no-scheduler): nodes already drained or "
-                                  "down and running jobs are not counted"));
+    p->notes.Add(Diagnostic::Warning("plan.no-scheduler",
+                                     "scheduler not read (--no-scheduler): nodes already drained "
+                                     "or down and running jobs are not counted"));
 
-  plans::PlanRunInput in;
+  plans::PlanRunInput& in = p->in;
   in.cluster = &cluster;
-  in.desired = &rr->loaded.desired;
-  in.limit = limit;
-  in.modules = rr->modules.pointers;
-  in.scheduler = scheduler.drainer.get();
+  in.desired = &rr.loaded.desired;
+  in.limit = std::move(limit);
+  in.modules = rr.modules.pointers;
+  in.scheduler = p->scheduler.drainer.get();
   in.now = plans::Rfc3339(std::chrono::system_clock::now());
   const GlobalOptions at = g;
   in.load_at = [at](const std::string& commit) -> Result<plans::DesiredByNode> {
@@ -191,30 +204,48 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     }
     return std::move(old.desired);
   };
+  return p;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a) {
+  auto rr = std::make_unique<ReadRun>();
+  const inventory::LoadOptions load{g.repo, g.ref, g.working_tree};
+  std::unique_ptr<Prepared> p;
+  rr->loaded = inventory::LoadCluster(load);
+  auto prepared = Prepare(g, a, *rr);
+  if (!prepared.ok()) return prepared.error();
+  p = std::move(prepared.value());
   if (!a.facts.empty()) {
     // A recorded snapshot is planned node by node as it is parsed: its facts are never all in
-    // memory at once (10,000 nodes: ~800 MB as one JSON tree).
-    plans::PlanRunner runner(in);
+    // memory at once (10,000 nodes: ~800 MB as one JSON tree). (Loading the repo on a second
+    // thread meanwhile was tried: the parsed nodes waiting for it cost more memory and time
+    // than the overlap saved on 2 cores.)
+    plans::PlanRunner runner(p->in);
     auto header = plans::ReadObservedState(
         a.facts, [&runner](plans::NodeObservation&& n) { runner.Add(std::move(n)); });
     if (!header.ok()) return header.error();
     rr->observed = std::move(header.value());
     rr->run = runner.Finish();
   } else {
+    const inventory::Cluster& cluster = rr->loaded.cluster;
     if (a.fanout < 1) return Diagnostic::Error("plan.fanout", "--fanout must be at least 1");
     plans::SshOverrides extra;
     extra.accept_new_hostkeys = a.accept_new_host_keys;
-    if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+    if (const char* pass = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = pass;
     plans::SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
     plans::GatherOptions opt;
     opt.fanout = a.fanout;
     opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
-    rr->observed = plans::Gather(*selected, modules::AllModules(), shells, opt);
+    rr->observed = plans::Gather(p->selected, modules::AllModules(), shells, opt);
     rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
-    if (a.read_bmc) GatherBmcInto(g, cluster, *selected, bmc_modules, a.fanout, rr->observed, notes);
-    in.observed = &rr->observed;
-    rr->run = plans::RunPlan(in);
+    if (a.read_bmc)
+      GatherBmcInto(g, cluster, p->selected, p->bmc_modules, a.fanout, rr->observed, p->notes);
+    p->in.observed = &rr->observed;
+    rr->run = plans::RunPlan(p->in);
   }
+  Diagnostics& notes = p->notes;
   rr->ran = rr->run.modules_run;
   for (const modules::Module* m : rr->ran) rr->ran_names.insert(std::string(m->Name()));
   rr->run.diags.Append(notes);

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -12,12 +11,7 @@
 namespace plumb::plans {
 namespace {
 
-constexpr const char* kFormat = "plumb.observed/v1";
-
-Diagnostic SnapshotError(std::string message) {
-  return Diagnostic::Error("facts.snapshot", std::move(message), {}, {},
-                           "write snapshots with `plumb gather --facts-out FILE`");
-}
+constexpr const char* kFormat = kSnapshotFormat;
 
 Severity SeverityFromName(const std::string& s) {
   if (s == "warning") return Severity::kWarning;
@@ -39,6 +33,11 @@ Diagnostic DiagnosticFromJson(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+Diagnostic SnapshotError(std::string message) {
+  return Diagnostic::Error("facts.snapshot", std::move(message), {}, {},
+                           "write snapshots with `plumb gather --facts-out FILE`");
+}
 
 size_t ObservedState::UnreachableCount() const {
   size_t n = 0;
@@ -182,67 +181,6 @@ std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s) {
   std::map<std::string, NodeFacts> out;
   for (const auto& [name, n] : s.nodes) out.emplace(name, ToNodeFacts(n));
   return out;
-}
-
-Result<ObservedState> ReadObservedState(const std::string& path) {
-  ObservedState all;
-  auto header = ReadObservedState(path, [&all](NodeObservation&& n) {
-    std::string name = n.node;
-    all.nodes.insert_or_assign(std::move(name), std::move(n));
-  });
-  if (!header.ok()) return header.error();
-  all.gathered_at = header->gathered_at;
-  return all;
-}
-
-Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return SnapshotError(fmt::format("cannot read '{}'", path));
-  // nlohmann's parser callback sees every key and every finished value with its depth: the
-  // snapshot's top-level keys are at depth 1, node names at depth 2, and a node's object ends
-  // at depth 2. Each finished node goes to `each` and is discarded from the tree (return false).
-  std::string top_key, node_name;
-  bool nodes_is_object = false;
-  std::optional<Diagnostic> first_error;
-  using Event = nlohmann::json::parse_event_t;
-  auto callback = [&](int depth, Event event, nlohmann::json& parsed) {
-    if (event == Event::key && depth == 1) {
-      top_key = parsed.get<std::string>();
-    } else if (depth == 1 && top_key == "nodes" &&
-               (event == Event::object_start || event == Event::array_start)) {
-      nodes_is_object = event == Event::object_start;
-    } else if (event == Event::key && depth == 2 && top_key == "nodes") {
-      node_name = parsed.get<std::string>();
-    } else if (event == Event::object_end && depth == 2 && top_key == "nodes" && nodes_is_object) {
-      auto n = NodeObservationFromJson(node_name, std::move(parsed));
-      if (!n.ok()) {
-        if (!first_error) first_error = n.error();
-      } else if (!first_error) {
-        each(std::move(n).value());
-      }
-      return false;
-    }
-    return true;
-  };
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(in, callback);
-  } catch (const nlohmann::json::exception& e) {
-    return SnapshotError(fmt::format("'{}' is not valid JSON: {}", path, e.what()));
-  }
-  if (first_error) return *first_error;
-  if (!header.is_object() || header.value("format", "") != kFormat) {
-    return SnapshotError(fmt::format("'{}' is not a facts snapshot (expected \"format\": \"{}\")",
-                                     path, kFormat));
-  }
-  if (!header.contains("nodes") || !header["nodes"].is_object())
-    return SnapshotError(fmt::format("'{}': 'nodes' is missing or not an object", path));
-  // Every node object was taken out above; what is left under "nodes" is not an object.
-  for (const auto& [name, value] : header["nodes"].items())
-    return SnapshotError(fmt::format("'{}': node '{}' is not an object", path, name));
-  ObservedState s;
-  s.gathered_at = header.value("gathered_at", "");
-  return s;
 }
 
 Status WriteObservedState(const ObservedState& s, const std::string& path) {

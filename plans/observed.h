@@ -15,6 +15,11 @@
 
 namespace plumb::plans {
 
+/// The snapshot's "format" value.
+inline constexpr const char* kSnapshotFormat = "plumb.observed/v1";
+/// A problem with a snapshot: code "facts.snapshot", with a hint on how to make a good one.
+Diagnostic SnapshotError(std::string message);
+
 /// One node's observation.
 struct NodeObservation {
   std::string node;
@@ -74,11 +79,14 @@ void WriteObservedStateJson(const ObservedState& s, std::ostream& out,
 
 /// Reads/writes a snapshot file (JSON). Write is atomic (temp file + rename).
 Result<ObservedState> ReadObservedState(const std::string& path);
-/// Reads a snapshot one node at a time: `each` gets every node as soon as its object is parsed,
-/// and the node's JSON is dropped right after, so the file is never held as one JSON tree (a
-/// 10,000-node snapshot is 60 MB of text but ~800 MB as a tree). Returns the header
-/// (gathered_at) with no nodes. Nodes seen before a later problem in the file have already
-/// been passed to `each`; the caller discards its work on an error.
+/// Reads a snapshot one node at a time: `each` gets every node (on the calling thread, in file
+/// order) as soon as it is parsed, and the node's JSON is dropped right after, so the file is
+/// never held as one JSON tree (a 10,000-node snapshot is 60 MB of text but ~800 MB as a
+/// tree). A file in the layout WriteObservedStateJson writes (one line per node) is parsed on
+/// several threads, a bounded number of nodes ahead of `each`; any other JSON layout is parsed
+/// as a stream on this thread. Returns the header (gathered_at) with no nodes. Nodes before a
+/// problem later in the file have already been passed to `each`: the caller discards its work
+/// on an error.
 using ObservationSink = std::function<void(NodeObservation&&)>;
 Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each);
 Status WriteObservedState(const ObservedState& s, const std::string& path);

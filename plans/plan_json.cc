@@ -134,6 +134,13 @@ std::string ComputePlanDigest(const Plan& plan) { return JsonDigest(BodyJson(pla
 
 void SealPlan(Plan& plan) { plan.digest = ComputePlanDigest(plan); }
 
+json SealPlanToJson(Plan& plan) {
+  json j = BodyJson(plan);
+  plan.digest = JsonDigest(j);
+  j["digest"] = plan.digest;
+  return j;
+}
+
 Status VerifyPlanDigest(const Plan& plan) {
   std::string want = ComputePlanDigest(plan);
   if (plan.digest == want) return OkStatus();

@@ -34,6 +34,8 @@ def main():
     ap.add_argument("--marker", action="store_true",
                     help="every node's marker names the repo's commit (changes become repairs)")
     ap.add_argument("--unreadable", default="", help="comma list of nodes that could not be read")
+    ap.add_argument("--one-line", action="store_true",
+                    help="write the snapshot as one line of JSON instead of plumb's layout")
     a = ap.parse_args()
     snap = json.load(open(a.template))
     name0, tnode = sorted(snap["nodes"].items())[0]
@@ -114,7 +116,24 @@ def main():
     snap_out = {k: v for k, v in snap.items() if k != "nodes"}
     snap_out["nodes"] = nodes
     with open(os.path.join(a.out, "facts.json"), "w") as out:
-        json.dump(snap_out, out, separators=(",", ":"))
+        if a.one_line:
+            json.dump(snap_out, out, separators=(",", ":"))
+        else:
+            # The layout `plumb gather --facts-out` writes: top-level keys sorted, one per line,
+            # one line per node (plumb parses such a file on several threads).
+            out.write("{\n")
+            top = sorted(snap_out)
+            for i, k in enumerate(top):
+                sep = ",\n" if i + 1 < len(top) else "\n"
+                if k != "nodes":
+                    out.write(json.dumps(k) + ": " + json.dumps(snap_out[k], separators=(",", ":")) + sep)
+                    continue
+                out.write('"nodes": {')
+                for j, (name, node) in enumerate(sorted(nodes.items())):
+                    out.write(("\n  " if j == 0 else ",\n  ") + json.dumps(name) + ": " +
+                              json.dumps(node, separators=(",", ":"), sort_keys=True))
+                out.write(("\n}" if nodes else "}") + sep)
+            out.write("}\n")
     print("nodes=%d keys_per_node=%d repo=%s facts=%s (%.1f MB)" % (
         a.nodes, keys, repo, os.path.join(a.out, "facts.json"),
         os.path.getsize(os.path.join(a.out, "facts.json")) / 1e6))

@@ -41,6 +41,7 @@ struct PreparedWaiver {
   std::unordered_set<std::string> hosts;
   bool expired;
   bool used = false;
+  std::shared_ptr<const WaiverRef> ref;   // made on first match, shared by every match
 };
 
 }  // namespace
@@ -163,7 +164,10 @@ DriftReport MakeDriftReport(const DriftInput& in) {
         const inventory::Waiver& w = *pw.w;
         if (!GlobMatch(w.keys, c.key)) continue;
         if (!pw.hosts.count(name) && !GlobMatch(w.nodes, name)) continue;
-        c.waiver = WaiverRef{w.nodes, w.keys, w.reason, w.owner, w.expires, w.where, pw.expired};
+        if (!pw.ref)
+          pw.ref = std::make_shared<const WaiverRef>(
+              WaiverRef{w.nodes, w.keys, w.reason, w.owner, w.expires, w.where, pw.expired});
+        c.waiver = pw.ref;
         pw.used = true;
         if (!pw.expired) {
           c.status = CheckStatus::kWaived;

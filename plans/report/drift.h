@@ -6,6 +6,7 @@
 ///
 /// Verdict precedence (README "drift exit codes"): error (1) > drift (2) > partial (3) >
 /// in sync (0). Drift that is entirely waived is in sync; an expired waiver waives nothing.
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -48,7 +49,9 @@ struct DriftCheck {
   ChangeReason reason = ChangeReason::kIntent;   ///< repair vs new intent (drift only)
   modules::Disruption disruption = modules::Disruption::kNone;
   Location origin;        ///< where the pin is written (file:line:col)
-  std::optional<WaiverRef> waiver;
+  /// The waiver that matched, shared by every check it matches (a report has 10^5+ checks, and
+  /// an inline WaiverRef would cost each of them ~200 bytes). Null when none matched.
+  std::shared_ptr<const WaiverRef> waiver;
 
   bool Differs() const { return status == CheckStatus::kDrift || status == CheckStatus::kWaived; }
 };

@@ -109,3 +109,19 @@ TEST_CASE("plan file: PlanToJson validates against schemas/plan.schema.json") {
   REQUIRE(back.ok());
   CHECK(plans::VerifyPlanDigest(*back).ok());
 }
+
+TEST_CASE("plan file: SealPlanToJson is SealPlan then PlanToJson, the JSON built once") {
+  testing::ReportWorld w;
+  plans::Plan a = FullPlan(w);
+  plans::Plan b = a;
+  plans::SealPlan(a);
+  nlohmann::json j = plans::SealPlanToJson(b);
+  CHECK(!b.digest.empty());
+  CHECK(b.digest == a.digest);
+  CHECK(j == plans::PlanToJson(a));
+  auto back = plans::PlanFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(plans::VerifyPlanDigest(*back).ok());
+  b.nodes[0].actions[0].action.after = "tampered";
+  CHECK(plans::SealPlanToJson(b)["digest"] != a.digest);
+}
