@@ -2,6 +2,7 @@
 // splitting (through a real /bin/sh), per-node errors and the facts digest.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,8 @@
 #include <thread>
 
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include "plans/gather.h"
 #include "plans/digest.h"
@@ -425,4 +428,70 @@ TEST_CASE("a streamed snapshot that is not one is refused, naming the file and t
   std::remove(path.c_str());
   CHECK(plans::ReadObservedState("/nonexistent/plumb/facts.json", [](plans::NodeObservation&&) {})
             .error().message.find("cannot read") != std::string::npos);
+}
+
+TEST_CASE("plumb's one-line-per-node layout and any other layout read the same; layout errors name the line") {
+  const plans::ObservedState s = ThreeNodeSnapshot();
+  const std::string path = TempPath("plumb-snapshot-layouts");
+  auto collect = [&](std::vector<std::string>* names) {
+    return plans::ReadObservedState(path, [&](plans::NodeObservation&& n) {
+      if (names) names->push_back(n.node);
+    });
+  };
+  std::ostringstream out;
+  plans::WriteObservedStateJson(s, out, {{"summary", {{"read", 2}}}});
+  const std::string plumb_layout = out.str();
+  REQUIRE(plumb_layout.rfind("{\n\"format\": ", 0) == 0);   // the layout the fast path reads
+
+  WriteText(path, plumb_layout);
+  auto fast = plans::ReadObservedState(path);
+  REQUIRE(fast.ok());
+  // The same document re-indented (as `jq .` would) goes the streamed path.
+  WriteText(path, nlohmann::json::parse(plumb_layout).dump(4));
+  auto streamed = plans::ReadObservedState(path);
+  REQUIRE(streamed.ok());
+  CHECK(plans::ToJson(*fast) == plans::ToJson(*streamed));
+  CHECK(plans::ToJson(*fast) == plans::ToJson(s));
+
+  // Nodes come in file order on the calling thread, however many threads parse them.
+  plans::ObservedState many;
+  for (int i = 0; i < 1000; ++i) {
+    plans::NodeObservation n = s.nodes.at("gpu001");
+    n.node = fmt::format("n{:04}", i);
+    many.nodes[n.node] = n;
+  }
+  REQUIRE(plans::WriteObservedState(many, path).ok());
+  std::vector<std::string> order;
+  REQUIRE(collect(&order).ok());
+  REQUIRE(order.size() == 1000);
+  CHECK(std::is_sorted(order.begin(), order.end()));
+  CHECK(order.front() == "n0000");
+
+  // A broken node line: the error names the file and the line, and no later node is passed on.
+  std::string broken = plumb_layout;
+  const size_t at = broken.find("\"reachable\":false");
+  REQUIRE(at != std::string::npos);   // gpu002's line (line 6: {, format, gathered_at, nodes, gpu001, gpu002)
+  broken.replace(at, 17, "\"reachable\":\"no\"");
+  WriteText(path, broken);
+  order.clear();
+  auto bad = collect(&order);
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().where.file == path);
+  CHECK(bad.error().where.line == 6);
+  CHECK(bad.error().message.find("line 6") != std::string::npos);
+  CHECK(bad.error().message.find("gpu002") != std::string::npos);
+  CHECK(order == std::vector<std::string>{"gpu001"});
+
+  // A line that is not a node inside "nodes", and a file cut inside "nodes".
+  std::string stray = plumb_layout;
+  stray.insert(stray.find("  \"gpu003\""), "oops\n");
+  WriteText(path, stray);
+  auto s2 = collect(nullptr);
+  REQUIRE(!s2.ok());
+  CHECK(s2.error().where.line == 7);
+  WriteText(path, plumb_layout.substr(0, plumb_layout.find("\n}")));
+  auto cut = collect(nullptr);
+  REQUIRE(!cut.ok());
+  CHECK(cut.error().message.find("ends inside \"nodes\"") != std::string::npos);
+  std::remove(path.c_str());
 }
