@@ -130,10 +130,7 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
 
 std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
 
-void KeepUntilExit(std::unique_ptr<ReadRun> rr) {
-  static auto* kept = new std::vector<std::unique_ptr<ReadRun>>();   // never destroyed
-  kept->push_back(std::move(rr));
-}
+
 
 Status WriteOutput(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {

@@ -45,12 +45,6 @@ struct ReadRun {
 /// unreadable snapshot) returns the diagnostics to print, and the caller exits 1.
 Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a);
 
-/// Keeps `rr` alive until the process exits and never runs its destructor. Freeing a
-/// 10,000-node run (millions of small allocations: desired state, plan, report) takes ~0.4 s,
-/// as long as planning it; the kernel takes a process's memory back at exit at once (mold
-/// does the same). Call it once the command's output is written.
-void KeepUntilExit(std::unique_ptr<ReadRun> rr);
-
 /// "2026-11-29T23:59:01Z" now, UTC.
 std::string NowRfc3339();
 /// The first 10 characters of an RFC 3339 time: "2026-11-29".

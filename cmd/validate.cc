@@ -14,9 +14,7 @@ std::string Plural(size_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-int RunValidate(const GlobalOptions& g) {
-  inventory::LoadOptions opts{g.repo, g.ref, g.working_tree};
-  inventory::LoadedCluster lc = inventory::LoadCluster(opts);
+int ShowValidation(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
   const auto& c = lc.cluster;
   std::string at = fmt::format("at {} (ref {})", c.source.commit.substr(0, 12), c.source.ref);
   if (c.source.working_tree) {
@@ -60,6 +58,14 @@ int RunValidate(const GlobalOptions& g) {
                                             .c_str()
                                       : "");
   return kExitOk;
+}
+
+int RunValidate(const GlobalOptions& g) {
+  inventory::LoadOptions opts{g.repo, g.ref, g.working_tree};
+  auto lc = std::make_unique<inventory::LoadedCluster>(inventory::LoadCluster(opts));
+  int rc = ShowValidation(g, *lc);
+  KeepUntilExit(std::move(lc));
+  return rc;
 }
 
 }  // namespace
