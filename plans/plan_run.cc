@@ -4,19 +4,6 @@
 
 namespace plumb::plans {
 
-std::set<std::string> MarkerCommits(const ObservedState& observed) {
-  std::set<std::string> out;
-  for (const auto& [name, o] : observed.nodes) {
-    auto it = o.facts.find("marker");
-    if (it == o.facts.end() || !it->second.ok()) continue;
-    const auto& m = it->second.value();
-    if (m.is_object() && m.contains("commit") && m["commit"].is_string() &&
-        !m["commit"].get<std::string>().empty())
-      out.insert(m["commit"].get<std::string>());
-  }
-  return out;
-}
-
 PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<PlanRun>()) {
   in_.observed = nullptr;
   PlannerInput pin;

@@ -53,9 +53,6 @@ struct PlanRun {
   Diagnostics diags;   ///< run-level notes (scheduler not read, marker commit unknown...)
 };
 
-/// The distinct marker commits ("marker" module, key "commit") in `observed`, sorted.
-std::set<std::string> MarkerCommits(const ObservedState& observed);
-
 /// RunPlan one node at a time: Add each observation as soon as it is read (a snapshot being
 /// parsed, a gather's results), then Finish. Only one node's facts are alive at a time. The
 /// scheduler is queried in the constructor; an older commit is loaded when a node's marker

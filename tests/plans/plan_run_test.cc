@@ -150,13 +150,36 @@ TEST_CASE("plan run: the scheduler is only queried; its view counts nodes alread
   }
 }
 
-TEST_CASE("plan run: marker commits are collected once each, empty ones ignored") {
-  plans::ObservedState obs;
-  obs.nodes["a"] = Obs("a", 1, "c1");
-  obs.nodes["b"] = Obs("b", 1, "c1");
-  obs.nodes["c"] = Obs("c", 1, "c2");
-  obs.nodes["d"] = Obs("d", 1, "");
-  CHECK(plans::MarkerCommits(obs) == std::set<std::string>{"c1", "c2"});
+TEST_CASE("plan run: each marker commit is loaded once, when a node first names it; empty ones never") {
+  testing::ReportWorld w;
+  w.cluster.rollouts["roll"].name = "roll";
+  SysctlLike sysctl;
+  std::vector<std::string> loaded;
+  plans::PlanRunInput in;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.modules = {&sysctl};
+  in.now = "2026-11-29T12:00:00Z";
+  in.load_at = [&](const std::string& c) -> Result<plans::DesiredByNode> {
+    loaded.push_back(c);
+    return w.desired;
+  };
+  plans::PlanRunner runner(in);
+  CHECK(loaded.empty());   // nothing is loaded before a node names a commit
+  runner.Add(Obs("gpu001", 60, "c1"));
+  CHECK(loaded == std::vector<std::string>{"c1"});
+  runner.Add(Obs("gpu002", 60, "c1"));
+  runner.Add(Obs("gpu003", 60, ""));
+  CHECK(loaded == std::vector<std::string>{"c1"});
+  // The commit being planned is the current desired state, never loaded again.
+  runner.Add(Obs("gpu004", 60, w.cluster.source.commit));
+  plans::PlanRun run = runner.Finish();
+  CHECK(loaded == std::vector<std::string>{"c1"});
+  CHECK(run.previous.count("c1") == 1);
+  REQUIRE(run.plan.nodes.size() == 4);
+  // gpu004's marker names the planned commit, whose swappiness is what is wanted now: repair.
+  CHECK(run.plan.nodes[3].actions.at(0).reason == plans::ChangeReason::kRepair);
+  CHECK(run.plan.nodes[2].actions.at(0).reason == plans::ChangeReason::kIntent);
 }
 
 namespace {
