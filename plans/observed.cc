@@ -143,13 +143,20 @@ Result<NodeObservation> NodeObservationFromJson(const std::string& name, nlohman
   }
 }
 
-Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j) {
-  if (!j.is_object() || j.value("format", "") != kFormat) {
-    return SnapshotError(fmt::format("not a facts snapshot (expected \"format\": \"{}\")", kFormat));
+Status CheckSnapshotTop(const nlohmann::json& top, const std::string& source) {
+  if (!top.is_object() || top.value("format", "") != kFormat) {
+    return SnapshotError(fmt::format("{} is not a facts snapshot (expected \"format\": \"{}\")",
+                                     source, kFormat));
   }
+  if (!top.contains("nodes") || !top["nodes"].is_object())
+    return SnapshotError(fmt::format("{}: 'nodes' is missing or not an object", source));
+  return OkStatus();
+}
+
+Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j) {
+  if (Status st = CheckSnapshotTop(j, "the document"); !st.ok()) return st.error();
   ObservedState s;
   s.gathered_at = j.value("gathered_at", "");
-  if (!j.contains("nodes") || !j["nodes"].is_object()) return SnapshotError("missing 'nodes'");
   for (const auto& [name, nj] : j["nodes"].items()) {
     auto n = NodeObservationFromJson(name, nj);
     if (!n.ok()) return n.error();

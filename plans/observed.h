@@ -20,6 +20,10 @@ inline constexpr const char* kSnapshotFormat = "plumb.observed/v1";
 /// A problem with a snapshot: code "facts.snapshot", with a hint on how to make a good one.
 Diagnostic SnapshotError(std::string message);
 
+/// Checks a snapshot's top level: an object with the right "format" and an object "nodes".
+/// `source` names it in the message ("'facts.json'").
+Status CheckSnapshotTop(const nlohmann::json& top, const std::string& source);
+
 /// One node's observation.
 struct NodeObservation {
   std::string node;

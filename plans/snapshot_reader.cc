@@ -20,12 +20,7 @@ namespace {
 
 // Checks what is left of the document once its nodes were taken out, and returns it.
 Result<ObservedState> HeaderOf(const std::string& path, const nlohmann::json& header) {
-  if (!header.is_object() || header.value("format", "") != kSnapshotFormat) {
-    return SnapshotError(fmt::format("'{}' is not a facts snapshot (expected \"format\": \"{}\")",
-                                     path, kSnapshotFormat));
-  }
-  if (!header.contains("nodes") || !header["nodes"].is_object())
-    return SnapshotError(fmt::format("'{}': 'nodes' is missing or not an object", path));
+  if (Status st = CheckSnapshotTop(header, "'" + path + "'"); !st.ok()) return st.error();
   // Every node object was taken out; what is left under "nodes" is not an object.
   for (const auto& [name, value] : header["nodes"].items())
     return SnapshotError(fmt::format("'{}': node '{}' is not an object", path, name));
