@@ -250,7 +250,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   // silent "not looked at".
   std::map<std::string, nlohmann::json> top_keys;   // each top-level key once, with a value
   for (const auto& [node, nd] : rr->loaded.desired)
-    for (auto it = nd.desired.begin(); it != nd.desired.end(); ++it)
+    for (auto it = nd.desired->begin(); it != nd.desired->end(); ++it)
       top_keys.emplace(it.key(), it.value());
   std::set<std::string> unchecked;
   for (const auto& [key, value] : top_keys) {

@@ -48,18 +48,18 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
   // Leaves sorted by key: a flat "key  value  origin  (layer)" list, easy to grep and diff.
   struct Row { std::string key, value, origin, layer, pointer; };
   std::vector<Row> rows;
-  for (const auto& [ptr, where] : nd.origins) {
+  for (const auto& [ptr, where] : *nd.origins) {
     const nlohmann::json* v = schemas::ValueAt(nd.desired, ptr);
     if (v == nullptr) continue;
-    auto layer = nd.layers.find(ptr);
+    auto layer = nd.layers->find(ptr);
     rows.push_back({schemas::KeyPath(ptr, nd.desired), Value(*v), where.ToString(),
-                    layer == nd.layers.end() ? "" : layer->second, ptr});
+                    layer == nd.layers->end() ? "" : layer->second, ptr});
   }
 
   if (g.format == "json") {
     nlohmann::json origins = nlohmann::json::object();
     for (const auto& r : rows) {
-      const auto& w = nd.origins.at(r.pointer);
+      const auto& w = nd.origins->at(r.pointer);
       origins[r.pointer] = {{"file", w.file}, {"line", w.line}, {"column", w.column},
                             {"layer", r.layer}};
     }

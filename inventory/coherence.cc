@@ -48,7 +48,7 @@ Pin GetPin(const NodeDesired& nd, const std::string& name) {
   if (v == nullptr || !v->is_string()) return pin;
   pin.value = v->get<std::string>();
   pin.set = true;
-  if (auto it = nd.origins.find(ptr); it != nd.origins.end()) pin.where = it->second;
+  if (auto it = nd.origins->find(ptr); it != nd.origins->end()) pin.where = it->second;
   return pin;
 }
 

@@ -14,7 +14,7 @@ std::string Node::Domain(const std::string& by) const {
 
 Location NodeDesired::OriginOf(std::string p) const {
   while (!p.empty()) {
-    if (auto it = origins.find(p); it != origins.end()) return it->second;
+    if (auto it = origins->find(p); it != origins->end()) return it->second;
     auto slash = p.rfind('/');
     if (slash == std::string::npos) break;
     p.resize(slash);
@@ -26,7 +26,7 @@ nlohmann::json NodeDesired::ValueAt(const std::string& pointer) const {
   if (pointer.empty()) return nullptr;
   try {
     nlohmann::json::json_pointer p(pointer);
-    if (desired.contains(p)) return desired.at(p);
+    if (desired->contains(p)) return desired->at(p);
   } catch (const nlohmann::json::exception&) {
   }
   return nullptr;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inventory/shared_value.h"
 #include "schemas/diagnostics.h"
 
 namespace plumb::inventory {
@@ -125,19 +126,21 @@ struct Cluster {
   const Node* FindNode(const std::string& name) const;
 };
 
-/// One node's merged desired state: what plumb must make true on it.
+/// One node's merged desired state: what plumb must make true on it. The merged values depend
+/// only on the node's groups, so nodes with the same groups share them (Shared: read freely,
+/// `.Mut()` to write); `desired.SameAs(other.desired)` says two nodes want the very same thing.
 struct NodeDesired {
   std::string node;
   std::string stack;     ///< the stack that applied (after inheritance)
   std::string rollout;   ///< the rollout policy that applied
-  nlohmann::json desired = nlohmann::json::object();
-  OriginMap origins;     ///< every leaf pointer in `desired` -> file:line:col
+  Shared<nlohmann::json> desired{nlohmann::json::object()};
+  Shared<OriginMap> origins;     ///< every leaf pointer in `desired` -> file:line:col
   /// Groups in merge order (ancestors first, then the node's groups as listed; each once).
   std::vector<std::string> groups;
   std::string stack_from;    ///< the group whose stack applied
   std::string rollout_from;  ///< the group whose rollout applied
   /// Leaf pointer -> the layer that set it: "stack <name>" or "group <name>".
-  std::map<std::string, std::string> layers;
+  Shared<std::map<std::string, std::string>> layers;
 
   /// Where the value at `pointer` was written: its own origin, or the nearest parent's (a map
   /// written as a whole, e.g. `packages: {...}` from a stack). Empty when unknown.

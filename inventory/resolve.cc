@@ -101,12 +101,12 @@ NodeDesired ResolveNode(const Cluster& cluster, const Node& node) {
   std::tie(nd.rollout, nd.rollout_from) =
       NearestForNode(cluster, node, [](const Group& g) -> const std::string& { return g.rollout; });
   if (auto it = cluster.stacks.find(nd.stack); it != cluster.stacks.end()) {
-    MergeInto(nd.desired, nd.origins, nd.layers, it->second.pins, it->second.origins,
+    MergeInto(nd.desired.Mut(), nd.origins.Mut(), nd.layers.Mut(), it->second.pins, it->second.origins,
               "stack " + nd.stack);
   }
   for (const auto& g : nd.groups) {
     const Group& group = cluster.groups.at(g);
-    MergeInto(nd.desired, nd.origins, nd.layers, group.overrides, group.override_origins,
+    MergeInto(nd.desired.Mut(), nd.origins.Mut(), nd.layers.Mut(), group.overrides, group.override_origins,
               "group " + g);
   }
   return nd;

@@ -25,8 +25,8 @@ json At(const json& doc, const std::string& pointer) {
 
 std::vector<KeyChange> DiffNode(const inventory::NodeDesired* a, const inventory::NodeDesired* b) {
   static const json kEmpty = json::object();
-  const json& da = a ? a->desired : kEmpty;
-  const json& db = b ? b->desired : kEmpty;
+  const json& da = a ? *a->desired : kEmpty;
+  const json& db = b ? *b->desired : kEmpty;
   std::set<std::string> pointers;
   for (auto& p : LeafPointers(da)) pointers.insert(std::move(p));
   for (auto& p : LeafPointers(db)) pointers.insert(std::move(p));

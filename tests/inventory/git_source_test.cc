@@ -87,10 +87,10 @@ TEST_CASE("git: refs resolve to full SHAs; files come from the commit's tree") {
   CHECK(at_tag.cluster.source.commit == one);
   CHECK(at_tag.cluster.source.ref == "v1");
   CHECK_FALSE(at_tag.cluster.source.working_tree);
-  CHECK(at_tag.desired.at("a").desired["nvidia"]["driver"] == "550.90.07");
+  CHECK((*at_tag.desired.at("a").desired)["nvidia"]["driver"] == "550.90.07");
   auto at_head = LoadCluster({repo.dir(), "HEAD", false});
   REQUIRE(at_head.ok());
-  CHECK(at_head.desired.at("a").desired["nvidia"]["driver"] == "560.35.03");
+  CHECK((*at_head.desired.at("a").desired)["nvidia"]["driver"] == "560.35.03");
   // Working-tree mode reads the disk (and says so), recording HEAD's commit.
   auto wt = LoadCluster({repo.dir(), "HEAD", true});
   CHECK_FALSE(wt.ok());

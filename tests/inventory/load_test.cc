@@ -75,7 +75,7 @@ TEST_CASE("load: a small valid repo becomes a typed model") {
   CHECK(r.domain_by == "rack");
   CHECK(r.domain_mode == DomainMode::kAligned);
   REQUIRE(lc.desired.size() == 2);
-  CHECK(lc.desired.at("a1").desired["nvidia"]["driver"] == "550.90.07");
+  CHECK((*lc.desired.at("a1").desired)["nvidia"]["driver"] == "550.90.07");
   CHECK(lc.desired.at("a1").stack == "s");
   CHECK(lc.desired.at("a1").rollout == "r");
 }
@@ -252,8 +252,8 @@ TEST_CASE("load: x- keys hold anchors for <<: merges and never reach the desired
   const NodeDesired& nd = lc.desired.at("a");
   CHECK(nd.desired == nlohmann::json({{"nvidia", {{"driver", "550.90.07"}, {"cuda", "12.4.1"}}},
                                       {"ofed", "24.07-0.6.1.0"}}));
-  CHECK(nd.origins.at("/nvidia/driver").ToString() == "stacks/s.yaml:1:24");
-  CHECK_FALSE(nd.origins.count("/x-common/driver"));
+  CHECK(nd.origins->at("/nvidia/driver").ToString() == "stacks/s.yaml:1:24");
+  CHECK_FALSE(nd.origins->count("/x-common/driver"));
   // Outside x- keys, an unknown key is still an error.
   auto bad = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: a, address: a.example } ]\nxnote: 1\n"}});
   REQUIRE_FALSE(bad.ok());

@@ -63,20 +63,20 @@ TEST_CASE("resolve: overrides apply ancestors first, node's groups in order; dee
   // Order: site (no parents), then root (gpu's parent), then gpu.
   CHECK(nd.groups == std::vector<std::string>{"site", "root", "gpu"});
   // root comes after site, so root's 10 beats site's 20; gpu (child) beats root for pid_max.
-  CHECK(nd.desired["sysctl"]["vm.swappiness"] == 10);
-  CHECK(nd.desired["sysctl"]["kernel.pid_max"] == 2);
+  CHECK((*nd.desired)["sysctl"]["vm.swappiness"] == 10);
+  CHECK((*nd.desired)["sysctl"]["kernel.pid_max"] == 2);
   // Maps merge: the stack's other sysctl key and the packages survive, site adds one.
-  CHECK(nd.desired["sysctl"]["net.core.rmem_max"] == 1);
-  CHECK(nd.desired["packages"] == nlohmann::json({{"a", "1.0"}, {"b", "2.0"}, {"c", "3.0"}}));
+  CHECK((*nd.desired)["sysctl"]["net.core.rmem_max"] == 1);
+  CHECK((*nd.desired)["packages"] == nlohmann::json({{"a", "1.0"}, {"b", "2.0"}, {"c", "3.0"}}));
   // Provenance: each leaf names its file:line:column and its layer.
-  CHECK(nd.origins.at("/sysctl/vm.swappiness").ToString() == "inventory.yaml:5:62");
-  CHECK(nd.layers.at("/sysctl/vm.swappiness") == "group root");
-  CHECK(nd.origins.at("/sysctl/kernel.pid_max").ToString() == "inventory.yaml:7:67");
-  CHECK(nd.layers.at("/sysctl/kernel.pid_max") == "group gpu");
-  CHECK(nd.origins.at("/sysctl/net.core.rmem_max").ToString() == "stacks/base.yaml:2:49");
-  CHECK(nd.layers.at("/sysctl/net.core.rmem_max") == "stack base");
-  CHECK(nd.origins.at("/packages/c").file == "inventory.yaml");
-  CHECK(nd.origins.at("/kernel").ToString() == "stacks/base.yaml:1:9");
+  CHECK(nd.origins->at("/sysctl/vm.swappiness").ToString() == "inventory.yaml:5:62");
+  CHECK(nd.layers->at("/sysctl/vm.swappiness") == "group root");
+  CHECK(nd.origins->at("/sysctl/kernel.pid_max").ToString() == "inventory.yaml:7:67");
+  CHECK(nd.layers->at("/sysctl/kernel.pid_max") == "group gpu");
+  CHECK(nd.origins->at("/sysctl/net.core.rmem_max").ToString() == "stacks/base.yaml:2:49");
+  CHECK(nd.layers->at("/sysctl/net.core.rmem_max") == "stack base");
+  CHECK(nd.origins->at("/packages/c").file == "inventory.yaml");
+  CHECK(nd.origins->at("/kernel").ToString() == "stacks/base.yaml:1:9");
   // Every leaf has an origin, and nothing else does.
   size_t leaves = 0;
   std::function<void(const nlohmann::json&)> count = [&](const nlohmann::json& v) {
@@ -87,7 +87,7 @@ TEST_CASE("resolve: overrides apply ancestors first, node's groups in order; dee
     }
   };
   count(nd.desired);
-  CHECK(nd.origins.size() == leaves);
+  CHECK(nd.origins->size() == leaves);
 }
 
 TEST_CASE("resolve: scalars and lists replace, and a replaced subtree forgets old origins") {

@@ -75,7 +75,7 @@ TEST_CASE("plan run: repair vs intent from the desired state at each node's mark
   const std::string old_commit(40, '1'), unknown(40, '2');
   // At old_commit swappiness was already 10 on every node; now gpu003 wants 20 (new intent).
   plans::DesiredByNode then = w.desired;
-  w.desired["gpu003"].desired["sysctl"]["vm.swappiness"] = 20;
+  w.desired["gpu003"].desired.Mut()["sysctl"]["vm.swappiness"] = 20;
   plans::ObservedState obs;
   obs.nodes["gpu001"] = Obs("gpu001", 60, old_commit);   // drifted by hand: repair
   obs.nodes["gpu002"] = Obs("gpu002", 60, "");           // never applied: intent

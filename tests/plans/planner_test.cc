@@ -73,8 +73,8 @@ struct World {
       inventory::NodeDesired nd;
       nd.node = node.name;
       nd.rollout = "roll";
-      nd.desired = {{"kernel", "k2"}};
-      nd.origins["/kernel"] = Location{"stacks/s.yaml", 1, 9};
+      nd.desired = nlohmann::json{{"kernel", "k2"}};
+      nd.origins.Mut()["/kernel"] = Location{"stacks/s.yaml", 1, 9};
       desired[node.name] = nd;
       plans::NodeFacts f;
       f.facts = {{"kernel", {{"value", "k1"}}}};
@@ -120,8 +120,8 @@ TEST_CASE("planner: canary first, then batches within max_unavailable") {
 
 TEST_CASE("planner: percent max_unavailable counts nodes already drained or down") {
   World w(20, 20, "20%");   // 4 of 20
-  w.desired["gpu20"].desired["kernel"] = "k1";    // in sync: not in the change set
-  w.desired["gpu19"].desired["kernel"] = "k1";
+  w.desired["gpu20"].desired.Mut()["kernel"] = "k1";    // in sync: not in the change set
+  w.desired["gpu19"].desired.Mut()["kernel"] = "k1";
   auto in = w.Input();
   in.scheduler["gpu20"] = {.name = "gpu20", .state = "drained", .drain = true, .drained = true,
                            .reason = "bad dimm"};
@@ -133,7 +133,7 @@ TEST_CASE("planner: percent max_unavailable counts nodes already drained or down
 
 TEST_CASE("planner: exhausted budget is an error, nothing needing a drain is scheduled") {
   World w(4, 4, "1");
-  w.desired["gpu04"].desired["kernel"] = "k1";
+  w.desired["gpu04"].desired.Mut()["kernel"] = "k1";
   auto in = w.Input();
   in.scheduler["gpu04"] = {.name = "gpu04", .state = "drained", .drain = true, .drained = true,
                            .reason = "admin"};
@@ -182,7 +182,7 @@ TEST_CASE("planner: repair when the marker's commit wanted the same value, inten
   World w(2, 2, "1");
   std::string old_commit(40, 'b');
   plans::DesiredByNode then = w.desired;              // at the old commit: kernel k2 too
-  then["gpu02"].desired["kernel"] = "k0";             // gpu02's pin changed since
+  then["gpu02"].desired.Mut()["kernel"] = "k0";             // gpu02's pin changed since
   w.observed["gpu01"].facts["marker"] = {{"commit", old_commit}};
   w.observed["gpu02"].facts["marker"] = {{"commit", old_commit}};
   auto in = w.Input();
@@ -195,8 +195,8 @@ TEST_CASE("planner: repair when the marker's commit wanted the same value, inten
 TEST_CASE("planner: node disruption is the max of its actions, actions in module order") {
   World w(1, 1, "1");
   ScalarModule late("zz_late", Disruption::kDrain, {"sysctl"});
-  w.desired["gpu01"].desired["sysctl"] = "on";
-  w.desired["gpu01"].desired["zz_late"] = 1;
+  w.desired["gpu01"].desired.Mut()["sysctl"] = "on";
+  w.desired["gpu01"].desired.Mut()["zz_late"] = 1;
   w.observed["gpu01"].facts["sysctl"] = {{"value", "off"}};
   w.observed["gpu01"].facts["zz_late"] = {{"value", 0}};
   auto in = w.Input();

@@ -10,11 +10,11 @@ TEST_CASE("desired diff: per node and key, identical nodes collapsed, added/remo
   testing::ReportWorld w;
   plans::DesiredByNode before = w.desired, after = w.desired;
   for (auto& [n, nd] : after) {
-    nd.desired["nvidia"]["driver"] = "560.35.03";
-    nd.origins["/nvidia/driver"] = {"stacks/h100.yaml", 2, 19};
+    nd.desired.Mut()["nvidia"]["driver"] = "560.35.03";
+    nd.origins.Mut()["/nvidia/driver"] = {"stacks/h100.yaml", 2, 19};
   }
-  after["gpu004"].desired["sysctl"].erase("vm.swappiness");
-  after["gpu003"].desired["packages"] = {{"dcgm", "1:3.3.7"}};
+  after["gpu004"].desired.Mut()["sysctl"].erase("vm.swappiness");
+  after["gpu003"].desired.Mut()["packages"] = {{"dcgm", "1:3.3.7"}};
   after.erase("gpu002");
   after["gpu005"] = after["gpu001"];
   after["gpu005"].node = "gpu005";
@@ -47,7 +47,7 @@ TEST_CASE("desired diff: per node and key, identical nodes collapsed, added/remo
 TEST_CASE("desired diff: identical nodes collapse; nothing changed says so") {
   testing::ReportWorld w;
   plans::DesiredByNode after = w.desired;
-  for (auto& [n, nd] : after) nd.desired["kernel"] = "6.1.0";
+  for (auto& [n, nd] : after) nd.desired.Mut()["kernel"] = "6.1.0";
   DesiredDiff d = DiffDesired(w.desired, after);
   std::string t = DesiredDiffToText(d);
   CHECK(t.find("~ gpu[001-004] (4 nodes)\n    ~ kernel: 5.15.0-119-generic -> 6.1.0") != std::string::npos);
@@ -60,7 +60,7 @@ TEST_CASE("desired diff: identical nodes collapse; nothing changed says so") {
 TEST_CASE("desired diff: markdown cells cannot break the table") {
   testing::ReportWorld w;
   plans::DesiredByNode after = w.desired;
-  after["gpu001"].desired["kernel"] = "a|b`c";
+  after["gpu001"].desired.Mut()["kernel"] = "a|b`c";
   std::string md = DesiredDiffToMarkdown(DiffDesired(w.desired, after));
   CHECK(md.find("`a\\|b'c`") != std::string::npos);
 }

@@ -123,7 +123,7 @@ TEST_CASE("drift: a waiver only covers the nodes and keys it names") {
 
 TEST_CASE("drift: keys no module of the run owns are unchecked, never reported in sync") {
   testing::ReportWorld w;
-  for (auto& [n, nd] : w.desired) nd.desired["firmware"] = {{"BMC", "24.09.17"}};
+  for (auto& [n, nd] : w.desired) nd.desired.Mut()["firmware"] = {{"BMC", "24.09.17"}};
   auto r = Report(w);
   CHECK(Check(r, "gpu003", "firmware.BMC").status == CheckStatus::kUnchecked);
   CHECK(Check(r, "gpu003", "kernel").status == CheckStatus::kInSync);
@@ -132,7 +132,7 @@ TEST_CASE("drift: keys no module of the run owns are unchecked, never reported i
 TEST_CASE("drift: an action below a leaf or above several leaves marks each of them") {
   testing::ReportWorld w;
   for (auto& [n, nd] : w.desired)
-    nd.desired["services"] = {{"nvidia-fabricmanager", {{"enabled", true}, {"active", true}}}};
+    nd.desired.Mut()["services"] = {{"nvidia-fabricmanager", {{"enabled", true}, {"active", true}}}};
   w.plan.nodes[0].actions.push_back(testing::MakeAction(
       "services", "/services/nvidia-fabricmanager", "services.nvidia-fabricmanager",
       {{"enabled", false}, {"active", true}}, {{"enabled", true}, {"active", true}},
