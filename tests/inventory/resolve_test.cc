@@ -125,3 +125,37 @@ TEST_CASE("resolve: cycles and unknown groups do not hang or crash the merge") {
   CHECK(lc.desired.at("n").stack == "base");
   CHECK(lc.desired.at("n").groups == std::vector<std::string>{"b", "a"});
 }
+
+TEST_CASE("resolve: nodes with the same groups share one merged desired state; others do not") {
+  auto lc = Load(
+      "cluster: c\n"
+      "nodes:\n"
+      "  - { name: a, address: 127.0.0.1, groups: [gpu] }\n"
+      "  - { name: b, address: 127.0.0.2, groups: [gpu] }\n"
+      "  - { name: c, address: 127.0.0.3, groups: [gpu, big] }\n"
+      "groups:\n"
+      "  gpu: { stack: base, rollout: slow }\n"
+      "  big: { overrides: { sysctl: { vm.swappiness: 1 } } }\n");
+  REQUIRE_MESSAGE(lc.ok(), lc.diags.ToText());
+  const NodeDesired& a = lc.desired.at("a");
+  const NodeDesired& b = lc.desired.at("b");
+  const NodeDesired& c = lc.desired.at("c");
+  CHECK(a.node == "a");
+  CHECK(b.node == "b");
+  CHECK(a.desired.SameAs(b.desired));
+  CHECK(a.origins.SameAs(b.origins));
+  CHECK(a.layers.SameAs(b.layers));
+  CHECK_FALSE(a.desired.SameAs(c.desired));
+  CHECK((*c.desired)["sysctl"]["vm.swappiness"] == 1);
+  CHECK((*a.desired)["sysctl"]["vm.swappiness"] == 60);
+
+  // Writing through one node copies first: the other node keeps what it had.
+  NodeDesired a2 = a;
+  a2.desired.Mut()["kernel"] = "changed";
+  a2.origins.Mut()["/kernel"] = Location{"x.yaml", 1, 1};
+  CHECK((*a2.desired)["kernel"] == "changed");
+  CHECK((*b.desired)["kernel"] == "5.15.0-1");
+  CHECK(b.origins->at("/kernel").file == "stacks/base.yaml");
+  CHECK_FALSE(a2.desired.SameAs(b.desired));
+  CHECK(a.desired.SameAs(b.desired));
+}
