@@ -125,80 +125,103 @@ const Result<CompatRules>& BuiltinCompatRules() {
   return rules;
 }
 
+namespace {
+
+// One merged desired state against every rule: (report key, diagnostic) per violation. The
+// key names the rule and both pins' locations, so nodes on the same stack share one report.
+std::vector<std::pair<std::string, Diagnostic>> CheckOne(const CompatRules& rules,
+                                                          const NodeDesired& nd) {
+  std::vector<std::pair<std::string, Diagnostic>> out;
+  for (const auto& rule : rules.rules) {
+    if (rule.kind == "min_version_table") {
+      Pin subj = GetPin(nd, rule.subject);
+      Pin obj = GetPin(nd, rule.object);
+      if (!subj.set || !obj.set) continue;
+      auto sv = ParseDotted(subj.value);
+      auto ov = ParseDotted(obj.value);
+      if (!sv || !ov) continue;  // the schema reports malformed versions
+      const CompatRow* best = nullptr;
+      size_t best_len = 0;
+      for (const auto& row : rules.tables.at(rule.table)) {
+        auto rv = ParseDotted(row.match);
+        if (rv && DottedPrefix(*rv, *sv) && rv->size() > best_len) {
+          best = &row;
+          best_len = rv->size();
+        }
+      }
+      std::string key = rule.id + "|" + subj.where.ToString() + "|" + obj.where.ToString();
+      if (best == nullptr) {
+        Diagnostic d = Diagnostic::Warning(
+            "coherence.unknown-version",
+            fmt::format("{} {} is not in plumb's compatibility table '{}', so its minimum {} "
+                        "cannot be checked [rule: {}]",
+                        rule.subject, subj.value, rule.table, rule.object, rule.id),
+            subj.where, rule.subject,
+            "check NVIDIA's release notes by hand, or add a row to schemas/rules/compat.yaml");
+        out.push_back({key, std::move(d)});
+        continue;
+      }
+      if (CompareDotted(*ov, *ParseDotted(best->min)) >= 0) continue;
+      Diagnostic d = Diagnostic::Error(
+          "coherence." + rule.id,
+          fmt::format("{} {} needs {} >= {} ({}), but {} is {} (set at {}) [rule: {}]",
+                      rule.subject, subj.value, rule.object, best->min, best->release,
+                      rule.object, obj.value, obj.where.ToString(), rule.id),
+          subj.where, rule.subject,
+          fmt::format("raise {} to {} or later, or pin an older {}; {}", rule.object, best->min,
+                      rule.subject, rule.why));
+      out.push_back({key, std::move(d)});
+    } else if (rule.kind == "equal" || rule.kind == "capture_equal") {
+      Pin a = GetPin(nd, rule.a);
+      Pin b = GetPin(nd, rule.b);
+      if (!a.set || !b.set) continue;
+      std::string av = a.value, bv = b.value;
+      if (rule.kind == "capture_equal") {
+        av = Capture(rule.a_capture, a.value);
+        bv = Capture(rule.b_capture, b.value);
+        if (av.empty() || bv.empty()) continue;  // e.g. an NCCL version without +cudaX.Y
+      }
+      if (av == bv) continue;
+      std::string msg =
+          rule.kind == "equal"
+              ? fmt::format("{} {} must equal {} {} (set at {}) [rule: {}]", rule.a, a.value,
+                            rule.b, b.value, b.where.ToString(), rule.id)
+              : fmt::format("{} {} is built for {} {}, but {} is {} (major {}, set at {}) "
+                            "[rule: {}]",
+                            rule.a, a.value, rule.b, av, rule.b, b.value, bv,
+                            b.where.ToString(), rule.id);
+      Diagnostic d = Diagnostic::Error("coherence." + rule.id, msg, a.where, rule.a,
+                                       fmt::format("make them agree; {}", rule.why));
+      out.push_back(
+          {rule.id + "|" + a.where.ToString() + "|" + b.where.ToString(), std::move(d)});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void CheckCoherence(const CompatRules& rules, const std::map<std::string, NodeDesired>& desired,
                     Diagnostics& diags) {
   // Keyed by rule and both pins' locations: nodes on the same stack share one report.
   std::map<std::string, Violation> found;
   std::vector<std::string> order;
-  auto report = [&](const std::string& key, const std::string& node, Diagnostic d) {
-    auto [it, fresh] = found.emplace(key, Violation{std::move(d), {}});
-    if (fresh) order.push_back(key);
+  auto report = [&](const std::string& key, const std::string& node, const Diagnostic& d) {
+    auto it = found.find(key);
+    if (it == found.end()) {
+      it = found.emplace(key, Violation{d, {}}).first;
+      order.push_back(key);
+    }
     it->second.nodes.push_back(node);
   };
+  // Findings depend only on the merged desired state and its origins, which nodes with the
+  // same groups share: each shared state is checked once (10,000 nodes in one group: once).
+  std::map<std::pair<const void*, const void*>, std::vector<std::pair<std::string, Diagnostic>>>
+      by_state;
   for (const auto& [name, nd] : desired) {
-    for (const auto& rule : rules.rules) {
-      if (rule.kind == "min_version_table") {
-        Pin subj = GetPin(nd, rule.subject);
-        Pin obj = GetPin(nd, rule.object);
-        if (!subj.set || !obj.set) continue;
-        auto sv = ParseDotted(subj.value);
-        auto ov = ParseDotted(obj.value);
-        if (!sv || !ov) continue;  // the schema reports malformed versions
-        const CompatRow* best = nullptr;
-        size_t best_len = 0;
-        for (const auto& row : rules.tables.at(rule.table)) {
-          auto rv = ParseDotted(row.match);
-          if (rv && DottedPrefix(*rv, *sv) && rv->size() > best_len) {
-            best = &row;
-            best_len = rv->size();
-          }
-        }
-        std::string key = rule.id + "|" + subj.where.ToString() + "|" + obj.where.ToString();
-        if (best == nullptr) {
-          Diagnostic d = Diagnostic::Warning(
-              "coherence.unknown-version",
-              fmt::format("{} {} is not in plumb's compatibility table '{}', so its minimum {} "
-                          "cannot be checked [rule: {}]",
-                          rule.subject, subj.value, rule.table, rule.object, rule.id),
-              subj.where, rule.subject,
-              "check NVIDIA's release notes by hand, or add a row to schemas/rules/compat.yaml");
-          report(key, name, std::move(d));
-          continue;
-        }
-        if (CompareDotted(*ov, *ParseDotted(best->min)) >= 0) continue;
-        Diagnostic d = Diagnostic::Error(
-            "coherence." + rule.id,
-            fmt::format("{} {} needs {} >= {} ({}), but {} is {} (set at {}) [rule: {}]",
-                        rule.subject, subj.value, rule.object, best->min, best->release,
-                        rule.object, obj.value, obj.where.ToString(), rule.id),
-            subj.where, rule.subject,
-            fmt::format("raise {} to {} or later, or pin an older {}; {}", rule.object, best->min,
-                        rule.subject, rule.why));
-        report(key, name, std::move(d));
-      } else if (rule.kind == "equal" || rule.kind == "capture_equal") {
-        Pin a = GetPin(nd, rule.a);
-        Pin b = GetPin(nd, rule.b);
-        if (!a.set || !b.set) continue;
-        std::string av = a.value, bv = b.value;
-        if (rule.kind == "capture_equal") {
-          av = Capture(rule.a_capture, a.value);
-          bv = Capture(rule.b_capture, b.value);
-          if (av.empty() || bv.empty()) continue;  // e.g. an NCCL version without +cudaX.Y
-        }
-        if (av == bv) continue;
-        std::string msg =
-            rule.kind == "equal"
-                ? fmt::format("{} {} must equal {} {} (set at {}) [rule: {}]", rule.a, a.value,
-                              rule.b, b.value, b.where.ToString(), rule.id)
-                : fmt::format("{} {} is built for {} {}, but {} is {} (major {}, set at {}) "
-                              "[rule: {}]",
-                              rule.a, a.value, rule.b, av, rule.b, b.value, bv,
-                              b.where.ToString(), rule.id);
-        Diagnostic d = Diagnostic::Error("coherence." + rule.id, msg, a.where, rule.a,
-                                         fmt::format("make them agree; {}", rule.why));
-        report(rule.id + "|" + a.where.ToString() + "|" + b.where.ToString(), name, std::move(d));
-      }
-    }
+    auto [it, fresh] = by_state.try_emplace({nd.desired.Id(), nd.origins.Id()});
+    if (fresh) it->second = CheckOne(rules, nd);
+    for (const auto& [key, d] : it->second) report(key, name, d);
   }
   for (const auto& key : order) {
     Violation& v = found.at(key);
