@@ -1,6 +1,8 @@
 #include "plans/report/drift.h"
 
 #include <algorithm>
+#include <future>
+#include <thread>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,13 +28,21 @@ nlohmann::json Below(const nlohmann::json& value, const std::string& at, const s
 
 void MarkDiffers(DriftCheck& c, const PlannedAction& pa) {
   c.status = CheckStatus::kDrift;
-  c.observed = Below(pa.action.before, pa.action.pointer, c.pointer);
-  if (c.pointer.size() < pa.action.pointer.size()) c.observed = nullptr;  // finer than the leaf
+  c.observed = Below(pa.action.before, pa.action.pointer, c.pointer());
+  if (c.pointer().size() < pa.action.pointer.size()) c.observed = nullptr;  // finer than the leaf
   c.summary = pa.action.summary;
   c.reason = pa.reason;
   c.disruption = pa.action.disruption;
-  if (pa.origin.known()) c.origin = pa.origin;
-  if (!pa.action.module.empty()) c.module = pa.action.module;
+  // The action may know better where the pin is written, or which module owns it: this check
+  // then gets a subject of its own (the shared one stays as the other nodes see it).
+  const bool new_origin = pa.origin.known() && pa.origin.ToString() != c.origin().ToString();
+  const bool new_module = !pa.action.module.empty() && pa.action.module != c.module();
+  if (new_origin || new_module) {
+    auto own = std::make_shared<CheckSubject>(*c.subject);
+    if (new_origin) own->origin = pa.origin;
+    if (new_module) own->module = pa.action.module;
+    c.subject = std::move(own);
+  }
 }
 
 // Waivers with their host lists expanded once, not once per check.
@@ -40,9 +50,117 @@ struct PreparedWaiver {
   const inventory::Waiver* w;
   std::unordered_set<std::string> hosts;
   bool expired;
-  bool used = false;
-  std::shared_ptr<const WaiverRef> ref;   // made on first match, shared by every match
+  std::shared_ptr<const WaiverRef> ref;   // shared by every check it matches
 };
+
+// Everything a node's checks are built from, read-only while nodes are checked in parallel.
+struct Context {
+  const DriftInput& in;
+  std::vector<PreparedWaiver> waivers;
+  std::unordered_map<std::string_view, const NodePlan*> planned;
+  std::unordered_map<std::string_view, const UnreadableNode*> unreadable;
+  std::unordered_set<std::string_view> in_sync;
+  std::unordered_map<std::string_view, const inventory::Node*> inventory_nodes;
+  /// The checks of each shared desired state before any facts: one per leaf, in sync (or
+  /// unchecked when no module of the run owns it). Keyed by the shared state's identity.
+  std::map<std::pair<const void*, const void*>, std::vector<DriftCheck>> templates;
+};
+
+std::vector<DriftCheck> TemplateFor(const DriftInput& in, const inventory::NodeDesired& nd) {
+  std::vector<DriftCheck> out;
+  for (std::string& p : LeafPointers(*nd.desired)) {
+    auto subject = std::make_shared<CheckSubject>();
+    subject->key = PointerToKey(p);
+    subject->module = ModuleForPointer(p);
+    subject->desired = nd.ValueAt(p);
+    subject->origin = nd.OriginOf(p);
+    subject->pointer = std::move(p);
+    DriftCheck c;
+    if (!in.modules_run.empty() && !in.modules_run.count(subject->module))
+      c.status = CheckStatus::kUnchecked;
+    c.subject = std::move(subject);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// One chunk's share of the report: its nodes, in order, and its counts.
+struct Partial {
+  std::vector<DriftNode> nodes;
+  std::vector<char> waiver_used;
+  int drifted_nodes = 0, drift_keys = 0, waived_keys = 0, unreadable_nodes = 0, checks = 0;
+};
+
+void CheckNode(const Context& cx, const std::string& name, const inventory::NodeDesired& nd,
+               Partial& out) {
+  auto pit = cx.planned.find(name);
+  auto uit = cx.unreadable.find(name);
+  if (pit == cx.planned.end() && uit == cx.unreadable.end() && !cx.in_sync.count(name))
+    return;   // not in this run (--limit)
+  DriftNode dn;
+  dn.node = name;
+  if (auto it = cx.inventory_nodes.find(name); it != cx.inventory_nodes.end())
+    dn.rack = it->second->rack;
+  if (uit != cx.unreadable.end()) {
+    dn.readable = false;
+    dn.unreadable_reason = uit->second->reason;
+    ++out.unreadable_nodes;
+    out.nodes.push_back(std::move(dn));
+    return;
+  }
+  dn.checks = cx.templates.at({nd.desired.Id(), nd.origins.Id()});
+  if (pit != cx.planned.end()) {
+    const NodePlan& np = *pit->second;
+    dn.marker_commit = np.marker_commit;
+    for (const PlannedAction& pa : np.actions) {
+      bool matched = false;
+      for (DriftCheck& c : dn.checks) {
+        const bool below = PointerUnder(c.pointer(), pa.action.pointer);
+        if (!below && !PointerUnder(pa.action.pointer, c.pointer())) continue;
+        // An action on a whole map ("services.x") names several leaves; only those whose
+        // live value differs have drifted.
+        if (below && c.pointer().size() > pa.action.pointer.size() &&
+            Below(pa.action.before, pa.action.pointer, c.pointer()) == c.desired())
+          continue;
+        MarkDiffers(c, pa);
+        matched = true;
+      }
+      if (!matched) {   // a change the desired leaves do not name (module-level action)
+        auto subject = std::make_shared<CheckSubject>();
+        subject->pointer = pa.action.pointer;
+        subject->key = pa.action.key.empty() ? PointerToKey(pa.action.pointer) : pa.action.key;
+        subject->module = pa.action.module;
+        subject->desired = pa.action.after;
+        DriftCheck c;
+        c.subject = std::move(subject);
+        MarkDiffers(c, pa);
+        c.observed = pa.action.before;
+        dn.checks.push_back(std::move(c));
+      }
+    }
+  }
+  for (DriftCheck& c : dn.checks) {
+    if (c.status != CheckStatus::kDrift) continue;
+    for (size_t i = 0; i < cx.waivers.size(); ++i) {
+      const PreparedWaiver& pw = cx.waivers[i];
+      const inventory::Waiver& w = *pw.w;
+      if (!GlobMatch(w.keys, c.key())) continue;
+      if (!pw.hosts.count(name) && !GlobMatch(w.nodes, name)) continue;
+      c.waiver = pw.ref;
+      out.waiver_used[i] = 1;
+      if (!pw.expired) {
+        c.status = CheckStatus::kWaived;
+        break;
+      }
+    }
+  }
+  out.checks += static_cast<int>(dn.checks.size());
+  int drift = dn.Count(CheckStatus::kDrift);
+  out.drift_keys += drift;
+  out.waived_keys += dn.Count(CheckStatus::kWaived);
+  if (drift > 0) ++out.drifted_nodes;
+  out.nodes.push_back(std::move(dn));
+}
 
 }  // namespace
 
@@ -85,112 +203,69 @@ DriftReport MakeDriftReport(const DriftInput& in) {
   r.created_at = plan.created_at;
   r.diags.Append(plan.diags);
 
-  std::vector<PreparedWaiver> waivers;
+  Context cx{in, {}, {}, {}, {}, {}, {}};
   if (in.cluster) {
     for (const inventory::Waiver& w : in.cluster->waivers) {
-      PreparedWaiver pw{&w, {}, !w.expires.empty() && w.expires < in.today};
+      const bool expired = !w.expires.empty() && w.expires < in.today;
+      PreparedWaiver pw{&w, {}, expired,
+                        std::make_shared<const WaiverRef>(WaiverRef{
+                            w.nodes, w.keys, w.reason, w.owner, w.expires, w.where, expired})};
       if (auto hosts = ExpandHostlist(w.nodes)) pw.hosts.insert(hosts->begin(), hosts->end());
-      waivers.push_back(std::move(pw));
+      cx.waivers.push_back(std::move(pw));
     }
+    for (const inventory::Node& n : in.cluster->nodes) cx.inventory_nodes.emplace(n.name, &n);
   }
+  for (const NodePlan& np : plan.nodes) cx.planned.emplace(np.node, &np);
+  for (const UnreadableNode& u : plan.unreadable) cx.unreadable.emplace(u.node, &u);
+  cx.in_sync.insert(plan.in_sync.begin(), plan.in_sync.end());
 
-  std::map<std::string, const NodePlan*> planned;
-  for (const NodePlan& np : plan.nodes) planned[np.node] = &np;
-  std::map<std::string, const UnreadableNode*> unreadable;
-  for (const UnreadableNode& u : plan.unreadable) unreadable[u.node] = &u;
-  std::unordered_set<std::string> in_sync(plan.in_sync.begin(), plan.in_sync.end());
-
-  std::unordered_map<std::string_view, const inventory::Node*> inventory_nodes;
-  if (in.cluster)
-    for (const inventory::Node& n : in.cluster->nodes) inventory_nodes.emplace(n.name, &n);
-
+  std::vector<std::pair<const std::string*, const inventory::NodeDesired*>> nodes;
+  nodes.reserve(in.desired->size());
   for (const auto& [name, nd] : *in.desired) {
-    auto pit = planned.find(name);
-    auto uit = unreadable.find(name);
-    if (pit == planned.end() && uit == unreadable.end() && !in_sync.count(name))
-      continue;   // not in this run (--limit)
-    DriftNode dn;
-    dn.node = name;
-    if (auto it = inventory_nodes.find(name); it != inventory_nodes.end()) dn.rack = it->second->rack;
-    if (uit != unreadable.end()) {
-      dn.readable = false;
-      dn.unreadable_reason = uit->second->reason;
-      ++r.unreadable_nodes;
-      r.nodes.push_back(std::move(dn));
-      continue;
-    }
-    for (const std::string& p : LeafPointers(nd.desired)) {
-      DriftCheck c;
-      c.pointer = p;
-      c.key = PointerToKey(p);
-      c.module = ModuleForPointer(p);
-      c.desired = nd.ValueAt(p);
-      c.origin = nd.OriginOf(p);
-      if (!in.modules_run.empty() && !in.modules_run.count(c.module))
-        c.status = CheckStatus::kUnchecked;
-      dn.checks.push_back(std::move(c));
-    }
-    if (pit != planned.end()) {
-      const NodePlan& np = *pit->second;
-      dn.marker_commit = np.marker_commit;
-      for (const PlannedAction& pa : np.actions) {
-        bool matched = false;
-        for (DriftCheck& c : dn.checks) {
-          const bool below = PointerUnder(c.pointer, pa.action.pointer);
-          if (!below && !PointerUnder(pa.action.pointer, c.pointer)) continue;
-          // An action on a whole map ("services.x") names several leaves; only those whose
-          // live value differs have drifted.
-          if (below && c.pointer.size() > pa.action.pointer.size() &&
-              Below(pa.action.before, pa.action.pointer, c.pointer) == c.desired)
-            continue;
-          MarkDiffers(c, pa);
-          matched = true;
-        }
-        if (!matched) {   // a change the desired leaves do not name (module-level action)
-          DriftCheck c;
-          c.pointer = pa.action.pointer;
-          c.key = pa.action.key.empty() ? PointerToKey(pa.action.pointer) : pa.action.key;
-          c.module = pa.action.module;
-          c.desired = pa.action.after;
-          MarkDiffers(c, pa);
-          c.observed = pa.action.before;
-          dn.checks.push_back(std::move(c));
-        }
-      }
-    }
-    for (DriftCheck& c : dn.checks) {
-      if (c.status != CheckStatus::kDrift) continue;
-      for (PreparedWaiver& pw : waivers) {
-        const inventory::Waiver& w = *pw.w;
-        if (!GlobMatch(w.keys, c.key)) continue;
-        if (!pw.hosts.count(name) && !GlobMatch(w.nodes, name)) continue;
-        if (!pw.ref)
-          pw.ref = std::make_shared<const WaiverRef>(
-              WaiverRef{w.nodes, w.keys, w.reason, w.owner, w.expires, w.where, pw.expired});
-        c.waiver = pw.ref;
-        pw.used = true;
-        if (!pw.expired) {
-          c.status = CheckStatus::kWaived;
-          break;
-        }
-      }
-    }
-    r.checks += static_cast<int>(dn.checks.size());
-    int drift = dn.Count(CheckStatus::kDrift);
-    r.drift_keys += drift;
-    r.waived_keys += dn.Count(CheckStatus::kWaived);
-    if (drift > 0) ++r.drifted_nodes;
-    r.nodes.push_back(std::move(dn));
+    nodes.emplace_back(&name, &nd);
+    auto [it, fresh] = cx.templates.try_emplace({nd.desired.Id(), nd.origins.Id()});
+    if (fresh) it->second = TemplateFor(in, nd);
   }
 
-  for (const PreparedWaiver& pw : waivers) {
+  // Nodes are independent: check them in chunks on all cores, then join the chunks in order.
+  const size_t threads = nodes.size() < 1024
+                             ? 1
+                             : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  const size_t per = (nodes.size() + threads - 1) / std::max<size_t>(threads, 1);
+  auto run_chunk = [&cx, &nodes, per](size_t chunk) {
+    Partial part;
+    part.waiver_used.assign(cx.waivers.size(), 0);
+    const size_t end = std::min(nodes.size(), (chunk + 1) * per);
+    for (size_t i = chunk * per; i < end; ++i) CheckNode(cx, *nodes[i].first, *nodes[i].second, part);
+    return part;
+  };
+  std::vector<std::future<Partial>> futures;
+  for (size_t t = 1; t < threads; ++t) futures.push_back(std::async(std::launch::async, run_chunk, t));
+  std::vector<Partial> parts;
+  parts.push_back(run_chunk(0));
+  for (auto& f : futures) parts.push_back(f.get());
+
+  std::vector<char> used(cx.waivers.size(), 0);
+  r.nodes.reserve(nodes.size());
+  for (Partial& part : parts) {
+    for (DriftNode& dn : part.nodes) r.nodes.push_back(std::move(dn));
+    for (size_t i = 0; i < used.size(); ++i) used[i] |= part.waiver_used[i];
+    r.drifted_nodes += part.drifted_nodes;
+    r.drift_keys += part.drift_keys;
+    r.waived_keys += part.waived_keys;
+    r.unreadable_nodes += part.unreadable_nodes;
+    r.checks += part.checks;
+  }
+
+  for (size_t i = 0; i < cx.waivers.size(); ++i) {
+    const PreparedWaiver& pw = cx.waivers[i];
     if (!pw.expired) continue;
     const inventory::Waiver& w = *pw.w;
     r.diags.Add(Diagnostic::Warning(
         "drift.waiver-expired",
         fmt::format("waiver for nodes '{}' keys '{}' ({}, owner {}) expired on {}{}", w.nodes,
                     w.keys, w.reason, w.owner, w.expires,
-                    pw.used ? "; the drift it covered counts again" : ""),
+                    used[i] ? "; the drift it covered counts again" : ""),
         w.where, "waivers", "renew it with a new expiry, fix the drift, or delete the waiver"));
   }
 

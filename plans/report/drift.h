@@ -37,22 +37,33 @@ struct WaiverRef {
   bool expired = false;
 };
 
-/// One node x one desired key.
-struct DriftCheck {
+/// What a check is about: the key, where it is pinned and what it should be. Every node that
+/// shares a merged desired state shares these (a 10,000-node report has 4x10^5 checks).
+struct CheckSubject {
   std::string key;        ///< "sysctl.vm.swappiness"
   std::string pointer;    ///< "/sysctl/vm.swappiness"
   std::string module;     ///< "sysctl"
-  CheckStatus status = CheckStatus::kInSync;
   nlohmann::json desired; ///< the desired value
+  Location origin;        ///< where the pin is written (file:line:col)
+};
+
+/// One node x one desired key.
+struct DriftCheck {
+  std::shared_ptr<const CheckSubject> subject;   ///< never null in a report
+  CheckStatus status = CheckStatus::kInSync;
   nlohmann::json observed;///< the live value when it differs (null when in sync or absent)
   std::string summary;    ///< the module's own words for the change
   ChangeReason reason = ChangeReason::kIntent;   ///< repair vs new intent (drift only)
   modules::Disruption disruption = modules::Disruption::kNone;
-  Location origin;        ///< where the pin is written (file:line:col)
   /// The waiver that matched, shared by every check it matches (a report has 10^5+ checks, and
   /// an inline WaiverRef would cost each of them ~200 bytes). Null when none matched.
   std::shared_ptr<const WaiverRef> waiver;
 
+  const std::string& key() const { return subject->key; }
+  const std::string& pointer() const { return subject->pointer; }
+  const std::string& module() const { return subject->module; }
+  const nlohmann::json& desired() const { return subject->desired; }
+  const Location& origin() const { return subject->origin; }
   bool Differs() const { return status == CheckStatus::kDrift || status == CheckStatus::kWaived; }
 };
 

@@ -93,12 +93,12 @@ std::string DriftToHtml(const DriftReport& r) {
     if (!n.readable) what = HtmlEscape(n.unreadable_reason);
     for (const DriftCheck& c : n.checks) {
       if (!c.Differs()) continue;
-      what += fmt::format("<div><code>{}</code>: {} &rarr; {} ({}{}){}</div>", HtmlEscape(c.key),
-                          HtmlEscape(ShowValue(c.observed)), HtmlEscape(ShowValue(c.desired)),
+      what += fmt::format("<div><code>{}</code>: {} &rarr; {} ({}{}){}</div>", HtmlEscape(c.key()),
+                          HtmlEscape(ShowValue(c.observed)), HtmlEscape(ShowValue(c.desired())),
                           c.status == CheckStatus::kWaived ? "waived: " : "",
                           c.status == CheckStatus::kWaived ? HtmlEscape(c.waiver->reason)
                                                            : ChangeReasonName(c.reason),
-                          c.origin.known() ? " <code>" + HtmlEscape(c.origin.ToString()) + "</code>"
+                          c.origin().known() ? " <code>" + HtmlEscape(c.origin().ToString()) + "</code>"
                                            : "");
     }
     out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n",

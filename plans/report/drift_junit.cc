@@ -44,8 +44,8 @@ std::string DriftToJunit(const DriftReport& r) {
     for (const DriftCheck& c : n.checks) {
       ++t;
       cases += fmt::format("    <testcase name=\"{}\" classname=\"{}.{}\" time=\"0\"",
-                           XmlEscape(c.key), XmlEscape(n.node), XmlEscape(c.module));
-      const std::string where = c.origin.known() ? "pinned at " + c.origin.ToString() : "";
+                           XmlEscape(c.key()), XmlEscape(n.node), XmlEscape(c.module()));
+      const std::string where = c.origin().known() ? "pinned at " + c.origin().ToString() : "";
       switch (c.status) {
         case CheckStatus::kInSync:
           cases += "/>\n";
@@ -53,7 +53,7 @@ std::string DriftToJunit(const DriftReport& r) {
         case CheckStatus::kUnchecked:
           ++s;
           cases += fmt::format(">\n      <skipped message=\"no module of this run checks {}\"/>\n",
-                               XmlEscape(c.module));
+                               XmlEscape(c.module()));
           break;
         case CheckStatus::kWaived:
           ++s;
@@ -64,10 +64,10 @@ std::string DriftToJunit(const DriftReport& r) {
           break;
         case CheckStatus::kDrift: {
           ++f;
-          std::string msg = fmt::format("{}: {} -> {} ({})", c.key, ShowValue(c.observed),
-                                        ShowValue(c.desired), ChangeReasonName(c.reason));
+          std::string msg = fmt::format("{}: {} -> {} ({})", c.key(), ShowValue(c.observed),
+                                        ShowValue(c.desired()), ChangeReasonName(c.reason));
           std::string body = fmt::format("node {} drifted on {}\nlive: {}\ndesired: {}\n{}{}{}",
-                                         n.node, c.key, ShowValue(c.observed), ShowValue(c.desired),
+                                         n.node, c.key(), ShowValue(c.observed), ShowValue(c.desired()),
                                          where.empty() ? "" : where + "\n", c.summary,
                                          c.waiver && c.waiver->expired
                                              ? "\nwaiver expired " + c.waiver->expires

@@ -37,7 +37,7 @@ std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
     std::map<std::string, int> by_module;   // sorted, so the file is stable between runs
     for (const DriftCheck& c : n.checks) {
       if (c.status == CheckStatus::kUnchecked) continue;
-      by_module[c.module] |= c.status == CheckStatus::kDrift ? 1 : 0;
+      by_module[c.module()] |= c.status == CheckStatus::kDrift ? 1 : 0;
     }
     for (const auto& [module, drift] : by_module)
       out += fmt::format("plumb_drift{{cluster=\"{}\",node=\"{}\",module=\"{}\"}} {}\n", cluster,

@@ -33,41 +33,41 @@ json DriftToSarif(const DriftReport& r, const RenderOptions& o) {
   for (const DriftNode& n : r.nodes) {
     for (const DriftCheck& c : n.checks) {
       if (!c.Differs()) continue;
-      auto [it, added] = rule_index.emplace(c.module, static_cast<int>(rules.size()));
+      auto [it, added] = rule_index.emplace(c.module(), static_cast<int>(rules.size()));
       if (added)
         rules.push_back(
-            {{"id", "plumb.drift." + c.module},
-             {"name", "Drift" + c.module},
-             {"shortDescription", {{"text", fmt::format("{} differs from the pinned value", c.module)}}},
+            {{"id", "plumb.drift." + c.module()},
+             {"name", "Drift" + c.module()},
+             {"shortDescription", {{"text", fmt::format("{} differs from the pinned value", c.module())}}},
              {"fullDescription",
               {{"text", fmt::format("A key owned by plumb's {} module has a live value that "
                                     "differs from the value pinned in the cluster repo.",
-                                    c.module)}}},
+                                    c.module())}}},
              {"defaultConfiguration", {{"level", "error"}}}});
       json result = {
-          {"ruleId", "plumb.drift." + c.module},
+          {"ruleId", "plumb.drift." + c.module()},
           {"ruleIndex", it->second},
           {"level", "error"},
           {"kind", "fail"},
           {"message",
-           {{"text", fmt::format("{}: {} is {}, pinned {} ({})", n.node, c.key,
-                                 ShowValue(c.observed), ShowValue(c.desired),
+           {{"text", fmt::format("{}: {} is {}, pinned {} ({})", n.node, c.key(),
+                                 ShowValue(c.observed), ShowValue(c.desired()),
                                  c.reason == ChangeReason::kRepair
                                      ? "repair: drifted since the last apply"
                                      : "intent: not applied yet")}}},
-          {"partialFingerprints", {{"plumbNodeKey/v1", n.node + "/" + c.key}}},
+          {"partialFingerprints", {{"plumbNodeKey/v1", n.node + "/" + c.key()}}},
           {"properties",
-           {{"node", n.node}, {"key", c.key}, {"module", c.module},
-            {"reason", ChangeReasonName(c.reason)}, {"desired", c.desired},
+           {{"node", n.node}, {"key", c.key()}, {"module", c.module()},
+            {"reason", ChangeReasonName(c.reason)}, {"desired", c.desired()},
             {"observed", c.observed}, {"disruption", modules::DisruptionName(c.disruption)}}}};
       json location = {{"logicalLocations", json::array({{{"name", n.node},
-                                                           {"fullyQualifiedName", n.node + "/" + c.key},
+                                                           {"fullyQualifiedName", n.node + "/" + c.key()},
                                                            {"kind", "resource"}}})}};
-      if (c.origin.known()) {
-        json phys = {{"artifactLocation", {{"uri", PathToUri(c.origin.file)}, {"uriBaseId", "CLUSTERREPO"}}}};
-        if (c.origin.line > 0) {
-          phys["region"] = {{"startLine", c.origin.line}};
-          if (c.origin.column > 0) phys["region"]["startColumn"] = c.origin.column;
+      if (c.origin().known()) {
+        json phys = {{"artifactLocation", {{"uri", PathToUri(c.origin().file)}, {"uriBaseId", "CLUSTERREPO"}}}};
+        if (c.origin().line > 0) {
+          phys["region"] = {{"startLine", c.origin().line}};
+          if (c.origin().column > 0) phys["region"]["startColumn"] = c.origin().column;
         }
         location["physicalLocation"] = std::move(phys);
       }

@@ -14,16 +14,16 @@ std::string ShortCommit(const std::string& c) { return c.substr(0, 12); }
 std::string CheckLine(const DriftCheck& c) {
   std::string line;
   if (c.status == CheckStatus::kWaived) {
-    line = fmt::format("  = {}: {} (want {})  waived: {} (owner {}, until {})", c.key,
-                       ShowValue(c.observed), ShowValue(c.desired), c.waiver->reason,
+    line = fmt::format("  = {}: {} (want {})  waived: {} (owner {}, until {})", c.key(),
+                       ShowValue(c.observed), ShowValue(c.desired()), c.waiver->reason,
                        c.waiver->owner, c.waiver->expires);
   } else {
-    line = fmt::format("  ~ {}: {} -> {}  ({})", c.key, ShowValue(c.observed), ShowValue(c.desired),
+    line = fmt::format("  ~ {}: {} -> {}  ({})", c.key(), ShowValue(c.observed), ShowValue(c.desired()),
                        ChangeReasonName(c.reason));
     if (c.waiver && c.waiver->expired)
       line += fmt::format("  [waiver expired {}]", c.waiver->expires);
   }
-  if (c.origin.known()) line += "  " + c.origin.ToString();
+  if (c.origin().known()) line += "  " + c.origin().ToString();
   return line;
 }
 
@@ -107,9 +107,9 @@ nlohmann::json DriftToJson(const DriftReport& r) {
   for (const DriftNode& n : r.nodes) {
     json checks = json::array();
     for (const DriftCheck& c : n.checks) {
-      json cj = {{"key", c.key}, {"pointer", c.pointer}, {"module", c.module},
-                 {"status", CheckStatusName(c.status)}, {"desired", c.desired},
-                 {"origin", loc(c.origin)}};
+      json cj = {{"key", c.key()}, {"pointer", c.pointer()}, {"module", c.module()},
+                 {"status", CheckStatusName(c.status)}, {"desired", c.desired()},
+                 {"origin", loc(c.origin())}};
       if (c.Differs()) {
         cj["observed"] = c.observed;
         cj["reason"] = ChangeReasonName(c.reason);

@@ -24,7 +24,7 @@ const plans::report::DriftCheck& Check(const plans::report::DriftReport& r, cons
   for (const auto& n : r.nodes)
     if (n.node == node)
       for (const auto& c : n.checks)
-        if (c.key == key) return c;
+        if (c.key() == key) return c;
   FAIL("no check " << node << " " << key);
   throw 0;
 }
@@ -39,12 +39,12 @@ TEST_CASE("drift: one check per node x desired key, drift from the plan's action
   const auto& swap = Check(r, "gpu001", "sysctl.vm.swappiness");
   CHECK(swap.status == CheckStatus::kDrift);
   CHECK(swap.observed == 60);
-  CHECK(swap.desired == 10);
+  CHECK(swap.desired() == 10);
   CHECK(swap.reason == plans::ChangeReason::kRepair);
-  CHECK(swap.origin.ToString() == "stacks/h100.yaml:4:34");
+  CHECK(swap.origin().ToString() == "stacks/h100.yaml:4:34");
   CHECK(Check(r, "gpu001", "kernel").status == CheckStatus::kInSync);
   CHECK(Check(r, "gpu002", "nvidia.driver").reason == plans::ChangeReason::kIntent);
-  CHECK(Check(r, "gpu002", "nvidia.driver").module == "nvidia_driver");
+  CHECK(Check(r, "gpu002", "nvidia.driver").module() == "nvidia_driver");
   CHECK_FALSE(r.nodes[3].readable);
   CHECK(r.nodes[3].unreadable_reason == "timeout");
   CHECK(r.drifted_nodes == 2);
@@ -141,5 +141,5 @@ TEST_CASE("drift: an action below a leaf or above several leaves marks each of t
   const auto& e = Check(r, "gpu001", "services.nvidia-fabricmanager.enabled");
   CHECK(e.status == CheckStatus::kDrift);
   CHECK(e.observed == false);
-  CHECK(e.module == "services");
+  CHECK(e.module() == "services");
 }
