@@ -143,3 +143,72 @@ TEST_CASE("drift: an action below a leaf or above several leaves marks each of t
   CHECK(e.observed == false);
   CHECK(e.module() == "services");
 }
+
+TEST_CASE("drift: thousands of nodes sharing desired states: checked in parallel, joined in order") {
+  // 3000 nodes on two shared desired states (as the loader makes them), enough for the report
+  // to split the nodes into chunks checked on several threads.
+  testing::ReportWorld w;
+  w.desired.clear();
+  w.cluster.nodes.clear();
+  w.plan.nodes.clear();
+  w.plan.in_sync.clear();
+  w.plan.unreadable.clear();
+  inventory::NodeDesired a, b;
+  a.desired = nlohmann::json{{"kernel", "k1"}, {"sysctl", {{"vm.swappiness", 10}}}};
+  a.origins = inventory::OriginMap{{"/kernel", {"stacks/a.yaml", 1, 9}},
+                                   {"/sysctl/vm.swappiness", {"stacks/a.yaml", 2, 9}}};
+  b.desired = nlohmann::json{{"kernel", "k2"}};
+  b.origins = inventory::OriginMap{{"/kernel", {"stacks/b.yaml", 1, 9}}};
+  int want_drift_nodes = 0, want_unreadable = 0, want_checks = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string name = fmt::format("n{:04}", i);
+    inventory::Node n;
+    n.name = name;
+    w.cluster.nodes.push_back(n);
+    inventory::NodeDesired nd = i % 2 ? b : a;
+    nd.node = name;
+    w.desired[name] = nd;
+    if (i % 11 == 0) {
+      w.plan.unreadable.push_back({name, "timeout"});
+      ++want_unreadable;
+    } else if (i % 7 == 0 && i % 2 == 0) {
+      plans::NodePlan np;
+      np.node = name;
+      // Its own origin for the pin: only this node's check may show it.
+      np.actions.push_back(testing::MakeAction("sysctl", "/sysctl/vm.swappiness",
+                                               "sysctl.vm.swappiness", 60, 10,
+                                               modules::Disruption::kNone,
+                                               plans::ChangeReason::kRepair, {"node.yaml", 3, 3}));
+      w.plan.nodes.push_back(np);
+      ++want_drift_nodes;
+      want_checks += 2;
+    } else {
+      w.plan.in_sync.push_back(name);
+      want_checks += i % 2 ? 1 : 2;
+    }
+  }
+  // An expired waiver matching only the last drifted node: its "counts again" must come back
+  // from whichever chunk saw it.
+  std::string last_drifted = w.plan.nodes.back().node;
+  w.AddWaiver(last_drifted, "sysctl.*", "2026-01-01");
+  auto r = Report(w);
+  REQUIRE(r.nodes.size() == 3000);
+  for (size_t i = 0; i < r.nodes.size(); ++i) CHECK(r.nodes[i].node == fmt::format("n{:04}", i));
+  CHECK(r.drifted_nodes == want_drift_nodes);
+  CHECK(r.drift_keys == want_drift_nodes);
+  CHECK(r.unreadable_nodes == want_unreadable);
+  CHECK(r.checks == want_checks);
+  const auto& drifted = Check(r, w.plan.nodes.front().node, "sysctl.vm.swappiness");
+  CHECK(drifted.status == CheckStatus::kDrift);
+  CHECK(drifted.origin().ToString() == "node.yaml:3:3");
+  CHECK(Check(r, "n0002", "sysctl.vm.swappiness").origin().ToString() == "stacks/a.yaml:2:9");
+  CHECK(Check(r, "n0002", "sysctl.vm.swappiness").status == CheckStatus::kInSync);
+  CHECK(Check(r, "n0001", "kernel").desired() == "k2");
+  CHECK(Check(r, last_drifted, "sysctl.vm.swappiness").waiver != nullptr);
+  bool counts_again = false;
+  for (const Diagnostic& d : r.diags.items())
+    if (d.code == "drift.waiver-expired" &&
+        d.message.find("counts again") != std::string::npos)
+      counts_again = true;
+  CHECK(counts_again);
+}
