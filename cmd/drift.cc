@@ -34,14 +34,15 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
   plans::report::RenderOptions ro;
   ro.tool_version = PLUMB_VERSION;
   ro.now_unix = static_cast<long long>(std::time(nullptr));
-  std::string text;
-  if (g.format == "json") text = plans::report::DriftToJson(report).dump(2) + "\n";
-  else if (g.format == "junit") text = plans::report::DriftToJunit(report);
-  else if (g.format == "sarif") text = plans::report::DriftToSarif(report, ro).dump(2) + "\n";
-  else if (g.format == "prom") text = plans::report::DriftToProm(report, ro);
-  else if (g.format == "html") text = plans::report::DriftToHtml(report);
-  else text = plans::report::DriftToText(report);
-  if (Status st = WriteOutput(a.out, text); !st.ok()) {
+  auto render = [&](std::ostream& out) {
+    if (g.format == "json") plans::report::DriftToJson(report, out);
+    else if (g.format == "junit") plans::report::DriftToJunit(report, out);
+    else if (g.format == "sarif") out << plans::report::DriftToSarif(report, ro).dump(2) << "\n";
+    else if (g.format == "prom") out << plans::report::DriftToProm(report, ro);
+    else if (g.format == "html") out << plans::report::DriftToHtml(report);
+    else out << plans::report::DriftToText(report);
+  };
+  if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
     return kExitError;
   }

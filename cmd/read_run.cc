@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include <fmt/format.h>
@@ -132,22 +133,26 @@ std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
 
 
 
-Status WriteOutput(const std::string& path, const std::string& text) {
+Status WriteOutputWith(const std::string& path, const std::function<void(std::ostream&)>& write) {
   if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    write(std::cout);
+    std::cout.flush();
     return OkStatus();
   }
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    out << text;
+    write(out);
     if (!out.flush())
       return Diagnostic::Error("output.write", fmt::format("cannot write '{}'", tmp));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     return Diagnostic::Error("output.write", fmt::format("cannot rename '{}' to '{}'", tmp, path));
   return OkStatus();
+}
+
+Status WriteOutput(const std::string& path, const std::string& text) {
+  return WriteOutputWith(path, [&text](std::ostream& out) { out.write(text.data(), text.size()); });
 }
 
 namespace {

@@ -3,7 +3,9 @@
 /// live state (gather over SSH, or a recorded facts snapshot with --facts), read the scheduler
 /// (plan only), load the desired state at the nodes' marker commits, and plan. Nothing here
 /// writes to a node.
+#include <functional>
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,5 +53,7 @@ std::string NowRfc3339();
 std::string DayOf(const std::string& rfc3339);
 /// Writes `text` to `path` (atomically: temp file + rename), or to stdout when `path` is empty.
 Status WriteOutput(const std::string& path, const std::string& text);
+/// The same for output written piece by piece (`write` gets the file's stream, or stdout's).
+Status WriteOutputWith(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace plumb::cmd

@@ -1,5 +1,7 @@
 // JUnit XML (the Ant/Jenkins shape, validated against junit-10.xsd in the tests): CI systems
 // show one failed test per drifted node x key.
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
@@ -26,11 +28,23 @@ std::string XmlEscape(std::string_view s) {
   return out;
 }
 
-std::string DriftToJunit(const DriftReport& r) {
+void DriftToJunit(const DriftReport& r, std::ostream& out) {
+  // The totals open the document, so they are counted first; then each node's suite is
+  // written as soon as it is formatted (a 10,000-node report is ~45 MB of XML: never held
+  // whole).
   int tests = 0, failures = 0, errors = 0;
-  std::string suites;
   for (const DriftNode& n : r.nodes) {
-    std::string cases;
+    tests += static_cast<int>(n.checks.size()) + (n.readable ? 0 : 1);
+    failures += n.Count(CheckStatus::kDrift);
+    errors += n.readable ? 0 : 1;
+  }
+  out << fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"plumb drift {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"0\">\n",
+      XmlEscape(r.cluster), tests, failures, errors);
+  std::string cases;
+  for (const DriftNode& n : r.nodes) {
+    cases.clear();
     int t = 0, f = 0, e = 0, s = 0;
     if (!n.readable) {
       ++t;
@@ -80,25 +94,25 @@ std::string DriftToJunit(const DriftReport& r) {
       }
       cases += "    </testcase>\n";
     }
-    tests += t;
-    failures += f;
-    errors += e;
-    suites += fmt::format(
+    out << fmt::format(
         "  <testsuite name=\"{0}\" tests=\"{1}\" failures=\"{2}\" errors=\"{3}\" skipped=\"{4}\" "
         "time=\"0\" timestamp=\"{5}\" hostname=\"{0}\">\n"
         "    <properties>\n"
         "      <property name=\"commit\" value=\"{6}\"/>\n"
         "      <property name=\"marker_commit\" value=\"{7}\"/>\n"
         "      <property name=\"rack\" value=\"{8}\"/>\n"
-        "    </properties>\n{9}  </testsuite>\n",
+        "    </properties>\n",
         XmlEscape(n.node), t, f, e, s, XmlEscape(r.created_at), XmlEscape(r.source.commit),
-        XmlEscape(n.marker_commit), XmlEscape(n.rack), cases);
+        XmlEscape(n.marker_commit), XmlEscape(n.rack));
+    out << cases << "  </testsuite>\n";
   }
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<testsuites name=\"plumb drift {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"0\">\n"
-      "{}</testsuites>\n",
-      XmlEscape(r.cluster), tests, failures, errors, suites);
+  out << "</testsuites>\n";
+}
+
+std::string DriftToJunit(const DriftReport& r) {
+  std::ostringstream out;
+  DriftToJunit(r, out);
+  return std::move(out).str();
 }
 
 }  // namespace plumb::plans::report

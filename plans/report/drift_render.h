@@ -2,6 +2,7 @@
 /// Renderers of a DriftReport, one per --format. Each is a pure function of the report, so each
 /// is unit-tested (and the machine formats are validated against their published schemas:
 /// JUnit XML against junit-10.xsd, SARIF against the SARIF 2.1.0 JSON Schema).
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,9 +21,13 @@ struct RenderOptions {
 std::string DriftToText(const DriftReport& r);
 /// Everything in the report, for machines (documented in README "drift formats").
 nlohmann::json DriftToJson(const DriftReport& r);
+/// Writes DriftToJson(r).dump(2) and a newline to `out`, one node at a time (never held whole).
+void DriftToJson(const DriftReport& r, std::ostream& out);
 /// JUnit XML: a testsuite per node, a testcase per node x key; drift is a <failure>, a waived
 /// drift is <skipped>, an unchecked key is <skipped>, an unreadable node is one <error> case.
 std::string DriftToJunit(const DriftReport& r);
+/// The same, written to `out` node by node (never held whole).
+void DriftToJunit(const DriftReport& r, std::ostream& out);
 /// SARIF 2.1.0: one result per drifted or waived key, located at the pin's file:line in the
 /// cluster repo; waived results carry an accepted external suppression with the justification.
 nlohmann::json DriftToSarif(const DriftReport& r, const RenderOptions& o);

@@ -97,38 +97,42 @@ std::string DriftToText(const DriftReport& r) {
   return out;
 }
 
-nlohmann::json DriftToJson(const DriftReport& r) {
+namespace {
+
+nlohmann::json LocationJson(const Location& l) {
+  if (!l.known()) return nullptr;
+  return {{"file", l.file}, {"line", l.line}, {"column", l.column}};
+}
+
+nlohmann::json NodeJson(const DriftNode& n) {
   using nlohmann::json;
-  auto loc = [](const Location& l) -> json {
-    if (!l.known()) return nullptr;
-    return {{"file", l.file}, {"line", l.line}, {"column", l.column}};
-  };
-  json nodes = json::array();
-  for (const DriftNode& n : r.nodes) {
-    json checks = json::array();
-    for (const DriftCheck& c : n.checks) {
-      json cj = {{"key", c.key()}, {"pointer", c.pointer()}, {"module", c.module()},
-                 {"status", CheckStatusName(c.status)}, {"desired", c.desired()},
-                 {"origin", loc(c.origin())}};
-      if (c.Differs()) {
-        cj["observed"] = c.observed;
-        cj["reason"] = ChangeReasonName(c.reason);
-        cj["disruption"] = modules::DisruptionName(c.disruption);
-        cj["summary"] = c.summary;
-      }
-      if (c.waiver)
-        cj["waiver"] = {{"nodes", c.waiver->nodes}, {"keys", c.waiver->keys},
-                        {"reason", c.waiver->reason}, {"owner", c.waiver->owner},
-                        {"expires", c.waiver->expires}, {"expired", c.waiver->expired},
-                        {"origin", loc(c.waiver->where)}};
-      checks.push_back(std::move(cj));
+  json checks = json::array();
+  for (const DriftCheck& c : n.checks) {
+    json cj = {{"key", c.key()}, {"pointer", c.pointer()}, {"module", c.module()},
+               {"status", CheckStatusName(c.status)}, {"desired", c.desired()},
+               {"origin", LocationJson(c.origin())}};
+    if (c.Differs()) {
+      cj["observed"] = c.observed;
+      cj["reason"] = ChangeReasonName(c.reason);
+      cj["disruption"] = modules::DisruptionName(c.disruption);
+      cj["summary"] = c.summary;
     }
-    json nj = {{"node", n.node}, {"rack", n.rack}, {"readable", n.readable},
-               {"drift", n.Count(CheckStatus::kDrift)}, {"waived", n.Count(CheckStatus::kWaived)},
-               {"marker_commit", n.marker_commit}, {"checks", std::move(checks)}};
-    if (!n.readable) nj["unreadable_reason"] = n.unreadable_reason;
-    nodes.push_back(std::move(nj));
+    if (c.waiver)
+      cj["waiver"] = {{"nodes", c.waiver->nodes}, {"keys", c.waiver->keys},
+                      {"reason", c.waiver->reason}, {"owner", c.waiver->owner},
+                      {"expires", c.waiver->expires}, {"expired", c.waiver->expired},
+                      {"origin", LocationJson(c.waiver->where)}};
+    checks.push_back(std::move(cj));
   }
+  json nj = {{"node", n.node}, {"rack", n.rack}, {"readable", n.readable},
+             {"drift", n.Count(CheckStatus::kDrift)}, {"waived", n.Count(CheckStatus::kWaived)},
+             {"marker_commit", n.marker_commit}, {"checks", std::move(checks)}};
+  if (!n.readable) nj["unreadable_reason"] = n.unreadable_reason;
+  return nj;
+}
+
+// Everything but the nodes.
+nlohmann::json ReportTop(const DriftReport& r) {
   return {{"format_version", 1},
           {"source", {{"repo", r.source.repo}, {"ref", r.source.ref}, {"commit", r.source.commit},
                       {"working_tree", r.source.working_tree}}},
@@ -139,8 +143,54 @@ nlohmann::json DriftToJson(const DriftReport& r) {
           {"summary", {{"nodes", r.nodes.size()}, {"drifted_nodes", r.drifted_nodes},
                        {"drift_keys", r.drift_keys}, {"waived_keys", r.waived_keys},
                        {"unreadable_nodes", r.unreadable_nodes}, {"checks", r.checks}}},
-          {"nodes", std::move(nodes)},
+          {"nodes", nlohmann::json::array()},
           {"diagnostics", r.diags.ToJson()}};
+}
+
+// `v` as dump(2) would write it `depth` levels down: every line after the first indented.
+// dump() escapes control characters inside strings, so each '\n' it writes is layout.
+void WriteIndented(std::ostream& out, const nlohmann::json& v, int depth) {
+  const std::string text = v.dump(2);
+  const std::string pad(static_cast<size_t>(depth) * 2, ' ');
+  size_t from = 0;
+  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+    out << pad;
+    from = nl + 1;
+  }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
+}  // namespace
+
+nlohmann::json DriftToJson(const DriftReport& r) {
+  nlohmann::json top = ReportTop(r);
+  nlohmann::json& nodes = top["nodes"];
+  for (const DriftNode& n : r.nodes) nodes.push_back(NodeJson(n));
+  return top;
+}
+
+void DriftToJson(const DriftReport& r, std::ostream& out) {
+  // The document DriftToJson(r).dump(2) gives, written one node at a time: a 10,000-node
+  // report as one JSON tree is ~700 MB.
+  const nlohmann::json top = ReportTop(r);
+  out << "{";
+  bool first = true;
+  for (const auto& [key, value] : top.items()) {
+    out << (first ? "\n  " : ",\n  ") << nlohmann::json(key).dump() << ": ";
+    first = false;
+    if (key != "nodes" || r.nodes.empty()) {
+      WriteIndented(out, value, 1);
+      continue;
+    }
+    out << "[";
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
+      out << (i ? ",\n    " : "\n    ");
+      WriteIndented(out, NodeJson(r.nodes[i]), 2);
+    }
+    out << "\n  ]";
+  }
+  out << "\n}\n";
 }
 
 }  // namespace plumb::plans::report

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <set>
 
 #include "plans/report/drift_render.h"
@@ -85,6 +86,23 @@ TEST_CASE("drift json: verdict, exit code and per-check status") {
   CHECK(j["nodes"][0]["checks"][3]["status"] == "drift");
   CHECK(j["nodes"][0]["checks"][3]["reason"] == "repair");
   CHECK(j["nodes"][3]["readable"] == false);
+}
+
+TEST_CASE("drift json: the streamed document is byte for byte the tree's dump(2)") {
+  testing::ReportWorld w;
+  w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
+  w.AddWaiver("gpu001", "sysctl.*", "2020-01-01");   // expired: a diagnostic, a waiver object
+  w.plan.unreadable[0].reason = "line one\nline \"two\"";   // escapes stay inside strings
+  DriftReport r = MakeReport(w);
+  std::ostringstream streamed;
+  DriftToJson(r, streamed);
+  CHECK(streamed.str() == DriftToJson(r).dump(2) + "\n");
+  SUBCASE("no nodes") {
+    r.nodes.clear();
+    std::ostringstream none;
+    DriftToJson(r, none);
+    CHECK(none.str() == DriftToJson(r).dump(2) + "\n");
+  }
 }
 
 TEST_CASE("drift junit: one testcase per node x key, validates against junit-10.xsd") {
