@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@
 #include "plans/bmc_gather.h"
 #include "plans/gather.h"
 #include "plans/node_select.h"
+#include "plans/snapshot_prefetch.h"
 #include "plans/ssh_factory.h"
 
 namespace plumb::cmd {
@@ -157,6 +159,14 @@ Status WriteOutput(const std::string& path, const std::string& text) {
 
 namespace {
 
+// Parsed snapshot nodes allowed to wait while the repo loads (PLUMB_PREFETCH_NODES overrides,
+// for the benchmark): ~40 KB each with 41 keys a node, so ~160 MB at most.
+size_t PrefetchNodes() {
+  if (const char* v = std::getenv("PLUMB_PREFETCH_NODES"))
+    if (long n = std::atol(v); n > 0) return static_cast<size_t>(n);
+  return 4096;
+}
+
 // What a run needs once the cluster repo is loaded: the selected nodes, the read-only
 // scheduler, and the planner's input.
 struct Prepared {
@@ -215,18 +225,25 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   auto rr = std::make_unique<ReadRun>();
   const inventory::LoadOptions load{g.repo, g.ref, g.working_tree};
   std::unique_ptr<Prepared> p;
+  // A recorded snapshot starts parsing now, while the repo loads on this thread (which leaves
+  // the other cores idle otherwise), a bounded number of nodes ahead. Its parsing threads
+  // leave one core to this thread, which plans the nodes as they come.
+  std::unique_ptr<plans::SnapshotPrefetch> prefetch;
+  if (!a.facts.empty()) {
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    prefetch = std::make_unique<plans::SnapshotPrefetch>(a.facts, PrefetchNodes(),
+                                                         std::max<size_t>(cores - 1, 1));
+  }
   rr->loaded = inventory::LoadCluster(load);
   auto prepared = Prepare(g, a, *rr);
   if (!prepared.ok()) return prepared.error();
   p = std::move(prepared.value());
   if (!a.facts.empty()) {
     // A recorded snapshot is planned node by node as it is parsed: its facts are never all in
-    // memory at once (10,000 nodes: ~800 MB as one JSON tree). (Loading the repo on a second
-    // thread meanwhile was tried: the parsed nodes waiting for it cost more memory and time
-    // than the overlap saved on 2 cores.)
+    // memory at once (10,000 nodes: ~800 MB as one JSON tree).
     plans::PlanRunner runner(p->in);
-    auto header = plans::ReadObservedState(
-        a.facts, [&runner](plans::NodeObservation&& n) { runner.Add(std::move(n)); });
+    auto header =
+        prefetch->Drain([&runner](plans::NodeObservation&& n) { runner.Add(std::move(n)); });
     if (!header.ok()) return header.error();
     rr->observed = std::move(header.value());
     rr->run = runner.Finish();

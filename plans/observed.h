@@ -2,6 +2,7 @@
 /// ObservedState: what gather saw on each node, as data. It is the planner's input, the facts
 /// snapshot a plan records (for the stale check at apply time), and the file `plumb gather
 /// --facts-out` writes so that plan/drift can be benchmarked and replayed "from recorded facts".
+#include <atomic>
 #include <functional>
 #include <map>
 #include <ostream>
@@ -92,7 +93,12 @@ Result<ObservedState> ReadObservedState(const std::string& path);
 /// problem later in the file have already been passed to `each`: the caller discards its work
 /// on an error.
 using ObservationSink = std::function<void(NodeObservation&&)>;
-Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each);
+struct ReadOptions {
+  size_t workers = 0;                        ///< parsing threads; 0 = one per core (up to 8)
+  const std::atomic<bool>* stop = nullptr;   ///< set: stop soon, with an error
+};
+Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each,
+                                        const ReadOptions& opt = {});
 Status WriteObservedState(const ObservedState& s, const std::string& path);
 
 }  // namespace plumb::plans

@@ -18,6 +18,12 @@
 namespace plumb::plans {
 namespace {
 
+struct Stopped {};
+
+Diagnostic StoppedError(const std::string& path) {
+  return SnapshotError(fmt::format("reading '{}' was stopped before its end", path));
+}
+
 // Checks what is left of the document once its nodes were taken out, and returns it.
 Result<ObservedState> HeaderOf(const std::string& path, const nlohmann::json& header) {
   if (Status st = CheckSnapshotTop(header, "'" + path + "'"); !st.ok()) return st.error();
@@ -32,7 +38,8 @@ Result<ObservedState> HeaderOf(const std::string& path, const nlohmann::json& he
 // ---- Any layout: nlohmann's parser callback sees every key and every finished value with its
 // depth. The snapshot's top-level keys are at depth 1, node names at depth 2, and a node's
 // object ends at depth 2: it goes to `each` and is discarded from the tree (return false).
-Result<ObservedState> ReadStreamed(const std::string& path, const ObservationSink& each) {
+Result<ObservedState> ReadStreamed(const std::string& path, const ObservationSink& each,
+                                   const ReadOptions& opt) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return SnapshotError(fmt::format("cannot read '{}'", path));
   std::string top_key, node_name;
@@ -48,6 +55,7 @@ Result<ObservedState> ReadStreamed(const std::string& path, const ObservationSin
     } else if (event == Event::key && depth == 2 && top_key == "nodes") {
       node_name = parsed.get<std::string>();
     } else if (event == Event::object_end && depth == 2 && top_key == "nodes" && nodes_is_object) {
+      if (opt.stop && opt.stop->load()) throw Stopped{};
       auto n = NodeObservationFromJson(node_name, std::move(parsed));
       if (!n.ok()) {
         if (!first_error) first_error = n.error();
@@ -61,6 +69,8 @@ Result<ObservedState> ReadStreamed(const std::string& path, const ObservationSin
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(in, callback);
+  } catch (const Stopped&) {
+    return StoppedError(path);
   } catch (const nlohmann::json::exception& e) {
     return SnapshotError(fmt::format("'{}' is not valid JSON: {}", path, e.what()));
   }
@@ -119,7 +129,8 @@ ParsedLines ParseNodeLines(const std::string& path, std::vector<NodeLine> lines)
 
 // nullopt: the file does not start in plumb's layout (nothing was passed to `each`).
 std::optional<Result<ObservedState>> ReadPlumbLayout(const std::string& path,
-                                                     const ObservationSink& each) {
+                                                     const ObservationSink& each,
+                                                     const ReadOptions& opt) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Result<ObservedState>(SnapshotError(fmt::format("cannot read '{}'", path)));
   std::string line;
@@ -143,7 +154,9 @@ std::optional<Result<ObservedState>> ReadPlumbLayout(const std::string& path,
   }
   if (nodes_open) {
     // Node lines, in batches, parsed on worker threads a bounded distance ahead of `each`.
-    const size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+    const size_t workers =
+        opt.workers > 0 ? opt.workers
+                        : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
     std::deque<std::future<ParsedLines>> in_flight;
     std::vector<NodeLine> batch;
     std::optional<Diagnostic> error;
@@ -166,6 +179,10 @@ std::optional<Result<ObservedState>> ReadPlumbLayout(const std::string& path,
     bool closed = false;
     while (std::getline(in, line)) {
       ++no;
+      if (opt.stop && opt.stop->load()) {
+        error = StoppedError(path);
+        break;
+      }
       if (line == "}" || line == "},") {
         closed = true;
         header += "\"nodes\": {}";
@@ -201,9 +218,10 @@ std::optional<Result<ObservedState>> ReadPlumbLayout(const std::string& path,
 
 }  // namespace
 
-Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each) {
-  if (auto fast = ReadPlumbLayout(path, each)) return std::move(*fast);
-  return ReadStreamed(path, each);
+Result<ObservedState> ReadObservedState(const std::string& path, const ObservationSink& each,
+                                        const ReadOptions& opt) {
+  if (auto fast = ReadPlumbLayout(path, each, opt)) return std::move(*fast);
+  return ReadStreamed(path, each, opt);
 }
 
 Result<ObservedState> ReadObservedState(const std::string& path) {

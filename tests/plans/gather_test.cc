@@ -19,6 +19,7 @@
 #include "plans/gather.h"
 #include "plans/digest.h"
 #include "plans/observed.h"
+#include "plans/snapshot_prefetch.h"
 #include "modules/probe_script.h"
 
 using namespace plumb;
@@ -493,5 +494,69 @@ TEST_CASE("plumb's one-line-per-node layout and any other layout read the same; 
   auto cut = collect(nullptr);
   REQUIRE(!cut.ok());
   CHECK(cut.error().message.find("ends inside \"nodes\"") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a snapshot read ahead on a background thread hands over every node, in order, on Drain") {
+  const plans::ObservedState s = ThreeNodeSnapshot();
+  const std::string path = TempPath("plumb-snapshot-prefetch");
+  plans::ObservedState many;
+  for (int i = 0; i < 600; ++i) {
+    plans::NodeObservation n = s.nodes.at("gpu001");
+    n.node = fmt::format("n{:04}", i);
+    many.nodes[n.node] = n;
+  }
+  many.gathered_at = s.gathered_at;
+  REQUIRE(plans::WriteObservedState(many, path).ok());
+  const std::thread::id caller = std::this_thread::get_id();
+
+  for (size_t ahead : {size_t{1}, size_t{7}, size_t{5000}}) {
+    CAPTURE(ahead);
+    plans::SnapshotPrefetch prefetch(path, ahead, 1);
+    std::vector<std::string> order;
+    bool on_caller = true;
+    auto header = prefetch.Drain([&](plans::NodeObservation&& n) {
+      on_caller = on_caller && std::this_thread::get_id() == caller;
+      CHECK(n.facts.at("kernel").ok());
+      order.push_back(n.node);
+    });
+    REQUIRE(header.ok());
+    CHECK(header->gathered_at == s.gathered_at);
+    REQUIRE(order.size() == 600);
+    CHECK(std::is_sorted(order.begin(), order.end()));
+    CHECK(on_caller);
+  }
+
+  // Another layout (re-indented) goes the same way.
+  WriteText(path, plans::ToJson(many).dump(1));
+  {
+    plans::SnapshotPrefetch prefetch(path, 4, 0);
+    size_t count = 0;
+    REQUIRE(prefetch.Drain([&](plans::NodeObservation&&) { ++count; }).ok());
+    CHECK(count == 600);
+  }
+
+  // A broken line: Drain returns the located error; no node after it was handed over (the
+  // caller discards its work on an error, so nodes still in flight may be dropped too).
+  std::ostringstream out;
+  plans::WriteObservedStateJson(many, out);
+  std::string broken = out.str();
+  const size_t at = broken.find("  \"n0300\"");
+  REQUIRE(at != std::string::npos);
+  broken.insert(at, "junk\n");
+  WriteText(path, broken);
+  {
+    plans::SnapshotPrefetch prefetch(path, 16, 1);
+    size_t count = 0;
+    auto r = prefetch.Drain([&](plans::NodeObservation&&) { ++count; });
+    REQUIRE(!r.ok());
+    CHECK(r.error().where.line == 305);   // {, format, gathered_at, nodes, then n0000..n0299
+    CHECK(count <= 300);
+  }
+
+  // Never drained (the repo did not load, say): the reader stops instead of waiting forever
+  // on its full queue, and the destructor returns.
+  REQUIRE(plans::WriteObservedState(many, path).ok());
+  { plans::SnapshotPrefetch abandoned(path, 1, 1); }
   std::remove(path.c_str());
 }

@@ -1,0 +1,56 @@
+#include "plans/snapshot_prefetch.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace plumb::plans {
+
+SnapshotPrefetch::SnapshotPrefetch(std::string path, size_t max_ahead, size_t workers)
+    : path_(std::move(path)), max_ahead_(std::max<size_t>(max_ahead, 1)), workers_(workers) {
+  reader_ = std::thread([this] { Read(); });
+}
+
+SnapshotPrefetch::~SnapshotPrefetch() {
+  stop_ = true;
+  changed_.notify_all();
+  if (reader_.joinable()) reader_.join();
+}
+
+void SnapshotPrefetch::Read() {
+  ReadOptions opt;
+  opt.workers = workers_;
+  opt.stop = &stop_;
+  auto header = ReadObservedState(
+      path_,
+      [this](NodeObservation&& n) {
+        std::unique_lock lock(mu_);
+        changed_.wait(lock, [this] { return queue_.size() < max_ahead_ || stop_.load(); });
+        if (stop_) return;   // nobody will drain it; the reader sees stop_ and ends
+        queue_.push_back(std::move(n));
+        changed_.notify_all();
+      },
+      opt);
+  std::lock_guard lock(mu_);
+  header_ = std::move(header);
+  done_ = true;
+  changed_.notify_all();
+}
+
+Result<ObservedState> SnapshotPrefetch::Drain(const ObservationSink& each) {
+  for (;;) {
+    NodeObservation next;
+    {
+      std::unique_lock lock(mu_);
+      changed_.wait(lock, [this] { return !queue_.empty() || done_; });
+      if (queue_.empty()) break;   // done_ and nothing left
+      next = std::move(queue_.front());
+      queue_.pop_front();
+      changed_.notify_all();
+    }
+    each(std::move(next));
+  }
+  reader_.join();
+  return std::move(*header_);
+}
+
+}  // namespace plumb::plans

@@ -1,0 +1,46 @@
+#pragma once
+/// Reading a facts snapshot ahead, while the caller does something else (loads the cluster
+/// repo): the snapshot is parsed on a background thread into a bounded queue, and Drain hands
+/// the nodes over on the caller's thread, in file order. On 2 cores the repo load used one core
+/// and left the other idle; now that core parses the first nodes meanwhile.
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "plans/observed.h"
+
+namespace plumb::plans {
+
+class SnapshotPrefetch {
+ public:
+  /// Starts reading `path` now. At most `max_ahead` parsed nodes wait for Drain (each costs
+  /// some tens of KB); the reader uses `workers` parsing threads (0: one per core).
+  SnapshotPrefetch(std::string path, size_t max_ahead, size_t workers);
+  /// Stops the reader (if Drain was never called or returned early) and waits for it.
+  ~SnapshotPrefetch();
+  SnapshotPrefetch(const SnapshotPrefetch&) = delete;
+  SnapshotPrefetch& operator=(const SnapshotPrefetch&) = delete;
+
+  /// Every node, to `each` on this thread in file order, then the header (or the first
+  /// problem; nodes before it were already handed over, as with ReadObservedState). Call once.
+  Result<ObservedState> Drain(const ObservationSink& each);
+
+ private:
+  void Read();
+
+  const std::string path_;
+  const size_t max_ahead_;
+  const size_t workers_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<NodeObservation> queue_;
+  bool done_ = false;
+  std::optional<Result<ObservedState>> header_;
+  std::thread reader_;
+};
+
+}  // namespace plumb::plans
