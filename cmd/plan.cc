@@ -27,11 +27,11 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
   // The digest is for the plan file; the text plan does not show it, so it is only computed
   // (with the file's JSON, once) when a file or JSON is asked for.
   const bool want_file = g.format == "json" || !a.out.empty();
-  nlohmann::json file;
-  if (want_file) file = plans::SealPlanToJson(plan);
+  std::string file;
+  if (want_file) file = plans::SealPlanToFile(plan);
 
   if (g.format == "json") {
-    std::printf("%s\n", file.dump(2).c_str());
+    std::fwrite(file.data(), 1, file.size(), stdout);
   } else {
     if (plan.source.working_tree)
       std::fprintf(stderr, "warning: planning UNCOMMITTED edits in %s; apply will refuse this "
@@ -44,7 +44,7 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
     return kExitError;
   }
   if (!a.out.empty()) {
-    if (Status st = WriteOutput(a.out, file.dump(2) + "\n"); !st.ok()) {
+    if (Status st = WriteOutput(a.out, file); !st.ok()) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
       return kExitError;
     }

@@ -1,5 +1,8 @@
 #include "plans/plan_json.h"
 
+#include <algorithm>
+#include <future>
+
 #include <fmt/format.h>
 
 #include "plans/digest.h"
@@ -134,11 +137,26 @@ std::string ComputePlanDigest(const Plan& plan) { return JsonDigest(BodyJson(pla
 
 void SealPlan(Plan& plan) { plan.digest = ComputePlanDigest(plan); }
 
-json SealPlanToJson(Plan& plan) {
-  json j = BodyJson(plan);
-  plan.digest = JsonDigest(j);
-  j["digest"] = plan.digest;
-  return j;
+std::string SealPlanToFile(Plan& plan) {
+  // The JSON is built once. Its canonical form is hashed on another thread while this one
+  // writes the indented text (both only read `body`); the digest is then spliced in where
+  // dump(2) would have put it: keys sort, and at depth 1 a line `\n  "key": ` is unique
+  // (deeper keys are indented more, and strings escape their newlines).
+  const json body = BodyJson(plan);
+  auto digest = std::async(std::launch::async, [&body] { return JsonDigest(body); });
+  std::string text = body.dump(2);
+  plan.digest = digest.get();
+  const std::string entry = "\n  \"digest\": " + json(plan.digest).dump();
+  auto next = std::find_if(body.items().begin(), body.items().end(),
+                           [](const auto& kv) { return kv.key() > "digest"; });
+  if (next != body.items().end()) {
+    const size_t at = text.find("\n  " + json(next.key()).dump() + ": ");
+    text.insert(at, entry + ",");
+  } else {
+    text.insert(text.size() - 2, "," + entry);   // before the final "\n}"
+  }
+  text += "\n";
+  return text;
 }
 
 Status VerifyPlanDigest(const Plan& plan) {

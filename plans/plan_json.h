@@ -19,8 +19,9 @@ Result<Plan> PlanFromJson(const nlohmann::json& j);
 std::string ComputePlanDigest(const Plan& plan);
 /// Sets plan.digest.
 void SealPlan(Plan& plan);
-/// SealPlan and PlanToJson in one, building the JSON once (10,000 nodes: ~0.1 s each time).
-nlohmann::json SealPlanToJson(Plan& plan);
+/// SealPlan, then the plan file's text: PlanToJson(plan).dump(2) and a newline. The JSON is
+/// built once and hashed while the text is written (10,000 nodes: ~0.1 s each).
+std::string SealPlanToFile(Plan& plan);
 /// Error "plan.tampered" when the stored digest does not match the content.
 Status VerifyPlanDigest(const Plan& plan);
 

@@ -110,18 +110,24 @@ TEST_CASE("plan file: PlanToJson validates against schemas/plan.schema.json") {
   CHECK(plans::VerifyPlanDigest(*back).ok());
 }
 
-TEST_CASE("plan file: SealPlanToJson is SealPlan then PlanToJson, the JSON built once") {
+TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), byte for byte") {
   testing::ReportWorld w;
   plans::Plan a = FullPlan(w);
   plans::Plan b = a;
   plans::SealPlan(a);
-  nlohmann::json j = plans::SealPlanToJson(b);
+  const std::string text = plans::SealPlanToFile(b);
   CHECK(!b.digest.empty());
   CHECK(b.digest == a.digest);
-  CHECK(j == plans::PlanToJson(a));
-  auto back = plans::PlanFromJson(j);
+  CHECK(text == plans::PlanToJson(a).dump(2) + "\n");
+  auto back = plans::PlanFromJson(nlohmann::json::parse(text));
   REQUIRE(back.ok());
   CHECK(plans::VerifyPlanDigest(*back).ok());
+  // A node whose name sorts like a key, and a string holding the marker text, change nothing.
+  b.nodes[0].node = "\n  \"est_seconds\": ";
+  plans::Plan c = b;
+  plans::SealPlan(c);
+  CHECK(plans::SealPlanToFile(b) == plans::PlanToJson(c).dump(2) + "\n");
   b.nodes[0].actions[0].action.after = "tampered";
-  CHECK(plans::SealPlanToJson(b)["digest"] != a.digest);
+  plans::SealPlanToFile(b);
+  CHECK(b.digest != a.digest);
 }
