@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
+#include "plans/report/ordered_render.h"
 
 namespace plumb::plans::report {
 
@@ -42,9 +43,10 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<testsuites name=\"plumb drift {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"0\">\n",
       XmlEscape(r.cluster), tests, failures, errors);
-  std::string cases;
-  for (const DriftNode& n : r.nodes) {
-    cases.clear();
+  // Each node's suite is formatted on any core; WriteOrdered keeps them in report order.
+  auto suite = [&r](size_t i, std::string& piece) {
+    const DriftNode& n = r.nodes[i];
+    std::string cases;
     int t = 0, f = 0, e = 0, s = 0;
     if (!n.readable) {
       ++t;
@@ -94,7 +96,7 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
       }
       cases += "    </testcase>\n";
     }
-    out << fmt::format(
+    piece += fmt::format(
         "  <testsuite name=\"{0}\" tests=\"{1}\" failures=\"{2}\" errors=\"{3}\" skipped=\"{4}\" "
         "time=\"0\" timestamp=\"{5}\" hostname=\"{0}\">\n"
         "    <properties>\n"
@@ -104,8 +106,10 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
         "    </properties>\n",
         XmlEscape(n.node), t, f, e, s, XmlEscape(r.created_at), XmlEscape(r.source.commit),
         XmlEscape(n.marker_commit), XmlEscape(n.rack));
-    out << cases << "  </testsuite>\n";
-  }
+    piece += cases;
+    piece += "  </testsuite>\n";
+  };
+  WriteOrdered(r.nodes.size(), suite, out);
   out << "</testsuites>\n";
 }
 

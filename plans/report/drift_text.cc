@@ -5,6 +5,7 @@
 
 #include "plans/report/drift_render.h"
 #include "plans/report/hostlist.h"
+#include "plans/report/ordered_render.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -147,18 +148,19 @@ nlohmann::json ReportTop(const DriftReport& r) {
           {"diagnostics", r.diags.ToJson()}};
 }
 
-// `v` as dump(2) would write it `depth` levels down: every line after the first indented.
-// dump() escapes control characters inside strings, so each '\n' it writes is layout.
-void WriteIndented(std::ostream& out, const nlohmann::json& v, int depth) {
+// `v` as dump(2) would write it `depth` levels down, appended to `out`: every line after the
+// first indented. dump() escapes control characters inside strings, so each '\n' it writes is
+// layout.
+void AppendIndented(std::string& out, const nlohmann::json& v, int depth) {
   const std::string text = v.dump(2);
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
   size_t from = 0;
   for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
-    out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-    out << pad;
+    out.append(text, from, nl + 1 - from);
+    out += pad;
     from = nl + 1;
   }
-  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+  out.append(text, from, std::string::npos);
 }
 
 }  // namespace
@@ -171,23 +173,29 @@ nlohmann::json DriftToJson(const DriftReport& r) {
 }
 
 void DriftToJson(const DriftReport& r, std::ostream& out) {
-  // The document DriftToJson(r).dump(2) gives, written one node at a time: a 10,000-node
-  // report as one JSON tree is ~700 MB.
+  // The document DriftToJson(r).dump(2) gives, written a node at a time (a 10,000-node report
+  // as one JSON tree is ~700 MB), the nodes formatted on all cores.
   const nlohmann::json top = ReportTop(r);
   out << "{";
   bool first = true;
+  std::string text;
   for (const auto& [key, value] : top.items()) {
     out << (first ? "\n  " : ",\n  ") << nlohmann::json(key).dump() << ": ";
     first = false;
     if (key != "nodes" || r.nodes.empty()) {
-      WriteIndented(out, value, 1);
+      text.clear();
+      AppendIndented(text, value, 1);
+      out << text;
       continue;
     }
     out << "[";
-    for (size_t i = 0; i < r.nodes.size(); ++i) {
-      out << (i ? ",\n    " : "\n    ");
-      WriteIndented(out, NodeJson(r.nodes[i]), 2);
-    }
+    WriteOrdered(
+        r.nodes.size(),
+        [&r](size_t i, std::string& piece) {
+          piece += i ? ",\n    " : "\n    ";
+          AppendIndented(piece, NodeJson(r.nodes[i]), 2);
+        },
+        out);
     out << "\n  ]";
   }
   out << "\n}\n";
