@@ -37,7 +37,7 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
   auto render = [&](std::ostream& out) {
     if (g.format == "json") plans::report::DriftToJson(report, out);
     else if (g.format == "junit") plans::report::DriftToJunit(report, out);
-    else if (g.format == "sarif") out << plans::report::DriftToSarif(report, ro).dump(2) << "\n";
+    else if (g.format == "sarif") plans::report::DriftToSarif(report, ro, out);
     else if (g.format == "prom") out << plans::report::DriftToProm(report, ro);
     else if (g.format == "html") out << plans::report::DriftToHtml(report);
     else out << plans::report::DriftToText(report);

@@ -31,6 +31,8 @@ void DriftToJunit(const DriftReport& r, std::ostream& out);
 /// SARIF 2.1.0: one result per drifted or waived key, located at the pin's file:line in the
 /// cluster repo; waived results carry an accepted external suppression with the justification.
 nlohmann::json DriftToSarif(const DriftReport& r, const RenderOptions& o);
+/// Writes DriftToSarif(r, o).dump(2) and a newline to `out`, results formatted on all cores.
+void DriftToSarif(const DriftReport& r, const RenderOptions& o, std::ostream& out);
 /// Prometheus text exposition for node_exporter's textfile collector.
 std::string DriftToProm(const DriftReport& r, const RenderOptions& o);
 /// One self-contained HTML page (no script, no external resource): a rack x node heat map and a

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "plans/report/drift_render.h"
 #include "plans/report/json_validate.h"
 #include "plans/report/report_fixture.h"
@@ -103,6 +105,36 @@ TEST_CASE("drift json: the streamed document is byte for byte the tree's dump(2)
     DriftToJson(r, none);
     CHECK(none.str() == DriftToJson(r).dump(2) + "\n");
   }
+}
+
+TEST_CASE("drift json and sarif: streamed on all cores, the same bytes as the tree's dump(2)") {
+  testing::ReportWorld w;
+  w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
+  DriftReport small = MakeReport(w);
+  // 2000 nodes (copies of the 4, renamed): enough for the nodes to be formatted in chunks.
+  DriftReport big = small;
+  big.nodes.clear();
+  for (int i = 0; i < 500; ++i)
+    for (const DriftNode& n : small.nodes) {
+      DriftNode copy = n;
+      copy.node = fmt::format("{}-{:03}", n.node, i);
+      big.nodes.push_back(std::move(copy));
+    }
+  DriftReport clean = small;   // nothing differs: an empty results array
+  for (DriftNode& n : clean.nodes)
+    for (DriftCheck& c : n.checks) c.status = CheckStatus::kInSync;
+  RenderOptions o;
+  o.tool_version = "1.2.3";
+  for (const DriftReport* r : {&small, &big, &clean}) {
+    CAPTURE(r->nodes.size());
+    std::ostringstream json_out, sarif_out;
+    DriftToJson(*r, json_out);
+    CHECK(json_out.str() == DriftToJson(*r).dump(2) + "\n");
+    DriftToSarif(*r, o, sarif_out);
+    CHECK(sarif_out.str() == DriftToSarif(*r, o).dump(2) + "\n");
+  }
+  CHECK(DriftToSarif(clean, o)["runs"][0]["results"].empty());
+  CHECK(DriftToSarif(big, o)["runs"][0]["results"].size() == 500 * 3);
 }
 
 TEST_CASE("drift junit: one testcase per node x key, validates against junit-10.xsd") {
