@@ -8,6 +8,8 @@ PLUMB=${2:-$(cd "$(dirname "$0")/../.." && pwd)/build/plumb}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench-plan.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+"$PLUMB" version
+echo "cores: $(nproc)"
 python3 "$HERE/gen.py" --nodes "$N" --template "$HERE/template-facts.json" --out "$TMP"
 measure() { # NAME CMD...
   local name=$1; shift
@@ -23,5 +25,8 @@ measure "plan (text)" "$PLUMB" plan --repo "$TMP/repo" --facts "$TMP/facts.json"
 measure "plan --out plan.json" "$PLUMB" plan --repo "$TMP/repo" --facts "$TMP/facts.json" --no-scheduler --no-bmc --format json --out "$TMP/plan.json"
 measure "drift (text)" "$PLUMB" drift --repo "$TMP/repo" --facts "$TMP/facts.json" --no-bmc
 measure "drift --format junit" "$PLUMB" drift --repo "$TMP/repo" --facts "$TMP/facts.json" --no-bmc --format junit --out "$TMP/d.xml"
+for f in json sarif prom html; do
+  measure "drift --format $f" "$PLUMB" drift --repo "$TMP/repo" --facts "$TMP/facts.json" --no-bmc --format "$f" --out "$TMP/d.$f"
+done
 grep -E '^Plan:|^Peak|^Estimated' "$TMP/plan (text).out" || true
 tail -1 "$TMP/drift (text).out" || true
