@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
+#include "plans/report/json_text.h"
 #include "plans/report/ordered_render.h"
 
 namespace plumb::plans::report {
@@ -116,19 +117,6 @@ json Skeleton(const DriftReport& r, const RenderOptions& o, json rules) {
           {"runs", json::array({std::move(run)})}};
 }
 
-// `v` as dump(2) writes it `depth` levels down, appended to `out` (each '\n' dump writes is
-// layout: strings escape theirs).
-void AppendIndented(std::string& out, const json& v, int depth) {
-  const std::string text = v.dump(2);
-  const std::string pad(static_cast<size_t>(depth) * 2, ' ');
-  size_t from = 0;
-  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
-    out.append(text, from, nl + 1 - from);
-    out += pad;
-    from = nl + 1;
-  }
-  out.append(text, from, std::string::npos);
-}
 
 }  // namespace
 

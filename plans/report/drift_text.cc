@@ -5,6 +5,7 @@
 
 #include "plans/report/drift_render.h"
 #include "plans/report/hostlist.h"
+#include "plans/report/json_text.h"
 #include "plans/report/ordered_render.h"
 
 namespace plumb::plans::report {
@@ -148,20 +149,6 @@ nlohmann::json ReportTop(const DriftReport& r) {
           {"diagnostics", r.diags.ToJson()}};
 }
 
-// `v` as dump(2) would write it `depth` levels down, appended to `out`: every line after the
-// first indented. dump() escapes control characters inside strings, so each '\n' it writes is
-// layout.
-void AppendIndented(std::string& out, const nlohmann::json& v, int depth) {
-  const std::string text = v.dump(2);
-  const std::string pad(static_cast<size_t>(depth) * 2, ' ');
-  size_t from = 0;
-  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
-    out.append(text, from, nl + 1 - from);
-    out += pad;
-    from = nl + 1;
-  }
-  out.append(text, from, std::string::npos);
-}
 
 }  // namespace
 

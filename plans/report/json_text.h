@@ -1,0 +1,16 @@
+#pragma once
+/// Writing a big JSON document piece by piece with exactly the bytes nlohmann's dump(2) gives
+/// for the whole tree: reports too big to build as one tree (10,000 nodes) are streamed, and
+/// tested equal to the tree's text.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace plumb::plans::report {
+
+/// Appends `v` as dump(2) writes it when it sits `depth` levels down in a bigger document:
+/// every line after the first indented by 2 x depth spaces. (Each '\n' dump writes is layout:
+/// it escapes those inside strings.)
+void AppendIndented(std::string& out, const nlohmann::json& v, int depth);
+
+}  // namespace plumb::plans::report
