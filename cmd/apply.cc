@@ -26,6 +26,7 @@
 
 #include "cmd/apply_deps.h"
 #include "cmd/command.h"
+#include "cmd/read_run.h"
 #include "cmd/subcommands.h"
 #include "inventory/load.h"
 #include "modules/registry.h"
@@ -146,33 +147,19 @@ class LockKeeper {
   std::thread t_;
 };
 
-// Plans now from the repo at --ref (used by `apply --ref`).
-Result<plans::Plan> PlanNow(const inventory::LoadedCluster& lc, plans::ShellFactory& shells,
-                            modules::Drainer& drainer, const std::vector<const modules::Module*>& mods,
-                            const std::string& limit) {
-  std::vector<const inventory::Node*> nodes;
-  std::set<std::string> keep;
-  if (!limit.empty()) {
-    std::stringstream ss(limit);
-    for (std::string n; std::getline(ss, n, ',');) keep.insert(n);
-  }
-  for (const auto& n : lc.cluster.nodes)
-    if (keep.empty() || keep.count(n.name)) nodes.push_back(&n);
-  plans::GatherOptions go;
-  go.command_timeout = std::chrono::seconds(lc.cluster.ssh.command_timeout_s);
-  plans::ObservedState obs = plans::Gather(nodes, mods, shells, go);
-  plans::PlannerInput in;
-  in.cluster = &lc.cluster;
-  in.desired = &lc.desired;
-  for (const auto* n : nodes) in.limit.push_back(n->name);
-  for (const auto& [name, o] : obs.nodes) in.observed[name] = ToFacts(o);
-  auto q = drainer.Query({});
-  if (q) in.scheduler = *q;
-  else Err("plumb apply: warning: scheduler not read: " + q.error().message);
-  in.modules = modules::AllModules();
-  in.now = Rfc(std::chrono::system_clock::now());
-  plans::Plan plan = plans::MakePlan(in);
+// Plans now from the repo at --ref (used by `apply --ref`): the very read-only run `plumb
+// plan` makes (the same --limit patterns, BMC reads, Slurm's view, repair vs intent from the
+// nodes' markers), so what apply does equals what plan shows.
+Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit) {
+  ReadRunArgs read;
+  read.limit = limit;
+  auto rr = DoReadRun(g, read);
+  if (!rr.ok()) return rr.error();
+  plans::Plan plan = std::move((*rr)->run.plan);
+  plan.diags.Append((*rr)->run.diags);
   if (plan.diags.HasErrors()) return plan.diags.items().front();
+  for (const Diagnostic& d : plan.diags.items())
+    if (d.severity == Severity::kWarning) Err("plumb apply: warning: " + d.ToString());
   plans::SealPlan(plan);
   return plan;
 }
@@ -306,11 +293,12 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   const std::vector<const modules::Module*>& probe_modules = modules::AllModules();
 
   if (plan_from_ref) {
-    auto p = PlanNow(lc, shells, *drainer, probe_modules, a.limit);
+    auto p = PlanNow(g, a.limit);
     if (!p) return Fail(p.error());
     plan = *p;
     if (!a.plan_out.empty()) {
-      std::ofstream(a.plan_out) << plans::PlanToJson(plan).dump(2) << "\n";
+      if (Status st = WriteOutput(a.plan_out, plans::PlanToJson(plan).dump(2) + "\n"); !st.ok())
+        return Fail(st.error());
     }
     if (g.format != "json") PrintPlanSummary(plan);
     if (!plan.HasChanges()) {
@@ -478,7 +466,8 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                   "Journal database (default: $PLUMB_JOURNAL, $XDG_STATE_HOME/plumb/journal.db, "
                   "~/.local/state/plumb/journal.db)");
   sub->add_option("--force-unlock", a->force_unlock, "Release the cluster lock RUN holds");
-  sub->add_option("--limit", a->limit, "With --ref: only these nodes (comma-separated)");
+  sub->add_option("--limit", a->limit,
+                  "With --ref: only these nodes, as for plan (gpu00[1-4],@h100,!gpu003)");
   sub->add_option("--plan-out", a->plan_out, "With --ref: also write the plan made now here");
   sub->add_option("--reboot-timeout", a->reboot_timeout_s, "Seconds a reboot may take")
       ->capture_default_str();

@@ -27,6 +27,13 @@ expect_rc 1 "plan whose --ref moved refused" -- "$PLUMB" apply "$E2E_TMP/plan.js
   --ref HEAD --journal "$J" --auto-approve
 expect_grep "now resolves to" "$E2E_ERR" "the refusal names both commits"
 
+# apply --ref plans with plan's own read path: --limit takes plan's patterns, and a pattern
+# naming nothing is an error before any node is read (it used to be a comma list, and an
+# unknown name quietly selected no node: "nothing to apply").
+expect_rc 1 "apply --ref --limit with an unknown group refused" -- "$PLUMB" apply --repo "$U/repo" \
+  --ref HEAD --limit '@nosuchgroup' --journal "$J" --auto-approve
+expect_grep "nosuchgroup" "$E2E_ERR" "the refusal names the unknown group"
+
 if [[ -f $J ]]; then
   expect_rc 0 "runs lists the journal" -- "$PLUMB" runs --journal "$J" --format json
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j.get("runs", j) if isinstance(j, dict) else j; sys.exit(1 if r else 0)' "$E2E_OUT" \
