@@ -119,8 +119,11 @@ std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
     return std::make_pair(domain_of(a), a->node) < std::make_pair(domain_of(b), b->node);
   });
 
-  int drainers = static_cast<int>(std::count_if(remaining.begin(), remaining.end(),
-                                                [](const NodePlan* n) { return n->NeedsDrain(); }));
+  // A node already out (drained by an admin, down) is counted in `already_out` for the whole
+  // rollout: it is out before its batch, and an admin's drain outlasts it. Taking it into a
+  // batch costs no budget.
+  auto costs = [](const NodePlan* n) { return n->NeedsDrain() && !n->already_unavailable; };
+  int drainers = static_cast<int>(std::count_if(remaining.begin(), remaining.end(), costs));
   if (capacity < 1 && drainers > 0) {
     diags.Add(Diagnostic::Error(
         "plan.budget-exhausted",
@@ -145,7 +148,7 @@ std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
     for (const NodePlan* n : remaining) {
       bool take = true;
       const std::string d = domain_of(n);
-      if (n->NeedsDrain()) {
+      if (costs(n)) {
         if (out >= limit) take = false;
         else if (!policy.domain_by.empty()) {
           if (policy.domain_mode == inventory::DomainMode::kSpread) {
@@ -163,7 +166,7 @@ std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
         continue;
       }
       b.nodes.push_back(n->node);
-      if (n->NeedsDrain()) {
+      if (costs(n)) {
         ++out;
         ++per_domain[d];
       }
@@ -337,24 +340,21 @@ Plan PlanBuilder::Finish() {
     }
     const inventory::RolloutPolicy& policy = pit->second;
     plan.rollouts[rollout] = policy;
-    std::set<std::string> changing;
-    for (const NodePlan* n : members) changing.insert(n->node);
     int scope_total = 0, already_out = 0;
     for (const auto& [name, nd] : *in.desired) {
       if (nd.rollout != rollout) continue;
       ++scope_total;
       auto s = in.scheduler.find(name);
-      if (s != in.scheduler.end() && s->second.Unavailable() && !changing.count(name))
-        ++already_out;
+      if (s != in.scheduler.end() && s->second.Unavailable()) ++already_out;
     }
     std::unordered_map<std::string_view, const NodePlan*> by_name;
     for (const NodePlan* n : members) by_name.emplace(n->node, n);
     for (Batch& b : MakeBatches(members, *in.cluster, policy, scope_total, already_out,
                                 plan.diags)) {
-      int out = already_out;
+      int out = already_out;   // every node already out, in this batch or not
       for (const std::string& n : b.nodes) {
         const NodePlan* np = by_name.at(n);
-        if (np->NeedsDrain() || np->already_unavailable) ++out;
+        if (np->NeedsDrain() && !np->already_unavailable) ++out;
       }
       plan.peak_unavailable = std::max(plan.peak_unavailable, out);
       b.index = static_cast<int>(plan.batches.size());

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "plans/plan_json.h"
@@ -129,6 +131,29 @@ TEST_CASE("planner: percent max_unavailable counts nodes already drained or down
   auto plan = plans::MakePlan(in);
   for (const auto& b : plan.batches) CHECK(Drained(plan, b) <= 2);  // 4 allowed - 2 out
   CHECK(plan.peak_unavailable == 4);
+}
+
+TEST_CASE("planner: a changing node already out counts as out in every batch, not only its own") {
+  // 6 nodes, max_unavailable 2; gpu06 has changes but an admin drained it. It is out for the
+  // whole rollout (and stays drained after), so only one other node may be out at a time.
+  World w(6, 6, "2");
+  auto in = w.Input();
+  in.scheduler["gpu06"] = {.name = "gpu06", .state = "drained", .drain = true, .drained = true,
+                           .reason = "RMA gpu3"};
+  auto plan = plans::MakePlan(in);
+  REQUIRE_FALSE(plan.diags.HasErrors());
+  std::set<std::string> batched;
+  for (const auto& b : plan.batches) {
+    int out = 1;   // gpu06
+    for (const auto& name : b.nodes) {
+      batched.insert(name);
+      if (name != "gpu06") out += plan.FindNode(name)->NeedsDrain();
+    }
+    CHECK(out <= 2);
+  }
+  CHECK(batched.size() == 6);   // gpu06 is still planned (its changes; it stays drained)
+  CHECK(plan.FindNode("gpu06")->admin_drained);
+  CHECK(plan.peak_unavailable == 2);
 }
 
 TEST_CASE("planner: exhausted budget is an error, nothing needing a drain is scheduled") {
