@@ -106,31 +106,79 @@ nlohmann::json LocationJson(const Location& l) {
   return {{"file", l.file}, {"line", l.line}, {"column", l.column}};
 }
 
-nlohmann::json NodeJson(const DriftNode& n) {
-  using nlohmann::json;
-  json checks = json::array();
-  for (const DriftCheck& c : n.checks) {
-    json cj = {{"key", c.key()}, {"pointer", c.pointer()}, {"module", c.module()},
-               {"status", CheckStatusName(c.status)}, {"desired", c.desired()},
-               {"origin", LocationJson(c.origin())}};
-    if (c.Differs()) {
-      cj["observed"] = c.observed;
-      cj["reason"] = ChangeReasonName(c.reason);
-      cj["disruption"] = modules::DisruptionName(c.disruption);
-      cj["summary"] = c.summary;
-    }
-    if (c.waiver)
-      cj["waiver"] = {{"nodes", c.waiver->nodes}, {"keys", c.waiver->keys},
-                      {"reason", c.waiver->reason}, {"owner", c.waiver->owner},
-                      {"expires", c.waiver->expires}, {"expired", c.waiver->expired},
-                      {"origin", LocationJson(c.waiver->where)}};
-    checks.push_back(std::move(cj));
+nlohmann::json CheckJson(const DriftCheck& c) {
+  nlohmann::json cj = {{"key", c.key()}, {"pointer", c.pointer()}, {"module", c.module()},
+                       {"status", CheckStatusName(c.status)}, {"desired", c.desired()},
+                       {"origin", LocationJson(c.origin())}};
+  if (c.Differs()) {
+    cj["observed"] = c.observed;
+    cj["reason"] = ChangeReasonName(c.reason);
+    cj["disruption"] = modules::DisruptionName(c.disruption);
+    cj["summary"] = c.summary;
   }
-  json nj = {{"node", n.node}, {"rack", n.rack}, {"readable", n.readable},
-             {"drift", n.Count(CheckStatus::kDrift)}, {"waived", n.Count(CheckStatus::kWaived)},
-             {"marker_commit", n.marker_commit}, {"checks", std::move(checks)}};
+  if (c.waiver)
+    cj["waiver"] = {{"nodes", c.waiver->nodes}, {"keys", c.waiver->keys},
+                    {"reason", c.waiver->reason}, {"owner", c.waiver->owner},
+                    {"expires", c.waiver->expires}, {"expired", c.waiver->expired},
+                    {"origin", LocationJson(c.waiver->where)}};
+  return cj;
+}
+
+// A node without its checks ("checks": []).
+nlohmann::json NodeFrame(const DriftNode& n) {
+  nlohmann::json nj = {{"node", n.node}, {"rack", n.rack}, {"readable", n.readable},
+                       {"drift", n.Count(CheckStatus::kDrift)},
+                       {"waived", n.Count(CheckStatus::kWaived)},
+                       {"marker_commit", n.marker_commit}, {"checks", nlohmann::json::array()}};
   if (!n.readable) nj["unreadable_reason"] = n.unreadable_reason;
   return nj;
+}
+
+nlohmann::json NodeJson(const DriftNode& n) {
+  nlohmann::json nj = NodeFrame(n);
+  nlohmann::json& checks = nj["checks"];
+  for (const DriftCheck& c : n.checks) checks.push_back(CheckJson(c));
+  return nj;
+}
+
+// A check that does not differ and has no waiver reads the same on every node sharing its
+// subject: its text (as it sits in the document, 4 levels down) is made once.
+using PlainCheckTexts = std::map<std::pair<const CheckSubject*, CheckStatus>, std::string>;
+
+bool Plain(const DriftCheck& c) { return !c.Differs() && !c.waiver; }
+
+PlainCheckTexts MakePlainCheckTexts(const DriftReport& r) {
+  PlainCheckTexts texts;
+  for (const DriftNode& n : r.nodes)
+    for (const DriftCheck& c : n.checks)
+      if (Plain(c))
+        if (auto [it, fresh] = texts.try_emplace({c.subject.get(), c.status}); fresh)
+          AppendIndented(it->second, CheckJson(c), 4);
+  return texts;
+}
+
+// One node as DriftToJson(r).dump(2) has it in "nodes": the frame's text with the checks
+// spliced in where its empty array is (`"checks": ` is the one key at that indentation).
+void AppendNode(std::string& out, const DriftNode& n, const PlainCheckTexts& plain) {
+  std::string frame;
+  AppendIndented(frame, NodeFrame(n), 2);
+  if (n.checks.empty()) {
+    out += frame;
+    return;
+  }
+  const std::string marker = "\n      \"checks\": ";
+  const size_t at = frame.find(marker) + marker.size();
+  out.append(frame, 0, at);
+  out += "[";
+  bool first = true;
+  for (const DriftCheck& c : n.checks) {
+    out += first ? "\n        " : ",\n        ";
+    first = false;
+    if (Plain(c)) out += plain.at({c.subject.get(), c.status});
+    else AppendIndented(out, CheckJson(c), 4);
+  }
+  out += "\n      ]";
+  out.append(frame, at + 2, std::string::npos);   // past the frame's "[]"
 }
 
 // Everything but the nodes.
@@ -176,11 +224,12 @@ void DriftToJson(const DriftReport& r, std::ostream& out) {
       continue;
     }
     out << "[";
+    const PlainCheckTexts plain = MakePlainCheckTexts(r);
     WriteOrdered(
         r.nodes.size(),
-        [&r](size_t i, std::string& piece) {
+        [&r, &plain](size_t i, std::string& piece) {
           piece += i ? ",\n    " : "\n    ";
-          AppendIndented(piece, NodeJson(r.nodes[i]), 2);
+          AppendNode(piece, r.nodes[i], plain);
         },
         out);
     out << "\n  ]";
