@@ -1,11 +1,14 @@
 #include "plans/plan_json.h"
 
 #include <algorithm>
-#include <future>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "plans/digest.h"
+#include "plans/parallel.h"
+#include "plans/report/json_text.h"
 
 namespace plumb::plans {
 namespace {
@@ -78,25 +81,29 @@ inventory::RolloutPolicy PolicyFrom(const json& j) {
   return p;
 }
 
-json BodyJson(const Plan& plan) {
-  json nodes = json::array();
-  for (const NodePlan& n : plan.nodes) {
-    json actions = json::array();
-    for (const PlannedAction& a : n.actions) {
-      json aj = a.action.ToJson();
-      aj["reason"] = ChangeReasonName(a.reason);
-      aj["origin"] = LocationJson(a.origin);
-      actions.push_back(std::move(aj));
-    }
-    nodes.push_back({{"node", n.node},
-                     {"rollout", n.rollout},
-                     {"disruption", modules::DisruptionName(n.disruption)},
-                     {"facts_digest", n.facts_digest},
-                     {"marker_commit", n.marker_commit},
-                     {"already_unavailable", n.already_unavailable},
-                     {"admin_drained", n.admin_drained},
-                     {"actions", std::move(actions)}});
+json NodeJson(const NodePlan& n) {
+  json actions = json::array();
+  for (const PlannedAction& a : n.actions) {
+    json aj = a.action.ToJson();
+    aj["reason"] = ChangeReasonName(a.reason);
+    aj["origin"] = LocationJson(a.origin);
+    actions.push_back(std::move(aj));
   }
+  return {{"node", n.node},
+          {"rollout", n.rollout},
+          {"disruption", modules::DisruptionName(n.disruption)},
+          {"facts_digest", n.facts_digest},
+          {"marker_commit", n.marker_commit},
+          {"already_unavailable", n.already_unavailable},
+          {"admin_drained", n.admin_drained},
+          {"actions", std::move(actions)}};
+}
+
+// The plan without its digest; "nodes" left empty when `with_nodes` is false.
+json BodyJson(const Plan& plan, bool with_nodes = true) {
+  json nodes = json::array();
+  if (with_nodes)
+    for (const NodePlan& n : plan.nodes) nodes.push_back(NodeJson(n));
   json unreadable = json::array();
   for (const auto& u : plan.unreadable) unreadable.push_back({{"node", u.node}, {"reason", u.reason}});
   json rollouts = json::object();
@@ -138,18 +145,69 @@ std::string ComputePlanDigest(const Plan& plan) { return JsonDigest(BodyJson(pla
 void SealPlan(Plan& plan) { plan.digest = ComputePlanDigest(plan); }
 
 std::string SealPlanToFile(Plan& plan) {
-  // The JSON is built once. Its canonical form is hashed on another thread while this one
-  // writes the indented text (both only read `body`); the digest is then spliced in where
-  // dump(2) would have put it: keys sort, and at depth 1 a line `\n  "key": ` is unique
-  // (deeper keys are indented more, and strings escape their newlines).
-  const json body = BodyJson(plan);
-  auto digest = std::async(std::launch::async, [&body] { return JsonDigest(body); });
-  std::string text = body.dump(2);
-  plan.digest = digest.get();
+  // The text PlanToJson(plan).dump(2) gives, with the digest JsonDigest(BodyJson(plan)) gives,
+  // without building or dumping the plan as one tree: each node's JSON is made and dumped
+  // (compact for the digest, indented for the file) on all cores, and the pieces are joined
+  // around the rest of the plan (its "frame", with "nodes" empty).
+  const json frame = BodyJson(plan, /*with_nodes=*/false);
+  std::vector<std::string> compact(plan.nodes.size()), indented(plan.nodes.size());
+  ForEachRange(plan.nodes.size(), 256, [&](size_t begin, size_t end, size_t) {
+    for (size_t i = begin; i < end; ++i) {
+      const json node = NodeJson(plan.nodes[i]);
+      compact[i] = CanonicalJson(node);
+      report::AppendIndented(indented[i], node, 2);
+    }
+  });
+
+  // The digest: the canonical (compact, sorted) body is `{"k":v,...}`; "nodes" is ours to fill.
+  Sha256 sha;
+  sha.Update("{");
+  bool first = true;
+  for (const auto& [key, value] : frame.items()) {
+    sha.Update(first ? "" : ",");
+    first = false;
+    sha.Update(CanonicalJson(key));
+    sha.Update(":");
+    if (key != "nodes") {
+      sha.Update(CanonicalJson(value));
+      continue;
+    }
+    sha.Update("[");
+    for (size_t i = 0; i < compact.size(); ++i) {
+      if (i) sha.Update(",");
+      sha.Update(compact[i]);
+    }
+    sha.Update("]");
+  }
+  sha.Update("}");
+  plan.digest = "sha256:" + sha.Hex();
+
+  // The file: the frame's indented text with the nodes spliced in where its empty array is,
+  // and the digest where dump(2) would put it. At depth 1 a line `\n  "key": ` is unique
+  // (deeper keys are indented more; strings escape their newlines), and keys sort.
+  const std::string frame_text = frame.dump(2);
+  std::string text;
+  size_t total = frame_text.size() + 128;
+  for (const std::string& n : indented) total += n.size() + 8;
+  text.reserve(total);
+  const std::string nodes_key = "\n  \"nodes\": ";
+  const size_t nodes_at = frame_text.find(nodes_key) + nodes_key.size();
+  text.append(frame_text, 0, nodes_at);
+  if (indented.empty()) {
+    text += "[]";
+  } else {
+    text += "[";
+    for (size_t i = 0; i < indented.size(); ++i) {
+      text += i ? ",\n    " : "\n    ";
+      text += indented[i];
+    }
+    text += "\n  ]";
+  }
+  text.append(frame_text, nodes_at + 2, std::string::npos);   // past the frame's "[]"
   const std::string entry = "\n  \"digest\": " + json(plan.digest).dump();
-  auto next = std::find_if(body.items().begin(), body.items().end(),
+  auto next = std::find_if(frame.items().begin(), frame.items().end(),
                            [](const auto& kv) { return kv.key() > "digest"; });
-  if (next != body.items().end()) {
+  if (next != frame.items().end()) {
     const size_t at = text.find("\n  " + json(next.key()).dump() + ": ");
     text.insert(at, entry + ",");
   } else {

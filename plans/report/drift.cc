@@ -1,14 +1,13 @@
 #include "plans/report/drift.h"
 
 #include <algorithm>
-#include <future>
-#include <thread>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "plans/parallel.h"
 #include "plans/report/hostlist.h"
 #include "plans/report/keys.h"
 
@@ -227,23 +226,13 @@ DriftReport MakeDriftReport(const DriftInput& in) {
     if (fresh) it->second = TemplateFor(in, nd);
   }
 
-  // Nodes are independent: check them in chunks on all cores, then join the chunks in order.
-  const size_t threads = nodes.size() < 1024
-                             ? 1
-                             : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-  const size_t per = (nodes.size() + threads - 1) / std::max<size_t>(threads, 1);
-  auto run_chunk = [&cx, &nodes, per](size_t chunk) {
-    Partial part;
+  // Nodes are independent: check them in ranges on all cores, then join the ranges in order.
+  std::vector<Partial> parts(RangeCount(nodes.size(), 1024));
+  ForEachRange(nodes.size(), 1024, [&](size_t begin, size_t end, size_t chunk) {
+    Partial& part = parts[chunk];
     part.waiver_used.assign(cx.waivers.size(), 0);
-    const size_t end = std::min(nodes.size(), (chunk + 1) * per);
-    for (size_t i = chunk * per; i < end; ++i) CheckNode(cx, *nodes[i].first, *nodes[i].second, part);
-    return part;
-  };
-  std::vector<std::future<Partial>> futures;
-  for (size_t t = 1; t < threads; ++t) futures.push_back(std::async(std::launch::async, run_chunk, t));
-  std::vector<Partial> parts;
-  parts.push_back(run_chunk(0));
-  for (auto& f : futures) parts.push_back(f.get());
+    for (size_t i = begin; i < end; ++i) CheckNode(cx, *nodes[i].first, *nodes[i].second, part);
+  });
 
   std::vector<char> used(cx.waivers.size(), 0);
   r.nodes.reserve(nodes.size());

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include "plans/plan_json.h"
 #include "plans/report/json_validate.h"
 #include "plans/report/plan_text.h"
@@ -130,4 +132,24 @@ TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), b
   b.nodes[0].actions[0].action.after = "tampered";
   plans::SealPlanToFile(b);
   CHECK(b.digest != a.digest);
+
+  // Enough nodes for the nodes to be formatted on several threads; and none at all.
+  plans::Plan many = FullPlan(w);
+  const std::vector<plans::NodePlan> some = many.nodes;
+  many.nodes.clear();
+  for (int i = 0; i < 700; ++i)
+    for (plans::NodePlan n : some) {
+      n.node = fmt::format("{}-{:03}", n.node, i);
+      many.nodes.push_back(std::move(n));
+    }
+  plans::Plan many_sealed = many;
+  plans::SealPlan(many_sealed);
+  CHECK(plans::SealPlanToFile(many) == plans::PlanToJson(many_sealed).dump(2) + "\n");
+  CHECK(many.digest == many_sealed.digest);
+  plans::Plan none = FullPlan(w);
+  none.nodes.clear();
+  plans::Plan none_sealed = none;
+  plans::SealPlan(none_sealed);
+  CHECK(plans::SealPlanToFile(none) == plans::PlanToJson(none_sealed).dump(2) + "\n");
+  CHECK(none.digest == none_sealed.digest);
 }

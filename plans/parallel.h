@@ -1,0 +1,21 @@
+#pragma once
+/// Splitting independent per-node work over the machine's cores: plan and drift at 10,000 nodes
+/// must finish in under a second on 2 cores, and most of their work is per node.
+#include <cstddef>
+#include <functional>
+
+namespace plumb::plans {
+
+/// Threads worth using: the cores, at least 1, at most 8.
+size_t Cores();
+
+/// Calls `work(begin, end, chunk)` over [0, count) cut into one contiguous range per core
+/// (chunk = 0, 1, ...), the first on the calling thread, and returns when all are done. Fewer
+/// than `min_parallel` items run as one range on the calling thread (threads cost more).
+void ForEachRange(size_t count, size_t min_parallel,
+                  const std::function<void(size_t begin, size_t end, size_t chunk)>& work);
+
+/// How many ranges ForEachRange(count, min_parallel, ...) makes: size per-chunk results by it.
+size_t RangeCount(size_t count, size_t min_parallel);
+
+}  // namespace plumb::plans
