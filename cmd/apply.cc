@@ -150,11 +150,15 @@ class LockKeeper {
 // Plans now from the repo at --ref (used by `apply --ref`): the very read-only run `plumb
 // plan` makes (the same --limit patterns, BMC reads, Slurm's view, repair vs intent from the
 // nodes' markers), so what apply does equals what plan shows.
-Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit) {
+// The repo load it planned from goes to `loaded`: apply must carry out the desired state of the
+// very commit it planned (a second load of a branch could see a newer commit).
+Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit,
+                            inventory::LoadedCluster& loaded) {
   ReadRunArgs read;
   read.limit = limit;
   auto rr = DoReadRun(g, read);
   if (!rr.ok()) return rr.error();
+  loaded = std::move((*rr)->loaded);
   plans::Plan plan = std::move((*rr)->run.plan);
   plan.diags.Append((*rr)->run.diags);
   if (plan.diags.HasErrors()) return plan.diags.items().front();
@@ -269,7 +273,15 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (g.working_tree)
     return Fail(Diagnostic::Error("apply.working-tree",
                                   "apply never reads uncommitted files; commit them first"));
-  inventory::LoadedCluster lc = inventory::LoadCluster(lo);
+  inventory::LoadedCluster lc;
+  if (plan_from_ref) {
+    // Plan now (reads the nodes; changes nothing), from the same load the run then uses.
+    auto p = PlanNow(g, a.limit, lc);
+    if (!p) return Fail(p.error());
+    plan = std::move(p.value());
+  } else {
+    lc = inventory::LoadCluster(lo);
+  }
   if (!lc.ok()) {
     Err(lc.diags.ToText());
     return kExitError;
@@ -293,9 +305,6 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   const std::vector<const modules::Module*>& probe_modules = modules::AllModules();
 
   if (plan_from_ref) {
-    auto p = PlanNow(g, a.limit);
-    if (!p) return Fail(p.error());
-    plan = *p;
     if (!a.plan_out.empty()) {
       if (Status st = WriteOutput(a.plan_out, plans::PlanToJson(plan).dump(2) + "\n"); !st.ok())
         return Fail(st.error());

@@ -1,8 +1,11 @@
 #include "cmd/read_run.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -139,17 +142,36 @@ Status WriteOutputWith(const std::string& path, const std::function<void(std::os
   if (path.empty() || path == "-") {
     write(std::cout);
     std::cout.flush();
+    if (!std::cout)   // a closed pipe, a full disk: the report did not get out
+      return Diagnostic::Error("output.write", "cannot write the output to stdout");
     return OkStatus();
   }
-  const std::string tmp = path + ".tmp";
-  {
+  // A private temp file next to the target (two runs writing the same --out never share one),
+  // renamed over it only once everything is written: readers see the old file or the new one.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0)
+    return Diagnostic::Error("output.write", fmt::format("cannot create a temp file next to '{}': "
+                                                         "{}", path, std::strerror(errno)));
+  ::close(fd);
+  auto fail = [&tmp](std::string message) {
+    std::remove(tmp.c_str());
+    return Diagnostic::Error("output.write", std::move(message));
+  };
+  try {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+    if (!out) return fail(fmt::format("cannot write '{}'", tmp));
     write(out);
-    if (!out.flush())
-      return Diagnostic::Error("output.write", fmt::format("cannot write '{}'", tmp));
+    if (!out.flush()) return fail(fmt::format("cannot write '{}'", tmp));
+  } catch (const std::exception& e) {
+    return fail(fmt::format("'{}' not written: {}", path, e.what()));
   }
+  // mkstemp makes the file 0600; a report or plan file is as readable as any other output.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(tmp.c_str(), 0666 & ~mask);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return Diagnostic::Error("output.write", fmt::format("cannot rename '{}' to '{}'", tmp, path));
+    return fail(fmt::format("cannot rename '{}' to '{}'", tmp, path));
   return OkStatus();
 }
 

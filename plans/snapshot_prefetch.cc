@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace plumb::plans {
 
 SnapshotPrefetch::SnapshotPrefetch(std::string path, size_t max_ahead, size_t workers)
@@ -11,7 +13,11 @@ SnapshotPrefetch::SnapshotPrefetch(std::string path, size_t max_ahead, size_t wo
 }
 
 SnapshotPrefetch::~SnapshotPrefetch() {
-  stop_ = true;
+  {
+    // Under the lock: the reader checks stop_ and then waits, atomically with respect to this.
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
   changed_.notify_all();
   if (reader_.joinable()) reader_.join();
 }
@@ -20,16 +26,22 @@ void SnapshotPrefetch::Read() {
   ReadOptions opt;
   opt.workers = workers_;
   opt.stop = &stop_;
-  auto header = ReadObservedState(
-      path_,
-      [this](NodeObservation&& n) {
-        std::unique_lock lock(mu_);
-        changed_.wait(lock, [this] { return queue_.size() < max_ahead_ || stop_.load(); });
-        if (stop_) return;   // nobody will drain it; the reader sees stop_ and ends
-        queue_.push_back(std::move(n));
-        changed_.notify_all();
-      },
-      opt);
+  std::optional<Result<ObservedState>> header;
+  try {
+    header = ReadObservedState(
+        path_,
+        [this](NodeObservation&& n) {
+          std::unique_lock lock(mu_);
+          changed_.wait(lock, [this] { return queue_.size() < max_ahead_ || stop_.load(); });
+          if (stop_) return;   // nobody will drain it; the reader sees stop_ and ends
+          queue_.push_back(std::move(n));
+          changed_.notify_all();
+        },
+        opt);
+  } catch (const std::exception& e) {
+    // Nothing may escape a thread (std::terminate): the error goes to Drain like any other.
+    header = SnapshotError(fmt::format("reading '{}' failed: {}", path_, e.what()));
+  }
   std::lock_guard lock(mu_);
   header_ = std::move(header);
   done_ = true;

@@ -34,7 +34,10 @@ void MarkDiffers(DriftCheck& c, const PlannedAction& pa) {
   c.disruption = pa.action.disruption;
   // The action may know better where the pin is written, or which module owns it: this check
   // then gets a subject of its own (the shared one stays as the other nodes see it).
-  const bool new_origin = pa.origin.known() && pa.origin.ToString() != c.origin().ToString();
+  const Location& had = c.origin();
+  const bool new_origin = pa.origin.known() && (pa.origin.file != had.file ||
+                                                pa.origin.line != had.line ||
+                                                pa.origin.column != had.column);
   const bool new_module = !pa.action.module.empty() && pa.action.module != c.module();
   if (new_origin || new_module) {
     auto own = std::make_shared<CheckSubject>(*c.subject);

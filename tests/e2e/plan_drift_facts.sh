@@ -82,4 +82,31 @@ expect_rc 2 "diff --detailed-exitcode with changes: 2" -- P diff --repo "$S/repo
 expect_grep '^#### `gpu\[00001-00008\] \(8 nodes\)`' "$E2E_OUT" "markdown collapses identical nodes"
 expect_grep '^\| ~ \| `nvidia.driver` \| `535.161.08` \| `550.90.07` \| `stacks/bench.yaml:4:13` \|$' "$E2E_OUT" "markdown row with the pin's location"
 expect_rc 0 "diff of a commit with itself: 0" -- P diff --repo "$S/repo" HEAD HEAD --detailed-exitcode
+# Output files: written whole or not at all. A report goes to a private temp file renamed over
+# the target (mode as any new file: umask), and a directory that cannot be written is an error
+# that leaves nothing behind.
+( umask 022; P drift --repo "$U/repo" --facts "$U/facts.json" --no-bmc --format junit --out "$E2E_TMP/mode.xml" >/dev/null 2>&1 )
+[[ $(stat -c %a "$E2E_TMP/mode.xml") == 644 ]] && pass "--out file gets the umask's mode (644)" \
+  || fail "--out file mode is $(stat -c %a "$E2E_TMP/mode.xml"), not 644"
+mkdir -p "$E2E_TMP/ro" && chmod 555 "$E2E_TMP/ro"
+if [[ $(id -u) -eq 0 ]] && touch "$E2E_TMP/ro/probe" 2>/dev/null; then
+  rm -f "$E2E_TMP/ro/probe"
+  chattr +i "$E2E_TMP/ro" 2>/dev/null || true   # root ignores modes; an immutable dir it cannot
+fi
+if touch "$E2E_TMP/ro/probe" 2>/dev/null; then
+  rm -f "$E2E_TMP/ro/probe"
+  pass "(unwritable-directory check skipped: this filesystem lets us write anyway)"
+else
+  expect_rc 1 "drift --out into an unwritable directory: 1" -- P drift --repo "$U/repo" \
+    --facts "$U/facts.json" --no-bmc --format json --out "$E2E_TMP/ro/d.json"
+  expect_grep "output.write|cannot create a temp file" "$E2E_ERR" "the error names the output"
+  [[ -z $(ls -A "$E2E_TMP/ro") ]] && pass "nothing left in the directory" || fail "left: $(ls -A "$E2E_TMP/ro")"
+fi
+chattr -i "$E2E_TMP/ro" 2>/dev/null || true
+chmod 755 "$E2E_TMP/ro"
+if [[ -w /dev/full ]]; then
+  expect_rc 1 "drift --format json to a full stdout (/dev/full): 1, not 2" -- \
+    bash -c "'$PLUMB' drift --repo '$U/repo' --facts '$U/facts.json' --no-bmc --format json >/dev/full"
+fi
+
 finish
