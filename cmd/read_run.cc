@@ -182,12 +182,14 @@ Status WriteOutput(const std::string& path, const std::string& text) {
 namespace {
 
 // Parsed snapshot nodes allowed to wait while the repo loads (PLUMB_PREFETCH_NODES overrides,
-// for the benchmark): ~40 KB each with 41 keys a node, so ~160 MB at most.
+// for the benchmark): ~40 KB each with 41 keys a node (6 KB of text), so ~160 MB at most...
 size_t PrefetchNodes() {
   if (const char* v = std::getenv("PLUMB_PREFETCH_NODES"))
     if (long n = std::atol(v); n > 0) return static_cast<size_t>(n);
   return 4096;
 }
+// ... and at most this much snapshot text, for nodes with far bigger facts.
+constexpr size_t kPrefetchBytes = 32u << 20;
 
 // What a run needs once the cluster repo is loaded: the selected nodes, the read-only
 // scheduler, and the planner's input.
@@ -253,7 +255,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   std::unique_ptr<plans::SnapshotPrefetch> prefetch;
   if (!a.facts.empty()) {
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    prefetch = std::make_unique<plans::SnapshotPrefetch>(a.facts, PrefetchNodes(),
+    prefetch = std::make_unique<plans::SnapshotPrefetch>(a.facts, PrefetchNodes(), kPrefetchBytes,
                                                          std::max<size_t>(cores - 1, 1));
   }
   rr->loaded = inventory::LoadCluster(load);

@@ -43,6 +43,9 @@ struct NodeObservation {
   /// equal observed state. The planner records it; apply refuses a node whose digest moved.
   std::string facts_digest;
   double elapsed_s = 0;   ///< connect + probe round trip, seconds
+  /// Bytes of snapshot text this was read from (0 when not read from a snapshot, or not
+  /// known): what a reader reading ahead uses to bound its memory. Not written back.
+  size_t source_bytes = 0;
 };
 
 struct ObservedState {

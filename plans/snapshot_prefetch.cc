@@ -7,8 +7,12 @@
 
 namespace plumb::plans {
 
-SnapshotPrefetch::SnapshotPrefetch(std::string path, size_t max_ahead, size_t workers)
-    : path_(std::move(path)), max_ahead_(std::max<size_t>(max_ahead, 1)), workers_(workers) {
+SnapshotPrefetch::SnapshotPrefetch(std::string path, size_t max_ahead, size_t max_ahead_bytes,
+                                   size_t workers)
+    : path_(std::move(path)),
+      max_ahead_(std::max<size_t>(max_ahead, 1)),
+      max_ahead_bytes_(std::max<size_t>(max_ahead_bytes, 1)),
+      workers_(workers) {
   reader_ = std::thread([this] { Read(); });
 }
 
@@ -32,8 +36,14 @@ void SnapshotPrefetch::Read() {
         path_,
         [this](NodeObservation&& n) {
           std::unique_lock lock(mu_);
-          changed_.wait(lock, [this] { return queue_.size() < max_ahead_ || stop_.load(); });
+          // Room for one more, by count and by bytes (the first node always gets in).
+          changed_.wait(lock, [this] {
+            return (queue_.size() < max_ahead_ &&
+                    (queue_.empty() || queued_bytes_ < max_ahead_bytes_)) ||
+                   stop_.load();
+          });
           if (stop_) return;   // nobody will drain it; the reader sees stop_ and ends
+          queued_bytes_ += n.source_bytes;
           queue_.push_back(std::move(n));
           changed_.notify_all();
         },
@@ -57,6 +67,7 @@ Result<ObservedState> SnapshotPrefetch::Drain(const ObservationSink& each) {
       if (queue_.empty()) break;   // done_ and nothing left
       next = std::move(queue_.front());
       queue_.pop_front();
+      queued_bytes_ -= next.source_bytes;
       changed_.notify_all();
     }
     each(std::move(next));

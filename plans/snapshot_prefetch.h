@@ -16,9 +16,10 @@ namespace plumb::plans {
 
 class SnapshotPrefetch {
  public:
-  /// Starts reading `path` now. At most `max_ahead` parsed nodes wait for Drain (each costs
-  /// some tens of KB); the reader uses `workers` parsing threads (0: one per core).
-  SnapshotPrefetch(std::string path, size_t max_ahead, size_t workers);
+  /// Starts reading `path` now. At most `max_ahead` parsed nodes, read from at most
+  /// `max_ahead_bytes` of snapshot text, wait for Drain (parsed, a node takes ~7x its text);
+  /// the reader uses `workers` parsing threads (0: one per core).
+  SnapshotPrefetch(std::string path, size_t max_ahead, size_t max_ahead_bytes, size_t workers);
   /// Stops the reader (if Drain was never called or returned early) and waits for it.
   ~SnapshotPrefetch();
   SnapshotPrefetch(const SnapshotPrefetch&) = delete;
@@ -33,11 +34,13 @@ class SnapshotPrefetch {
 
   const std::string path_;
   const size_t max_ahead_;
+  const size_t max_ahead_bytes_;
   const size_t workers_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<NodeObservation> queue_;
+  size_t queued_bytes_ = 0;
   bool done_ = false;
   std::optional<Result<ObservedState>> header_;
   std::thread reader_;

@@ -121,8 +121,12 @@ ParsedLines ParseNodeLines(const std::string& path, std::vector<NodeLine> lines)
     }
     auto it = member.begin();
     auto n = NodeObservationFromJson(it.key(), std::move(*it));
-    if (!n.ok()) out.push_back(AtLine(n.error(), path, l.line));
-    else out.push_back(std::move(n));
+    if (!n.ok()) {
+      out.push_back(AtLine(n.error(), path, l.line));
+      continue;
+    }
+    n->source_bytes = t.size();
+    out.push_back(std::move(n));
   }
   return out;
 }

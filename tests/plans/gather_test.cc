@@ -512,7 +512,7 @@ TEST_CASE("a snapshot read ahead on a background thread hands over every node, i
 
   for (size_t ahead : {size_t{1}, size_t{7}, size_t{5000}}) {
     CAPTURE(ahead);
-    plans::SnapshotPrefetch prefetch(path, ahead, 1);
+    plans::SnapshotPrefetch prefetch(path, ahead, 1u << 30, 1);
     std::vector<std::string> order;
     bool on_caller = true;
     auto header = prefetch.Drain([&](plans::NodeObservation&& n) {
@@ -527,10 +527,23 @@ TEST_CASE("a snapshot read ahead on a background thread hands over every node, i
     CHECK(on_caller);
   }
 
+  // A byte budget smaller than one node's text still lets one node through at a time.
+  {
+    plans::SnapshotPrefetch prefetch(path, 5000, 1, 1);
+    std::vector<std::string> order;
+    auto header = prefetch.Drain([&](plans::NodeObservation&& n) {
+      CHECK(n.source_bytes > 100);   // the node's line, as read
+      order.push_back(n.node);
+    });
+    REQUIRE(header.ok());
+    CHECK(order.size() == 600);
+    CHECK(std::is_sorted(order.begin(), order.end()));
+  }
+
   // Another layout (re-indented) goes the same way.
   WriteText(path, plans::ToJson(many).dump(1));
   {
-    plans::SnapshotPrefetch prefetch(path, 4, 0);
+    plans::SnapshotPrefetch prefetch(path, 4, 1u << 30, 0);
     size_t count = 0;
     REQUIRE(prefetch.Drain([&](plans::NodeObservation&&) { ++count; }).ok());
     CHECK(count == 600);
@@ -546,7 +559,7 @@ TEST_CASE("a snapshot read ahead on a background thread hands over every node, i
   broken.insert(at, "junk\n");
   WriteText(path, broken);
   {
-    plans::SnapshotPrefetch prefetch(path, 16, 1);
+    plans::SnapshotPrefetch prefetch(path, 16, 1u << 30, 1);
     size_t count = 0;
     auto r = prefetch.Drain([&](plans::NodeObservation&&) { ++count; });
     REQUIRE(!r.ok());
@@ -557,6 +570,7 @@ TEST_CASE("a snapshot read ahead on a background thread hands over every node, i
   // Never drained (the repo did not load, say): the reader stops instead of waiting forever
   // on its full queue, and the destructor returns.
   REQUIRE(plans::WriteObservedState(many, path).ok());
-  { plans::SnapshotPrefetch abandoned(path, 1, 1); }
+  { plans::SnapshotPrefetch abandoned(path, 1, 1u << 30, 1); }
+  { plans::SnapshotPrefetch abandoned_by_bytes(path, 1000, 1, 1); }
   std::remove(path.c_str());
 }
