@@ -828,15 +828,21 @@ RolloutResult Engine::Run() {
       for (const auto& n : todo) MarkNotStarted(n);
       continue;
     }
-    int out_now = 0;
+    // Out = what the scheduler shows out, plus our nodes admitted with a slot whose drain it
+    // may not show yet. Recounted from a fresh read before every round of admissions: an admin
+    // may drain a node, or a node we returned may fall out again, at any time.
+    std::set<std::string> holding;   // ours, admitted with a slot, still running
     std::vector<std::string> out_names;
-    for (const auto& n : scope) {
-      auto it = state->find(n);
-      if (it != state->end() && it->second.Unavailable()) {
-        ++out_now;
-        out_names.push_back(n);
+    auto count_out = [&] {
+      std::set<std::string> out(holding.begin(), holding.end());
+      for (const auto& n : scope) {
+        auto it = state->find(n);
+        if (it != state->end() && it->second.Unavailable()) out.insert(n);
       }
-    }
+      out_names.assign(out.begin(), out.end());
+      return static_cast<int>(out.size());
+    };
+    const int out_now = count_out();
     int avail = limit - out_now;
     Emit({.kind = RolloutEvent::Kind::kBatchStart, .batch = b.index,
           .batches = static_cast<int>(plan_.batches.size()), .canary = b.canary,
@@ -850,7 +856,18 @@ RolloutResult Engine::Run() {
     int batch_failures = 0;
     std::chrono::milliseconds budget_waited{0};
     std::unique_lock lk(mu_);
+    bool fresh_view = true;   // `state` was just read
+    auto refresh = [&] {      // with lk held; released while the scheduler is read
+      lk.unlock();
+      auto fresh = d_.drainer->Query(scope);
+      lk.lock();
+      if (!fresh) return;     // keep the last view: avail only ever shrinks without a read
+      state = std::move(fresh);
+      avail = limit - count_out();
+    };
     while (!queue.empty() || running > 0) {
+      if (!queue.empty() && !fresh_view && !dead() && !stopping()) refresh();
+      fresh_view = false;
       while (!queue.empty()) {
         if (dead() || stopping()) break;
         if (failures_ > policy.max_failures) {
@@ -880,7 +897,10 @@ RolloutResult Engine::Run() {
           ++failures_;
           continue;
         }
-        if (needs_slot) --avail;
+        if (needs_slot) {
+          --avail;
+          holding.insert(node);
+        }
         std::vector<StepRecord> prior;
         if (auto it = prior_steps.find(node); it != prior_steps.end()) prior = it->second;
         std::optional<NodeRecord> pn;
@@ -889,8 +909,7 @@ RolloutResult Engine::Run() {
                                                  adopt.count(node) > 0));
         NodeRun* run = runs.back().get();
         ++running;
-        threads.emplace_back([this, run, &running, &avail, &batch_failures, needs_slot,
-                              already_out] {
+        threads.emplace_back([this, run, &running, &holding, &batch_failures, node] {
           try {
             run->Run();
           } catch (const Dead&) {
@@ -906,7 +925,9 @@ RolloutResult Engine::Run() {
             Emit({.kind = RolloutEvent::Kind::kNodeEnd, .node = o.node, .step = o.step,
                   .status = o.status, .message = o.error});
           }
-          if (run->returned_to_service() && (needs_slot || already_out)) ++avail;
+          // Its slot is recounted from the scheduler's view at the next round: out there
+          // (left drained, still down after a resume) it still counts.
+          holding.erase(node);
           --running;
           cv_.notify_all();
         });
@@ -919,21 +940,9 @@ RolloutResult Engine::Run() {
         lk.unlock();
         d_.clock->Sleep(opts_.timing.poll_initial * 4);
         budget_waited += opts_.timing.poll_initial * 4;
-        auto fresh = d_.drainer->Query(scope);
         lk.lock();
-        if (fresh) {
-          state = std::move(fresh);
-          int out = 0;
-          out_names.clear();
-          for (const auto& n : scope) {
-            auto it = state->find(n);
-            if (it != state->end() && it->second.Unavailable()) {
-              ++out;
-              out_names.push_back(n);
-            }
-          }
-          avail = limit - out;
-        }
+        refresh();
+        fresh_view = true;
         continue;
       }
       if (blocked || (!queue.empty() && (dead() || stopping() || !halt_reason.empty() || paused))) {

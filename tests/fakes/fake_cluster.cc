@@ -122,6 +122,13 @@ Status FakeCluster::Resume(const std::string& node) {
   n.drain = false;
   n.reason.clear();
   Log(node, "resume");
+  if (auto it = drain_on_resume.find(node); it != drain_on_resume.end()) {
+    auto& other = nodes_.at(it->second);
+    other.drain = true;
+    other.reason = "admin: " + it->second;
+    Log(it->second, "drain " + other.reason);
+    CountOutLocked();
+  }
   return OkStatus();
 }
 

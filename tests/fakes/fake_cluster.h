@@ -59,6 +59,9 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   /// The most nodes ever unavailable (drained or down) at once.
   int max_unavailable_seen() const { return max_out_; }
   int reboot_seconds = 3;
+  /// Outside interference: when the key node is resumed, an admin drains the value node at
+  /// that very moment (reason "admin: <node>").
+  std::map<std::string, std::string> drain_on_resume;
 
   // Drainer
   std::string_view Name() const override { return "fake"; }

@@ -193,6 +193,24 @@ TEST_CASE("rollout: never more than max_unavailable out, counting nodes already 
   for (int i = 1; i <= 8; ++i) CHECK(w.fake.node(fmt::format("n{:02}", i)).running["kernel"] == "k2");
 }
 
+TEST_CASE("rollout: a node an admin drains mid-batch takes its slot: never more out than allowed") {
+  // 6 nodes, max_unavailable 2, no canary: batches of two, planned with every node up. Before
+  // the apply an admin drains n06, so the first batch starts one node at a time. When n01 comes
+  // back, the admin drains n05 too: n02 must wait (2 out), not take n01's slot.
+  World w(6, 2, /*canary=*/0);
+  w.MakePlan();
+  REQUIRE(w.plan.batches.size() == 3);
+  REQUIRE(w.plan.batches[0].nodes == std::vector<std::string>{"n01", "n02"});
+  REQUIRE(w.fake.Drain("n06", "admin: n06").ok());
+  w.fake.drain_on_resume["n01"] = "n05";
+  auto r = w.Apply();
+  CHECK(w.fake.max_unavailable_seen() <= 2);
+  CHECK(w.StatusOf(r, "n01") == "done");
+  CHECK(w.fake.Count("n02", "drain plumb") == 0);   // never taken out while n05+n06 were
+  CHECK(r.outcome == "halted");
+  CHECK(r.halt_reason.find("max_unavailable 2 reached") != std::string::npos);
+}
+
 TEST_CASE("rollout: an admin-drained node is changed but stays drained, reason untouched") {
   World w(2, 2);
   w.fake.Drain("n02", "RMA gpu3");
