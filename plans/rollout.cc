@@ -806,6 +806,12 @@ RolloutResult Engine::Run() {
     std::vector<std::string> todo;
     for (const auto& n : b.nodes)
       if (!outcomes_.count(n)) todo.push_back(n);
+    // A canary that failed in an earlier attempt of this run (halted, interrupted, crashed)
+    // still stops the rollout on --resume: the rest of the fleet must not follow it.
+    if (b.canary && halt_reason.empty())
+      for (const auto& n : b.nodes)
+        if (auto o = outcomes_.find(n); o != outcomes_.end() && o->second.status == "failed")
+          halt_reason = fmt::format("the canary batch failed ({} failed)", n);
     if (todo.empty()) continue;
     auto pit = plan_.rollouts.find(b.rollout);
     if (pit == plan_.rollouts.end() && halt_reason.empty())

@@ -250,6 +250,12 @@ TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary dra
     CHECK(w.StatusOf(r, n) == "not-started");
     CHECK(w.fake.CallsOf(n).empty());
   }
+  // --resume of the halted run (as apply suggests) does not roll the fleet after a failed
+  // canary, even with failures still under max_failures.
+  auto again = w.Apply(/*resume=*/true);
+  CHECK(again.outcome == "halted");
+  CHECK(again.halt_reason.find("canary") != std::string::npos);
+  for (const auto& n : w.plan.batches[1].nodes) CHECK(w.fake.CallsOf(n).empty());
 }
 
 TEST_CASE("rollout: past max_failures no new node starts") {
