@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -74,6 +75,13 @@ int Fail(const Diagnostic& d) {
   return kExitError;
 }
 
+// Whether a process of this host still runs (EPERM: it does, as another user). A reused pid
+// reads as alive: the safe side (the user can still --force-unlock).
+bool ProcessAlive(int64_t pid) {
+  if (pid <= 0) return false;
+  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
 std::string Hostname() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
@@ -123,8 +131,12 @@ class LockKeeper {
       std::unique_lock lk(mu_);
       while (!cv_.wait_for(lk, std::chrono::seconds(60), [this] { return done_; })) {
         auto exp = Rfc(std::chrono::system_clock::now() + std::chrono::minutes(10));
-        if (Status s = j_.RenewLock(cluster_, run_, exp); !s)
-          Err("plumb apply: warning: " + s.error().message);
+        if (Status s = j_.RenewLock(cluster_, run_, exp); !s) {
+          // Another run may hold the cluster now: start nothing more, finish what runs.
+          Err("plumb apply: lost the cluster lock (" + s.error().message +
+              "); stopping: no new node starts, the nodes in progress finish");
+          g_stop = true;
+        }
       }
     });
   }
@@ -342,6 +354,14 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
                        Rfc(now + std::chrono::minutes(10))};
   plans::LockInfo held;
   auto got = journal.AcquireLock(want, Rfc(now), &held);
+  if (got && !*got && held.run == run_id && held.owner_host == Hostname() &&
+      !ProcessAlive(held.owner_pid)) {
+    // This run's previous process died (a crash, kill -9) holding the lock: --resume takes over.
+    Err(fmt::format("plumb apply: run {}'s previous process (pid {}) is gone; taking over its lock",
+                    run_id, held.owner_pid));
+    if (Status s = journal.ForceUnlock(held.run); !s) return Fail(s.error());
+    got = journal.AcquireLock(want, Rfc(now), &held);
+  }
   if (!got) return Fail(got.error());
   if (!*got)
     return Fail(Diagnostic::Error(

@@ -336,7 +336,12 @@ class SqliteJournal final : public Journal {
         return DbError(db_, "reading lock");
       }
     }
-    if (cur && cur->run != want.run && cur->expires > now) {
+    // An unexpired lock belongs to its process: another process is refused even for the same
+    // run (a second `apply --resume` while the first still runs would do every step twice).
+    // A caller that knows the holder died takes it over with ForceUnlock first.
+    const bool same_owner = cur && cur->run == want.run && cur->owner_host == want.owner_host &&
+                            cur->owner_pid == want.owner_pid;
+    if (cur && !same_owner && cur->expires > now) {
       if (held_by) *held_by = *cur;
       finish(false);
       return false;

@@ -146,6 +146,14 @@ TEST_CASE("journal: one lock per cluster, with owner and expiry; force-unlock") 
   c.cluster = "pod-b";
   CHECK(*j->AcquireLock(c, "2027-01-01T00:01:00.000Z", &held));
   CHECK(*j->AcquireLock(a, "2027-01-01T00:02:00.000Z", &held));
+  // The same run from another process (a second --resume while the first runs) is refused.
+  plans::LockInfo twin = a;
+  twin.owner_pid = 43;
+  CHECK_FALSE(*j->AcquireLock(twin, "2027-01-01T00:03:00.000Z", &held));
+  CHECK(held.owner_pid == 42);
+  twin = a;
+  twin.owner_host = "ci-2";
+  CHECK_FALSE(*j->AcquireLock(twin, "2027-01-01T00:03:00.000Z", &held));
   // Renewed, it still blocks; expired, it is taken over.
   REQUIRE(j->RenewLock("pod-a", "r1", "2027-01-01T00:20:00.000Z").ok());
   CHECK_FALSE(*j->AcquireLock(b, "2027-01-01T00:15:00.000Z", &held));
