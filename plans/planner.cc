@@ -275,7 +275,7 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
   }
   if (auto s = in.scheduler.find(name); s != in.scheduler.end()) {
     np.already_unavailable = s->second.Unavailable();
-    np.admin_drained = s->second.drain && !s->second.DrainedByPlumb();
+    np.admin_drained = s->second.HeldByAdmin();
     if (np.NeedsDrain() && s->second.running_jobs > 0)
       plan.blocking_jobs.push_back({name, s->second.jobs});
   }

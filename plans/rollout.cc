@@ -422,8 +422,9 @@ bool NodeRun::Drain() {
   }
   const modules::SchedulerNode& sn = it->second;
   const bool ours = sn.drain && RunOfReason(sn.reason) == e_.opts().run_id;
-  if (!admin_ && sn.drain && !ours) {
-    // Drained before plumb came: remember it (durably) and leave it to whoever drained it.
+  if (!admin_ && !ours && (sn.drain || sn.DownOnPurpose())) {
+    // Drained (or set down with a reason) before plumb came: remember it (durably) and leave
+    // it to whoever took it out.
     admin_ = true;
     admin_reason_ = sn.reason;
     Put("running");
@@ -452,7 +453,8 @@ bool NodeRun::Drain() {
       if (s) {
         auto n = s->find(np_.node);
         if (n != s->end()) {
-          if (n->second.drained && n->second.running_jobs == 0)
+          // Drained, or set down on purpose by an admin (no drain flag, and no job can run).
+          if ((n->second.drained || n->second.DownOnPurpose()) && n->second.running_jobs == 0)
             return StepResult::Ok({{"waited_ms", MillisBetween(start, e_.deps().clock->Now())}});
           last = n->second.jobs.empty() ? n->second.state
                                         : fmt::format("{}", fmt::join(n->second.jobs, ", "));

@@ -27,6 +27,15 @@ struct SchedulerNode {
   bool Unavailable() const { return drain || down; }
   /// Drained by plumb (the reason starts with "plumb:").
   bool DrainedByPlumb() const { return drain && reason.rfind("plumb:", 0) == 0; }
+  /// Set down on purpose (`scontrol update state=down reason="PSU swap"`): down, not drained,
+  /// with a reason that is neither Slurm's own "Not responding" nor plumb's. Out of service by
+  /// someone's decision, like an admin's drain: plumb must not put it back.
+  bool DownOnPurpose() const {
+    return down && !drain && !reason.empty() && reason != "Not responding" &&
+           reason.rfind("plumb:", 0) != 0;
+  }
+  /// Taken out by someone other than plumb, who decides when it returns.
+  bool HeldByAdmin() const { return (drain && !DrainedByPlumb()) || DownOnPurpose(); }
 };
 
 class Drainer {

@@ -98,9 +98,9 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
     if (job) s.jobs.push_back("42 (alice: train)");
     s.drain = n.drain;
     s.drained = n.drain && !job;
-    s.down = n.rebooting;
+    s.down = n.rebooting || n.admin_down;
     s.reason = n.reason;
-    s.state = n.rebooting ? "down*" : n.drain ? (job ? "draining" : "drained") : job ? "mixed" : "idle";
+    s.state = n.rebooting ? "down*" : n.admin_down ? "down" : n.drain ? (job ? "draining" : "drained") : job ? "mixed" : "idle";
     out[name] = s;
   }
   return out;

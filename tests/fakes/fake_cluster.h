@@ -36,6 +36,7 @@ struct FakeNode {
   int health_exit = 0;            ///< exit status of health gates
   bool unreachable = false;       ///< ssh refused, probe fails
   bool ignore_reboot = false;     ///< `reboot` exits 0 but nothing happens
+  bool admin_down = false;        ///< set down by an admin (reason in `reason`), ssh still up
   std::string marker;             ///< marker JSON written by plumb
 };
 

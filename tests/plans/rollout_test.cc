@@ -234,6 +234,22 @@ TEST_CASE("rollout: an admin-drained node is changed but stays drained, reason u
   CHECK(seen);
 }
 
+TEST_CASE("rollout: a node an admin set down with a reason is changed but not put back") {
+  World w(2, 2);
+  w.fake.node("n02").admin_down = true;
+  w.fake.node("n02").reason = "PSU swap";
+  w.MakePlan();
+  REQUIRE(w.plan.FindNode("n02") != nullptr);
+  CHECK(w.plan.FindNode("n02")->admin_drained);   // the plan says so too
+  auto r = w.Apply();
+  CHECK(r.outcome == "done");
+  CHECK(w.fake.node("n02").running["kernel"] == "k2");
+  CHECK(w.fake.Count("n02", "drain plumb") == 0);   // the admin's reason is not overwritten
+  CHECK(w.fake.Count("n02", "resume") == 0);
+  CHECK(w.fake.node("n02").reason == "PSU swap");
+  CHECK(w.fake.Count("n01", "resume") == 1);
+}
+
 TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary drained with why") {
   World w(4, 2, /*canary=*/1, /*max_failures=*/5);
   w.MakePlan();

@@ -115,3 +115,23 @@ TEST_CASE("slurm: hostlists and squeue's formatted lines") {
   CHECK((*jobs)[0].nodes == std::vector<std::string>{"n1", "n2"});
   CHECK((*jobs)[0].user == "alice");
 }
+
+TEST_CASE("scheduler node: who took a node out decides whether plumb may put it back") {
+  SchedulerNode n;
+  n.down = true;
+  n.reason = "PSU swap";   // scontrol update state=down reason="PSU swap"
+  CHECK(n.DownOnPurpose());
+  CHECK(n.HeldByAdmin());
+  n.reason = "Not responding";   // Slurm's own: the node is simply unreachable
+  CHECK_FALSE(n.DownOnPurpose());
+  CHECK_FALSE(n.HeldByAdmin());
+  n.reason = "";
+  CHECK_FALSE(n.HeldByAdmin());
+  n.reason = "plumb:20270101-000000-abcd:reboot";
+  CHECK_FALSE(n.DownOnPurpose());
+  n.drain = true;   // down + drained by plumb: plumb's
+  CHECK_FALSE(n.HeldByAdmin());
+  n.reason = "RMA gpu3";   // drained by an admin (down or not)
+  CHECK(n.HeldByAdmin());
+  CHECK_FALSE(n.DownOnPurpose());   // a drain, not a bare down
+}
