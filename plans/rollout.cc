@@ -257,6 +257,16 @@ void NodeRun::Fail(const std::string& step, const std::string& error) {
   out_.status = "failed";
   out_.step = step;
   out_.error = error;
+  if (!drained_by_us_ && !admin_) {
+    // A drain call that reported an error may still have taken effect (a timed-out scontrol),
+    // and a resumed run past its marker never drained in this process: if the scheduler shows
+    // this run's reason, the drain is ours, and the node must say why it stays out.
+    auto q = e_.deps().drainer->Query({np_.node});
+    if (q)
+      if (auto it = q->find(np_.node); it != q->end() && it->second.drain &&
+                                        RunOfReason(it->second.reason) == e_.opts().run_id)
+        drained_by_us_ = true;
+  }
   if (drained_by_us_) {
     // Keep it out of service, and say why where an operator looks first: the scheduler.
     Status s = e_.deps().drainer->Drain(np_.node,

@@ -113,6 +113,7 @@ Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   n.reason = reason;
   Log(node, "drain " + reason);
   CountOutLocked();
+  if (n.drain_errs) return Diagnostic::Error("fake.timeout", "scontrol timed out");
   return OkStatus();
 }
 

@@ -37,6 +37,7 @@ struct FakeNode {
   bool unreachable = false;       ///< ssh refused, probe fails
   bool ignore_reboot = false;     ///< `reboot` exits 0 but nothing happens
   bool admin_down = false;        ///< set down by an admin (reason in `reason`), ssh still up
+  bool drain_errs = false;        ///< Drain takes effect but reports an error (a timed-out call)
   std::string marker;             ///< marker JSON written by plumb
 };
 

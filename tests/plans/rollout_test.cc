@@ -250,6 +250,19 @@ TEST_CASE("rollout: a node an admin set down with a reason is changed but not pu
   CHECK(w.fake.Count("n01", "resume") == 1);
 }
 
+TEST_CASE("rollout: a drain that took effect but reported an error leaves the node saying why") {
+  World w(1, 1, /*canary=*/0);
+  w.fake.node("n01").drain_errs = true;
+  auto r = w.Apply();
+  CHECK(w.StatusOf(r, "n01") == "failed");
+  CHECK(w.fake.node("n01").drain);
+  // Not the bare "...:drain" reason of a node in progress: the failure, for the operator.
+  CHECK(w.fake.node("n01").reason.rfind("plumb:" + w.run_id + ":failed:drain: ", 0) == 0);
+  bool left = false;
+  for (const auto& o : r.nodes) left |= o.node == "n01" && o.left_drained;
+  CHECK(left);
+}
+
 TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary drained with why") {
   World w(4, 2, /*canary=*/1, /*max_failures=*/5);
   w.MakePlan();
