@@ -391,12 +391,33 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     if (resume) {
       // A lost journal: the scheduler still says which nodes this run had drained.
       auto q = drainer->Query({});
+      const std::string failed_prefix = "plumb:" + run_id + ":failed:";
+      int failed_before = 0;
       if (q)
-        for (const auto& [name, n] : *q)
-          if (n.drain && plans::RunOfReason(n.reason) == run_id && plan.FindNode(name))
-            adopt.push_back(name);
+        for (const auto& [name, n] : *q) {
+          if (!n.drain || plans::RunOfReason(n.reason) != run_id || !plan.FindNode(name))
+            continue;
+          if (n.reason.rfind(failed_prefix, 0) == 0) {
+            // It failed in the lost attempt: it stays failed and drained (and counts against
+            // max_failures), rather than being retried as if nothing had happened.
+            plans::NodeRecord rec;
+            rec.run = run_id;
+            rec.node = name;
+            rec.status = "failed";
+            rec.last_step = "journal-lost";
+            rec.error = "failed before the journal was lost: " + n.reason;
+            rec.ended_at = Rfc(now);
+            if (Status s = journal.PutNode(rec); !s) return Fail(s.error());
+            ++failed_before;
+            continue;
+          }
+          adopt.push_back(name);
+        }
       Err(fmt::format("plumb apply: run {} was not in the journal; adopting {} node(s) its "
-                      "drain reason names", run_id, adopt.size()));
+                      "drain reason names{}", run_id, adopt.size(),
+                      failed_before ? fmt::format(" ({} more failed before: left as they are)",
+                                                  failed_before)
+                                    : std::string()));
     }
   }
 

@@ -17,7 +17,7 @@ for i in 1 2 3 4 5; do   # the gate: healthy unless /etc/plumb-test-unhealthy ex
 done
 "$TB" ssh n3 touch /etc/plumb-test-unhealthy
 job_on n4 600 >/dev/null
-apply --ref HEAD --auto-approve --reboot-timeout 15 --poll-max-ms 1000
+apply --ref HEAD --auto-approve --reboot-timeout 15 --poll-max-ms 1000 --plan-out "$AP_TMP/plan.json"
 check "apply exits 1 (rc=$RC)" test "$RC" = 1
 check "the output says the budget halted it" grep -q "more than max_failures (1)" "$AP_TMP/out"
 run=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[0]['id'])" <(plumb_in runs --format json))
@@ -36,4 +36,17 @@ check "no VIOLATION anywhere" test "$(violations)" = 0
 plumb_in runs "$run" >"$AP_TMP/run.txt"
 check "plumb runs RUN shows each failure and n5 not started" \
   bash -c "grep -q 'n5 *not-started' $AP_TMP/run.txt && grep -c ' failed ' $AP_TMP/run.txt | grep -qx 4"
+# The journal is lost; --resume with the plan file finds the run's nodes by their Slurm reasons.
+# The ones that failed stay failed (drained, reasons kept, not retried, counted against
+# max_failures); nothing else starts.
+installs_before=$(cat "$TB_RUN"/nodes/*/state/events.log | grep -c 'apt-get install' || true)
+rm -f "$JOURNAL" "$JOURNAL-wal" "$JOURNAL-shm"
+apply --resume "$run" "$AP_TMP/plan.json" --reboot-timeout 15 --poll-max-ms 1000
+check "journal lost: --resume says the failed nodes are left as they are" \
+  grep -q "4 more failed before: left as they are" "$AP_TMP/err"
+check "journal lost: no failed node retried (no new install anywhere)" \
+  test "$(cat "$TB_RUN"/nodes/*/state/events.log | grep -c 'apt-get install' || true)" = "$installs_before"
+check "journal lost: n1 keeps its failure reason" expect_reason n1 "apply:nvidia_driver.install"
+check "journal lost: n5 still untouched" bash -c "! grep -q 'apt-get install' $TB_RUN/nodes/n5/state/events.log"
+check "journal lost: the resumed run halts on the failure budget (rc=$RC)" test "$RC" = 1
 ap_finish
