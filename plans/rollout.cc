@@ -538,7 +538,16 @@ bool NodeRun::Reboot() {
     old_id = rb->detail.value("boot_id", std::string());
     auto since = ParseRfc3339(rb->started_at).value_or(e_.deps().clock->Now());
     milliseconds wait = t.poll_initial;
-    for (;;) {
+    // No boot id from before (ssh was down, so it went through the BMC), and the BMC took the
+    // power cycle: the boot id cannot tell whether it happened yet, and a second power cycle
+    // of a node that is booting is worse than waiting. wait-boot takes any boot id.
+    if (old_id.empty() && rb->outcome == "ok") issue = false;
+    // Not known whether the call went out: if the node runs the planned changes, it rebooted.
+    if (issue && old_id.empty() && ReadBootId()) {
+      auto left = Remaining(e_.deps().prober->Probe(np_.node));
+      if (left && left->empty()) return true;
+    }
+    while (issue) {
       auto cur = ReadBootId();
       if (!cur || (!old_id.empty() && *cur != old_id)) {
         issue = false;   // down (rebooting) or already back with a new id

@@ -183,6 +183,10 @@ Result<transport::CommandOutput> FakeCluster::RunOn(const std::string& node,
   transport::CommandOutput out;
   const std::string cmd(command);
   if (cmd == "cat /proc/sys/kernel/random/boot_id") {
+    if (n.boot_id_unreadable > 0) {
+      --n.boot_id_unreadable;
+      return Diagnostic::Error("ssh.io", node + ": connection lost");
+    }
     out.out = fmt::format("boot-{}\n", n.boot);
     return out;
   }

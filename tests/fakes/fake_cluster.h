@@ -38,6 +38,7 @@ struct FakeNode {
   bool ignore_reboot = false;     ///< `reboot` exits 0 but nothing happens
   bool admin_down = false;        ///< set down by an admin (reason in `reason`), ssh still up
   bool drain_errs = false;        ///< Drain takes effect but reports an error (a timed-out call)
+  int boot_id_unreadable = 0;     ///< this many boot-id reads fail (ssh gone at that moment)
   std::string marker;             ///< marker JSON written by plumb
 };
 

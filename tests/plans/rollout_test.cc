@@ -419,6 +419,26 @@ TEST_CASE("rollout: a crash at any journaled point, then resume: converges, noth
   CHECK(points == 40);
 }
 
+TEST_CASE("rollout: a crash after a BMC power cycle: resume waits for the boot, no second cycle") {
+  // ssh answers everything but the boot-id read at reboot time, so the reboot goes through the
+  // BMC with no boot id to compare against; plumb dies right after it.
+  for (const char* point : {"reboot.intent", "reboot.outcome"}) {
+    CAPTURE(point);
+    World w(1, 1, /*canary=*/0);
+    w.fake.node("n01").boot_id_unreadable = 1;
+    std::atomic<int> seen{0};
+    const std::string at = point;
+    auto r = w.Apply(false, [&](const std::string& p) { return p == at && ++seen == 1; });
+    REQUIRE(r.outcome == "crashed");
+    w.clock.Advance(std::chrono::seconds(10));   // the operator resumes once it is back up
+    auto r2 = w.Apply(true);
+    CHECK(r2.outcome == "done");
+    CHECK(w.fake.node("n01").running["kernel"] == "k2");
+    // One reboot in all: the BMC's, or (crashed before it was sent) one over ssh on resume.
+    CHECK(w.fake.Count("n01", "bmc-reset") + w.fake.Count("n01", "reboot") == 1);
+  }
+}
+
 TEST_CASE("rollout: a lost journal: the node plumb drained is adopted and finished") {
   // A crash after the install, and the journal is gone: the operator resumes the run id with
   // the plan; Slurm's reason names the run, so the node is adopted and re-checked.
