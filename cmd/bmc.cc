@@ -17,6 +17,7 @@
 #include "modules/bios/bios.h"
 #include "modules/bmc_modules.h"
 #include "modules/firmware/firmware.h"
+#include "modules/transport/url.h"
 #include "plans/bmc_gather.h"
 
 namespace plumb::cmd {
@@ -26,7 +27,6 @@ struct BmcOptions {
   std::string targets_file;
   std::vector<std::string> nodes;
   std::string ca, fingerprint, credentials, auth = "auto", desired_file, out;
-  bool insecure = false;
   int fanout = 64;
   long per_bmc = 4;
   int timeout_s = 60;
@@ -69,10 +69,19 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
     std::ifstream in(o.targets_file);
     if (!in) return Diagnostic::Error("cli.targets", "cannot read " + o.targets_file);
     std::string line;
+    int line_no = 0;
     while (std::getline(in, line)) {
+      ++line_no;
       std::istringstream ls(line);
       plans::BmcTarget t;
       if (!(ls >> t.node >> t.url) || t.node[0] == '#') continue;
+      // https only, no user:password in it (OriginOf's message never echoes those).
+      if (auto origin = transport::OriginOf(t.url); !origin.ok()) {
+        Diagnostic d = origin.error();
+        d.where = Location{o.targets_file, line_no, 0};
+        d.message = fmt::format("node {}: {}", t.node, d.message);
+        return d;
+      }
       s.targets.push_back(t);
     }
   } else {
@@ -83,6 +92,12 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
     }
     for (const auto& n : lc.cluster.nodes) {
       if (n.bmc.empty()) continue;
+      if (auto origin = transport::OriginOf(n.bmc); !origin.ok()) {
+        Diagnostic d = origin.error();
+        d.where = n.where;
+        d.message = fmt::format("node {}: {}", n.name, d.message);
+        return d;
+      }
       s.targets.push_back({n.name, n.bmc});
       auto d = lc.desired.find(n.name);
       if (d != lc.desired.end()) s.desired[n.name] = d->second.desired;
@@ -114,16 +129,17 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
     return Diagnostic::Error("bmc.credentials", "no BMC credentials reference",
                              {}, "defaults.bmc.credentials", "set it, or pass --credentials env:VAR");
   }
+  if (!o.ca.empty() && !o.fingerprint.empty())
+    return Diagnostic::Error("cli.tls", "--ca and --fingerprint together: give one",
+                             {}, {}, "--fingerprint pins one certificate; --ca verifies a chain");
   co.tls.ca_file = o.fingerprint.empty() ? ca : "";
   co.tls.fingerprint = o.ca.empty() ? fp : "";
-  co.tls.insecure = o.insecure;
   co.credentials = cred;
   co.auth = o.auth == "basic" ? transport::BmcAuth::kBasic
             : o.auth == "session" ? transport::BmcAuth::kSession : transport::BmcAuth::kAuto;
   co.per_bmc_connections = o.per_bmc;
   co.request_timeout = std::chrono::seconds(o.timeout_s);
   if (g.verbose) co.log = [](const std::string& m) { Err("plumb: note: " + m); };
-  if (o.insecure) Err(plans::InsecureWarning());
   auto f = plans::BmcFactory::Create(co);
   if (!f.ok()) return f.error();
   s.factory = f.value();
@@ -285,7 +301,6 @@ void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
   sub->add_option("--ca", o.ca, "CA bundle that signs the BMC certificates (overrides bmc.ca)");
   sub->add_option("--fingerprint", o.fingerprint, "Pinned SHA-256 certificate fingerprint (sha256:AB:CD:...)");
   sub->add_option("--credentials", o.credentials, "env:VAR or file:/path holding user:password");
-  sub->add_flag("--insecure", o.insecure, "Do NOT verify BMC certificates (loud warning)");
   sub->add_option("--auth", o.auth, "auto | session | basic")->capture_default_str();
   sub->add_option("--fanout", o.fanout, "BMCs at once")->capture_default_str();
   sub->add_option("--per-bmc", o.per_bmc, "Connections per BMC")->capture_default_str();

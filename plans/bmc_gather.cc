@@ -8,7 +8,7 @@ namespace plumb::plans {
 Result<std::shared_ptr<BmcFactory>> BmcFactory::Create(const BmcConnectOptions& options) {
   auto creds = transport::LoadCredentials(options.credentials);
   if (!creds.ok()) return creds.error();
-  if (!options.tls.insecure && !options.tls.fingerprint.empty()) {
+  if (!options.tls.fingerprint.empty()) {
     auto fp = transport::ParseSha256Fingerprint(options.tls.fingerprint);
     if (!fp.ok()) return fp.error();
   }
@@ -79,11 +79,6 @@ nlohmann::json ToJson(const BmcObservation& o) {
                       {"facts", facts}, {"errors", errors}, {"elapsed_s", o.elapsed_s}};
   if (!o.reachable) j["error"] = o.error.ToJson();
   return j;
-}
-
-std::string InsecureWarning() {
-  return "plumb: WARNING: BMC TLS verification is DISABLED (--insecure). Anyone on the path can "
-         "impersonate the BMCs and capture their credentials. Configure bmc.ca or bmc.fingerprint.";
 }
 
 }  // namespace plumb::plans

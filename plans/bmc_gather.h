@@ -69,7 +69,4 @@ std::vector<BmcObservation> GatherBmc(const std::vector<BmcTarget>& targets,
 ///  "elapsed_s"}
 nlohmann::json ToJson(const BmcObservation& o);
 
-/// The warning printed once per run when TLS verification is off.
-std::string InsecureWarning();
-
 }  // namespace plumb::plans

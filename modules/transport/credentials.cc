@@ -10,9 +10,13 @@ namespace plumb::transport {
 namespace {
 
 Diagnostic CredError(std::string_view ref, const std::string& why, std::string hint = {}) {
+  // A reference is only named when it is one (env:/file:): anything else may be the secret
+  // itself, typed where its reference belongs ("--credentials root:calvin").
+  const bool is_ref = ref.rfind("env:", 0) == 0 || ref.rfind("file:", 0) == 0;
   return Diagnostic::Error("bmc.credentials",
-                           "BMC credentials '" + std::string(ref) + "': " + why, {},
-                           "defaults.bmc.credentials", std::move(hint));
+                           is_ref ? "BMC credentials '" + std::string(ref) + "': " + why
+                                  : "BMC credentials: " + why,
+                           {}, "defaults.bmc.credentials", std::move(hint));
 }
 
 Result<Credentials> Split(std::string_view ref, std::string text) {

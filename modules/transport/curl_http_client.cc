@@ -270,7 +270,7 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.errbuf);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
     // Redirects are followed above the seam, where our own host:port is kept.
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
@@ -281,10 +281,7 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, WriteHeader);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
-    if (tls_.insecure) {
-      curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-      curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-    } else if (pin_) {
+    if (pin_) {
       // The verify callback enforces the pin and fails the handshake on a mismatch.
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -293,7 +290,12 @@ class CurlHttpClient : public HttpClient {
     } else {
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-      if (!tls_.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, tls_.ca_file.c_str());
+      if (!tls_.ca_file.empty()) {
+        // This bundle only: Debian's libcurl also reads /etc/ssl/certs (its built-in CA path),
+        // which would let any system CA vouch for a BMC's name.
+        curl_easy_setopt(e, CURLOPT_CAINFO, tls_.ca_file.c_str());
+        curl_easy_setopt(e, CURLOPT_CAPATH, nullptr);
+      }
     }
     for (const auto& [k, v] : r.headers) {
       t.headers = curl_slist_append(t.headers, (k + ": " + v).c_str());
@@ -336,7 +338,7 @@ class CurlHttpClient : public HttpClient {
 std::unique_ptr<HttpClient> NewCurlHttpClient(std::shared_ptr<CurlEngine> engine,
                                               const TlsOptions& tls) {
   const std::string* pin = nullptr;
-  if (!tls.insecure && !tls.fingerprint.empty()) {
+  if (!tls.fingerprint.empty()) {
     auto raw = ParseSha256Fingerprint(tls.fingerprint);
     // A malformed pin must never degrade to "no pin": an impossible pin refuses every peer.
     pin = InternPin(raw.ok() ? raw.value() : std::string("\0invalid-pin", 12));

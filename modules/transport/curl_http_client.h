@@ -14,8 +14,9 @@
 ///     installed through CURLOPT_SSL_CTX_FUNCTION, which fails the handshake on a mismatch; the
 ///     chain and host name are not checked (the pin names the exact certificate). This is a
 ///     certificate pin, not a public-key pin (CURLOPT_PINNEDPUBLICKEY is not used).
-///   - `insecure`: no verification at all. Callers print a loud warning (RedfishClient does).
 ///   - none of them: the system CA store.
+/// There is no way to turn verification off: a BMC that cannot be verified is not talked to
+/// (its credentials would go to whoever answers). https only; plain http is refused.
 #include <memory>
 #include <string>
 
@@ -26,7 +27,6 @@ namespace plumb::transport {
 struct TlsOptions {
   std::string ca_file;
   std::string fingerprint;
-  bool insecure = false;
 };
 
 class CurlEngine;

@@ -29,6 +29,8 @@ Result<CommandOutput> LocalShell::Run(std::string_view command, std::chrono::mil
     std::string kv(*e);
     auto eq = kv.find('=');
     if (eq != std::string::npos && env_.count(kv.substr(0, eq))) continue;
+    // sinfo, scontrol and kubectl need none of plumb's secrets.
+    if (kv.rfind("PLUMB_SSH_PASSPHRASE=", 0) == 0) continue;
     env_store.push_back(std::move(kv));
   }
   for (const auto& [k, v] : env_) env_store.push_back(k + "=" + v);

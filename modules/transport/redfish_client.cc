@@ -257,6 +257,8 @@ Status RedfishClient::Login() {
   if (resp.status == 404 || resp.status == 405 || resp.status == 501) {
     return fallback("POST Sessions answered HTTP " + std::to_string(resp.status));
   }
+  // A BMC's words about a failed login may quote the request, password included (a 400 "The
+  // value '...' for the property Password ..."): HttpError scrubs them.
   if (!Is2xx(resp.status)) return HttpError("POST", sessions, resp);
   std::string token = resp.Header("x-auth-token");
   if (token.empty()) return fallback("no X-Auth-Token in the login response");
@@ -326,7 +328,20 @@ Diagnostic RedfishClient::HttpError(const std::string& method, std::string_view 
   for (const auto& m : ExtractMessages(ParseBody(r.body))) {
     if (!m.resolution.empty()) { hint = m.resolution; break; }
   }
-  return Diagnostic::Error("bmc.http." + std::to_string(r.status), msg, {}, {}, hint);
+  return Diagnostic::Error("bmc.http." + std::to_string(r.status), Scrub(std::move(msg)), {}, {},
+                           Scrub(std::move(hint)));
+}
+
+std::string RedfishClient::Scrub(std::string text) const {
+  // What a BMC says is copied into errors; it must never carry our secrets back out.
+  const std::string password = options_.credentials.password.Reveal();
+  for (const std::string* secret : {&password, &token_}) {
+    if (secret->empty()) continue;
+    if (secret->size() < 4) return "(the BMC's message is not shown: it could hold a secret)";
+    for (size_t at = text.find(*secret); at != std::string::npos; at = text.find(*secret, at))
+      text.replace(at, secret->size(), "<redacted>");
+  }
+  return text;
 }
 
 Result<Json> RedfishClient::ServiceRoot() {

@@ -89,6 +89,8 @@ class RedfishClient : public Bmc {
   void AddAuth(HttpRequest& req) const;
   Result<std::string> Url(std::string_view link) const;
   BmcResponse ToBmcResponse(const HttpResponse& r) const;
+  /// `text` with the password and the session token replaced by "<redacted>".
+  std::string Scrub(std::string text) const;
   Diagnostic HttpError(const std::string& method, std::string_view link,
                        const HttpResponse& r) const;
   Result<TaskOutcome> FollowTask(const HttpResponse& first);

@@ -29,8 +29,15 @@ Result<std::string> OriginOf(std::string_view url) {
     return Diagnostic::Error("bmc.url", "not a valid URL: '" + s + "'");
   }
   std::string scheme = Part(u.get(), CURLUPART_SCHEME);
-  if (scheme != "https" && scheme != "http") {
-    return Diagnostic::Error("bmc.url", "BMC URL must be https://...: '" + s + "'");
+  // Never echo a URL that carries a user or password: say what is wrong without it.
+  if (!Part(u.get(), CURLUPART_USER).empty() || !Part(u.get(), CURLUPART_PASSWORD).empty()) {
+    return Diagnostic::Error("bmc.url", "BMC URL for host '" + Part(u.get(), CURLUPART_HOST) +
+                                            "' carries a user or password",
+                             {}, {}, "credentials come from defaults.bmc.credentials (env:/file:)");
+  }
+  if (scheme != "https") {
+    return Diagnostic::Error("bmc.url", "BMC URL must be https://...: '" + s + "'", {}, {},
+                             "plain http would send the BMC password in clear text");
   }
   std::string host = Part(u.get(), CURLUPART_HOST);
   std::string port = Part(u.get(), CURLUPART_PORT);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # BMC TLS is verified: the testbed CA or a pinned certificate fingerprint is accepted; a wrong
 # CA, an unknown (self-signed) certificate, a name mismatch and a wrong pin are refused;
-# --insecure works and warns loudly. Credentials: env:/file: references, a group-readable file
+# there is no way to turn verification off (no --insecure), plain http and URLs with user:password
+# are refused. Credentials: env:/file: references, a group-readable file
 # refused, a wrong password reported; the planted password is in no output.
 source "$PLUMB_SRC/tests/integration/lib/redfish.sh"
 fp() { openssl x509 -in "$1" -noout -fingerprint -sha256 | sed 's/^.*=/sha256:/'; }
@@ -24,8 +25,27 @@ check "  as a TLS error" has "http.tls" "$OUT"
 pbr inventory --credentials "$C" --fingerprint "sha256:12:34"
 check "a malformed pin is an error, not 'no pin' (rc=$rc)" [ "$rc" = 1 ]
 pbr inventory --credentials "$C" --insecure
-check "--insecure connects (rc=$rc)" [ "$rc" = 0 ]
-check "  and warns loudly" has "TLS verification is DISABLED" "$ERR"
+check "there is no --insecure: verification cannot be turned off (rc=$rc)" [ "$rc" != 0 ]
+pbr inventory --credentials "$C" --ca "$RF_RUN/certs/ca.pem" --fingerprint "$(fp "$RF_RUN/certs/server.pem")"
+check "--ca and --fingerprint together are refused, not both dropped (rc=$rc)" [ "$rc" = 1 ]
+# Plain http and a URL carrying user:password are refused before anything is sent.
+read -r name url _ <"$RF_RUN/bmcs.txt"
+printf '%s %s\n' "$name" "${url/https:/http:}" >"$RF_WORK/http-targets.txt"
+set +e
+"$PLUMB" bmc inventory --targets "$RF_WORK/http-targets.txt" --credentials "$C" \
+  --ca "$RF_RUN/certs/ca.pem" --format json >"$RF_WORK/http.out" 2>"$RF_WORK/http.err"
+rc=$?
+set -e
+check "an http:// BMC URL is refused before anything is sent (rc=$rc)" [ "$rc" = 1 ]
+check "  saying it must be https" grep -q "must be https" "$RF_WORK/http.out" "$RF_WORK/http.err"
+printf '%s %s\n' "$name" "${url/https:\/\//https://admin:$PLANTED@}" >"$RF_WORK/userinfo-targets.txt"
+set +e
+"$PLUMB" bmc inventory --targets "$RF_WORK/userinfo-targets.txt" --credentials "$C" \
+  --ca "$RF_RUN/certs/ca.pem" --format json >"$RF_WORK/ui.out" 2>"$RF_WORK/ui.err"
+rc=$?
+set -e
+check "a BMC URL with user:password is refused (rc=$rc)" [ "$rc" = 1 ]
+check "  and the password in it is not echoed" bash -c "! grep -q '$PLANTED' '$RF_WORK/ui.out' '$RF_WORK/ui.err'"
 
 PLUMB_TEST_BMC_CRED="$(cat "$RF_WORK/pw")" pbr inventory --credentials env:PLUMB_TEST_BMC_CRED --ca "$RF_RUN/certs/ca.pem" -v
 check "env: credentials work (rc=$rc)" [ "$rc" = 0 ]

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "modules/transport/local_shell.h"
 
@@ -24,4 +25,16 @@ TEST_CASE("local shell: a command past its timeout is killed with its children")
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == "local.timeout");
   CHECK(took < std::chrono::seconds(10));
+}
+
+TEST_CASE("local shell: plumb's SSH key passphrase is not passed to the commands it runs") {
+  ::setenv("PLUMB_SSH_PASSPHRASE", "s3cret-PLANTED", 1);
+  ::setenv("PLUMB_T_KEEP", "kept", 1);
+  LocalShell sh;
+  auto r = sh.Run("printf '%s|%s' \"${PLUMB_SSH_PASSPHRASE-unset}\" \"$PLUMB_T_KEEP\"",
+                  std::chrono::seconds(10));
+  ::unsetenv("PLUMB_SSH_PASSPHRASE");
+  ::unsetenv("PLUMB_T_KEEP");
+  REQUIRE(r.ok());
+  CHECK(r->out == "unset|kept");
 }

@@ -482,6 +482,22 @@ TEST_CASE("redfish: redirects are followed for GET and POST on our own host:port
   }
 }
 
+TEST_CASE("redfish: a BMC's error text that quotes the password or token is scrubbed") {
+  Rig rig;
+  auto& f = rig.fake;
+  SUBCASE("failed login quoting the password") {
+    f.script["POST /redfish/v1/SessionService/Sessions"].push_back(FakeRedfish::Error(
+        400, "Base.1.8.PropertyValueFormatError",
+        "The value 's3cret-PLANTED' for the property Password is of a different format."));
+    auto r = rig.client->Get("/redfish/v1/Systems/1");
+    REQUIRE_FALSE(r.ok());
+    const std::string all = r.error().ToString() + r.error().hint + rig.AllText();
+    CHECK(all.find("s3cret-PLANTED") == std::string::npos);
+    CHECK(r.error().message.find("<redacted>") != std::string::npos);
+    CHECK(r.error().message.find("PropertyValueFormatError") != std::string::npos);
+  }
+}
+
 TEST_CASE("redfish: 503 with Retry-After is retried with a capped wait") {
   Rig rig;
   auto& f = rig.fake;

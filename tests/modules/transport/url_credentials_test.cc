@@ -27,6 +27,25 @@ TEST_CASE("url: references resolve by RFC 3986 and stay on our origin") {
         o + "/redfish/v1/C?$skip=2");
   CHECK(OriginOf("https://bmc.example:8443/redfish/v1/").value() == "https://bmc.example:8443");
   CHECK_FALSE(OriginOf("ftp://bmc.example").ok());
+  // Plain http would carry the password in clear text: refused, with the reason.
+  auto plain = OriginOf("http://bmc.example/redfish/v1/");
+  REQUIRE_FALSE(plain.ok());
+  CHECK(plain.error().hint.find("clear text") != std::string::npos);
+  // A URL with a user or password is refused without being echoed.
+  auto userinfo = OriginOf("https://admin:s3cret-PLANTED@bmc.example/");
+  REQUIRE_FALSE(userinfo.ok());
+  CHECK(userinfo.error().ToString().find("s3cret-PLANTED") == std::string::npos);
+  CHECK(userinfo.error().ToString().find("bmc.example") != std::string::npos);
+}
+
+TEST_CASE("credentials: a secret typed where its reference belongs is not echoed back") {
+  auto typed = LoadCredentials("root:s3cret-PLANTED");
+  REQUIRE_FALSE(typed.ok());
+  CHECK(typed.error().ToString().find("s3cret-PLANTED") == std::string::npos);
+  CHECK(typed.error().message.find("env:VAR") != std::string::npos);
+  auto missing = LoadCredentials("env:PLUMB_TEST_NOT_SET_ANYWHERE");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("env:PLUMB_TEST_NOT_SET_ANYWHERE") != std::string::npos);
 }
 
 TEST_CASE("credentials: env and 0600 file - group-readable files refused - secret never in errors") {
