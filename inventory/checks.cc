@@ -175,6 +175,9 @@ void CheckWaivers(const Cluster& c, Diagnostics& diags) {
   using namespace std::chrono;
   const year_month_day today{floor<days>(system_clock::now())};
   for (const auto& w : c.waivers) {
+    const Location expires_at = w.expires_at.known() ? w.expires_at : w.where;
+    const Location nodes_at = w.nodes_at.known() ? w.nodes_at : w.where;
+    const std::string expires_key = fmt::format("waivers[{}].expires", w.index);
     bool shaped = w.expires.size() == 10 && w.expires[4] == '-' && w.expires[7] == '-' &&
                   std::all_of(w.expires.begin(), w.expires.end(),
                               [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; });
@@ -185,12 +188,12 @@ void CheckWaivers(const Cluster& c, Diagnostics& diags) {
       if (!exp.ok()) {
         diags.Add(Diagnostic::Error("waivers.bad-date",
                                       fmt::format("'{}' is not a calendar date", w.expires),
-                                      w.where, "expires", "write YYYY-MM-DD, e.g. 2026-12-31"));
+                                      expires_at, expires_key, "write YYYY-MM-DD, e.g. 2026-12-31"));
       } else if (sys_days{exp} < sys_days{today}) {
         diags.Add(Diagnostic::Warning(
             "waivers.expired",
             fmt::format("waiver for '{}' on '{}' expired on {}", w.nodes, w.keys, w.expires),
-            w.where, "expires", "renew it with a new date and reason, or remove it"));
+            expires_at, expires_key, "renew it with a new date and reason, or remove it"));
       }
     }
     if (w.nodes.empty()) continue;
@@ -200,8 +203,9 @@ void CheckWaivers(const Cluster& c, Diagnostics& diags) {
     }
     if (!any) {
       diags.Add(Diagnostic::Warning(
-          "waivers.no-match", fmt::format("waiver for '{}' matches no node", w.nodes), w.where,
-          "nodes", "check the glob against the node names in inventory.yaml"));
+          "waivers.no-match", fmt::format("waiver for '{}' matches no node", w.nodes), nodes_at,
+          fmt::format("waivers[{}].nodes", w.index),
+          "check the glob against the node names in inventory.yaml"));
     }
   }
 }

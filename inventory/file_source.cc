@@ -15,6 +15,12 @@ namespace fs = std::filesystem;
 Result<std::optional<std::string>> DiskSource::Read(const std::string& path) const {
   fs::path p = fs::path(root_) / path;
   std::error_code ec;
+  if (repo_ && fs::is_symlink(fs::symlink_status(p, ec))) {
+    return Diagnostic::Error("source.not-a-file",
+                             fmt::format("{} is a symlink in the working tree", path),
+                             Location{path, 0, 0}, {},
+                             "symlinks are not followed (nor are they in a commit); copy the file");
+  }
   auto st = fs::status(p, ec);
   if (ec || st.type() == fs::file_type::not_found) return std::optional<std::string>();
   if (st.type() != fs::file_type::regular) {

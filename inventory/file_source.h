@@ -25,12 +25,16 @@ class FileSource {
 /// Files on disk below `root` (working-tree mode: uncommitted edits included).
 class DiskSource : public FileSource {
  public:
-  explicit DiskSource(std::string root) : root_(std::move(root)) {}
+  /// `repo`: the root is a cluster repo's working tree, read as a commit would be: a symlink
+  /// is refused (it could point anywhere: /etc/passwd), not followed.
+  explicit DiskSource(std::string root, bool repo = false)
+      : root_(std::move(root)), repo_(repo) {}
   Result<std::optional<std::string>> Read(const std::string& path) const override;
   Result<std::vector<std::string>> List(const std::string& dir) const override;
 
  private:
   std::string root_;
+  bool repo_ = false;
 };
 
 /// Files held in memory: path -> contents. For tests and for callers that build a repo in code.

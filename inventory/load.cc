@@ -249,6 +249,7 @@ class Loader {
         YamlDocument empty;
         empty.file = path;
         empty.json = json::object();
+        empty.unreadable = true;   // its own error says why; "pins nothing" would be noise
         add(name, empty);
         continue;
       }
@@ -273,6 +274,11 @@ class Loader {
       CollectLeaves(doc.json, "", "", doc.marks, s.origins);
       StripExtensions(s.pins, s.origins);
     }
+    if (!doc.unreadable && (!s.pins.is_object() || s.pins.empty()))
+      diags().Add(Diagnostic::Warning(
+          "inventory.empty-stack", fmt::format("stack '{}' pins nothing", name),
+          Location{doc.file, 1, 1}, {},
+          "an empty or comment-only file: the nodes on this stack are not checked for anything"));
     cluster().stacks[name] = std::move(s);
   }
 
@@ -320,8 +326,12 @@ class Loader {
     if (!doc->json.is_object() || list == doc->json.end() || !list->is_array()) return;
     for (size_t i = 0; i < list->size(); ++i) {
       const json& w = (*list)[i];
+      const std::string at = PointerAppend("/waivers", i);
       Waiver waiver{Str(w, "nodes"), Str(w, "keys"), Str(w, "reason"), Str(w, "owner"),
-                    Str(w, "expires"), doc->marks.At(PointerAppend("/waivers", i))};
+                    Str(w, "expires"), doc->marks.At(at)};
+      waiver.index = static_cast<int>(i);
+      waiver.expires_at = doc->marks.At(at + "/expires");
+      waiver.nodes_at = doc->marks.At(at + "/nodes");
       cluster().waivers.push_back(std::move(waiver));
     }
   }
@@ -418,7 +428,7 @@ LoadedCluster LoadCluster(const LoadOptions& options) {
       if (head) source.commit = *head;
     }
     source.ref = "working-tree";
-    auto disk = std::make_shared<DiskSource>(options.repo);
+    auto disk = std::make_shared<DiskSource>(options.repo, /*repo=*/true);
     LoadedCluster out = LoadClusterFrom(*disk, source);
     out.files = disk;
     Diagnostics all;

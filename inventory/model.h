@@ -109,6 +109,9 @@ struct Waiver {
   std::string reason, owner;
   std::string expires;  ///< YYYY-MM-DD
   Location where;
+  int index = 0;          ///< its place in waivers.yaml's list: "waivers[2].expires"
+  Location expires_at;    ///< where `expires` is written (else `where`)
+  Location nodes_at;      ///< where `nodes` is written (else `where`)
 };
 
 /// The whole cluster repo at one commit.

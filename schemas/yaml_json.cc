@@ -208,6 +208,30 @@ class Converter {
   bool over_budget_ = false;
 };
 
+// The first line whose indentation (the whitespace before its first other character)
+// holds a tab: line and column of that tab, 1-based.
+std::optional<Location> FirstTabIndent(std::string_view text) {
+  int line = 1;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    for (size_t i = start; i < end && (text[i] == ' ' || text[i] == '\t'); ++i) {
+      if (text[i] == '\t') {
+        // A line of only whitespace is no indentation of anything.
+        size_t first = text.find_first_not_of(" \t\r", i);
+        if (first != std::string_view::npos && first < end)
+          return Location{"", line, static_cast<int>(i - start) + 1};
+        break;
+      }
+    }
+    if (end == text.size()) break;
+    start = end + 1;
+    ++line;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& file,
@@ -215,11 +239,29 @@ std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& 
   YamlDocument doc;
   doc.file = file;
   try {
-    YAML::Node root = YAML::Load(std::string(text));
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1) {
+      // yaml-cpp's Load would keep the first and drop the rest without a word: pins would vanish.
+      diags.Add(Diagnostic::Error(
+          "yaml.documents",
+          fmt::format("more than one YAML document ({}); plumb reads one per file", docs.size()),
+          ToLocation(file, docs[1].Mark()), {},
+          "remove the extra '---' line (a '---' is only allowed before the first line)"));
+      return std::nullopt;
+    }
+    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     Converter conv(file, doc.marks, diags);
     doc.json = conv.Convert(root, "", 0);
     if (doc.marks.value[""].line <= 0) doc.marks.value[""] = Location{file, 1, 1};
   } catch (const YAML::Exception& e) {
+    // yaml-cpp's words are about its parser ("illegal map value"); a tab in the indentation,
+    // the most common cause there is, is named when the error sits on or after it.
+    if (auto tab = FirstTabIndent(text); tab && (e.mark.line < 0 || tab->line <= e.mark.line + 1)) {
+      diags.Add(Diagnostic::Error("yaml.tab", "a tab is used for indentation; YAML allows spaces only",
+                                  Location{file, tab->line, tab->column}, {},
+                                  "replace the tab(s) at the start of this line with spaces"));
+      return std::nullopt;
+    }
     diags.Add(Diagnostic::Error("yaml.syntax", fmt::format("YAML syntax error: {}", e.msg),
                                 ToLocation(file, e.mark), {},
                                 "check indentation, colons and quotes on this line"));

@@ -31,6 +31,7 @@ struct YamlDocument {
   std::string file;
   nlohmann::json json;   ///< null for an empty file
   Marks marks;
+  bool unreadable = false;   ///< a stand-in for a file that did not read or parse (reported)
 };
 
 /// Parses `text` (named `file` in diagnostics). Scalars follow YAML 1.2's core schema: quoted

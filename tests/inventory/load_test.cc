@@ -1,6 +1,12 @@
 // The loader over in-memory repos: semantic checks, every problem at once, the examples.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <fstream>
+
+#include <filesystem>
+
 #include <set>
 
 #include "inventory/load.h"
@@ -203,7 +209,36 @@ TEST_CASE("load: waivers are read and checked against node names") {
   CHECK(Find(old, "waivers.expired")->message == "waiver for 'gpu001' on '*' expired on 2020-01-31");
   CHECK(Find(old, "waivers.expired")->severity == Severity::kWarning);
   REQUIRE(Find(old, "waivers.bad-date"));
-  CHECK(Find(old, "waivers.bad-date")->where.ToString() == "waivers.yaml:3:5");
+  // At the date itself, named as the user finds it in the list.
+  CHECK(Find(old, "waivers.bad-date")->where.ToString() == "waivers.yaml:3:69");
+  CHECK(Find(old, "waivers.bad-date")->key_path == "waivers[1].expires");
+  CHECK(Find(old, "waivers.expired")->key_path == "waivers[0].expires");
+}
+
+TEST_CASE("load: a stack file that pins nothing is named (a warning, the repo still loads)") {
+  auto lc = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: a, address: a.example, groups: [g] } ]\n"
+                                     "groups: { g: { stack: s } }\n"},
+                  {"stacks/s.yaml", "# nothing pinned yet\n"}});
+  CHECK(lc.ok());
+  REQUIRE(Find(lc, "inventory.empty-stack"));
+  CHECK(Find(lc, "inventory.empty-stack")->message == "stack 's' pins nothing");
+  CHECK(Find(lc, "inventory.empty-stack")->where.file == "stacks/s.yaml");
+}
+
+TEST_CASE("load: the working tree is read like a commit: a symlink is refused, not followed") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("plumb-symlink-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "stacks");
+  std::ofstream(dir / "inventory.yaml") << "cluster: c\nnodes: [ { name: a, address: a.example, "
+                                           "groups: [g] } ]\ngroups: { g: { stack: s } }\n";
+  fs::create_symlink("/etc/passwd", dir / "stacks" / "s.yaml");
+  auto lc = LoadCluster({dir.string(), "HEAD", true});
+  CHECK_FALSE(lc.ok());
+  REQUIRE(Find(lc, "source.not-a-file"));
+  CHECK(Find(lc, "source.not-a-file")->message == "stacks/s.yaml is a symlink in the working tree");
+  for (const auto& d : lc.diags.items()) CHECK(d.message.find("root:") == std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("load: the shipped examples are valid (from disk)") {

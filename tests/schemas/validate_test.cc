@@ -87,7 +87,13 @@ const BadInput kBadInputs[] = {
      "  hint: must be at least 1\n"},
     {"rollout.schema.json", "rollouts/r.yaml", "max_unavailable: 10 %\n",
      "rollouts/r.yaml:1:18: error: invalid value \"10 %\" [key: max_unavailable]\n"
-     "  hint: expected a node count like 4 or a percentage like \"10%\"; it contains a space\n"},
+     "  hint: expected a node count like 4 or a percentage from 1% to 100% like \"10%\"; it contains a space\n"},
+    {"rollout.schema.json", "rollouts/r.yaml", "max_unavailable: 150%\n",
+     "rollouts/r.yaml:1:18: error: invalid value \"150%\" [key: max_unavailable]\n"
+     "  hint: expected a node count like 4 or a percentage from 1% to 100% like \"10%\"\n"},
+    {"rollout.schema.json", "rollouts/r.yaml", "max_unavailable: 0%\n",
+     "rollouts/r.yaml:1:18: error: invalid value \"0%\" [key: max_unavailable]\n"
+     "  hint: expected a node count like 4 or a percentage from 1% to 100% like \"10%\"\n"},
     {"rollout.schema.json", "rollouts/r.yaml", "health: [ \"nvidia-smi -L | tee /tmp/x\" ]\n",
      "rollouts/r.yaml:1:11: error: invalid value \"nvidia-smi -L | tee /tmp/x\" [key: health[0]]\n"
      "  hint: expected a plain command like \"nvidia-smi -L\" (no shell metacharacters; put "

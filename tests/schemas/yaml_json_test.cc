@@ -73,10 +73,39 @@ TEST_CASE("yaml: syntax errors are located, never thrown") {
     auto doc = ParseYaml(bad, "bad.yaml", d);
     CHECK_FALSE(doc);
     REQUIRE(d.ErrorCount() == 1);
-    CHECK(d.items()[0].code == "yaml.syntax");
+    // A tab in the indentation is named as such; every other error is yaml-cpp's, located.
+    CHECK(d.items()[0].code == (std::string(bad)[0] == '\t' ? "yaml.tab" : "yaml.syntax"));
     CHECK(d.items()[0].where.file == "bad.yaml");
     CHECK(d.items()[0].where.line >= 1);
   }
+}
+
+TEST_CASE("yaml: a tab in the indentation is named, at its line and column") {
+  Diagnostics d;
+  CHECK_FALSE(ParseYaml("kernel: a\nsysctl:\n  vm.swappiness: 1\n \tnet.core.rmem_max: 2\n",
+                        "s.yaml", d));
+  REQUIRE(d.ErrorCount() == 1);
+  CHECK(d.items()[0].ToString() ==
+        "s.yaml:4:2: error: a tab is used for indentation; YAML allows spaces only\n"
+        "  hint: replace the tab(s) at the start of this line with spaces");
+  // A tab inside a value is no indentation: the file parses.
+  Diagnostics ok;
+  CHECK(ParseYaml("motd: \"a\\tb\"\nnote: x\ty\nk: 1\n", "ok.yaml", ok));
+  CHECK(ok.ErrorCount() == 0);
+}
+
+TEST_CASE("yaml: a second document is an error, not silently dropped") {
+  for (const char* text : {"kernel: a\n---\nkernel: b\n", "---\n# only a comment\n---\nkernel: b\n"}) {
+    CAPTURE(text);
+    Diagnostics d;
+    CHECK_FALSE(ParseYaml(text, "s.yaml", d));
+    REQUIRE(d.ErrorCount() == 1);
+    CHECK(d.items()[0].code == "yaml.documents");
+    CHECK(d.items()[0].where.line >= 3);   // at the second document's first value
+  }
+  Diagnostics one;
+  CHECK(ParseYaml("---\nkernel: a\n", "s.yaml", one));   // one document, marked: fine
+  CHECK(one.ErrorCount() == 0);
 }
 
 TEST_CASE("yaml: non-scalar keys and absurd nesting are errors") {
