@@ -1,5 +1,7 @@
 #include "inventory/git_source.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <mutex>
 
@@ -64,6 +66,10 @@ Result<Ok> OpenRepo(const std::string& path, RepoPtr& repo) {
   // to the enclosing repository.
   int rc = git_repository_open_ext(&repo.p, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
   if (rc != 0) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      return Diagnostic::Error("source.no-repo", fmt::format("{} does not exist", path), {}, {},
+                               "check the --repo path");
     return Diagnostic::Error(
         "source.not-a-repo", fmt::format("{} is not a git repository", path), {}, {},
         "make it one (git init && git add -A && git commit -m init), point --repo at the "

@@ -86,6 +86,9 @@ class Converter {
   Converter(const std::string& file, Marks& marks, Diagnostics& diags)
       : file_(file), marks_(marks), diags_(diags) {}
 
+  /// The value budget ran out: what was converted is a fragment, not the file.
+  bool over_budget() const { return over_budget_; }
+
   nlohmann::json Convert(const YAML::Node& node, const std::string& pointer, int depth) {
     // Aliases are expanded, so a few lines of anchors can stand for billions of values
     // ("billion laughs"); stop at a budget no real cluster file comes near.
@@ -252,6 +255,8 @@ std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& 
     YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     Converter conv(file, doc.marks, diags);
     doc.json = conv.Convert(root, "", 0);
+    // A cut-off document would only add false errors (missing keys) after the real one.
+    if (conv.over_budget()) return std::nullopt;
     if (doc.marks.value[""].line <= 0) doc.marks.value[""] = Location{file, 1, 1};
   } catch (const YAML::Exception& e) {
     // yaml-cpp's words are about its parser ("illegal map value"); a tab in the indentation,
@@ -262,9 +267,12 @@ std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& 
                                   "replace the tab(s) at the start of this line with spaces"));
       return std::nullopt;
     }
+    const bool anchor = e.msg.find("anchor is not defined") != std::string::npos;
     diags.Add(Diagnostic::Error("yaml.syntax", fmt::format("YAML syntax error: {}", e.msg),
                                 ToLocation(file, e.mark), {},
-                                "check indentation, colons and quotes on this line"));
+                                anchor ? "an alias (*name) must come after its anchor (&name) in "
+                                         "the same file; check the spelling of both"
+                                       : "check indentation, colons and quotes on this line"));
     return std::nullopt;
   } catch (const std::exception& e) {
     diags.Add(Diagnostic::Error("yaml.syntax", fmt::format("could not read YAML: {}", e.what()),

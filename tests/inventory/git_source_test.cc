@@ -178,3 +178,11 @@ TEST_CASE("git: a symlink in the tree is refused, not followed") {
   CHECK_FALSE(lc.ok());
   CHECK(lc.diags.items().at(0).code == "source.not-a-file");
 }
+
+TEST_CASE("git source: a --repo that does not exist says so (not 'not a git repository')") {
+  auto lc = LoadCluster({"/nonexistent/plumb-repo", "HEAD", false});
+  CHECK_FALSE(lc.ok());
+  REQUIRE(!lc.diags.items().empty());
+  CHECK(lc.diags.items()[0].code == "source.no-repo");
+  CHECK(lc.diags.items()[0].message == "/nonexistent/plumb-repo does not exist");
+}
