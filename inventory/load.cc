@@ -338,6 +338,14 @@ class Loader {
 
   void ResolveNodes() {
     std::set<std::string> seen;
+    // Groups whose own definition already has an error (a `stak:` typo): "gets no stack" on
+    // each of their nodes would only bury the cause under follow-ons.
+    std::set<std::string> broken_groups;
+    for (const Diagnostic& d : diags().items()) {
+      if (d.severity != Severity::kError || d.key_path.rfind("groups.", 0) != 0) continue;
+      const std::string rest = d.key_path.substr(7);
+      broken_groups.insert(rest.substr(0, rest.find('.')));
+    }
     // ResolveNode reads only a node's groups (and its name): nodes with the same groups get
     // the same desired state, merged once and then copied (10,000 nodes in one group:
     // 0.16 s -> 0.11 s).
@@ -354,7 +362,10 @@ class Loader {
         return !cluster().groups.count(g);
       });
       // With an unknown group the node's stack is unknowable; that error is already there.
-      if (nd.stack.empty() && !unknown_group) {
+      const bool broken = std::any_of(nd.groups.begin(), nd.groups.end(), [&](const auto& g) {
+        return broken_groups.count(g) > 0;
+      });
+      if (nd.stack.empty() && !unknown_group && !broken) {
         std::string gl;
         for (const auto& g : n.groups) gl += (gl.empty() ? "" : ", ") + g;
         diags().Add(Diagnostic::Error(

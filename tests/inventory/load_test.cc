@@ -295,3 +295,23 @@ TEST_CASE("load: x- keys hold anchors for <<: merges and never reach the desired
   REQUIRE(Find(bad, "schema.unknown-key"));
   CHECK(Find(bad, "schema.unknown-key")->key_path == "xnote");
 }
+
+TEST_CASE("load: a typo in a group's definition is the error, not 'gets no stack' on each node") {
+  auto lc = Load({{"inventory.yaml", "cluster: c\nnodes:\n"
+                                     "  - { name: a, address: a.example, groups: [g] }\n"
+                                     "  - { name: b, address: b.example, groups: [g] }\n"
+                                     "  - { name: c, address: c.example, groups: [h] }\n"
+                                     "groups:\n  g: { stak: s }\n  h: {}\n"},
+                  {"stacks/s.yaml", kStack}});
+  CHECK_FALSE(lc.ok());
+  int unknown = 0, no_stack = 0;
+  for (const auto& d : lc.diags.items()) {
+    if (d.code == "inventory.no-stack") {
+      ++no_stack;
+      CHECK(d.message == "node 'c' gets no stack");   // h really sets none: still said
+    }
+    if (d.key_path == "groups.g.stak") ++unknown;
+  }
+  CHECK(unknown == 1);
+  CHECK(no_stack == 1);
+}
