@@ -235,6 +235,75 @@ std::optional<Location> FirstTabIndent(std::string_view text) {
   return std::nullopt;
 }
 
+// The first line, up to `last_line`, that opens a quoted value and does not close it on the
+// same line (legal in YAML, but the usual cause when the parser fails further down). A quote
+// opens a value only where a value starts: after ": ", "- ", "[", "{", "," or at the start.
+// With `across_lines`, a quote may close on a later line (YAML allows it) and the answer is a
+// quote still open at the end of the text: yaml-cpp accepts that and reads the rest of the
+// file into the one value.
+std::optional<Location> FirstUnclosedQuote(std::string_view text, int last_line,
+                                           bool across_lines = false) {
+  int line = 1;
+  size_t start = 0;
+  char open = 0;
+  Location opened;
+  int block_parent = -1;   // inside a block scalar (| or >): the indentation of its key's line
+  while (start < text.size() && line <= last_line) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view row = text.substr(start, end - start);
+    const size_t indent = row.find_first_not_of(' ');
+    if (!open && block_parent >= 0) {
+      // Block scalar text is taken as written: quotes there open nothing.
+      if (indent == std::string_view::npos || static_cast<int>(indent) > block_parent) {
+        start = end + 1;
+        ++line;
+        continue;
+      }
+      block_parent = -1;
+    }
+    if (!across_lines) open = 0;
+    char prev = 0;   // the last non-space character outside quotes
+    for (size_t i = start; i < end; ++i) {
+      const char c = text[i];
+      if (open == '"') {
+        if (c == '\\') ++i;
+        else if (c == '"') open = 0, prev = '"';
+        continue;
+      }
+      if (open == '\'') {
+        if (c == '\'' && i + 1 < end && text[i + 1] == '\'') ++i;
+        else if (c == '\'') open = 0, prev = '\'';
+        continue;
+      }
+      if (c == '#' && (i == start || text[i - 1] == ' ')) break;   // a comment
+      if ((c == '"' || c == '\'') &&
+          (prev == 0 || prev == ':' || prev == '-' || prev == '[' || prev == '{' || prev == ',')) {
+        open = c;
+        opened = Location{"", line, static_cast<int>(i - start) + 1};
+        continue;
+      }
+      if (c != ' ' && c != '\t') prev = c;
+    }
+    if (open && !across_lines) return opened;
+    if (!open) {
+      // A line ending in a block indicator (|, >, |-, >+, |2 ...) starts a block scalar.
+      std::string_view t = row.substr(0, row.find(" #"));
+      while (!t.empty() && (t.back() == ' ' || t.back() == '\r')) t.remove_suffix(1);
+      while (!t.empty() && (t.back() == '-' || t.back() == '+' || std::isdigit(
+                                                   static_cast<unsigned char>(t.back()))))
+        t.remove_suffix(1);
+      if (!t.empty() && (t.back() == '|' || t.back() == '>') && t.size() >= 2 &&
+          (t[t.size() - 2] == ' ' || t[t.size() - 2] == ':'))
+        block_parent = indent == std::string_view::npos ? 0 : static_cast<int>(indent);
+    }
+    start = end + 1;
+    ++line;
+  }
+  if (open && across_lines) return opened;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& file,
@@ -243,6 +312,12 @@ std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& 
   doc.file = file;
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    if (auto quote = FirstUnclosedQuote(text, 1 << 30, /*across_lines=*/true)) {
+      diags.Add(Diagnostic::Error("yaml.quote", "a quoted value opened here is never closed",
+                                  Location{file, quote->line, quote->column}, {},
+                                  "close the quote (the rest of the file would be read into it)"));
+      return std::nullopt;
+    }
     if (docs.size() > 1) {
       // yaml-cpp's Load would keep the first and drop the rest without a word: pins would vanish.
       diags.Add(Diagnostic::Error(
@@ -265,6 +340,16 @@ std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& 
       diags.Add(Diagnostic::Error("yaml.tab", "a tab is used for indentation; YAML allows spaces only",
                                   Location{file, tab->line, tab->column}, {},
                                   "replace the tab(s) at the start of this line with spaces"));
+      return std::nullopt;
+    }
+    const int error_line = e.mark.line < 0 ? 1 << 30 : e.mark.line + 1;
+    if (auto quote = FirstUnclosedQuote(text, error_line); quote && quote->line < error_line) {
+      diags.Add(Diagnostic::Error(
+          "yaml.quote",
+          fmt::format("a quoted value opened here is not closed on its line; the YAML parser "
+                      "gave up at line {} ({})", error_line, e.msg),
+          Location{file, quote->line, quote->column}, {},
+          "close the quote on the same line (or check for a stray quote character)"));
       return std::nullopt;
     }
     const bool anchor = e.msg.find("anchor is not defined") != std::string::npos;

@@ -94,6 +94,34 @@ TEST_CASE("yaml: a tab in the indentation is named, at its line and column") {
   CHECK(ok.ErrorCount() == 0);
 }
 
+TEST_CASE("yaml: an unclosed quote is named where it opens, not where the parser gave up") {
+  Diagnostics d;
+  CHECK_FALSE(ParseYaml("kernel: a\nnvidia:\n  driver: \"550.90.07\n  cuda: '12.4'\n"
+                        "packages:\n  a: b\n  c: [d\n",
+                        "s.yaml", d));
+  REQUIRE(d.ErrorCount() == 1);
+  CHECK(d.items()[0].code == "yaml.quote");
+  CHECK(d.items()[0].where.ToString() == "s.yaml:3:11");
+  // An apostrophe inside a plain value opens nothing: another error stays yaml-cpp's own.
+  Diagnostics other;
+  CHECK_FALSE(ParseYaml("reason: don't touch\nx: [1, 2\n", "o.yaml", other));
+  REQUIRE(other.ErrorCount() == 1);
+  CHECK(other.items()[0].code == "yaml.syntax");
+  // Quotes closed on their line, escapes and '' inside, a quote spanning lines, quotes in a
+  // block scalar: nothing to report, the file parses.
+  Diagnostics fine;
+  CHECK(ParseYaml("a: \"x \\\" y\"\nb: 'it''s'\nc: [\"p\", 'q']\nd: \"one\n  two\"\n"
+                  "motd: |\n  \"quoted start\n  'and another\ne: 1\n",
+                  "f.yaml", fine));
+  CHECK(fine.ErrorCount() == 0);
+  // yaml-cpp takes a quote left open at the end of the file and reads the rest into it.
+  Diagnostics eof;
+  CHECK_FALSE(ParseYaml("kernel: a\nnvidia: { driver: \"550.90.07 }\nofed: x\n", "e.yaml", eof));
+  REQUIRE(eof.ErrorCount() == 1);
+  CHECK(eof.items()[0].code == "yaml.quote");
+  CHECK(eof.items()[0].where.ToString() == "e.yaml:2:19");
+}
+
 TEST_CASE("yaml: a second document is an error, not silently dropped") {
   for (const char* text : {"kernel: a\n---\nkernel: b\n", "---\n# only a comment\n---\nkernel: b\n"}) {
     CAPTURE(text);
