@@ -29,23 +29,24 @@ check "there is no --insecure: verification cannot be turned off (rc=$rc)" [ "$r
 pbr inventory --credentials "$C" --ca "$RF_RUN/certs/ca.pem" --fingerprint "$(fp "$RF_RUN/certs/server.pem")"
 check "--ca and --fingerprint together are refused, not both dropped (rc=$rc)" [ "$rc" = 1 ]
 # Plain http and a URL carrying user:password are refused before anything is sent.
+inventory_of() { # TARGETS_FILE: plumb bmc inventory over those targets; sets rc, OUT, ERR
+  n=$((n + 1))
+  OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
+  set +e
+  "$PLUMB" bmc inventory --targets "$1" --credentials "$C" --ca "$RF_RUN/certs/ca.pem" \
+    --format json >"$OUT" 2>"$ERR"
+  rc=$?
+  set -e
+}
 read -r name url _ <"$RF_RUN/bmcs.txt"
 printf '%s %s\n' "$name" "${url/https:/http:}" >"$RF_WORK/http-targets.txt"
-set +e
-"$PLUMB" bmc inventory --targets "$RF_WORK/http-targets.txt" --credentials "$C" \
-  --ca "$RF_RUN/certs/ca.pem" --format json >"$RF_WORK/http.out" 2>"$RF_WORK/http.err"
-rc=$?
-set -e
+inventory_of "$RF_WORK/http-targets.txt"
 check "an http:// BMC URL is refused before anything is sent (rc=$rc)" [ "$rc" = 1 ]
-check "  saying it must be https" grep -q "must be https" "$RF_WORK/http.out" "$RF_WORK/http.err"
+check "  saying it must be https" grep -q "must be https" "$OUT" "$ERR"
 printf '%s %s\n' "$name" "${url/https:\/\//https://admin:$PLANTED@}" >"$RF_WORK/userinfo-targets.txt"
-set +e
-"$PLUMB" bmc inventory --targets "$RF_WORK/userinfo-targets.txt" --credentials "$C" \
-  --ca "$RF_RUN/certs/ca.pem" --format json >"$RF_WORK/ui.out" 2>"$RF_WORK/ui.err"
-rc=$?
-set -e
+inventory_of "$RF_WORK/userinfo-targets.txt"
 check "a BMC URL with user:password is refused (rc=$rc)" [ "$rc" = 1 ]
-check "  and the password in it is not echoed" bash -c "! grep -q '$PLANTED' '$RF_WORK/ui.out' '$RF_WORK/ui.err'"
+check "  and the password in it is not echoed" bash -c "! grep -q '$PLANTED' '$OUT' '$ERR'"
 
 PLUMB_TEST_BMC_CRED="$(cat "$RF_WORK/pw")" pbr inventory --credentials env:PLUMB_TEST_BMC_CRED --ca "$RF_RUN/certs/ca.pem" -v
 check "env: credentials work (rc=$rc)" [ "$rc" = 0 ]
