@@ -1,5 +1,7 @@
 #include "schemas/validate.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -404,7 +406,16 @@ void Translate(Context& cx, const std::string& pointer, const std::string& raw) 
                          value->is_boolean() ? "boolean" : "number",
                          written.empty() ? value->dump() : written);
     } else if (t && t->is_string() && *t == "boolean") {
-      hint = "write true or false (yes, no, on and off are text in YAML 1.2)";
+      const bool quoted_bool = value->is_string() && (*value == "true" || *value == "false");
+      hint = quoted_bool ? fmt::format("remove the quotes: {}", value->get<std::string>())
+                         : "write true or false (yes, no, on and off are text in YAML 1.2)";
+    } else if (t && t->is_string() && (*t == "integer" || *t == "number") && !secret &&
+               value->is_string()) {
+      // "2" (quoted) where a number belongs: YAML kept it text because of the quotes.
+      const std::string text = value->get<std::string>();
+      const bool numeric = !text.empty() && text.find_first_not_of("0123456789.-") == std::string::npos &&
+                           std::isdigit(static_cast<unsigned char>(text.back()));
+      if (numeric) hint = fmt::format("remove the quotes: {}", text);
     }
     cx.Add("schema.type", pointer, where, key,
            fmt::format("wrong type: expected {}, got {}", want.empty() ? "another type" : want,

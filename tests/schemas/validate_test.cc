@@ -91,6 +91,12 @@ const BadInput kBadInputs[] = {
     {"rollout.schema.json", "rollouts/r.yaml", "max_unavailable: 150%\n",
      "rollouts/r.yaml:1:18: error: invalid value \"150%\" [key: max_unavailable]\n"
      "  hint: expected a node count like 4 or a percentage from 1% to 100% like \"10%\"\n"},
+    {"stack.schema.json", "stacks/s.yaml", "nvidia: { persistence_mode: \"true\" }\n",
+     "stacks/s.yaml:1:29: error: wrong type: expected true or false, got the text \"true\" [key: nvidia.persistence_mode]\n"
+     "  hint: remove the quotes: true\n"},
+    {"rollout.schema.json", "rollouts/r.yaml", "max_failures: \"2\"\n",
+     "rollouts/r.yaml:1:15: error: wrong type: expected a whole number, got the text \"2\" [key: max_failures]\n"
+     "  hint: remove the quotes: 2\n"},
     {"rollout.schema.json", "rollouts/r.yaml", "max_unavailable: 0%\n",
      "rollouts/r.yaml:1:18: error: invalid value \"0%\" [key: max_unavailable]\n"
      "  hint: expected a node count like 4 or a percentage from 1% to 100% like \"10%\"\n"},
