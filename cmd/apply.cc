@@ -264,12 +264,10 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     if (Status s = plans::VerifyPlanDigest(plan); !s) return Fail(s.error());
   }
 
-  // 2. The cluster repo at the plan's commit (or at --ref for a fresh plan).
+  // 2. The cluster repo at the plan's commit (a fresh plan from --ref brings its own load).
   inventory::LoadOptions lo;
   lo.repo = g.repo != "." || plan.source.repo.empty() ? g.repo : plan.source.repo;
-  if (plan_from_ref) {
-    lo.ref = g.ref;
-  } else {
+  if (!plan_from_ref) {
     if (a.ref_given) {
       auto c = inventory::ResolveCommit(lo.repo, g.ref);
       if (!c) return Fail(c.error());
