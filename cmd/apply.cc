@@ -1,18 +1,21 @@
 // plumb apply: carry out a plan rolling-with-drain (plans/rollout), journaled, resumable.
-//   plumb apply PLAN.json                 a saved plan (digest checked; --ref, if given, must
-//                                         still resolve to the plan's commit)
-//   plumb apply --ref REF [--auto-approve]  plan now, show it, ask y/N (a TTY is required
-//                                         unless --auto-approve)
+//   plumb apply PLAN.json [--limit P]     a saved plan: digest checked, then checked against the
+//                                         commit it names (policies, batches, desired values);
+//                                         --limit narrows it (batches formed again); shown and
+//                                         confirmed unless --auto-approve
+//   plumb apply [--ref REF] [--limit P]   plan now (plumb plan's own read run), show the very
+//                                         text `plumb plan` prints, ask y/N
 //   plumb apply --resume [RUN] [PLAN.json]  continue a run from the journal (+ Slurm's drain
 //                                         reasons naming the run, + node markers)
-//   plumb apply --force-unlock RUN        drop the cluster lock a dead run left behind
-// Exit: 0 done, 1 error/failed/halted, 3 incomplete (paused outside the window, stale nodes),
-// 130 interrupted.
+//   plumb apply --retry-failed RUN        plan the nodes RUN left failed again (at RUN's commit
+//                                         unless --ref), show, confirm, apply
+//   plumb apply --force-unlock RUN [--dead-owner HOST:PID]   release a dead run's lock
+// This file holds the flags, the prompt, the signals and the outcome -> exit code table; the
+// rules live in plans/ (plan_check, apply_lock, recover, rollout).
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -29,14 +32,21 @@
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "cmd/subcommands.h"
+#include "inventory/hostlist.h"
 #include "inventory/load.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
+#include "plans/apply_lock.h"
 #include "plans/clock.h"
 #include "plans/gather.h"
 #include "plans/journal.h"
+#include "plans/node_lease.h"
+#include "plans/plan_check.h"
 #include "plans/plan_json.h"
 #include "plans/planner.h"
+#include "plans/process_identity.h"
+#include "plans/recover.h"
+#include "plans/report/plan_text.h"
 #include "plans/rollout.h"
 #include "plans/ssh_factory.h"
 
@@ -55,17 +65,19 @@ extern "C" void OnSignal(int) {
 
 struct ApplyArgs {
   std::string plan_file;
-  bool ref_given = false;
   bool auto_approve = false;
   bool resume = false;
   std::string resume_run;
+  std::string retry_failed;
   std::string journal;
   std::string force_unlock;
+  std::string dead_owner;
   std::string limit;
   int reboot_timeout_s = 900;
   int poll_max_ms = 5000;
   int reboot_grace_s = 60;
   std::string plan_out;
+  std::set<std::string> given;   ///< the flags on the command line, for the conflict rules
 };
 
 void Err(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
@@ -75,17 +87,40 @@ int Fail(const Diagnostic& d) {
   return kExitError;
 }
 
-// Whether a process of this host still runs (EPERM: it does, as another user). A reused pid
-// reads as alive: the safe side (the user can still --force-unlock).
-bool ProcessAlive(int64_t pid) {
-  if (pid <= 0) return false;
-  return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+int FailAll(const Diagnostics& ds, const std::string& headline) {
+  Err("plumb apply: " + headline);
+  for (const Diagnostic& d : ds.items()) Err("  " + d.ToString());
+  return kExitError;
 }
 
-std::string Hostname() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
+// Every flag apply accepts acts in the mode it is given in, or is refused here: none is
+// silently ignored. Returns the refusals.
+std::vector<std::string> FlagConflicts(const ApplyArgs& a) {
+  std::vector<std::string> out;
+  auto has = [&](const char* f) { return a.given.count(f) > 0; };
+  const bool file = !a.plan_file.empty();
+  if (has("--force-unlock")) {
+    for (const char* f : {"--ref", "--limit", "--auto-approve", "--resume", "--retry-failed",
+                          "--plan-out", "--reboot-timeout", "--reboot-grace", "--poll-max-ms",
+                          "--repo", "--format"})
+      if (has(f)) out.push_back(fmt::format("{} does nothing with --force-unlock (it only releases "
+                                            "a lock; it takes --journal and --dead-owner)", f));
+    if (file) out.push_back("a plan file does nothing with --force-unlock");
+    return out;
+  }
+  if (has("--dead-owner")) out.push_back("--dead-owner confirms a --force-unlock; give both");
+  if (has("--resume") && has("--retry-failed"))
+    out.push_back("--resume continues a run, --retry-failed starts a new one: give one of them");
+  if (has("--resume")) {
+    for (const char* f : {"--limit", "--ref", "--auto-approve", "--plan-out"})
+      if (has(f))
+        out.push_back(fmt::format("{} does nothing with --resume (a resumed run keeps its plan, "
+                                  "its nodes and its commit, and was approved when it started)",
+                                  f));
+  }
+  if (has("--retry-failed") && file)
+    out.push_back("--retry-failed plans the failed nodes anew; it takes no plan file");
+  return out;
 }
 
 Result<plans::Plan> ReadPlanFile(const std::string& path) {
@@ -159,11 +194,11 @@ class LockKeeper {
   std::thread t_;
 };
 
-// Plans now from the repo at --ref (used by `apply --ref`): the very read-only run `plumb
-// plan` makes (the same --limit patterns, BMC reads, Slurm's view, repair vs intent from the
-// nodes' markers), so what apply does equals what plan shows.
-// The repo load it planned from goes to `loaded`: apply must carry out the desired state of the
-// very commit it planned (a second load of a branch could see a newer commit).
+// Plans now (apply --ref, --retry-failed): the very read-only run `plumb plan` makes (the same
+// --limit patterns, BMC reads, Slurm's view, repair vs intent from the nodes' markers), so
+// what apply does is what plan shows. The repo load it planned from goes to `loaded`: apply
+// must carry out the desired state of the very commit it planned (a second load of a branch
+// could see a newer commit).
 Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit,
                             inventory::LoadedCluster& loaded) {
   ReadRunArgs read;
@@ -173,54 +208,85 @@ Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit,
   loaded = std::move((*rr)->loaded);
   plans::Plan plan = std::move((*rr)->run.plan);
   plan.diags.Append((*rr)->run.diags);
+  plan.diags.Append(loaded.diags);   // warnings only (errors stopped the load): as plan shows
   if (plan.diags.HasErrors()) return plan.diags.items().front();
-  for (const Diagnostic& d : plan.diags.items())
-    if (d.severity == Severity::kWarning) Err("plumb apply: warning: " + d.ToString());
   plans::SealPlan(plan);
   return plan;
 }
 
-void PrintPlanSummary(const plans::Plan& plan) {
-  std::printf("plan for %s at %s: %zu node(s) to change, %zu in sync, %zu unreadable\n",
-              plan.cluster.c_str(), plan.source.commit.substr(0, 12).c_str(), plan.nodes.size(),
-              plan.in_sync.size(), plan.unreadable.size());
-  for (const auto& n : plan.nodes) {
-    std::printf("  %s (%s):\n", n.node.c_str(), modules::DisruptionName(n.disruption));
-    for (const auto& a : n.actions) std::printf("    ~ %s\n", a.action.summary.c_str());
-  }
-  for (const auto& b : plan.batches)
-    std::printf("  batch %d%s: %s\n", b.index + 1, b.canary ? " (canary)" : "",
-                fmt::format("{}", fmt::join(b.nodes, " ")).c_str());
-  for (const auto& u : plan.unreadable)
-    std::printf("  ! %s unreadable: %s\n", u.node.c_str(), u.reason.c_str());
-}
-
 bool Confirm() {
-  std::printf("Apply this plan? Only 'y' proceeds [y/N]: ");
+  std::printf("\nApply this plan? Only 'y' proceeds [y/N]: ");
   std::fflush(stdout);
   std::string answer;
   if (!std::getline(std::cin, answer)) return false;
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 
+// Shows the plan as `plumb plan` prints it and asks; false when the operator said no (or could
+// not be asked).
+bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Plan& plan) {
+  if (g.format != "json") std::fputs(plans::report::PlanToText(plan).c_str(), stdout);
+  if (!plan.HasChanges() || a.auto_approve) return true;
+  if (!isatty(0)) {
+    Err("plumb apply: refusing to apply without confirmation: stdin is not a terminal "
+        "(pass --auto-approve once the plan is reviewed)");
+    return false;
+  }
+  if (!Confirm()) {
+    Err("plumb apply: not applied");
+    return false;
+  }
+  return true;
+}
+
+// The nodes `run` left failed: the journal's record, else the scheduler's reasons.
+Result<std::vector<std::string>> FailedNodesOf(plans::Journal& journal, const std::string& run) {
+  auto nodes = journal.Nodes(run);
+  if (!nodes) return nodes.error();
+  std::vector<std::string> failed;
+  for (const plans::NodeRecord& n : *nodes)
+    if (n.status == "failed") failed.push_back(n.node);
+  return failed;
+}
+
+// One table from a run's outcome to the exit code (README "Exit codes").
+int ExitFor(const plans::RolloutResult& res) {
+  if (res.outcome == "done") return kExitOk;
+  if (res.outcome == "interrupted") return kExitInterrupted;
+  if (res.outcome == "paused" || res.outcome == "incomplete") return kExitPartial;
+  return kExitError;   // failed, halted, crashed, a journal that could not be written
+}
+
 int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
+  if (auto conflicts = FlagConflicts(a); !conflicts.empty()) {
+    for (const std::string& c : conflicts) Err("plumb apply: error: " + c);
+    Err("hint: plumb apply --help lists what each flag does in each mode");
+    return kExitError;
+  }
+  if (g.working_tree)
+    return Fail(Diagnostic::Error("apply.working-tree",
+                                  "apply never reads uncommitted files; commit them first"));
   const std::string journal_path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
   auto jr = plans::OpenSqliteJournal(journal_path);
   if (!jr) return Fail(jr.error());
   plans::Journal& journal = **jr;
+  const std::string host = plans::HostName();
 
   if (!a.force_unlock.empty()) {
-    if (Status s = journal.ForceUnlock(a.force_unlock); !s) return Fail(s.error());
-    std::printf("released the lock held by run %s\n", a.force_unlock.c_str());
+    auto released = plans::ForceUnlockChecked(journal, a.force_unlock, a.dead_owner,
+                                              Rfc(std::chrono::system_clock::now()), host);
+    if (!released) return Fail(released.error());
+    std::printf("released the lock of cluster %s held by run %s (host %s, pid %lld)\n",
+                released->cluster.c_str(), a.force_unlock.c_str(), released->owner_host.c_str(),
+                static_cast<long long>(released->owner_pid));
     return kExitOk;
   }
 
-  // 1. The plan: from the journal (--resume), a file, or made now (--ref).
+  // 1. The plan: from the journal (--resume), a file, or made now (--ref, --retry-failed).
   plans::Plan plan;
   std::string run_id;
-  bool resume = a.resume;
   bool run_in_journal = false;
-  if (resume) {
+  if (a.resume) {
     run_id = a.resume_run;
     if (run_id.empty()) {
       auto runs = journal.ListRuns(50);
@@ -239,14 +305,14 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     if (!rec) return Fail(rec.error());
     if (rec->has_value()) {
       run_in_journal = true;
-      auto j = nlohmann::json::parse((*rec)->plan_json, nullptr, false);
-      auto p = plans::PlanFromJson(j);
-      if (!p) return Fail(p.error());
-      plan = *p;
       if ((*rec)->outcome == "done") {
         std::printf("run %s is already done\n", run_id.c_str());
         return kExitOk;
       }
+      auto j = nlohmann::json::parse((*rec)->plan_json, nullptr, false);
+      auto p = plans::PlanFromJson(j);
+      if (!p) return Fail(p.error());
+      plan = *p;
     } else if (a.plan_file.empty()) {
       Err(fmt::format("plumb apply: run {} is not in {}; give its plan file too "
                       "(plumb apply --resume {} PLAN.json) so plumb can finish the nodes Slurm "
@@ -259,16 +325,39 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     if (!p) return Fail(p.error());
     plan = *p;
   }
-  const bool plan_from_ref = !resume && a.plan_file.empty();
-  if (!plan_from_ref) {
+  const bool plan_now = !a.resume && a.plan_file.empty();
+  std::string retry_limit;   // --retry-failed: the failed nodes, as a host list
+  GlobalOptions at = g;
+  if (!a.retry_failed.empty()) {
+    auto rec = journal.GetRun(a.retry_failed);
+    if (!rec) return Fail(rec.error());
+    if (!rec->has_value())
+      return Fail(Diagnostic::Error("apply.retry", fmt::format("run {} is not in {}",
+                                                               a.retry_failed, journal_path),
+                                    {}, {}, "plumb runs lists the runs of this journal"));
+    auto failed = FailedNodesOf(journal, a.retry_failed);
+    if (!failed) return Fail(failed.error());
+    if (failed->empty()) {
+      std::printf("run %s left no node failed: nothing to retry\n", a.retry_failed.c_str());
+      return kExitOk;
+    }
+    retry_limit = inventory::CompressHostlist(*failed);
+    if (!a.given.count("--ref")) at.ref = (*rec)->commit;   // the run's own commit
+    if (!a.given.count("--repo") && !(*rec)->repo.empty()) at.repo = (*rec)->repo;
+    Err(fmt::format("plumb apply: retrying the node(s) run {} left failed: {}", a.retry_failed,
+                    retry_limit));
+  }
+  if (!plan_now) {
     if (Status s = plans::VerifyPlanDigest(plan); !s) return Fail(s.error());
+    if (auto d = plans::CheckPlan(plan); d.HasErrors())
+      return FailAll(d, "the plan is not a valid plan:");
   }
 
-  // 2. The cluster repo at the plan's commit (a fresh plan from --ref brings its own load).
+  // 2. The cluster repo at the plan's commit (a plan made now brings its own load).
   inventory::LoadOptions lo;
-  lo.repo = g.repo != "." || plan.source.repo.empty() ? g.repo : plan.source.repo;
-  if (!plan_from_ref) {
-    if (a.ref_given) {
+  lo.repo = at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo;
+  if (!plan_now) {
+    if (a.given.count("--ref")) {
       auto c = inventory::ResolveCommit(lo.repo, g.ref);
       if (!c) return Fail(c.error());
       if (*c != plan.source.commit)
@@ -280,15 +369,13 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     }
     lo.ref = plan.source.commit;
   }
-  if (g.working_tree)
-    return Fail(Diagnostic::Error("apply.working-tree",
-                                  "apply never reads uncommitted files; commit them first"));
   inventory::LoadedCluster lc;
-  if (plan_from_ref) {
-    // Plan now (reads the nodes; changes nothing), from the same load the run then uses.
-    auto p = PlanNow(g, a.limit, lc);
+  if (plan_now) {
+    // --retry-failed plans its failed nodes; a --limit given too narrows that plan below.
+    auto p = PlanNow(at, retry_limit.empty() ? a.limit : retry_limit, lc);
     if (!p) return Fail(p.error());
     plan = std::move(p.value());
+    lo.repo = at.repo;
   } else {
     lc = inventory::LoadCluster(lo);
   }
@@ -296,30 +383,59 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     Err(lc.diags.ToText());
     return kExitError;
   }
-  for (const auto& d : lc.diags.items())
-    if (d.severity == Severity::kWarning) Err(d.ToString());
 
-  // 3. What the engine talks to.
+  // 3. What the engine talks to: one scheduler per rollout policy.
   std::map<std::string, std::string> env;
   if (const char* sc = std::getenv("SLURM_CONF")) env["SLURM_CONF"] = sc;
   transport::LocalShell local(env);
-  inventory::DrainScheduler scheduler = inventory::DrainScheduler::kSlurm;
-  if (!lc.cluster.rollouts.empty()) scheduler = lc.cluster.rollouts.begin()->second.scheduler;
-  for (const auto& [name, p] : plan.rollouts) scheduler = p.scheduler;
-  std::unique_ptr<modules::Drainer> drainer = MakeDrainer(scheduler, local);
-  plans::SshOverrides extra;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  plans::SshShellFactory shells(lc.cluster.ssh, g.repo, extra);
-  // The modules gather probes with (it skips those without an in-band probe): the same set
-  // the plan's facts digests were computed over.
-  const std::vector<const modules::Module*>& probe_modules = modules::AllModules();
+  std::map<inventory::DrainScheduler, std::unique_ptr<modules::Drainer>> drainers_by_kind;
+  std::map<std::string, modules::Drainer*> drainers;
+  for (const auto& [name, p] : lc.cluster.rollouts) {
+    auto& d = drainers_by_kind[p.scheduler];
+    if (!d) d = MakeDrainer(p.scheduler, local);
+    drainers[name] = d.get();
+  }
+  auto drainer_for = [&](const std::string& rollout) -> modules::Drainer* {
+    auto it = drainers.find(rollout);
+    return it == drainers.end() ? nullptr : it->second;
+  };
+  std::unique_ptr<modules::Drainer> fallback = MakeDrainer(inventory::DrainScheduler::kNone, local);
 
-  if (plan_from_ref) {
-    if (!a.plan_out.empty()) {
-      if (Status st = WriteOutput(a.plan_out, plans::PlanToJson(plan).dump(2) + "\n"); !st.ok())
-        return Fail(st.error());
+  if (!plan_now) {
+    // The digest says the file is as sealed; the commit says what it may ask.
+    if (auto d = plans::CheckPlanAgainstCommit(plan, lc.cluster, lc.desired); d.HasErrors())
+      return FailAll(d, fmt::format("the plan does not follow from commit {} (it was edited, or "
+                                    "made by another plumb); nothing was touched:",
+                                    plan.source.commit.substr(0, 12)));
+  }
+  if (!a.limit.empty() && !a.resume && (!plan_now || !retry_limit.empty())) {
+    // A saved plan (or the failed nodes) narrowed: only the plan's nodes that match, batches
+    // formed again under the same policies and the scheduler's view now.
+    auto keep = plans::SelectPlanNodes(plan, lc.cluster, a.limit);
+    if (!keep) return Fail(keep.error());
+    std::map<std::string, modules::SchedulerNode> view;
+    for (const auto& [name, d] : drainers) {
+      auto q = d->Query({});
+      if (!q)
+        return Fail(Diagnostic::Error("apply.limit",
+                                      "cannot form the batches for --limit: " + q.error().message));
+      for (auto& [n, s] : *q) view.emplace(n, s);
     }
-    if (g.format != "json") PrintPlanSummary(plan);
+    std::vector<std::string> left_out;
+    plan = plans::LimitPlan(plan, *keep, lc.cluster, lc.desired, view, &left_out);
+    if (!left_out.empty())
+      Err(fmt::format("plumb apply: --limit {}: applying {} of the plan's nodes; left out: {}",
+                      a.limit, keep->size(), inventory::CompressHostlist(left_out)));
+    if (plan.diags.HasErrors()) return FailAll(plan.diags, "the narrowed plan has errors:");
+  }
+
+  // 4. Shown and confirmed (a resumed run was confirmed when it started).
+  if (!a.plan_out.empty()) {
+    if (Status st = WriteOutput(a.plan_out, plans::SealPlanToFile(plan)); !st.ok())
+      return Fail(st.error());
+  }
+  if (!a.resume) {
+    if (!ShowAndConfirm(g, a, plan)) return kExitError;
     if (!plan.HasChanges()) {
       if (!plan.complete) {
         std::printf("nothing to apply on the nodes read; %zu node(s) could not be read\n",
@@ -329,51 +445,23 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
       std::printf("nothing to apply: every node is in sync\n");
       return kExitOk;
     }
-    if (!a.auto_approve) {
-      if (!isatty(0)) {
-        Err("plumb apply: refusing to apply without confirmation: stdin is not a terminal "
-            "(pass --auto-approve, or apply a reviewed plan file)");
-        return kExitError;
-      }
-      if (!Confirm()) {
-        Err("plumb apply: not applied");
-        return kExitError;
-      }
-    }
   }
   if (!plan.complete)
     Err(fmt::format("plumb apply: warning: the plan is incomplete ({} node(s) were unreadable "
                     "and are left alone)", plan.unreadable.size()));
 
-  // 4. The lock, then the run record. Nothing has been touched so far.
+  // 5. The lock, then the run record. Nothing has been touched so far.
   const auto now = std::chrono::system_clock::now();
   if (run_id.empty()) run_id = plans::NewRunId(now);
-  plans::LockInfo want{plan.cluster, run_id, Hostname(), getpid(), Rfc(now),
-                       Rfc(now + std::chrono::minutes(10))};
-  plans::LockInfo held;
-  auto got = journal.AcquireLock(want, Rfc(now), &held);
-  if (got && !*got && held.run == run_id && held.owner_host == Hostname() &&
-      !ProcessAlive(held.owner_pid)) {
-    // This run's previous process died (a crash, kill -9) holding the lock: --resume takes over.
-    Err(fmt::format("plumb apply: run {}'s previous process (pid {}) is gone; taking over its lock",
-                    run_id, held.owner_pid));
-    if (Status s = journal.ForceUnlock(held.run); !s) return Fail(s.error());
-    got = journal.AcquireLock(want, Rfc(now), &held);
-  }
-  if (!got) return Fail(got.error());
-  if (!*got)
-    return Fail(Diagnostic::Error(
-        "apply.locked",
-        fmt::format("cluster {} is locked by run {} (host {}, pid {}) since {}, until {}",
-                    held.cluster, held.run, held.owner_host, held.owner_pid, held.since,
-                    held.expires),
-        {}, {},
-        fmt::format("wait for it, or if that run is dead: plumb apply --force-unlock {}",
-                    held.run)));
+  plans::LockInfo want{plan.cluster, run_id, host, getpid(), Rfc(now),
+                       Rfc(now + std::chrono::minutes(10)), plans::ProcessStart(getpid())};
+  std::vector<std::string> notes;
+  if (Status s = plans::TakeClusterLock(journal, want, Rfc(now), &notes); !s) return Fail(s.error());
+  for (const std::string& n : notes) Err("plumb apply: " + n);
   LockKeeper keeper(journal, plan.cluster, run_id);
   std::vector<std::string> adopt;
   if (run_in_journal) {
-    if (Status s = journal.ReopenRun(run_id, Hostname(), getpid()); !s) return Fail(s.error());
+    if (Status s = journal.ReopenRun(run_id, host, getpid()); !s) return Fail(s.error());
   } else {
     plans::RunRecord r;
     r.id = run_id;
@@ -383,50 +471,32 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     r.commit = plan.source.commit;
     r.repo = lo.repo;
     r.started_at = Rfc(now);
-    r.owner_host = Hostname();
+    r.owner_host = host;
     r.owner_pid = getpid();
     if (Status s = journal.BeginRun(r); !s) return Fail(s.error());
-    if (resume) {
-      // A lost journal: the scheduler still says which nodes this run had drained.
-      auto q = drainer->Query({});
-      const std::string failed_prefix = "plumb:" + run_id + ":failed:";
-      int failed_before = 0;
-      if (q)
-        for (const auto& [name, n] : *q) {
-          if (!n.drain || plans::RunOfReason(n.reason) != run_id || !plan.FindNode(name))
-            continue;
-          if (n.reason.rfind(failed_prefix, 0) == 0) {
-            // It failed in the lost attempt: it stays failed and drained (and counts against
-            // max_failures), rather than being retried as if nothing had happened.
-            plans::NodeRecord rec;
-            rec.run = run_id;
-            rec.node = name;
-            rec.status = "failed";
-            rec.last_step = "journal-lost";
-            rec.error = "failed before the journal was lost: " + n.reason;
-            rec.ended_at = Rfc(now);
-            if (Status s = journal.PutNode(rec); !s) return Fail(s.error());
-            ++failed_before;
-            continue;
-          }
-          adopt.push_back(name);
-        }
+    if (a.resume) {
+      auto rec = plans::RecoverFromScheduler(journal, drainer_for, plan, run_id, Rfc(now));
+      if (!rec) return Fail(rec.error());
+      adopt = rec->adopt;
       Err(fmt::format("plumb apply: run {} was not in the journal; adopting {} node(s) its "
                       "drain reason names{}", run_id, adopt.size(),
-                      failed_before ? fmt::format(" ({} more failed before: left as they are)",
-                                                  failed_before)
-                                    : std::string()));
+                      rec->failed.empty()
+                          ? std::string()
+                          : fmt::format(" ({} more failed before: left as they are)",
+                                        rec->failed.size())));
     }
   }
 
-  // 5. Run.
+  // 6. Run.
   plans::RolloutOptions opts;
   opts.run_id = run_id;
-  opts.resume = resume && run_in_journal;
-  opts.owner_host = Hostname();
+  opts.resume = a.resume && run_in_journal;
+  opts.owner_host = host;
   opts.owner_pid = getpid();
+  opts.owner_user = plans::UserName();
   opts.cluster = &lc.cluster;
   opts.adopt = adopt;
+  opts.policies = lc.cluster.rollouts;   // the commit's: what the engine enforces
   for (const auto& [name, nd] : lc.desired) {
     opts.desired[name] = nd.desired;
     opts.scope[nd.rollout].push_back(name);
@@ -435,8 +505,14 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   opts.timing.reboot_grace = std::chrono::seconds(a.reboot_grace_s);
   opts.timing.poll_max = std::chrono::milliseconds(a.poll_max_ms);
   opts.timing.command_timeout = std::chrono::seconds(lc.cluster.ssh.command_timeout_s);
+  if (const char* hb = std::getenv("PLUMB_HEARTBEAT_S"); hb && std::atoi(hb) > 0)
+    opts.timing.heartbeat = std::chrono::seconds(std::atoi(hb));   // tests: a beat in seconds
 
-  GatherProber prober(lc.cluster, shells, probe_modules,
+  plans::SshOverrides extra;
+  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+  // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
+  plans::SshShellFactory shells(lc.cluster.ssh, lo.repo, extra);
+  GatherProber prober(lc.cluster, shells, modules::AllModules(),
                       std::chrono::seconds(lc.cluster.ssh.command_timeout_s));
   std::shared_ptr<plans::BmcFactory> bmcs;
   if (!lc.cluster.bmc.credentials.empty()) {
@@ -452,12 +528,15 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     else Err("plumb apply: note: no BMC power control: " + f.error().message);
   }
   RealNodeTransport transport(lc.cluster, shells, bmcs);
+  auto leases = plans::MakeShellLeases(transport);
   plans::RealClock clock;
   auto observer = MakeObserver(g.format, g.format != "json" && isatty(1));
 
   plans::RolloutDeps deps;
   deps.journal = &journal;
-  deps.drainer = drainer.get();
+  deps.drainers = drainers;
+  deps.drainer = drainers.empty() ? fallback.get() : drainers.begin()->second;
+  deps.leases = leases.get();
   deps.prober = &prober;
   deps.transport = &transport;
   deps.modules = [](std::string_view n) { return modules::FindModule(n); };
@@ -475,21 +554,37 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   plans::RolloutResult res = plans::RunRollout(plan, opts, deps);
   for (const auto& d : res.diags.items()) Err(d.ToString());
   if (g.format != "json") {
-    for (const auto& n : res.nodes)
+    for (const auto& n : res.nodes) {
       if (n.status == "failed")
         std::printf("FAILED %s at %s: %s%s\n", n.node.c_str(), n.step.c_str(), n.error.c_str(),
                     n.left_drained ? " (left drained)" : "");
+      if (n.status == "busy") std::printf("BUSY %s: %s\n", n.node.c_str(), n.error.c_str());
+    }
     if (!res.halt_reason.empty()) std::printf("%s: %s\n", res.outcome.c_str(), res.halt_reason.c_str());
-    if (res.outcome == "paused")
+    if (res.outcome == "paused" && !res.next_window.empty())
       std::printf("paused outside the maintenance window; next opens %s: plumb apply --resume %s\n",
                   res.next_window.c_str(), run_id.c_str());
-    if (res.outcome == "interrupted" || res.outcome == "halted")
+    else if (res.outcome == "paused")
+      std::printf("paused: plumb apply --resume %s continues once the scheduler answers\n",
+                  run_id.c_str());
+    std::vector<std::string> left;
+    for (const auto& n : res.nodes)
+      if (n.status == "failed" && n.left_drained) left.push_back(n.node);
+    const bool canary_failed = res.halt_reason.find("canary") != std::string::npos;
+    if (res.outcome == "interrupted" || (res.outcome == "halted" && !canary_failed))
       std::printf("continue with: plumb apply --resume %s\n", run_id.c_str());
+    if (!left.empty())
+      std::printf("left drained by this run: %s. Fix the cause, then: plumb apply --retry-failed "
+                  "%s (re-plans and retries them; returns them to service once they converge)%s\n",
+                  inventory::CompressHostlist(left).c_str(), run_id.c_str(),
+                  canary_failed ? "; --resume will not roll the fleet past a failed canary: after "
+                                  "the retry, plan and apply the rest anew"
+                                : "");
+    if (res.journal_failed)
+      std::printf("the journal at %s could not be written: free space there, then plumb apply "
+                  "--resume %s\n", journal_path.c_str(), run_id.c_str());
   }
-  if (res.outcome == "done") return kExitOk;
-  if (res.outcome == "interrupted") return kExitInterrupted;
-  if (res.outcome == "paused" || res.outcome == "incomplete") return kExitPartial;
-  return kExitError;
+  return ExitFor(res);
 }
 
 }  // namespace
@@ -498,36 +593,65 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   auto* a = new ApplyArgs;   // lives for the whole process, like the App
   CLI::App* sub = app.add_subcommand(
       "apply",
-      "Apply a plan rolling-with-drain: per batch, drain, change, reboot, verify, health-check, "
-      "return to service; journaled and resumable.\n"
-      "Exit: 0 done, 1 error/failed/halted, 3 incomplete (paused, stale nodes), 130 interrupted.");
-  sub->add_option("plan", a->plan_file, "Plan file from `plumb plan --out` (digest-checked)");
-  sub->add_option("--repo", g.repo, "Cluster repo (a git repository)")->capture_default_str();
-  sub->add_option("--ref", g.ref, "Plan at this ref now; with a plan file, refuse if it moved")
-      ->each([a](const std::string&) { a->ref_given = true; });
-  sub->add_flag("--working-tree", g.working_tree, "(refused: apply reads committed files only)");
-  sub->add_flag("--auto-approve", a->auto_approve, "Apply a plan made with --ref without asking");
+      "Apply a plan rolling-with-drain: per batch, lease and drain each node, change, reboot, "
+      "verify, health-check, return to service; journaled and resumable.\n"
+      "Exit: 0 done, 1 error/failed/halted (or the journal could not be written), 3 incomplete "
+      "(paused by the window or an unreachable scheduler; stale or busy nodes), 130 interrupted.");
+  std::vector<CLI::Option*> opts;
+  opts.push_back(sub->add_option("plan", a->plan_file,
+                                 "Plan file from `plumb plan --out` (digest- and commit-checked)"));
+  opts.push_back(sub->add_option("--repo", g.repo, "Cluster repo (a git repository)")
+                     ->capture_default_str());
+  opts.push_back(sub->add_option("--ref", g.ref,
+                                 "Plan at this ref now; with a plan file, refuse if it moved; "
+                                 "with --retry-failed, plan there instead of the run's commit"));
+  opts.push_back(sub->add_flag("--working-tree", g.working_tree,
+                               "(refused: apply reads committed files only)"));
+  opts.push_back(sub->add_flag("--auto-approve", a->auto_approve,
+                               "Apply without asking (a plan made now, a plan file, a retry)"));
   auto* res = sub->add_option("--resume", a->resume_run,
                               "Continue an interrupted run (the latest unfinished one if no RUN)")
                   ->expected(0, 1);
-  sub->add_option("--journal", a->journal,
-                  "Journal database (default: $PLUMB_JOURNAL, $XDG_STATE_HOME/plumb/journal.db, "
-                  "~/.local/state/plumb/journal.db)");
-  sub->add_option("--force-unlock", a->force_unlock, "Release the cluster lock RUN holds");
-  sub->add_option("--limit", a->limit,
-                  "With --ref: only these nodes, as for plan (gpu00[1-4],@h100,!gpu003)");
-  sub->add_option("--plan-out", a->plan_out, "With --ref: also write the plan made now here");
-  sub->add_option("--reboot-timeout", a->reboot_timeout_s, "Seconds a reboot may take")
-      ->capture_default_str();
-  sub->add_option("--reboot-grace", a->reboot_grace_s,
-                  "On resume: seconds an unconfirmed reboot may still be on its way")
-      ->capture_default_str();
-  sub->add_option("--poll-max-ms", a->poll_max_ms, "Longest wait between scheduler/boot polls")
-      ->capture_default_str();
-  sub->add_option("--format", g.format, "text | json (JSON lines of events)")
-      ->check(CLI::IsMember({"text", "json"}));
-  sub->callback([&g, a, res, &run] {
+  opts.push_back(res);
+  opts.push_back(sub->add_option("--retry-failed", a->retry_failed,
+                                 "Plan and apply again the nodes RUN left failed (drained); they "
+                                 "return to service once they converge"));
+  opts.push_back(sub->add_option("--journal", a->journal,
+                                 "Journal database (default: $PLUMB_JOURNAL, "
+                                 "$XDG_STATE_HOME/plumb/journal.db, ~/.local/state/plumb/journal.db)"));
+  opts.push_back(sub->add_option("--force-unlock", a->force_unlock,
+                                 "Release the cluster lock RUN holds, once its process is gone"));
+  opts.push_back(sub->add_option("--dead-owner", a->dead_owner,
+                                 "With --force-unlock of a run on another host: HOST:PID of its "
+                                 "owner, to confirm that process is dead"));
+  opts.push_back(sub->add_option("--limit", a->limit,
+                                 "Only these nodes (n[1-3,5], gpu*, @h100, !gpu003): of a plan "
+                                 "made now, of a plan file (its batches formed again), or of a "
+                                 "--retry-failed"));
+  opts.push_back(sub->add_option("--plan-out", a->plan_out,
+                                 "Also write the plan being applied here (after --limit)"));
+  opts.push_back(sub->add_option("--reboot-timeout", a->reboot_timeout_s,
+                                 "Seconds a reboot may take")->capture_default_str());
+  opts.push_back(sub->add_option("--reboot-grace", a->reboot_grace_s,
+                                 "On resume: seconds an unconfirmed reboot may still be on its way")
+                     ->capture_default_str());
+  opts.push_back(sub->add_option("--poll-max-ms", a->poll_max_ms,
+                                 "Longest wait between scheduler/boot polls")->capture_default_str());
+  opts.push_back(sub->add_option("--format", g.format, "text | json (JSON lines of events)")
+                     ->check(CLI::IsMember({"text", "json"})));
+  sub->footer(
+      "Examples:\n"
+      "  plumb apply plan.json                      apply a reviewed plan (shown, then y/N)\n"
+      "  plumb apply plan.json --auto-approve       the same from a pipeline\n"
+      "  plumb apply plan.json --limit 'n[1-3,5]'   only those nodes of the plan\n"
+      "  plumb apply --ref main                     plan now, show it, ask\n"
+      "  plumb apply --resume                       continue the last unfinished run\n"
+      "  plumb apply --retry-failed RUN             retry the nodes RUN left failed\n"
+      "  plumb apply --force-unlock RUN             release a dead run's lock");
+  sub->callback([&g, a, res, opts, &run] {
     a->resume = res->count() > 0;
+    for (CLI::Option* o : opts)
+      if (o->count() > 0) a->given.insert(o->get_name());
     run = [&g, a] { return RunApply(g, *a); };
   });
 }

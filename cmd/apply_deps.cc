@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <condition_variable>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -113,6 +115,11 @@ class LineObserver final : public plans::Observer {
         if (e.message == "starting" || e.message == "continuing") return;
         line = fmt::format("  {} {}", e.node, e.message);
         break;
+      case K::kWait:
+        // The heartbeat (every 30 s): a CI log shows what the run waits for, and since when.
+        line = fmt::format("  {:<10} {:<28} waiting {}: {}", e.node.empty() ? "-" : e.node,
+                           e.step, Hms(e.elapsed_ms), e.message);
+        break;
     }
     std::lock_guard lock(mu_);
     std::fprintf(stdout, "%s\n", line.c_str());
@@ -136,9 +143,25 @@ class JsonObserver final : public plans::Observer {
   std::mutex mu_;
 };
 
-// A live table on a terminal: one row per node of the current batch, redrawn in place.
+// A live table on a terminal: one row per node of the current batch, redrawn in place, and
+// once a second by a ticker so a long wait shows its elapsed time move.
 class TtyObserver final : public plans::Observer {
  public:
+  TtyObserver() {
+    ticker_ = std::thread([this] {
+      std::unique_lock lock(mu_);
+      while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; }))
+        if (drawn_ > 0) Draw(std::chrono::steady_clock::now());
+    });
+  }
+  ~TtyObserver() override {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    ticker_.join();
+  }
   void OnEvent(const plans::RolloutEvent& e) override {
     using K = plans::RolloutEvent::Kind;
     std::lock_guard lock(mu_);
@@ -151,12 +174,24 @@ class TtyObserver final : public plans::Observer {
         order_.clear();
         batch_ = fmt::format("batch {}/{}{}", e.batch + 1, e.batches, e.canary ? " (canary)" : "");
         started_ = now;
+        wait_.clear();
         break;
       case K::kStep: {
         Row& r = RowOf(e.node);
         r.step = e.step;
         r.status = e.status == "start" ? "…" : e.status;
+        if (e.status == "start") r.step_since = now;
         if (!e.message.empty()) r.note = e.message;
+        wait_.clear();   // something moved: the scheduler answers again
+        break;
+      }
+      case K::kWait: {
+        if (e.node.empty()) {
+          wait_ = e.message;   // the run waits (the scheduler)
+          break;
+        }
+        Row& r = RowOf(e.node);
+        r.note = e.message;
         break;
       }
       case K::kNodeEnd: {
@@ -180,6 +215,7 @@ class TtyObserver final : public plans::Observer {
   struct Row {
     std::string step, status, note;
     bool done = false;
+    std::chrono::steady_clock::time_point step_since = std::chrono::steady_clock::now();
   };
   Row& RowOf(const std::string& node) {
     if (!rows_.count(node)) order_.push_back(node);
@@ -193,9 +229,16 @@ class TtyObserver final : public plans::Observer {
     auto secs = std::chrono::duration_cast<std::chrono::seconds>(now - started_).count();
     out += fmt::format("{}\n{}  elapsed {}s\n", header_, batch_, secs);
     lines += 2;
+    if (!wait_.empty()) {
+      out += "  " + wait_.substr(0, 110) + "\n";
+      ++lines;
+    }
     for (const auto& n : order_) {
       const Row& r = rows_[n];
-      out += fmt::format("  {:<12} {:<28} {:<12} {}\n", n, r.step, r.status, r.note.substr(0, 60));
+      std::string status = r.status;
+      if (!r.done && r.status == "…")   // a running step shows how long it has run
+        status = Hms(std::chrono::duration_cast<std::chrono::milliseconds>(now - r.step_since).count());
+      out += fmt::format("  {:<12} {:<28} {:<12} {}\n", n, r.step, status, r.note.substr(0, 80));
       ++lines;
     }
     drawn_ = lines;
@@ -203,7 +246,10 @@ class TtyObserver final : public plans::Observer {
     std::fflush(stdout);
   }
   std::mutex mu_;
-  std::string header_, batch_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread ticker_;
+  std::string header_, batch_, wait_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::map<std::string, Row> rows_;
   std::vector<std::string> order_;

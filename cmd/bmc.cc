@@ -5,6 +5,7 @@
 //   plumb bmc reset NODE           reset a node through its BMC (ResetType from what it offers)
 // Targets come from the cluster repo (nodes with `bmc:`, defaults.bmc for TLS and credentials)
 // or from --targets FILE ("name url" per line); flags override the repo's BMC settings.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
@@ -14,6 +15,7 @@
 
 #include "cmd/command.h"
 #include "inventory/load.h"
+#include "inventory/node_pattern.h"
 #include "modules/bios/bios.h"
 #include "modules/bmc_modules.h"
 #include "modules/firmware/firmware.h"
@@ -107,13 +109,23 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
     cred = lc.cluster.bmc.credentials;
   }
   if (!o.nodes.empty()) {
+    // Each --node/--limit value is a node pattern, read as everywhere (n[1-3,5], gpu*, !n2).
     std::vector<plans::BmcTarget> keep;
-    for (const auto& name : o.nodes) {
-      bool found = false;
-      for (const auto& t : s.targets) {
-        if (t.node == name) { keep.push_back(t); found = true; }
+    for (const auto& pattern : o.nodes) {
+      const inventory::NodePattern p(pattern);
+      for (const auto& t : p.terms()) {
+        if (t.exclude || t.group) continue;
+        bool any = false;
+        for (const auto& target : s.targets) any = any || t.term.Matches(target.node);
+        if (!any)
+          return Diagnostic::Error("cli.node", "no node with a BMC matches '" + t.text + "'", {}, {},
+                                   "nodes are named, listed (n[1-3,5]) or globbed (gpu*)");
       }
-      if (!found) return Diagnostic::Error("cli.node", "no node '" + name + "' with a BMC");
+      for (const auto& target : s.targets)
+        if (p.Matches(target.node) &&
+            std::none_of(keep.begin(), keep.end(),
+                         [&](const plans::BmcTarget& k) { return k.node == target.node; }))
+          keep.push_back(target);
     }
     s.targets = keep;
   }
@@ -297,7 +309,9 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
 void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
   AddSourceOptions(*sub, g);
   sub->add_option("--targets", o.targets_file, "File of \"NAME URL\" lines instead of the repo's nodes");
-  sub->add_option("--node", o.nodes, "Only these nodes (repeatable)");
+  sub->add_option("--limit,--node", o.nodes,
+                  "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), !exclusions "
+                  "(repeatable)");
   sub->add_option("--ca", o.ca, "CA bundle that signs the BMC certificates (overrides bmc.ca)");
   sub->add_option("--fingerprint", o.fingerprint, "Pinned SHA-256 certificate fingerprint (sha256:AB:CD:...)");
   sub->add_option("--credentials", o.credentials, "env:VAR or file:/path holding user:password");

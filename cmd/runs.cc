@@ -7,9 +7,19 @@
 
 #include "cmd/command.h"
 #include "plans/journal.h"
+#include "plans/process_identity.h"
 
 namespace plumb::cmd {
 namespace {
+
+// A run the journal says is running, whose process on this host is gone (a crash, a full
+// journal disk that kept it from recording its end): say so rather than "running".
+std::string Outcome(const plans::RunRecord& r) {
+  if (r.outcome == "running" && r.owner_host == plans::HostName() &&
+      !plans::OwnerAlive(r.owner_pid, {}))
+    return "running (owner gone: plumb apply --resume " + r.id + ")";
+  return r.outcome;
+}
 
 struct RunsArgs {
   std::string journal;
@@ -35,23 +45,28 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
       nlohmann::json out = {{"id", rr.id}, {"cluster", rr.cluster}, {"commit", rr.commit},
                             {"plan_digest", rr.plan_digest}, {"started_at", rr.started_at},
                             {"ended_at", rr.ended_at}, {"outcome", rr.outcome},
+                            {"state", Outcome(rr)},
                             {"summary", rr.summary}, {"owner", fmt::format("{}:{}", rr.owner_host, rr.owner_pid)},
                             {"nodes", nlohmann::json::array()}};
       for (const auto& n : *nodes)
         out["nodes"].push_back({{"node", n.node}, {"status", n.status}, {"last_step", n.last_step},
                                 {"error", n.error}, {"admin_drained", n.admin_drained},
+                                {"waiting_for", n.note},
                                 {"started_at", n.started_at}, {"ended_at", n.ended_at}});
       std::printf("%s\n", out.dump(2).c_str());
       return kExitOk;
     }
     std::printf("run %s  cluster %s  commit %s\n  %s .. %s  %s  (%s:%lld)\n  %s\n", rr.id.c_str(),
                 rr.cluster.c_str(), rr.commit.c_str(), rr.started_at.c_str(),
-                rr.ended_at.empty() ? "(running)" : rr.ended_at.c_str(), rr.outcome.c_str(),
+                rr.ended_at.empty() ? "(running)" : rr.ended_at.c_str(), Outcome(rr).c_str(),
                 rr.owner_host.c_str(), static_cast<long long>(rr.owner_pid), rr.summary.c_str());
-    for (const auto& n : *nodes)
+    for (const auto& n : *nodes) {
+      // A running node shows its current step and what it waits for (jobs, a reboot).
+      const std::string what = n.status == "running" && !n.note.empty() ? n.note : n.error;
       std::printf("  %-12s %-12s %-22s %s%s\n", n.node.c_str(), n.status.c_str(),
-                  n.last_step.c_str(), n.error.c_str(),
+                  n.last_step.c_str(), what.c_str(),
                   n.admin_drained ? (" [admin-drained: " + n.admin_reason + "]").c_str() : "");
+    }
     return kExitOk;
   }
   auto runs = (*j)->ListRuns(a.limit);
@@ -64,7 +79,7 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
     for (const auto& r : *runs)
       out.push_back({{"id", r.id}, {"cluster", r.cluster}, {"commit", r.commit},
                      {"started_at", r.started_at}, {"ended_at", r.ended_at},
-                     {"outcome", r.outcome}, {"summary", r.summary}});
+                     {"outcome", r.outcome}, {"state", Outcome(r)}, {"summary", r.summary}});
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
@@ -72,7 +87,7 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
   for (const auto& r : *runs)
     std::printf("%-22s %-10s %-12s %-24s %s\n", r.id.c_str(), r.cluster.c_str(),
                 r.commit.substr(0, 12).c_str(), r.started_at.c_str(),
-                (r.outcome + (r.summary.empty() ? "" : ": " + r.summary)).c_str());
+                (Outcome(r) + (r.summary.empty() ? "" : ": " + r.summary)).c_str());
   return kExitOk;
 }
 

@@ -73,7 +73,7 @@ step "A training job runs on n2 while the rollout starts: its drain waits for it
 jid=$("$tb" exec sbatch --parsable -w n2 --chdir=/tmp -o /dev/null -J train-llm --wrap "sleep 10")
 until [[ $("$tb" exec squeue -h -j "$jid" -o %T) == RUNNING ]]; do sleep 0.2; done
 "$tb" exec squeue | sed 's/^/   /'
-run "$plumb" apply "$E2E_TMP/plan.json" --repo "$live" --poll-max-ms 1000
+run "$plumb" apply "$E2E_TMP/plan.json" --repo "$live" --poll-max-ms 1000 --auto-approve
 echo "   changes made while a job ran (testbed VIOLATION log): $(cat "$TB_RUN"/nodes/*/state/events.log | grep -c VIOLATION || true)"
 run "$plumb" runs
 run "$plumb" history n2 | tail -12

@@ -1,6 +1,5 @@
 #include "inventory/checks.h"
 
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "inventory/node_pattern.h"
 #include "schemas/json_pointer.h"
 #include "schemas/suggest.h"
 
@@ -198,14 +198,13 @@ void CheckWaivers(const Cluster& c, Diagnostics& diags) {
     }
     if (w.nodes.empty()) continue;
     bool any = false;
-    for (const auto& n : c.nodes) {
-      any |= fnmatch(w.nodes.c_str(), n.name.c_str(), 0) == 0;
-    }
+    const NodePattern pattern(w.nodes);
+    for (const auto& n : c.nodes) any = any || pattern.Matches(n.name);
     if (!any) {
       diags.Add(Diagnostic::Warning(
           "waivers.no-match", fmt::format("waiver for '{}' matches no node", w.nodes), nodes_at,
           fmt::format("waivers[{}].nodes", w.index),
-          "check the glob against the node names in inventory.yaml"));
+          "check the pattern (host list n[1-3,5] or glob gpu*) against the node names in inventory.yaml"));
     }
   }
 }

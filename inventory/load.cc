@@ -294,6 +294,7 @@ class Loader {
                   : sched == "none"     ? DrainScheduler::kNone
                                         : DrainScheduler::kSlurm;
     r.drain_timeout_s = Seconds(drain, "timeout", r.drain_timeout_s);
+    r.scheduler_timeout_s = Seconds(drain, "scheduler_timeout", r.scheduler_timeout_s);
     if (auto n = Int(j, "max_unavailable")) {
       r.max_unavailable_count = static_cast<int>(*n);
     } else if (auto pct = Str(j, "max_unavailable"); !pct.empty() && pct.back() == '%') {

@@ -84,6 +84,8 @@ struct RolloutPolicy {
   std::string file;
   DrainScheduler scheduler = DrainScheduler::kSlurm;
   int drain_timeout_s = 4 * 3600;
+  /// How long apply waits for an unreachable scheduler before it pauses the run.
+  int scheduler_timeout_s = 600;
   /// max_unavailable as written: a count ("4") or a percent ("10%").
   int max_unavailable_count = 1;
   bool max_unavailable_is_percent = false;
@@ -102,9 +104,10 @@ struct RolloutPolicy {
   int MaxUnavailable(int total) const;
 };
 
-/// A justified exception to drift: matching node and key are reported as waived until `expires`.
+/// A justified exception: matching node and key are shown as waived (plan, drift) and never
+/// changed by apply, until `expires`.
 struct Waiver {
-  std::string nodes;    ///< glob over node names
+  std::string nodes;    ///< node pattern: host list or glob (inventory/node_pattern.h)
   std::string keys;     ///< glob over desired keys ("sysctl.*")
   std::string reason, owner;
   std::string expires;  ///< YYYY-MM-DD

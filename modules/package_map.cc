@@ -83,8 +83,11 @@ Result<std::string> PickMadisonVersion(std::string_view madison, std::string_vie
 }
 
 std::string AptInstallCommand(const std::vector<PackagePin>& exact, bool allow_held) {
-  // Lock::Timeout waits for another dpkg instead of failing at once (apt >= 1.9.11).
+  // An install cut short (kill -9, a lost session) leaves dpkg's database half-done and apt
+  // refuses everything ("dpkg was interrupted"): finish it first. A no-op when nothing is
+  // pending. Lock::Timeout waits for another dpkg instead of failing at once (apt >= 1.9.11).
   std::string cmd =
+      std::string(kDpkgRepair) + "; "
       "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --allow-downgrades "
       "-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
       "-o DPkg::Lock::Timeout=300";

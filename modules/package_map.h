@@ -53,6 +53,12 @@ std::string_view DebUpstream(std::string_view version);
 Result<std::string> PickMadisonVersion(std::string_view madison, std::string_view package,
                                        std::string_view upstream);
 
+/// Finishes an interrupted dpkg run (packages unpacked but not configured) when `dpkg --audit`
+/// lists any; prefixed to every apt install.
+inline constexpr std::string_view kDpkgRepair =
+    "if [ -n \"$(dpkg --audit 2>/dev/null)\" ]; then "
+    "DEBIAN_FRONTEND=noninteractive dpkg --configure -a || exit 1; fi";
+
 /// Commands (every value through ShellQuote).
 std::string AptInstallCommand(const std::vector<PackagePin>& exact, bool allow_held);
 std::string AptHoldCommand(const std::vector<std::string>& names);

@@ -55,13 +55,17 @@ struct StepRecord {
 struct NodeRecord {
   std::string run;
   std::string node;
-  std::string status;        ///< "pending", "running", "done", "failed", "stale", "not-started"
+  /// "running", "done", "failed", "stale", "busy" (another run holds it), "interrupted",
+  /// "not-started"
+  std::string status;
   std::string last_step;
   bool admin_drained = false;    ///< drained by someone else before plumb touched it
   std::string admin_reason;
   std::string error;
   std::string started_at;
   std::string ended_at;
+  /// While running: what it waits for ("waiting for 1 job(s): 1234 (alice: train, 58m left)").
+  std::string note;
 };
 
 /// Who holds the cluster lock.
@@ -72,6 +76,9 @@ struct LockInfo {
   int64_t owner_pid = 0;
   std::string since;
   std::string expires;
+  /// When the owner process started ("<boot id>/<start ticks>" on Linux), so a pid the kernel
+  /// reused for another program is not taken for the owner. "" when unknown.
+  std::string owner_start;
 };
 
 class Journal {
@@ -124,6 +131,8 @@ class Journal {
   /// Drops whatever lock `run` holds, on any cluster; error if it holds none.
   virtual Status ForceUnlock(const std::string& run) = 0;
   virtual Result<std::optional<LockInfo>> GetLock(const std::string& cluster) = 0;
+  /// The lock `run` holds, on whichever cluster; nullopt when it holds none.
+  virtual Result<std::optional<LockInfo>> LockOfRun(const std::string& run) = 0;
 };
 
 /// Opens (creating and migrating as needed) the SQLite journal at `path`. WAL mode,
@@ -135,6 +144,6 @@ Result<std::unique_ptr<Journal>> OpenSqliteJournal(const std::string& path);
 std::string DefaultJournalPath();
 
 /// The schema version SqliteJournal migrates to.
-inline constexpr int kJournalSchemaVersion = 1;
+inline constexpr int kJournalSchemaVersion = 2;
 
 }  // namespace plumb::plans

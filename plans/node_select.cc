@@ -1,11 +1,12 @@
 #include "plans/node_select.h"
 
-#include <fnmatch.h>
-
+#include <map>
 #include <set>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "inventory/node_pattern.h"
 
 namespace plumb::plans {
 namespace {
@@ -26,53 +27,43 @@ bool InGroup(const inventory::Cluster& c, const inventory::Node& node, const std
   return false;
 }
 
-bool Matches(const inventory::Cluster& c, const inventory::Node& n, const std::string& term) {
-  if (!term.empty() && term[0] == '@') return InGroup(c, n, term.substr(1));
-  return fnmatch(term.c_str(), n.name.c_str(), 0) == 0;
-}
-
 }  // namespace
 
 Result<std::vector<const inventory::Node*>> SelectNodes(const inventory::Cluster& cluster,
                                                         std::string_view pattern) {
-  std::vector<std::string> include, exclude;
-  std::string p(pattern);
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t comma = p.find(',', start);
-    std::string term = p.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (!term.empty() && term.front() == ' ') term.erase(0, 1);
-    while (!term.empty() && term.back() == ' ') term.pop_back();
-    if (!term.empty()) (term[0] == '!' ? exclude : include).push_back(term[0] == '!' ? term.substr(1) : term);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  for (const auto* terms : {&include, &exclude}) {
-    for (const auto& t : *terms) {
-      if (t.size() > 1 && t[0] == '@' && !cluster.groups.count(t.substr(1))) {
-        bool used = false;  // a group named only in nodes' lists is still a group
-        for (const auto& n : cluster.nodes) used = used || InGroup(cluster, n, t.substr(1));
-        if (!used) {
-          return Diagnostic::Error("limit.no-match", fmt::format("--limit: no group '{}'", t.substr(1)),
-                                   {}, {}, "groups are defined in inventory.yaml under groups:");
-        }
-      }
-      bool any = false;
-      for (const auto& n : cluster.nodes) any = any || Matches(cluster, n, t);
-      if (!any) {
+  const inventory::NodePattern p(pattern);
+  std::map<std::string_view, const inventory::Node*> by_name;
+  for (const auto& n : cluster.nodes) by_name.emplace(n.name, &n);
+  const inventory::NodePattern::GroupTest in_group = [&](std::string_view node,
+                                                         std::string_view group) {
+    auto it = by_name.find(node);
+    return it != by_name.end() && InGroup(cluster, *it->second, std::string(group));
+  };
+  for (const auto& t : p.terms()) {
+    const std::string shown = (t.exclude ? "!" : "") + t.text;
+    if (t.group && !cluster.groups.count(t.text.substr(1))) {
+      bool used = false;  // a group named only in nodes' lists is still a group
+      for (const auto& n : cluster.nodes) used = used || InGroup(cluster, n, t.text.substr(1));
+      if (!used)
         return Diagnostic::Error("limit.no-match",
-                                 fmt::format("--limit: '{}' matches no node", t), {}, {},
-                                 "terms are node-name globs (gpu00[1-4]) or @group, comma-separated");
-      }
+                                 fmt::format("--limit: no group '{}'", t.text.substr(1)), {}, {},
+                                 "groups are defined in inventory.yaml under groups:");
     }
+    bool any = false;
+    for (const auto& n : cluster.nodes)
+      if (inventory::NodePattern::TermMatches(t, n.name, in_group)) {
+        any = true;
+        break;
+      }
+    if (!any)
+      return Diagnostic::Error("limit.no-match", fmt::format("--limit: '{}' matches no node", shown),
+                               {}, {},
+                               "terms are node names, host lists (n[1-3,5]), globs (gpu*) or "
+                               "@group, comma-separated; !term excludes");
   }
   std::vector<const inventory::Node*> out;
-  for (const auto& n : cluster.nodes) {
-    bool in = include.empty();
-    for (const auto& t : include) in = in || Matches(cluster, n, t);
-    for (const auto& t : exclude) in = in && !Matches(cluster, n, t);
-    if (in) out.push_back(&n);
-  }
+  for (const auto& n : cluster.nodes)
+    if (p.empty() || p.Matches(n.name, in_group)) out.push_back(&n);
   return out;
 }
 

@@ -10,7 +10,7 @@ namespace plumb::plans {
 
 /// Nodes of `cluster` matching `pattern`, in inventory order. The pattern is a comma list of
 /// terms; a node is selected when any term matches:
-///   gpu00[1-4], gpu*, n?       a glob over node names (fnmatch: * ? [a-z] [!x])
+///   n[1-3,5], gpu*, r[1-2]-n*  host lists and globs (inventory/node_pattern.h)
 ///   @h100                      members of group h100, directly or through a child group
 ///   !gpu003, !@h100            exclude (applied after the positive terms; alone = all but)
 /// Empty pattern = every node. A term that matches no node is an error ("limit.no-match"),

@@ -11,6 +11,7 @@ const char* EventKindName(RolloutEvent::Kind k) {
     case RolloutEvent::Kind::kBatchEnd: return "batch-end";
     case RolloutEvent::Kind::kRunEnd: return "run-end";
     case RolloutEvent::Kind::kNote: return "note";
+    case RolloutEvent::Kind::kWait: return "wait";
   }
   return "note";
 }

@@ -16,7 +16,9 @@ struct RolloutEvent {
     kNodeEnd,     ///< node, status "done" | "failed" | "stale" | "interrupted" | "not-started"
     kBatchEnd,
     kRunEnd,      ///< status: the run's outcome
-    kNote,        ///< anything else worth a line (waits, budget, window)
+    kNote,        ///< anything else worth a line (budget, window)
+    kWait,        ///< heartbeat of a step that waits: node, step, message (what it waits for),
+                  ///< elapsed_ms; `status` "scheduler" when the scheduler cannot be read
   };
   Kind kind = Kind::kNote;
   std::string time;        ///< RFC 3339

@@ -2,7 +2,8 @@
 /// The plan is a value (terraform's plans.Plan): computed by plans/planner from desired x
 /// observed state, written to a versioned JSON file (plans/plan_json), and read back by apply.
 /// Invariants, checked by plans::CheckPlan and the unit tests:
-///   - every node in `batches` has a NodePlan with at least one action;
+///   - every node in `batches` has a NodePlan with at least one action, or is only to be
+///     returned to service (`return_to_service`: in sync, left drained by a failed run);
 ///   - each node appears in at most one batch; batches[0] is the canary batch when canary > 0;
 ///   - within a batch, the nodes that need a drain never exceed the batch's `budget`;
 ///   - unreadable nodes are in `unreadable`, never in `nodes` or `batches`, and make
@@ -43,8 +44,31 @@ struct NodePlan {
   std::string marker_commit;           ///< commit in the node's marker, "" if none
   bool already_unavailable = false;    ///< drained or down in the scheduler when planned
   bool admin_drained = false;          ///< drained by someone other than plumb
+  /// Drained by another plumb run that has not finished with it ("plumb:<run>:<step>", not a
+  /// failure): busy. apply leaves it alone and reports it.
+  std::string held_by_run;
+  /// Left drained by a failed step of an earlier run ("plumb:<run>:failed:<step>: <error>"):
+  /// this plan takes it over and returns it to service once it converges.
+  std::string left_by_run, left_at_step, left_reason;
+  /// No change, but left drained by a failed run: verify, gate and return it to service.
+  bool return_to_service = false;
 
-  bool NeedsDrain() const { return disruption >= modules::Disruption::kDrain; }
+  bool NeedsDrain() const {
+    return return_to_service || disruption >= modules::Disruption::kDrain;
+  }
+};
+
+/// A difference an unexpired waiver covers: shown, never changed.
+struct WaivedChange {
+  PlannedAction change;
+  std::string nodes, keys, reason, owner, expires;   ///< the waiver, as written
+  Location where;                                    ///< where the waiver is written
+};
+
+/// The waived differences of one node (which may have other changes, or none).
+struct NodeWaived {
+  std::string node;
+  std::vector<WaivedChange> changes;
 };
 
 /// A node plumb did not plan for, and why.
@@ -75,7 +99,10 @@ struct Plan {
   std::string cluster;
   std::string created_at;              ///< RFC 3339 UTC
   std::vector<NodePlan> nodes;         ///< nodes with at least one action, by name
-  std::vector<std::string> in_sync;    ///< nodes read and found in sync
+  std::vector<std::string> in_sync;    ///< nodes read and found in sync (waived differences aside)
+  std::vector<NodeWaived> waived;      ///< by node: differences waivers cover (never applied)
+  /// The commit each read node's marker names (nodes in sync included), "" when none.
+  std::map<std::string, std::string> markers;
   std::vector<UnreadableNode> unreadable;
   std::map<std::string, inventory::RolloutPolicy> rollouts;   ///< the policies used
   std::vector<Batch> batches;
@@ -88,6 +115,7 @@ struct Plan {
 
   bool HasChanges() const { return !nodes.empty(); }
   const NodePlan* FindNode(const std::string& name) const;
+  const NodeWaived* FindWaived(const std::string& name) const;
 };
 
 }  // namespace plumb::plans

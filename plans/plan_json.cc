@@ -41,7 +41,9 @@ const char* SchedulerName(inventory::DrainScheduler s) {
 json PolicyJson(const inventory::RolloutPolicy& p) {
   return {{"name", p.name},
           {"file", p.file},
-          {"drain", {{"scheduler", SchedulerName(p.scheduler)}, {"timeout_s", p.drain_timeout_s}}},
+          {"drain", {{"scheduler", SchedulerName(p.scheduler)},
+                     {"timeout_s", p.drain_timeout_s},
+                     {"scheduler_timeout_s", p.scheduler_timeout_s}}},
           {"max_unavailable", p.max_unavailable_is_percent
                                   ? fmt::format("{}%", p.max_unavailable_count)
                                   : std::to_string(p.max_unavailable_count)},
@@ -64,6 +66,7 @@ inventory::RolloutPolicy PolicyFrom(const json& j) {
                 : s == "kubernetes" ? inventory::DrainScheduler::kKubernetes
                                     : inventory::DrainScheduler::kNone;
   p.drain_timeout_s = d.at("timeout_s").get<int>();
+  p.scheduler_timeout_s = d.value("scheduler_timeout_s", p.scheduler_timeout_s);
   std::string mu = j.at("max_unavailable").get<std::string>();
   p.max_unavailable_is_percent = !mu.empty() && mu.back() == '%';
   p.max_unavailable_count = std::stoi(p.max_unavailable_is_percent ? mu.substr(0, mu.size() - 1) : mu);
@@ -81,22 +84,53 @@ inventory::RolloutPolicy PolicyFrom(const json& j) {
   return p;
 }
 
+json PlannedActionJson(const PlannedAction& a) {
+  json aj = a.action.ToJson();
+  aj["reason"] = ChangeReasonName(a.reason);
+  aj["origin"] = LocationJson(a.origin);
+  return aj;
+}
+
+Result<PlannedAction> PlannedActionFrom(const json& aj) {
+  auto a = modules::Action::FromJson(aj);
+  if (!a.ok()) return a.error();
+  return PlannedAction{std::move(*a),
+                       aj.value("reason", "intent") == "repair" ? ChangeReason::kRepair
+                                                               : ChangeReason::kIntent,
+                       LocationFrom(aj.value("origin", json()))};
+}
+
 json NodeJson(const NodePlan& n) {
   json actions = json::array();
-  for (const PlannedAction& a : n.actions) {
-    json aj = a.action.ToJson();
-    aj["reason"] = ChangeReasonName(a.reason);
-    aj["origin"] = LocationJson(a.origin);
-    actions.push_back(std::move(aj));
-  }
-  return {{"node", n.node},
+  for (const PlannedAction& a : n.actions) actions.push_back(PlannedActionJson(a));
+  return json{{"node", n.node},
           {"rollout", n.rollout},
           {"disruption", modules::DisruptionName(n.disruption)},
           {"facts_digest", n.facts_digest},
           {"marker_commit", n.marker_commit},
           {"already_unavailable", n.already_unavailable},
           {"admin_drained", n.admin_drained},
+          {"held_by_run", n.held_by_run},
+          {"left_drained_by", n.left_by_run.empty()
+                                  ? json(nullptr)
+                                  : json{{"run", n.left_by_run}, {"step", n.left_at_step},
+                                         {"reason", n.left_reason}}},
+          {"return_to_service", n.return_to_service},
           {"actions", std::move(actions)}};
+}
+
+json WaivedJson(const std::vector<NodeWaived>& waived) {
+  json out = json::array();
+  for (const NodeWaived& w : waived) {
+    json changes = json::array();
+    for (const WaivedChange& c : w.changes)
+      changes.push_back({{"action", PlannedActionJson(c.change)},
+                         {"waiver", {{"nodes", c.nodes}, {"keys", c.keys}, {"reason", c.reason},
+                                     {"owner", c.owner}, {"expires", c.expires},
+                                     {"origin", LocationJson(c.where)}}}});
+    out.push_back({{"node", w.node}, {"changes", std::move(changes)}});
+  }
+  return out;
 }
 
 // The plan without its digest; "nodes" left empty when `with_nodes` is false.
@@ -123,6 +157,7 @@ json BodyJson(const Plan& plan, bool with_nodes = true) {
           {"complete", plan.complete},
           {"nodes", std::move(nodes)},
           {"in_sync", plan.in_sync},
+          {"waived", WaivedJson(plan.waived)},
           {"unreadable", std::move(unreadable)},
           {"rollouts", std::move(rollouts)},
           {"batches", std::move(batches)},
@@ -250,19 +285,37 @@ Result<Plan> PlanFromJson(const json& j) {
       np.marker_commit = n.value("marker_commit", "");
       np.already_unavailable = n.value("already_unavailable", false);
       np.admin_drained = n.value("admin_drained", false);
+      np.held_by_run = n.value("held_by_run", "");
+      if (const json& l = n.value("left_drained_by", json()); l.is_object()) {
+        np.left_by_run = l.at("run").get<std::string>();
+        np.left_at_step = l.at("step").get<std::string>();
+        np.left_reason = l.at("reason").get<std::string>();
+      }
+      np.return_to_service = n.value("return_to_service", false);
+      if (np.return_to_service) np.disruption = modules::Disruption::kDrain;
       for (const json& aj : n.at("actions")) {
-        auto a = modules::Action::FromJson(aj);
-        if (!a.ok()) return a.error();
-        PlannedAction pa{std::move(*a),
-                         aj.value("reason", "intent") == "repair" ? ChangeReason::kRepair
-                                                                 : ChangeReason::kIntent,
-                         LocationFrom(aj.value("origin", json()))};
-        np.disruption = std::max(np.disruption, pa.action.disruption);
-        np.actions.push_back(std::move(pa));
+        auto pa = PlannedActionFrom(aj);
+        if (!pa.ok()) return pa.error();
+        np.disruption = std::max(np.disruption, pa->action.disruption);
+        np.actions.push_back(std::move(*pa));
       }
       plan.nodes.push_back(std::move(np));
     }
     plan.in_sync = j.at("in_sync").get<std::vector<std::string>>();
+    for (const json& w : j.value("waived", json::array())) {
+      NodeWaived nw;
+      nw.node = w.at("node").get<std::string>();
+      for (const json& c : w.at("changes")) {
+        auto pa = PlannedActionFrom(c.at("action"));
+        if (!pa.ok()) return pa.error();
+        const json& wj = c.at("waiver");
+        nw.changes.push_back({std::move(*pa), wj.at("nodes").get<std::string>(),
+                              wj.at("keys").get<std::string>(), wj.at("reason").get<std::string>(),
+                              wj.at("owner").get<std::string>(), wj.at("expires").get<std::string>(),
+                              LocationFrom(wj.at("origin"))});
+      }
+      plan.waived.push_back(std::move(nw));
+    }
     for (const json& u : j.at("unreadable"))
       plan.unreadable.push_back({u.at("node").get<std::string>(), u.at("reason").get<std::string>()});
     for (const auto& [name, pj] : j.at("rollouts").items()) plan.rollouts[name] = PolicyFrom(pj);

@@ -6,6 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "plans/drain_reason.h"
+#include "plans/report/keys.h"
+#include "plans/waivers.h"
+
 namespace plumb::plans {
 namespace {
 
@@ -40,6 +44,16 @@ const NodePlan* Plan::FindNode(const std::string& name) const {
   for (const auto& n : nodes)
     if (n.node == name) return &n;
   return nullptr;
+}
+
+const NodeWaived* Plan::FindWaived(const std::string& name) const {
+  for (const auto& n : waived)
+    if (n.node == name) return &n;
+  return nullptr;
+}
+
+std::string ActionKey(const modules::Action& a) {
+  return a.key.empty() ? report::PointerToKey(a.pointer) : a.key;
 }
 
 int EstimateSeconds(Disruption d) {
@@ -193,6 +207,7 @@ struct PlanBuilder::State {
   /// that makes the node unreadable is known only once every node is in (Finish).
   std::map<std::string, std::vector<std::string>> missing;
   std::map<std::string, const DesiredByNode*> loaded_previous;
+  std::unique_ptr<WaiverSet> waivers;
 
   const DesiredByNode* Previous(const std::string& commit) {
     if (commit.empty()) return nullptr;
@@ -211,6 +226,7 @@ PlanBuilder::PlanBuilder(PlannerInput input) : s_(std::make_unique<State>()) {
   plan.cluster = in.cluster->name;
   plan.created_at = in.now;
   s_->ordered = OrderModules(in.modules, plan.diags);
+  s_->waivers = std::make_unique<WaiverSet>(in.cluster->waivers, in.now.substr(0, 10));
   if (in.limit.empty()) {
     for (const auto& [name, nd] : *in.desired) s_->to_plan.insert(name);
   } else {
@@ -240,9 +256,11 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
   np.rollout = nd.rollout;
   np.facts_digest = obs.facts_digest;
   np.marker_commit = MarkerCommit(obs.facts);
+  plan.markers[name] = np.marker_commit;
   const DesiredByNode* then = st.Previous(np.marker_commit);
   std::string problem;
   std::vector<std::string> missing;
+  std::vector<WaivedChange> waived;
   for (const modules::Module* m : st.ordered) {
     if (!m->Wants(nd.desired)) continue;
     const std::string mod(m->Name());
@@ -263,6 +281,13 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
       PlannedAction pa;
       pa.reason = ReasonFor(then, name, nd, a.pointer);
       pa.origin = nd.OriginOf(a.pointer);
+      if (WaiverSet::Match w = st.waivers->Find(name, ActionKey(a)); w.waiver && !w.expired) {
+        // Shown in the plan, never applied: the waiver's owner decided this difference stays.
+        pa.action = std::move(a);
+        waived.push_back({std::move(pa), w.waiver->nodes, w.waiver->keys, w.waiver->reason,
+                          w.waiver->owner, w.waiver->expires, w.waiver->where});
+        continue;
+      }
       np.disruption = std::max(np.disruption, a.disruption);
       pa.action = std::move(a);
       np.actions.push_back(std::move(pa));
@@ -276,12 +301,76 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
   if (auto s = in.scheduler.find(name); s != in.scheduler.end()) {
     np.already_unavailable = s->second.Unavailable();
     np.admin_drained = s->second.HeldByAdmin();
+    if (auto r = s->second.DrainedByPlumb() ? ParsePlumbReason(s->second.reason) : std::nullopt) {
+      if (r->failed) {
+        // A failed step left it out of service. This plan takes it over: changed if it still
+        // differs, then verified, gated and returned to service with its reason cleared.
+        np.left_by_run = r->run;
+        np.left_at_step = r->step;
+        np.left_reason = s->second.reason;
+        np.return_to_service = np.actions.empty();
+        // It is out already; returning it is a drain's worth of work (gates, resume).
+        if (np.return_to_service) np.disruption = Disruption::kDrain;
+      } else {
+        np.held_by_run = r->run;   // another run is working on it: apply leaves it alone
+      }
+    }
     if (np.NeedsDrain() && s->second.running_jobs > 0)
       plan.blocking_jobs.push_back({name, s->second.jobs});
   }
   if (!missing.empty()) st.missing.emplace(name, std::move(missing));
-  if (np.actions.empty()) plan.in_sync.push_back(name);
+  if (!waived.empty()) plan.waived.push_back({name, std::move(waived)});
+  if (np.actions.empty() && !np.return_to_service) plan.in_sync.push_back(name);
   else plan.nodes.push_back(std::move(np));
+}
+
+void FormBatches(Plan& plan, const inventory::Cluster& cluster, const DesiredByNode& desired,
+                 const std::map<std::string, modules::SchedulerNode>& scheduler) {
+  plan.batches.clear();
+  plan.rollouts.clear();
+  plan.peak_unavailable = 0;
+  plan.est_seconds = 0;
+  // Batches, one rollout policy at a time (in name order), each against its own scope.
+  std::map<std::string, std::vector<const NodePlan*>> by_rollout;
+  for (const NodePlan& np : plan.nodes) by_rollout[np.rollout].push_back(&np);
+  for (const auto& [rollout, members] : by_rollout) {
+    auto pit = cluster.rollouts.find(rollout);
+    if (pit == cluster.rollouts.end()) {
+      plan.diags.Add(Diagnostic::Error("plan.unknown-rollout",
+                                       fmt::format("rollout policy '{}' not found", rollout)));
+      continue;
+    }
+    const inventory::RolloutPolicy& policy = pit->second;
+    plan.rollouts[rollout] = policy;
+    int scope_total = 0, already_out = 0;
+    for (const auto& [name, nd] : desired) {
+      if (nd.rollout != rollout) continue;
+      ++scope_total;
+      auto s = scheduler.find(name);
+      if (s != scheduler.end() && s->second.Unavailable()) ++already_out;
+    }
+    std::unordered_map<std::string_view, const NodePlan*> by_name;
+    for (const NodePlan* n : members) by_name.emplace(n->node, n);
+    for (Batch& b : MakeBatches(members, cluster, policy, scope_total, already_out,
+                                plan.diags)) {
+      int out = already_out;   // every node already out, in this batch or not
+      for (const std::string& n : b.nodes) {
+        const NodePlan* np = by_name.at(n);
+        if (np->NeedsDrain() && !np->already_unavailable) ++out;
+      }
+      plan.peak_unavailable = std::max(plan.peak_unavailable, out);
+      b.index = static_cast<int>(plan.batches.size());
+      plan.est_seconds += b.est_seconds;
+      plan.batches.push_back(std::move(b));
+    }
+    std::set<std::string> batched;
+    for (const Batch& b : plan.batches)
+      for (const std::string& n : b.nodes) batched.insert(n);
+    for (const NodePlan* n : members)
+      if (!batched.count(n->node))
+        plan.diags.Add(Diagnostic::Error(
+            "plan.unscheduled", fmt::format("node {} has changes but fits in no batch", n->node)));
+  }
 }
 
 Plan MakePlan(const PlannerInput& in) {
@@ -313,6 +402,9 @@ Plan PlanBuilder::Finish() {
                      plan.nodes.end());
     plan.in_sync.erase(std::remove_if(plan.in_sync.begin(), plan.in_sync.end(), gone),
                        plan.in_sync.end());
+    plan.waived.erase(std::remove_if(plan.waived.begin(), plan.waived.end(),
+                                     [&](const NodeWaived& w) { return gone(w.node); }),
+                      plan.waived.end());
     plan.blocking_jobs.erase(
         std::remove_if(plan.blocking_jobs.begin(), plan.blocking_jobs.end(),
                        [&](const BlockingJobs& b) { return gone(b.node); }),
@@ -326,49 +418,10 @@ Plan PlanBuilder::Finish() {
   std::sort(plan.in_sync.begin(), plan.in_sync.end());
   std::sort(plan.unreadable.begin(), plan.unreadable.end(), by_node);
   std::sort(plan.blocking_jobs.begin(), plan.blocking_jobs.end(), by_node);
+  std::sort(plan.waived.begin(), plan.waived.end(), by_node);
   plan.complete = plan.unreadable.empty();
 
-  // Batches, one rollout policy at a time (in name order), each against its own scope.
-  std::map<std::string, std::vector<const NodePlan*>> by_rollout;
-  for (const NodePlan& np : plan.nodes) by_rollout[np.rollout].push_back(&np);
-  for (const auto& [rollout, members] : by_rollout) {
-    auto pit = in.cluster->rollouts.find(rollout);
-    if (pit == in.cluster->rollouts.end()) {
-      plan.diags.Add(Diagnostic::Error("plan.unknown-rollout",
-                                       fmt::format("rollout policy '{}' not found", rollout)));
-      continue;
-    }
-    const inventory::RolloutPolicy& policy = pit->second;
-    plan.rollouts[rollout] = policy;
-    int scope_total = 0, already_out = 0;
-    for (const auto& [name, nd] : *in.desired) {
-      if (nd.rollout != rollout) continue;
-      ++scope_total;
-      auto s = in.scheduler.find(name);
-      if (s != in.scheduler.end() && s->second.Unavailable()) ++already_out;
-    }
-    std::unordered_map<std::string_view, const NodePlan*> by_name;
-    for (const NodePlan* n : members) by_name.emplace(n->node, n);
-    for (Batch& b : MakeBatches(members, *in.cluster, policy, scope_total, already_out,
-                                plan.diags)) {
-      int out = already_out;   // every node already out, in this batch or not
-      for (const std::string& n : b.nodes) {
-        const NodePlan* np = by_name.at(n);
-        if (np->NeedsDrain() && !np->already_unavailable) ++out;
-      }
-      plan.peak_unavailable = std::max(plan.peak_unavailable, out);
-      b.index = static_cast<int>(plan.batches.size());
-      plan.est_seconds += b.est_seconds;
-      plan.batches.push_back(std::move(b));
-    }
-    std::set<std::string> batched;
-    for (const Batch& b : plan.batches)
-      for (const std::string& n : b.nodes) batched.insert(n);
-    for (const NodePlan* n : members)
-      if (!batched.count(n->node))
-        plan.diags.Add(Diagnostic::Error(
-            "plan.unscheduled", fmt::format("node {} has changes but fits in no batch", n->node)));
-  }
+  FormBatches(plan, *in.cluster, *in.desired, in.scheduler);
   return plan;
 }
 

@@ -77,6 +77,12 @@ class PlanBuilder {
   std::unique_ptr<State> s_;
 };
 
+/// (Re)forms `plan.batches` (and rollouts, peak, estimate) from `plan.nodes`, each rollout
+/// policy of `cluster` against its own scope in `desired`, counting the nodes `scheduler` shows
+/// out. Used by the planner, and by apply when --limit narrows a saved plan.
+void FormBatches(Plan& plan, const inventory::Cluster& cluster, const DesiredByNode& desired,
+                 const std::map<std::string, modules::SchedulerNode>& scheduler);
+
 /// `modules` sorted so each comes after everything in its After(); registry order otherwise.
 /// A cycle or an unknown name is reported in `diags` and the input order kept.
 std::vector<const modules::Module*> OrderModules(const std::vector<const modules::Module*>& modules,
@@ -88,6 +94,10 @@ std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
                                const inventory::Cluster& cluster,
                                const inventory::RolloutPolicy& policy, int scope_total,
                                int already_out, Diagnostics& diags);
+
+/// The desired-state key an action changes, in user terms ("sysctl.net.core.rmem_max"): what
+/// waivers match.
+std::string ActionKey(const modules::Action& a);
 
 /// Rough seconds a node with `d` takes (drain wait excluded), for the estimate.
 int EstimateSeconds(modules::Disruption d);

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "modules/marker/marker.h"
+#include "plans/drain_reason.h"
+#include "plans/report/plan_text.h"
 #include "plans/window.h"
 
 // Events are built with designated initializers naming only the fields that matter.
@@ -75,6 +77,10 @@ class NodeRun {
 
  private:
   bool Steps();
+  bool Lease();
+  void ReleaseLease();
+  void Busy(const std::string& why);
+  bool CheckActionsFollow(const NodeFacts& facts);
   bool Drain();
   bool ApplyAction(const PlannedAction& pa);
   bool Reboot();
@@ -93,6 +99,19 @@ class NodeRun {
   const StepRecord* Last(const std::string& step) const;
   void Put(const std::string& status, const std::string& error = {});
 
+  modules::Drainer& Sched();
+  enum class SchedRead { kOk, kUnknownNode, kGaveUp };
+  /// This node as the scheduler sees it, waiting while the scheduler cannot be read (up to the
+  /// policy's scheduler_timeout, then the run pauses); kGaveUp also when stopping.
+  SchedRead ReadNode(const std::string& step, modules::SchedulerNode* out);
+  /// Runs a scheduler write (drain, resume), waiting and retrying while the scheduler is
+  /// unavailable; an error that is not "unavailable" is returned as it is.
+  Status SchedulerCall(const std::string& step, const std::function<Status()>& call);
+  /// A progress event (and the node's journal note) at most every timing.heartbeat.
+  void Heartbeat(const std::string& step, Clock::TimePoint since, const std::string& what,
+                 const std::string& status = {});
+  /// "waiting for 1 job(s): 1234 (alice: train, 58m left); 1m30s of 4h"
+  std::string WaitingFor(const modules::SchedulerNode& n, Clock::TimePoint since) const;
   Result<transport::Shell*> ShellNow();
   Result<std::string> ReadBootId();
   nlohmann::json Desired() const;
@@ -112,6 +131,9 @@ class NodeRun {
   bool admin_ = false;
   std::string admin_reason_;
   bool returned_ = false;
+  bool lease_held_ = false;
+  std::optional<Clock::TimePoint> last_heartbeat_;
+  std::string note_;              // what the node waits for, for `plumb runs RUN`
   std::string started_at_;
   std::unique_ptr<transport::Shell> shell_;
   NodeOutcome out_;
@@ -152,7 +174,55 @@ class Engine {
     journal_broken_ = true;
   }
 
+  modules::Drainer& DrainerFor(const std::string& rollout) {
+    if (auto it = d_.drainers.find(rollout); it != d_.drainers.end() && it->second)
+      return *it->second;
+    return *d_.drainer;
+  }
+  /// The policy the engine enforces: the commit's (opts.policies), else the plan's copy.
+  const inventory::RolloutPolicy* PolicyFor(const std::string& rollout) const {
+    if (auto it = opts_.policies.find(rollout); it != opts_.policies.end()) return &it->second;
+    if (auto it = plan_.rollouts.find(rollout); it != plan_.rollouts.end()) return &it->second;
+    return nullptr;
+  }
+  /// The scheduler stayed unreadable past its timeout: admit nothing more; the run pauses.
+  void SchedulerGaveUp(const std::string& why) {
+    std::lock_guard lock(mu_);
+    if (scheduler_reason_.empty()) scheduler_reason_ = why;
+    scheduler_down_ = true;
+  }
+  bool scheduler_down() const { return scheduler_down_.load(); }
+
+  LeaseHolder Me() const {
+    return {opts_.run_id, opts_.owner_host, opts_.owner_pid, opts_.owner_user, 0};
+  }
+  void HoldLease(const std::string& node) {
+    std::lock_guard lock(lease_mu_);
+    leases_held_.insert(node);
+  }
+  void DropLease(const std::string& node) {
+    std::lock_guard lock(lease_mu_);
+    leases_held_.erase(node);
+  }
+  /// Set by the renewer when another run took the node's lease (ours had expired).
+  std::optional<std::string> LeaseLostTo(const std::string& node) {
+    std::lock_guard lock(lease_mu_);
+    if (auto it = leases_lost_.find(node); it != leases_lost_.end()) return it->second;
+    return std::nullopt;
+  }
+  /// Renews every lease this run holds, every timing.lease_renew, until `done`.
+  void RenewLeases(const std::atomic<bool>& done);
+  void StopRenewing() {
+    std::lock_guard lock(lease_mu_);
+    lease_cv_.notify_all();
+  }
+
  private:
+  /// The scheduler's view of `scope`, waiting (with backoff and heartbeats) while it cannot be
+  /// read, up to the policy's scheduler_timeout; an error once it gave up (or on Ctrl-C).
+  Result<std::map<std::string, modules::SchedulerNode>> ReadScheduler(
+      modules::Drainer& drainer, const std::vector<std::string>& scope,
+      const inventory::RolloutPolicy& policy);
   std::vector<std::string> ScopeOf(const std::string& rollout) const;
   void MarkNotStarted(const std::string& node);
   std::string Summary() const;
@@ -162,6 +232,12 @@ class Engine {
   RolloutDeps& d_;
   std::atomic<bool> dead_{false};
   std::atomic<bool> journal_broken_{false};
+  std::atomic<bool> scheduler_down_{false};
+  std::string scheduler_reason_;
+  std::mutex lease_mu_;
+  std::condition_variable lease_cv_;   // wakes the renewer at the run's end
+  std::set<std::string> leases_held_;
+  std::map<std::string, std::string> leases_lost_;
   std::mutex mu_;
   std::condition_variable cv_;
   Diagnostics diags_;
@@ -183,6 +259,7 @@ const StepRecord* NodeRun::Last(const std::string& step) const {
 void NodeRun::Put(const std::string& status, const std::string& error) {
   if (e_.dead()) throw Dead{};
   NodeRecord r;
+  r.note = status == "running" ? note_ : std::string();
   r.run = e_.opts().run_id;
   r.node = np_.node;
   r.status = status;
@@ -257,26 +334,29 @@ void NodeRun::Fail(const std::string& step, const std::string& error) {
   out_.status = "failed";
   out_.step = step;
   out_.error = error;
+  modules::Drainer& sched = Sched();
   if (!drained_by_us_ && !admin_) {
     // A drain call that reported an error may still have taken effect (a timed-out scontrol),
     // and a resumed run past its marker never drained in this process: if the scheduler shows
     // this run's reason, the drain is ours, and the node must say why it stays out.
-    auto q = e_.deps().drainer->Query({np_.node});
+    auto q = sched.Query({np_.node});
     if (q)
       if (auto it = q->find(np_.node); it != q->end() && it->second.drain &&
                                         RunOfReason(it->second.reason) == e_.opts().run_id)
         drained_by_us_ = true;
   }
   if (drained_by_us_) {
-    // Keep it out of service, and say why where an operator looks first: the scheduler.
-    Status s = e_.deps().drainer->Drain(np_.node,
-                                        DrainReason(e_.opts().run_id, "failed:" + step + ": " + error));
+    // Keep it out of service, and say why where an operator looks first: the scheduler
+    // (`sinfo -R`): the step and the error's last line, not a command line cut at 200.
+    const std::string reason = FailureReason(e_.opts().run_id, step, error);
+    Status s = SchedulerCall("failed", [&] { return sched.Drain(np_.node, reason); });
     (void)s;   // the journal has the failure either way
     out_.left_drained = true;
   } else if (admin_) {
     out_.left_drained = true;   // as the admin left it, reason untouched
   }
   Put("failed", error);
+  ReleaseLease();
 }
 
 void NodeRun::Interrupt(const std::string& step) {
@@ -288,6 +368,13 @@ void NodeRun::Interrupt(const std::string& step) {
 
 bool NodeRun::ContinueTo(const std::string& next) {
   if (e_.dead()) throw Dead{};
+  if (auto to = e_.LeaseLostTo(np_.node)) {
+    // Our lease expired (a long outage) and another run took the node: it is theirs now.
+    lease_held_ = false;
+    out_.step = next;
+    Busy("lost its lease to run " + *to + " before " + next + "; left to that run");
+    return false;
+  }
   if (!Stopping()) return true;
   Interrupt(next);
   return false;
@@ -295,6 +382,151 @@ bool NodeRun::ContinueTo(const std::string& next) {
 
 std::chrono::milliseconds NodeRun::Backoff(milliseconds cur) const {
   return std::min(cur * 2, e_.opts().timing.poll_max);
+}
+
+modules::Drainer& NodeRun::Sched() { return e_.DrainerFor(np_.rollout); }
+
+void NodeRun::Heartbeat(const std::string& step, Clock::TimePoint since, const std::string& what,
+                        const std::string& status) {
+  const auto now = e_.deps().clock->Now();
+  if (last_heartbeat_ && now - *last_heartbeat_ < e_.opts().timing.heartbeat) return;
+  last_heartbeat_ = now;
+  note_ = what;
+  e_.Emit({.kind = RolloutEvent::Kind::kWait, .batch = batch_.index, .node = np_.node,
+           .step = step, .status = status, .message = what,
+           .elapsed_ms = MillisBetween(since, now)});
+  Put("running");   // `plumb runs RUN` shows what it waits for
+}
+
+NodeRun::SchedRead NodeRun::ReadNode(const std::string& step, modules::SchedulerNode* out) {
+  auto& sched = Sched();
+  const auto start = e_.deps().clock->Now();
+  const auto limit = std::chrono::seconds(policy_.scheduler_timeout_s);
+  milliseconds wait = e_.opts().timing.poll_initial;
+  for (;;) {
+    auto q = sched.Query({np_.node});
+    if (q) {
+      auto it = q->find(np_.node);
+      if (it == q->end()) return SchedRead::kUnknownNode;
+      *out = it->second;
+      return SchedRead::kOk;
+    }
+    if (e_.dead()) throw Dead{};
+    if (Stopping()) return SchedRead::kGaveUp;
+    const auto waited = e_.deps().clock->Now() - start;
+    if (waited >= limit) {
+      e_.SchedulerGaveUp(fmt::format("{} could not be read for {}s: {}", sched.Name(),
+                                     policy_.scheduler_timeout_s, q.error().message));
+      return SchedRead::kGaveUp;
+    }
+    Heartbeat(step, start,
+              fmt::format("{} unavailable ({}); waiting up to {}s, nothing new starts meanwhile",
+                          sched.Name(), q.error().message, policy_.scheduler_timeout_s),
+              "scheduler");
+    e_.deps().clock->Sleep(wait);
+    wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
+  }
+}
+
+Status NodeRun::SchedulerCall(const std::string& step, const std::function<Status()>& call) {
+  const auto start = e_.deps().clock->Now();
+  const auto limit = std::chrono::seconds(policy_.scheduler_timeout_s);
+  milliseconds wait = e_.opts().timing.poll_initial;
+  for (;;) {
+    Status s = call();
+    if (s || s.error().code != modules::kSchedulerUnavailable) return s;
+    if (e_.dead()) throw Dead{};
+    if (Stopping() || e_.deps().clock->Now() - start >= limit) {
+      if (!Stopping())
+        e_.SchedulerGaveUp(fmt::format("{} stayed unavailable for {}s: {}", Sched().Name(),
+                                       policy_.scheduler_timeout_s, s.error().message));
+      return s;
+    }
+    Heartbeat(step, start, fmt::format("{}; retrying", s.error().message), "scheduler");
+    e_.deps().clock->Sleep(wait);
+    wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
+  }
+}
+
+void NodeRun::Busy(const std::string& why) {
+  out_.status = "busy";
+  out_.error = why;
+  Put("busy", why);
+  ReleaseLease();
+}
+
+bool NodeRun::Lease() {
+  NodeLeases* leases = e_.deps().leases;
+  if (!leases) return true;
+  LeaseReply reply;
+  LeaseHolder other;
+  StepResult r = Step("lease", {{"ttl_s", e_.opts().timing.lease_ttl.count()}}, [&] {
+    auto got = leases->Acquire(np_.node, e_.Me(), e_.opts().timing.lease_ttl);
+    if (!got) {
+      // A node plumb is already working on (resume) may be down mid-reboot: the lease it
+      // holds from before is still there; the renewer keeps it and later steps re-check.
+      if (touched_) return StepResult::Skipped("node unreachable: " + got.error().message);
+      return StepResult::Failed("cannot take the node's lease: " + got.error().message);
+    }
+    reply = *got;
+    other = got->other;
+    nlohmann::json held = {{"run", other.run}, {"host", other.host}, {"pid", other.pid},
+                           {"user", other.user}, {"expires", other.expires}};
+    if (reply.kind == LeaseReply::Kind::kHeld) {
+      StepResult s{"skipped", "", {{"held_by", held}}};
+      return s;
+    }
+    if (reply.kind == LeaseReply::Kind::kTookOver) return StepResult::Ok({{"took_over_from", held}});
+    return StepResult::Ok();
+  });
+  if (r.outcome == "ok") {
+    lease_held_ = true;
+    e_.HoldLease(np_.node);
+    if (reply.kind == LeaseReply::Kind::kTookOver)
+      e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
+               .message = fmt::format("took over the lease run {} (host {}, pid {}) let expire",
+                                      other.run, other.host, other.pid)});
+    return true;
+  }
+  if (r.outcome == "skipped" && r.detail.contains("held_by")) {
+    Busy(fmt::format("leased by run {} (host {}, pid {}, user {}): another plumb run is working "
+                     "on it; left alone", other.run, other.host, other.pid, other.user));
+    return false;
+  }
+  if (r.outcome == "skipped") return true;   // resume, node unreachable: later steps decide
+  return Check("lease", r);
+}
+
+void NodeRun::ReleaseLease() {
+  if (!lease_held_ || !e_.deps().leases || e_.dead()) return;
+  lease_held_ = false;
+  e_.DropLease(np_.node);
+  if (Status s = e_.deps().leases->Release(np_.node, e_.opts().run_id); !s)
+    e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
+             .message = "could not release its lease (it expires by itself): " + s.error().message});
+}
+
+bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
+  // The digest proves the plan file was not changed in transit, not that its actions are
+  // what the commit asks: a re-sealed plan could carry other versions or parameters. With the
+  // node's facts equal to the plan's, the modules must derive every planned action again.
+  auto derived = Remaining(facts);
+  if (!derived) return true;   // facts unusable here: verify will say so
+  for (const PlannedAction& pa : np_.actions) {
+    if (!facts.facts.contains(pa.action.module)) continue;   // out of band (BMC): checked by cmd
+    auto same = std::find_if(derived->begin(), derived->end(), [&](const modules::Action& d) {
+      return d.id == pa.action.id && d.after == pa.action.after && d.params == pa.action.params &&
+             d.disruption == pa.action.disruption;
+    });
+    if (same == derived->end()) {
+      Fail("probe", fmt::format("the plan's action {} ({}) does not follow from commit {} and "
+                                "the node's facts: the plan file was edited; make a new plan",
+                                pa.action.id, pa.action.summary,
+                                e_.plan().source.commit.substr(0, 12)));
+      return false;
+    }
+  }
+  return true;
 }
 
 Result<transport::Shell*> NodeRun::ShellNow() {
@@ -341,6 +573,14 @@ Result<std::vector<modules::Action>> NodeRun::Remaining(const NodeFacts& f) cons
       return Diagnostic::Error("apply.probe", fmt::format("no facts from module {}", name));
     for (auto& a : m->Diff(desired, *fit)) left.push_back(std::move(a));
   }
+  // A difference the plan shows as waived is the waiver owner's to keep: never "left to do".
+  if (const NodeWaived* w = e_.plan().FindWaived(np_.node)) {
+    std::erase_if(left, [&](const modules::Action& a) {
+      return std::any_of(w->changes.begin(), w->changes.end(), [&](const WaivedChange& c) {
+        return c.change.action.id == a.id || ActionKey(c.change.action) == ActionKey(a);
+      });
+    });
+  }
   return left;
 }
 
@@ -360,10 +600,29 @@ void NodeRun::Run() {
   if (Steps()) {
     out_.status = "done";
     Put("done");
+    ReleaseLease();
   }
 }
 
 bool NodeRun::Steps() {
+  // 0. One writer per node: its lease, and no other plumb run's drain in progress on it.
+  if (!Lease()) return false;
+  if (!touched_) {
+    modules::SchedulerNode sn;
+    SchedRead got = ReadNode("lease", &sn);
+    if (got == SchedRead::kGaveUp) {
+      Interrupt("lease");
+      return false;
+    }
+    if (got == SchedRead::kOk && sn.drain) {
+      if (auto pr = ParsePlumbReason(sn.reason); pr && pr->run != e_.opts().run_id && !pr->failed) {
+        Busy(fmt::format("drained by plumb run {} (reason '{}'), which has not finished with it; "
+                         "left alone (that run continues with plumb apply --resume {})",
+                         pr->run, sn.reason, pr->run));
+        return false;
+      }
+    }
+  }
   // 1. Stale check: the node must still be what the plan saw. Skipped once plumb has touched it
   //    (then its facts differ because of us); later steps re-check what they need.
   if (!touched_) {
@@ -383,9 +642,11 @@ bool NodeRun::Steps() {
                                np_.facts_digest.substr(0, 19),
                                r.detail.value("digest", std::string()).substr(0, 19));
       Put("stale", out_.error);
+      ReleaseLease();
       return false;
     }
     if (!Check("probe", r)) return false;
+    if (!CheckActionsFollow(facts)) return false;
     if (Status s = e_.deps().journal->SaveFacts(e_.opts().run_id, np_.node, "before",
                                                 facts.facts_digest, facts.facts, e_.Now());
         !s)
@@ -419,20 +680,27 @@ bool NodeRun::Steps() {
 }
 
 bool NodeRun::Drain() {
-  auto& drainer = *e_.deps().drainer;
-  auto q = drainer.Query({np_.node});
-  if (!q) {
-    Fail("drain", "cannot read the scheduler: " + q.error().message);
-    return false;
+  auto& drainer = Sched();
+  modules::SchedulerNode sn;
+  switch (ReadNode("drain", &sn)) {
+    case SchedRead::kGaveUp: Interrupt("drain"); return false;
+    case SchedRead::kUnknownNode:
+      Fail("drain", fmt::format("{} does not know node {}", drainer.Name(), np_.node));
+      return false;
+    case SchedRead::kOk: break;
   }
-  auto it = q->find(np_.node);
-  if (it == q->end()) {
-    Fail("drain", fmt::format("{} does not know node {}", drainer.Name(), np_.node));
-    return false;
-  }
-  const modules::SchedulerNode& sn = it->second;
   const bool ours = sn.drain && RunOfReason(sn.reason) == e_.opts().run_id;
-  if (!admin_ && !ours && (sn.drain || sn.DownOnPurpose())) {
+  std::optional<PlumbReason> other;
+  if (sn.drain && !ours) other = ParsePlumbReason(sn.reason);
+  if (other && !other->failed) {
+    // Another plumb run drained it and is not done with it: not an admin's drain, and not ours.
+    Busy(fmt::format("drained by plumb run {} (reason '{}'), which has not finished with it; "
+                     "left alone", other->run, sn.reason));
+    return false;
+  }
+  std::string took_over;
+  if (other && other->failed && !admin_) took_over = sn.reason;   // a failed run left it out
+  if (!admin_ && !ours && took_over.empty() && (sn.drain || sn.DownOnPurpose())) {
     // Drained (or set down with a reason) before plumb came: remember it (durably) and leave
     // it to whoever took it out.
     admin_ = true;
@@ -441,12 +709,16 @@ bool NodeRun::Drain() {
   }
   if (ours) drained_by_us_ = true;
   if (!admin_ && !ours) {
+    // A node a failed plumb run left drained is taken over: relabelled with this run's reason,
+    // so this run returns it to service once it converges (and says why if it fails again).
     const std::string reason = DrainReason(e_.opts().run_id, "drain");
-    StepResult r = Step("drain", {{"reason", reason}, {"scheduler", std::string(drainer.Name())}},
-                        [&] {
-                          Status s = drainer.Drain(np_.node, reason);
-                          return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
-                        });
+    nlohmann::json detail = {{"reason", reason}, {"scheduler", std::string(drainer.Name())}};
+    if (!took_over.empty()) detail["took_over_from"] = took_over;
+    StepResult r = Step("drain", detail, [&] {
+      Status s = SchedulerCall("drain", [&] { return drainer.Drain(np_.node, reason); });
+      if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
+      return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
+    });
     // Even a failed drain call may have taken effect: resume it on failure only if it did.
     if (r.outcome == "ok") drained_by_us_ = true;
     if (!Check("drain", r)) return false;
@@ -459,18 +731,17 @@ bool NodeRun::Drain() {
     milliseconds wait = e_.opts().timing.poll_initial;
     std::string last;
     for (;;) {
-      auto s = drainer.Query({np_.node});
-      if (s) {
-        auto n = s->find(np_.node);
-        if (n != s->end()) {
-          // Drained, or set down on purpose by an admin (no drain flag, and no job can run).
-          if ((n->second.drained || n->second.DownOnPurpose()) && n->second.running_jobs == 0)
-            return StepResult::Ok({{"waited_ms", MillisBetween(start, e_.deps().clock->Now())}});
-          last = n->second.jobs.empty() ? n->second.state
-                                        : fmt::format("{}", fmt::join(n->second.jobs, ", "));
-        }
-      } else {
-        last = s.error().message;
+      // ReadNode waits out an unreadable scheduler (and pauses the run past its timeout):
+      // jobs the scheduler cannot show are not jobs that ended.
+      modules::SchedulerNode n;
+      SchedRead got = ReadNode("wait-drained", &n);
+      if (got == SchedRead::kGaveUp) return StepResult::Interrupted();
+      if (got == SchedRead::kOk) {
+        // Drained, or set down on purpose by an admin (no drain flag, and no job can run).
+        if ((n.drained || n.DownOnPurpose()) && n.running_jobs == 0)
+          return StepResult::Ok({{"waited_ms", MillisBetween(start, e_.deps().clock->Now())}});
+        last = n.jobs.empty() ? n.state : fmt::format("{}", fmt::join(n.jobs, ", "));
+        Heartbeat("wait-drained", start, WaitingFor(n, start));
       }
       if (e_.dead()) throw Dead{};
       if (Stopping()) return StepResult::Interrupted();
@@ -481,7 +752,30 @@ bool NodeRun::Drain() {
       wait = Backoff(wait);
     }
   });
+  note_.clear();
   return Check("wait-drained", w);
+}
+
+std::string NodeRun::WaitingFor(const modules::SchedulerNode& n, Clock::TimePoint since) const {
+  const auto now = e_.deps().clock->Now();
+  const long long now_unix =
+      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  std::vector<std::string> jobs;
+  for (const modules::SchedulerJob& j : n.job_details) {
+    std::string left = j.end_unix <= 0 ? "no time limit"
+                       : j.end_unix <= now_unix
+                           ? "past its time limit"
+                           : report::FormatDuration(static_cast<int>(j.end_unix - now_unix)) + " left";
+    jobs.push_back(fmt::format("{} ({}: {}, {})", j.id, j.user, j.name, left));
+  }
+  if (jobs.empty())
+    for (const std::string& j : n.jobs) jobs.push_back(j);
+  const int elapsed = static_cast<int>(MillisBetween(since, now) / 1000);
+  std::string what = jobs.empty() ? fmt::format("waiting for the node to drain ({})", n.state)
+                                   : fmt::format("waiting for {} job(s): {}", jobs.size(),
+                                                 fmt::join(jobs, ", "));
+  return fmt::format("{}; {} of {}", what, report::FormatDuration(elapsed),
+                     report::FormatDuration(policy_.drain_timeout_s));
 }
 
 bool NodeRun::ApplyAction(const PlannedAction& pa) {
@@ -568,6 +862,9 @@ bool NodeRun::Reboot() {
     if (left && left->empty()) return true;
   }
   if (issue) {
+    // The lease must outlast the reboot: nobody renews it while the node is down.
+    if (lease_held_ && e_.deps().leases)
+      (void)e_.deps().leases->Renew(np_.node, e_.Me(), t.reboot_timeout + e_.opts().timing.lease_ttl);
     auto id = ReadBootId();
     const bool bmc = np_.disruption >= Disruption::kFirmwareFlash || !id;
     if (id) old_id = *id;
@@ -680,13 +977,15 @@ bool NodeRun::Marker() {
 }
 
 bool NodeRun::ReturnToService() {
-  auto& drainer = *e_.deps().drainer;
+  auto& drainer = Sched();
   if (admin_) {
     StepResult r = Step("resume", {{"admin_reason", admin_reason_}}, [&] {
       return StepResult::Skipped("left drained: drained before plumb (" + admin_reason_ + ")");
     });
     out_.left_drained = true;
-    return Check("resume", r);
+    const bool ok = Check("resume", r);
+    if (ok) ReleaseLease();
+    return ok;
   }
   StepResult r = Step("resume", {}, [&] {
     // After a reboot the scheduler may still see the node as down until its daemon registers
@@ -694,20 +993,21 @@ bool NodeRun::ReturnToService() {
     auto start = e_.deps().clock->Now();
     milliseconds wait = e_.opts().timing.poll_initial;
     for (;;) {
-      auto q = drainer.Query({np_.node});
-      if (q) {
-        auto n = q->find(np_.node);
-        if (n != q->end() && !n->second.drain && !n->second.down)
-          return StepResult::Skipped("already in service");
-        if (n != q->end() && n->second.drain &&
-            RunOfReason(n->second.reason) != e_.opts().run_id) {
+      modules::SchedulerNode n;
+      SchedRead got = ReadNode("resume", &n);
+      if (got == SchedRead::kGaveUp) return StepResult::Interrupted();
+      if (got == SchedRead::kOk) {
+        if (!n.drain && !n.down) return StepResult::Skipped("already in service");
+        if (n.drain && RunOfReason(n.reason) != e_.opts().run_id) {
           drained_by_us_ = false;   // not ours to resume, nor to re-label
           admin_ = true;
-          admin_reason_ = n->second.reason;
+          admin_reason_ = n.reason;
           return StepResult::Skipped("left drained: drained by someone else meanwhile (" +
-                                     n->second.reason + ")");
+                                     n.reason + ")");
         }
-        if (n != q->end() && !n->second.down) break;
+        if (!n.down) break;
+        Heartbeat("resume", start, fmt::format("waiting for {} to see the node up ({})",
+                                               drainer.Name(), n.state));
       }
       if (e_.dead()) throw Dead{};
       if (Stopping()) return StepResult::Interrupted();
@@ -717,7 +1017,8 @@ bool NodeRun::ReturnToService() {
       e_.deps().clock->Sleep(wait);
       wait = std::min(Backoff(wait), milliseconds(2000));
     }
-    Status s = drainer.Resume(np_.node);
+    Status s = SchedulerCall("resume", [&] { return drainer.Resume(np_.node); });
+    if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
     if (!s) return StepResult::Failed(s.error().message);
     // Done only once the scheduler agrees: right after a resume Slurm shows the node as
     // not responding for a moment, and the next batch must not count it as out.
@@ -737,7 +1038,9 @@ bool NodeRun::ReturnToService() {
   });
   if (r.outcome == "ok" || (r.outcome == "skipped" && !admin_)) returned_ = true;
   if (admin_) out_.left_drained = true;
-  return Check("resume", r);
+  const bool ok = Check("resume", r);
+  if (ok) ReleaseLease();
+  return ok;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -765,6 +1068,63 @@ void Engine::MarkNotStarted(const std::string& node) {
   Emit({.kind = RolloutEvent::Kind::kNodeEnd, .node = node, .status = "not-started"});
 }
 
+Result<std::map<std::string, modules::SchedulerNode>> Engine::ReadScheduler(
+    modules::Drainer& drainer, const std::vector<std::string>& scope,
+    const inventory::RolloutPolicy& policy) {
+  const auto start = d_.clock->Now();
+  const auto limit = std::chrono::seconds(policy.scheduler_timeout_s);
+  milliseconds wait = opts_.timing.poll_initial;
+  std::optional<Clock::TimePoint> said;
+  for (;;) {
+    auto q = drainer.Query(scope);
+    if (q) return q;
+    if (dead() || stopping()) return q.error();
+    const auto now = d_.clock->Now();
+    if (now - start >= limit) {
+      SchedulerGaveUp(fmt::format("{} could not be read for {}s: {}", drainer.Name(),
+                                  policy.scheduler_timeout_s, q.error().message));
+      return q.error();
+    }
+    if (!said || now - *said >= opts_.timing.heartbeat) {
+      said = now;
+      Emit({.kind = RolloutEvent::Kind::kWait, .status = "scheduler",
+            .message = fmt::format("{} unavailable ({}); admitting nothing, waiting up to {}s",
+                                   drainer.Name(), q.error().message, policy.scheduler_timeout_s),
+            .elapsed_ms = MillisBetween(start, now)});
+    }
+    d_.clock->Sleep(wait);
+    wait = std::min(wait * 2, opts_.timing.scheduler_poll_max);
+  }
+}
+
+void Engine::RenewLeases(const std::atomic<bool>& done) {
+  if (!d_.leases) return;
+  // Real time, not the engine's Clock: a lease expires in the node's real clock, and a fake
+  // clock advanced by this thread's sleeps would hurry every other wait of a test.
+  for (;;) {
+    {
+      std::unique_lock lock(lease_mu_);
+      lease_cv_.wait_for(lock, opts_.timing.lease_renew, [&] { return done.load() || dead(); });
+    }
+    if (done.load() || dead()) return;
+    std::vector<std::string> nodes;
+    {
+      std::lock_guard lock(lease_mu_);
+      nodes.assign(leases_held_.begin(), leases_held_.end());
+    }
+    for (const std::string& n : nodes) {
+      if (done.load() || dead()) return;
+      auto r = d_.leases->Renew(n, Me(), opts_.timing.lease_ttl);
+      // Unreachable (rebooting): the lease written before the reboot covers the reboot.
+      if (!r || r->kind != LeaseReply::Kind::kLost) continue;
+      std::lock_guard lock(lease_mu_);
+      if (!leases_held_.count(n)) continue;   // released meanwhile: nothing was lost
+      leases_lost_[n] = r->other.run.empty() ? std::string("(none: the lease was removed)")
+                                             : r->other.run;
+    }
+  }
+}
+
 std::string Engine::Summary() const {
   std::map<std::string, int> count;
   std::string first_failure;
@@ -774,7 +1134,7 @@ std::string Engine::Summary() const {
       first_failure = fmt::format("{} at {}: {}", name, o.step, o.error);
   }
   std::vector<std::string> parts;
-  for (const char* s : {"done", "failed", "stale", "interrupted", "not-started"})
+  for (const char* s : {"done", "failed", "stale", "busy", "interrupted", "not-started"})
     if (count[s]) parts.push_back(fmt::format("{} {}", count[s], s));
   std::string line = parts.empty() ? "nothing to do" : fmt::format("{}", fmt::join(parts, ", "));
   if (!first_failure.empty()) line += " (first failure: " + first_failure + ")";
@@ -812,6 +1172,19 @@ RolloutResult Engine::Run() {
     }
   }
 
+  std::atomic<bool> renew_done{false};
+  std::thread renewer([this, &renew_done] { RenewLeases(renew_done); });
+  struct JoinRenewer {
+    Engine& e;
+    std::atomic<bool>& done;
+    std::thread& t;
+    ~JoinRenewer() {
+      done = true;
+      e.StopRenewing();
+      t.join();
+    }
+  } join_renewer{*this, renew_done, renewer};
+
   int total = 0;
   for (const auto& b : plan_.batches) total += static_cast<int>(b.nodes.size());
   Emit({.kind = RolloutEvent::Kind::kRunStart,
@@ -834,24 +1207,24 @@ RolloutResult Engine::Run() {
         if (auto o = outcomes_.find(n); o != outcomes_.end() && o->second.status == "failed")
           halt_reason = fmt::format("the canary batch failed ({} failed)", n);
     if (todo.empty()) continue;
-    auto pit = plan_.rollouts.find(b.rollout);
-    if (pit == plan_.rollouts.end() && halt_reason.empty())
+    const inventory::RolloutPolicy* pp = PolicyFor(b.rollout);
+    if (!pp && halt_reason.empty())
       halt_reason = fmt::format("the plan has no rollout policy '{}'", b.rollout);
-    auto window = pit != plan_.rollouts.end()
-                      ? Window::Make(pit->second.window_cron, pit->second.window_duration_s)
-                      : Result<Window>(Window());
+    auto window = pp ? Window::Make(pp->window_cron, pp->window_duration_s) : Result<Window>(Window());
     if (!window && halt_reason.empty()) halt_reason = window.error().message;
-    if (!halt_reason.empty() || paused || stopping() || dead()) {
+    if (!halt_reason.empty() || paused || stopping() || dead() || scheduler_down()) {
       if (!dead())
         for (const auto& n : todo) MarkNotStarted(n);
       continue;
     }
-    const inventory::RolloutPolicy& policy = pit->second;
+    const inventory::RolloutPolicy& policy = *pp;
+    modules::Drainer& drainer = DrainerFor(b.rollout);
     const std::vector<std::string> scope = ScopeOf(b.rollout);
     const int limit = policy.MaxUnavailable(static_cast<int>(scope.size()));
-    auto state = d_.drainer->Query(scope);
+    // The scheduler's view, before anything is admitted. One that cannot be read is never "no
+    // node is out": wait for it (saying so), then pause the run.
+    auto state = ReadScheduler(drainer, scope, policy);
     if (!state) {
-      halt_reason = "cannot read the scheduler: " + state.error().message;
       for (const auto& n : todo) MarkNotStarted(n);
       continue;
     }
@@ -884,19 +1257,38 @@ RolloutResult Engine::Run() {
     std::chrono::milliseconds budget_waited{0};
     std::unique_lock lk(mu_);
     bool fresh_view = true;   // `state` was just read
+    bool blind = false;       // the last read failed: admit nothing until one succeeds
+    auto sched_since = d_.clock->Now();
+    milliseconds sched_wait = opts_.timing.poll_initial;
     auto refresh = [&] {      // with lk held; released while the scheduler is read
       lk.unlock();
-      auto fresh = d_.drainer->Query(scope);
+      auto fresh = drainer.Query(scope);
       lk.lock();
-      if (!fresh) return;     // keep the last view: avail only ever shrinks without a read
+      if (!fresh) {
+        // A view we cannot refresh is not a view we may admit on: nodes may have gone out.
+        if (!blind) {
+          sched_since = d_.clock->Now();
+          sched_wait = opts_.timing.poll_initial;
+          Emit({.kind = RolloutEvent::Kind::kWait, .batch = b.index, .status = "scheduler",
+                .message = fmt::format("{} unavailable ({}); admitting nothing until it answers "
+                                       "(up to {}s)", drainer.Name(), fresh.error().message,
+                                       policy.scheduler_timeout_s)});
+        }
+        blind = true;
+        if (d_.clock->Now() - sched_since >= std::chrono::seconds(policy.scheduler_timeout_s))
+          SchedulerGaveUp(fmt::format("{} could not be read for {}s: {}", drainer.Name(),
+                                      policy.scheduler_timeout_s, fresh.error().message));
+        return;
+      }
+      blind = false;
       state = std::move(fresh);
       avail = limit - count_out();
     };
     while (!queue.empty() || running > 0) {
       if (!queue.empty() && !fresh_view && !dead() && !stopping()) refresh();
       fresh_view = false;
-      while (!queue.empty()) {
-        if (dead() || stopping()) break;
+      while (!queue.empty() && !blind) {
+        if (dead() || stopping() || scheduler_down()) break;
         if (failures_ > policy.max_failures) {
           halt_reason = fmt::format("{} node(s) failed, more than max_failures ({})", failures_,
                                     policy.max_failures);
@@ -959,9 +1351,18 @@ RolloutResult Engine::Run() {
           cv_.notify_all();
         });
       }
+      if (blind && !queue.empty() && !dead() && !stopping() && !scheduler_down()) {
+        // Nothing is admitted while the scheduler cannot be read; look again after a backoff
+        // (nodes of ours already running carry on, and wait for it themselves).
+        lk.unlock();
+        d_.clock->Sleep(sched_wait);
+        sched_wait = std::min(sched_wait * 2, opts_.timing.scheduler_poll_max);
+        lk.lock();
+        continue;
+      }
       bool blocked = !queue.empty() && running == 0;
       if (blocked && budget_waited < opts_.timing.budget_wait && !dead() && !stopping() &&
-          halt_reason.empty() && !paused) {
+          halt_reason.empty() && !paused && !scheduler_down()) {
         // Out of budget with nothing of ours running: nodes the scheduler shows out may be on
         // their way back (a moment of "not responding" after a resume). Look again a while.
         lk.unlock();
@@ -972,8 +1373,9 @@ RolloutResult Engine::Run() {
         fresh_view = true;
         continue;
       }
-      if (blocked || (!queue.empty() && (dead() || stopping() || !halt_reason.empty() || paused))) {
-        if (blocked && halt_reason.empty() && !paused && !dead() && !stopping())
+      if (blocked || (!queue.empty() && (dead() || stopping() || !halt_reason.empty() || paused ||
+                                         scheduler_down()))) {
+        if (blocked && halt_reason.empty() && !paused && !dead() && !stopping() && !scheduler_down())
           halt_reason = fmt::format(
               "max_unavailable {} reached: {} node(s) out ({}); {} node(s) could not start",
               limit, limit - avail, fmt::join(out_names, " "), queue.size());
@@ -998,16 +1400,18 @@ RolloutResult Engine::Run() {
   if (dead()) {
     res.outcome = "crashed";
   } else {
-    bool any_failed = false, any_stale = false;
+    bool any_failed = false, any_incomplete = false;
     for (const auto& [n, o] : outcomes_) {
       any_failed |= o.status == "failed";
-      any_stale |= o.status == "stale";
+      any_incomplete |= o.status == "stale" || o.status == "busy";
     }
-    if (stopping()) res.outcome = "interrupted";
+    // A journal that cannot be written stops the run as an error, not as a Ctrl-C.
+    if (journal_broken_) res.outcome = "failed", res.journal_failed = true;
+    else if (stopping()) res.outcome = "interrupted";
     else if (!halt_reason.empty()) res.outcome = "halted";
-    else if (paused) res.outcome = "paused";
+    else if (paused || scheduler_down()) res.outcome = "paused";
     else if (any_failed) res.outcome = "failed";
-    else if (any_stale) res.outcome = "incomplete";
+    else if (any_incomplete) res.outcome = "incomplete";
     else res.outcome = "done";
   }
   for (const auto& [n, o] : outcomes_) res.nodes.push_back(o);
@@ -1016,13 +1420,26 @@ RolloutResult Engine::Run() {
   if (paused) {
     res.halt_reason = "outside the maintenance window";
     res.next_window = next_window;
+  } else if (scheduler_down() && res.halt_reason.empty()) {
+    res.halt_reason = "the scheduler could not be read: " + scheduler_reason_;
   }
+  if (journal_broken_ && res.halt_reason.empty())
+    res.halt_reason = "the journal could not be written; no new node was started";
   res.diags.Append(diags_);
   if (!dead()) {
     std::string line = res.summary;
     if (!res.halt_reason.empty()) line += "; " + res.outcome + ": " + res.halt_reason;
-    if (Status s = d_.journal->EndRun(opts_.run_id, res.outcome, Now(), line); !s)
-      res.diags.Add(s.error());
+    // A full disk may free up: try for a while before giving up, so the run row does not stay
+    // "running" (`plumb runs` shows a run whose owner is gone as such either way).
+    Status s = d_.journal->EndRun(opts_.run_id, res.outcome, Now(), line);
+    for (int i = 0; !s && journal_broken_ && i < 6 && !(d_.stop && d_.stop->load()); ++i) {
+      Emit({.kind = RolloutEvent::Kind::kNote,
+            .message = "the journal cannot be written (" + s.error().message +
+                       "); retrying to record the run's end"});
+      d_.clock->Sleep(milliseconds(5000));
+      s = d_.journal->EndRun(opts_.run_id, res.outcome, Now(), line);
+    }
+    if (!s) res.diags.Add(s.error());
     Emit({.kind = RolloutEvent::Kind::kRunEnd, .status = res.outcome, .message = line});
   }
   return res;
@@ -1040,25 +1457,6 @@ std::string NewRunId(Clock::TimePoint now) {
   std::random_device rd;
   return fmt::format("{}{}{}-{}{}{}-{:04x}", t.substr(0, 4), t.substr(5, 2), t.substr(8, 2),
                      t.substr(11, 2), t.substr(14, 2), t.substr(17, 2), rd() & 0xffff);
-}
-
-std::string DrainReason(const std::string& run, const std::string& step) {
-  std::string r = "plumb:" + run + ":" + step;
-  for (char& c : r)
-    if (c == '"' || c == '\'' || c == '\n' || c == '\r' || c == '\\' || c == '`' || c == '$')
-      c = ' ';
-  // Slurm keeps reasons short in its listings; the journal has the whole error.
-  if (r.size() > 200) r = r.substr(0, 197) + "...";
-  return r;
-}
-
-std::string RunOfReason(const std::string& reason) {
-  if (reason.rfind("plumb:", 0) != 0) return {};
-  auto end = reason.find(':', 6);
-  std::string run = reason.substr(6, end == std::string::npos ? std::string::npos : end - 6);
-  // Slurm may append " [user@time]" in some listings.
-  if (auto sp = run.find(' '); sp != std::string::npos) run.resize(sp);
-  return run;
 }
 
 nlohmann::json DesiredFromActions(const NodePlan& node) {

@@ -4,8 +4,13 @@
 /// Per batch, its nodes run in parallel (a thread each), never more than the policy's
 /// max_unavailable out at once, counting nodes already drained or down (re-read from the Drainer
 /// before each batch). Per node:
-///   probe      re-probe; a facts digest other than the plan's -> skipped as "stale"
-///   drain      scheduler drain, reason "plumb:<run>:drain" (an admin's drain is left alone)
+///   lease      take the node's lease (plans/node_lease.h): held by another live run -> "busy",
+///              left alone and reported; a node another plumb run has drained and not failed
+///              ("plumb:<other>:<step>") is busy too
+///   probe      re-probe; a facts digest other than the plan's -> skipped as "stale"; the
+///              plan's actions must follow from the commit's desired state and these facts
+///   drain      scheduler drain, reason "plumb:<run>:drain" (an admin's drain is left alone;
+///              a node a failed run left drained is taken over)
 ///   wait-drained   until no job runs on it (policy timeout; pending jobs are not "done")
 ///   apply:<id> each action in order through its module (Module::Apply)
 ///   reboot     when an action needs one: `reboot` over SSH, or the BMC when SSH is gone or
@@ -15,8 +20,12 @@
 ///   marker     /var/lib/plumb/marker.json (commit, run, time)
 ///   resume     back to service, unless an admin had drained it before plumb did
 /// Every step is journaled before (intent) and after (outcome). A failed node stays drained with
-/// reason "plumb:<run>:failed:<step>: <error>". The canary batch stops the rollout on any
-/// failure; past max_failures no new node starts; outside the maintenance window no node starts.
+/// reason "plumb:<run>:failed:<step>: <error's last line>". The canary batch stops the rollout on
+/// any failure; past max_failures no new node starts; outside the maintenance window no node
+/// starts. A scheduler that cannot be read is never "no node is out": nothing is admitted, the
+/// engine waits (with backoff, saying so) up to the policy's scheduler_timeout, then pauses the
+/// run (resumable); it never counts as a node failure. Waived differences are never changed and
+/// verify does not expect them changed.
 /// With `resume`, steps the journal shows done are skipped and a step with an intent but no
 /// outcome is re-checked (re-probe, boot id) before it runs again, so nothing runs twice.
 #include <atomic>
@@ -35,7 +44,9 @@
 #include "modules/module.h"
 #include "modules/transport/shell.h"
 #include "plans/clock.h"
+#include "plans/drain_reason.h"
 #include "plans/journal.h"
+#include "plans/node_lease.h"
 #include "plans/observer.h"
 #include "plans/plan.h"
 #include "plans/planner.h"
@@ -82,6 +93,13 @@ struct RolloutTiming {
   /// When the budget is spent by nodes plumb is not working on, how long to keep re-reading
   /// the scheduler before halting ("max_unavailable reached").
   std::chrono::milliseconds budget_wait{30000};
+  /// Longest wait between reads of a scheduler that cannot be read.
+  std::chrono::milliseconds scheduler_poll_max{30000};
+  /// A node lease lasts this long unless renewed; renewed this often while the run works.
+  std::chrono::seconds lease_ttl{900};
+  std::chrono::seconds lease_renew{60};
+  /// While a step waits (jobs to finish, a reboot, the scheduler), a progress event this often.
+  std::chrono::seconds heartbeat{30};
 };
 
 struct RolloutOptions {
@@ -89,6 +107,10 @@ struct RolloutOptions {
   bool resume = false;              ///< continue run_id from the journal
   std::string owner_host;
   int64_t owner_pid = 0;
+  std::string owner_user;
+  /// The rollout policies of the commit the plan names (what the engine enforces); a policy
+  /// missing here falls back to the plan's copy (tests). cmd/ refuses a plan whose copy differs.
+  std::map<std::string, inventory::RolloutPolicy> policies;
   /// Every node under each rollout policy (for max_unavailable, which counts nodes already
   /// out). When a policy is missing here its scope is the plan's own nodes plus in-sync ones.
   std::map<std::string, std::vector<std::string>> scope;
@@ -106,7 +128,9 @@ struct RolloutOptions {
 /// How one node ended.
 struct NodeOutcome {
   std::string node;
-  std::string status;   ///< "done", "failed", "stale", "interrupted", "not-started"
+  /// "done", "failed", "stale", "busy" (another run holds it: left alone), "interrupted",
+  /// "not-started"
+  std::string status;
   std::string step;     ///< the last step (the failing one for "failed")
   std::string error;
   bool left_drained = false;
@@ -114,20 +138,26 @@ struct NodeOutcome {
 
 struct RolloutResult {
   std::string run;
-  /// "done" (every node done), "failed" (some failed, the rest done), "halted" (canary failure,
-  /// max_failures, or no budget), "paused" (window closed), "interrupted" (Ctrl-C), "crashed"
-  /// (test hook), "incomplete" (some nodes stale).
+  /// "done" (every node done), "failed" (some failed, the rest done; or the journal could not
+  /// be written), "halted" (canary failure, max_failures, or no budget), "paused" (window
+  /// closed, or the scheduler unreachable past its timeout), "interrupted" (Ctrl-C), "crashed"
+  /// (test hook), "incomplete" (some nodes stale or busy).
   std::string outcome;
   std::vector<NodeOutcome> nodes;
   std::string summary;          ///< one line: "6 done, 1 failed (gpu003: ...), 1 stale"
   std::string halt_reason;      ///< why no new node started, when halted/paused
-  std::string next_window;      ///< RFC 3339, when paused
+  std::string next_window;      ///< RFC 3339, when paused by the window
+  bool journal_failed = false;  ///< the journal could not be written: the run stopped
   Diagnostics diags;
 };
 
 struct RolloutDeps {
   Journal* journal = nullptr;
+  /// The scheduler of each rollout policy, by policy name; `drainer` serves the others.
+  std::map<std::string, modules::Drainer*> drainers;
   modules::Drainer* drainer = nullptr;
+  /// Node leases; null only in tests that do not look at them.
+  NodeLeases* leases = nullptr;
   Prober* prober = nullptr;
   NodeTransport* transport = nullptr;
   ModuleLookup modules;
@@ -143,12 +173,6 @@ RolloutResult RunRollout(const Plan& plan, const RolloutOptions& opts, RolloutDe
 
 /// A new run id: "YYYYMMDD-HHMMSS-xxxx" (UTC, 4 random hex), sortable, safe in a drain reason.
 std::string NewRunId(Clock::TimePoint now);
-
-/// The drain reason for `run` at `step`; for failures, step = "failed:<step>: <error>" (cut to
-/// fit Slurm's reason and stripped of quotes and newlines).
-std::string DrainReason(const std::string& run, const std::string& step);
-/// The run id in a plumb drain reason ("plumb:<run>:..."), "" when not plumb's.
-std::string RunOfReason(const std::string& reason);
 
 /// The stand-in desired state made of a node plan's actions (each pointer set to its `after`).
 nlohmann::json DesiredFromActions(const NodePlan& node);

@@ -76,6 +76,12 @@ CREATE TABLE locks (
   expires    TEXT NOT NULL
 );
 )sql",
+    // 2: what a running node waits for (`plumb runs RUN`); the lock owner's process start, so
+    // a reused pid is not taken for the owner.
+    R"sql(
+ALTER TABLE nodes ADD COLUMN note TEXT NOT NULL DEFAULT '';
+ALTER TABLE locks ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 #define kRunSelect                                                                          \
@@ -84,7 +90,8 @@ CREATE TABLE locks (
 #define kStepSelect                                                                          \
   "SELECT s.id, s.run_id, s.node, s.step, s.detail, s.started_at, s.ended_at, s.duration_ms, " \
   "s.outcome, s.error, COALESCE(r.commit_sha, '') FROM steps s LEFT JOIN runs r ON r.id = s.run_id"
-#define kLockSelect "SELECT cluster, run_id, owner_host, owner_pid, since, expires FROM locks"
+#define kLockSelect \
+  "SELECT cluster, run_id, owner_host, owner_pid, since, expires, owner_start FROM locks"
 
 Diagnostic DbError(sqlite3* db, const std::string& what) {
   return Diagnostic::Error("journal.sqlite",
@@ -272,20 +279,21 @@ class SqliteJournal final : public Journal {
     std::lock_guard lock(mu_);
     Stmt s(db_,
            "INSERT INTO nodes(run_id, node, status, last_step, admin_drained, admin_reason, error, "
-           "started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, node) DO UPDATE "
-           "SET status=excluded.status, last_step=excluded.last_step, "
+           "started_at, ended_at, note) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, node) "
+           "DO UPDATE SET status=excluded.status, last_step=excluded.last_step, "
            "admin_drained=excluded.admin_drained, admin_reason=excluded.admin_reason, "
-           "error=excluded.error, started_at=excluded.started_at, ended_at=excluded.ended_at");
+           "error=excluded.error, started_at=excluded.started_at, ended_at=excluded.ended_at, "
+           "note=excluded.note");
     s.Bind(n.run).Bind(n.node).Bind(n.status).Bind(n.last_step)
         .Bind(int64_t{n.admin_drained ? 1 : 0}).Bind(n.admin_reason).Bind(n.error)
-        .Bind(n.started_at).Bind(n.ended_at);
+        .Bind(n.started_at).Bind(n.ended_at).Bind(n.note);
     return Done(s, "recording node " + n.node);
   }
 
   Result<std::vector<NodeRecord>> Nodes(const std::string& run) override {
     std::lock_guard lock(mu_);
     Stmt s(db_, "SELECT run_id, node, status, last_step, admin_drained, admin_reason, error, "
-                "started_at, ended_at FROM nodes WHERE run_id=? ORDER BY node");
+                "started_at, ended_at, note FROM nodes WHERE run_id=? ORDER BY node");
     s.Bind(run);
     if (!s.ok()) return DbError(db_, "reading nodes");
     std::vector<NodeRecord> out;
@@ -301,6 +309,7 @@ class SqliteJournal final : public Journal {
       n.error = s.Text(6);
       n.started_at = s.Text(7);
       n.ended_at = s.Text(8);
+      n.note = s.Text(9);
       out.push_back(std::move(n));
     }
     if (rc != SQLITE_DONE) return DbError(db_, "reading nodes");
@@ -340,16 +349,17 @@ class SqliteJournal final : public Journal {
     // run (a second `apply --resume` while the first still runs would do every step twice).
     // A caller that knows the holder died takes it over with ForceUnlock first.
     const bool same_owner = cur && cur->run == want.run && cur->owner_host == want.owner_host &&
-                            cur->owner_pid == want.owner_pid;
+                            cur->owner_pid == want.owner_pid &&
+                            cur->owner_start == want.owner_start;
     if (cur && !same_owner && cur->expires > now) {
       if (held_by) *held_by = *cur;
       finish(false);
       return false;
     }
     Stmt s(db_, "INSERT OR REPLACE INTO locks(cluster, run_id, owner_host, owner_pid, since, "
-                "expires) VALUES (?,?,?,?,?,?)");
+                "expires, owner_start) VALUES (?,?,?,?,?,?,?)");
     s.Bind(want.cluster).Bind(want.run).Bind(want.owner_host).Bind(want.owner_pid)
-        .Bind(want.since).Bind(want.expires);
+        .Bind(want.since).Bind(want.expires).Bind(want.owner_start);
     if (Status d = Done(s, "taking lock"); !d) {
       finish(false);
       return d.error();
@@ -398,6 +408,16 @@ class SqliteJournal final : public Journal {
     return DbError(db_, "reading lock");
   }
 
+  Result<std::optional<LockInfo>> LockOfRun(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    Stmt q(db_, kLockSelect " WHERE run_id=?");
+    q.Bind(run);
+    int rc = q.Step();
+    if (rc == SQLITE_ROW) return std::optional<LockInfo>(LockFrom(q));
+    if (rc == SQLITE_DONE) return std::optional<LockInfo>();
+    return DbError(db_, "reading lock");
+  }
+
  private:
 
   static RunRecord RunFrom(const Stmt& s) {
@@ -424,6 +444,7 @@ class SqliteJournal final : public Journal {
     l.owner_pid = s.Int(3);
     l.since = s.Text(4);
     l.expires = s.Text(5);
+    l.owner_start = s.Text(6);
     return l;
   }
   Result<std::vector<StepRecord>> ReadSteps(Stmt& s) {

@@ -5,6 +5,7 @@
 #include "modules/cuda/parse.h"
 #include "modules/module_util.h"
 #include "modules/package_map.h"
+#include "modules/pinned_packages.h"
 
 namespace plumb::modules::cuda {
 
@@ -13,13 +14,18 @@ std::string CudaModule::ProbeScript() const {
              "plumb_cat version_json /usr/local/cuda/version.json\n"
              "plumb_cat version_txt /usr/local/cuda/version.txt\n"
              "plumb_begin toolkits; ls -d /usr/local/cuda-* 2>/dev/null; plumb_end toolkits 0\n") +
-         std::string(kPackageManagerSnippet);
+         PinnedPackagesSnippet({"cuda-toolkit-*"}, {"cuda-toolkit-*"});
 }
 
 Result<Facts> CudaModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  return FactsFromParts(*parts);
+  auto facts = FactsFromParts(*parts);
+  if (!facts.ok()) return facts;
+  // The toolkit package itself: version.json alone is there before its install finished.
+  if (auto pins = PinnedPackagesFrom(*parts, Name()); pins.ok() && !pins->is_null())
+    (*facts)["packages"] = std::move(*pins);
+  return facts;
 }
 
 bool CudaModule::Wants(const nlohmann::json& desired) const {
@@ -31,7 +37,10 @@ std::vector<Action> CudaModule::Diff(const nlohmann::json& desired, const Facts&
   if (!Wants(desired)) return {};
   std::string want = desired["nvidia"]["cuda"].get<std::string>();
   std::string have = StringField(facts, "version");
-  if (VersionPrefixMatches(want, have)) return {};
+  const std::string manager = StringField(facts, "manager");
+  const std::vector<std::string> gaps =
+      PinGaps(CudaPackages(want, manager), facts.value("packages", nlohmann::json()), manager);
+  if (VersionPrefixMatches(want, have) && gaps.empty()) return {};
   return {MakeAction(Name(), "cuda.install", "nvidia.cuda", "/nvidia/cuda",
                      fmt::format("install CUDA {} (have {})", want, have.empty() ? "none" : have),
                      have.empty() ? nlohmann::json() : nlohmann::json(have), want,

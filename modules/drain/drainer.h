@@ -4,13 +4,26 @@
 /// The drain reason carries plumb's run id and step ("plumb:<run>:<step>"), so a node plumb
 /// drained is recognisable from the scheduler alone, and a node drained for any other reason
 /// is never resumed by plumb.
+#include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schemas/result.h"
 
 namespace plumb::modules {
+
+/// The Diagnostic code of "the scheduler cannot be read or written right now" (controller down,
+/// an API error, a timeout, an empty node list for a cluster that has nodes). The engine never
+/// counts it as a node failure: it admits nothing, waits, and pauses the run.
+inline constexpr std::string_view kSchedulerUnavailable = "scheduler.unavailable";
+
+/// A job that occupies a node, for reports and heartbeats.
+struct SchedulerJob {
+  std::string id, user, name;
+  int64_t end_unix = 0;   ///< its time limit, unix seconds; 0 unknown or unlimited
+};
 
 /// One node as the scheduler sees it.
 struct SchedulerNode {
@@ -22,6 +35,7 @@ struct SchedulerNode {
   std::string reason;          ///< the drain/down reason, "" if none
   int running_jobs = 0;
   std::vector<std::string> jobs;   ///< "1234 (alice: train-llm)" for reports
+  std::vector<SchedulerJob> job_details;   ///< the same jobs, with their time limits
 
   /// Out of service for the purpose of max_unavailable.
   bool Unavailable() const { return drain || down; }

@@ -1,6 +1,7 @@
 #include "modules/drain/slurm_drainer.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,30 +14,72 @@ Result<transport::CommandOutput> SlurmDrainer::Run(const std::string& cmd) {
   return shell_.Run(cmd, timeout_);
 }
 
+namespace {
+
+// Slurm's words for "the controller cannot be reached": a call that failed this way did not
+// fail because of the node, and must not count against it.
+bool ControllerUnreachable(std::string_view text) {
+  for (std::string_view w : {"Unable to contact slurm controller", "Socket timed out",
+                             "Zero Bytes were transmitted", "Connection refused",
+                             "Slurm backup controller in standby mode", "slurm_load_node error",
+                             "slurm_load_jobs error", "Communication connection failure"})
+    if (text.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
+Diagnostic Unavailable(const std::string& what) {
+  return Diagnostic::Error(std::string(kSchedulerUnavailable), "slurm unavailable: " + what, {}, {},
+                           "is slurmctld up? (scontrol ping)");
+}
+
+// A command that could not run at all (timeout, no such program) or that says the
+// controller is unreachable.
+std::optional<Diagnostic> UnavailableFrom(const Result<transport::CommandOutput>& r,
+                                          const std::string& what) {
+  if (!r) return Unavailable(fmt::format("{}: {}", what, r.error().message));
+  if (r->exit_status != 0 && ControllerUnreachable(r->err + r->out)) {
+    std::string e = r->err.empty() ? r->out : r->err;
+    while (!e.empty() && e.back() == '\n') e.pop_back();
+    return Unavailable(fmt::format("{}: {}", what, e));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<std::map<std::string, SchedulerNode>> SlurmDrainer::Query(
     const std::vector<std::string>& want) {
   Result<std::map<std::string, SchedulerNode>> nodes =
       Diagnostic::Error("slurm.query", "no node listing");
   auto js = Run("sinfo --json");
-  if (js && js->exit_status == 0) nodes = slurm::ParseSinfoJson(js->out);
+  if (auto u = UnavailableFrom(js, "sinfo --json")) return *u;
+  if (js->exit_status == 0) {
+    nodes = slurm::ParseSinfoJson(js->out);
+    if (!nodes && nodes.error().code == kSchedulerUnavailable) return nodes.error();
+  }
   if (!nodes) {
     auto sc = Run("scontrol show node -o");
-    if (!sc) return sc.error();
+    if (auto u = UnavailableFrom(sc, "scontrol show node")) return *u;
     if (sc->exit_status != 0)
-      return Diagnostic::Error("slurm.query", fmt::format("scontrol show node exited {}: {}",
-                                                          sc->exit_status, sc->err));
+      return Unavailable(fmt::format("scontrol show node exited {}: {}", sc->exit_status, sc->err));
     nodes = slurm::ParseScontrolNodes(sc->out);
     if (!nodes) return nodes.error();
   }
+  // A cluster plumb asks about has nodes: an empty listing is a controller that answered
+  // without its state (seen with slurmctld restarting), not "no node is out".
+  if (nodes->empty()) return Unavailable("it lists no nodes at all");
   Result<std::vector<slurm::ActiveJob>> jobs = Diagnostic::Error("slurm.query", "no job listing");
   auto qj = Run("squeue --json");
-  if (qj && qj->exit_status == 0) jobs = slurm::ParseSqueueJson(qj->out);
+  if (auto u = UnavailableFrom(qj, "squeue --json")) return *u;
+  if (qj->exit_status == 0) {
+    jobs = slurm::ParseSqueueJson(qj->out);
+    if (!jobs && jobs.error().code == kSchedulerUnavailable) return jobs.error();
+  }
   if (!jobs) {
     auto ql = Run("squeue -h -t R,CG,CF,S -o '%i|%T|%N|%u|%j'");
-    if (!ql) return ql.error();
+    if (auto u = UnavailableFrom(ql, "squeue")) return *u;
     if (ql->exit_status != 0)
-      return Diagnostic::Error("slurm.query",
-                               fmt::format("squeue exited {}: {}", ql->exit_status, ql->err));
+      return Unavailable(fmt::format("squeue exited {}: {}", ql->exit_status, ql->err));
     jobs = slurm::ParseSqueueLines(ql->out);
     if (!jobs) return jobs.error();
   }
@@ -60,7 +103,7 @@ std::string SlurmDrainer::ResumeCommand(const std::string& node) {
 
 namespace {
 Status Check(const Result<transport::CommandOutput>& r, const std::string& what) {
-  if (!r) return r.error();
+  if (auto u = UnavailableFrom(r, what)) return *u;
   if (r->exit_status != 0) {
     std::string err = r->err.empty() ? r->out : r->err;
     while (!err.empty() && err.back() == '\n') err.pop_back();

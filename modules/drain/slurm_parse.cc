@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "inventory/hostlist.h"
+
 namespace plumb::modules::slurm {
 namespace {
 
@@ -49,8 +51,23 @@ void Classify(SchedulerNode& n, const std::vector<std::string>& words) {
 
 json ParseJson(std::string_view text, const char* what, Diagnostic* err) {
   json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
+  if (j.is_discarded() || !j.is_object()) {
     *err = Diagnostic::Error("slurm.parse", fmt::format("{}: not JSON", what));
+    return j;
+  }
+  // With slurmctld down, sinfo/squeue --json exit 0 after their timeout with an "errors"
+  // entry and empty lists: that is "the scheduler cannot be read", never "no nodes, no jobs".
+  if (auto e = j.find("errors"); e != j.end() && e->is_array() && !e->empty()) {
+    std::string msgs;
+    for (const json& x : *e) {
+      std::string m = x.is_object() ? x.value("error", std::string()) : x.is_string() ? x.get<std::string>() : "";
+      if (x.is_object() && x.contains("errno") && x["errno"].is_number_integer())
+        m += fmt::format(" (errno {})", x["errno"].get<long long>());
+      msgs += (msgs.empty() ? "" : "; ") + (m.empty() ? std::string("unspecified error") : m);
+    }
+    *err = Diagnostic::Error(std::string(kSchedulerUnavailable),
+                             fmt::format("{} reported errors: {}", what, msgs));
+  }
   return j;
 }
 
@@ -72,50 +89,10 @@ bool Occupies(const std::string& state) {
 }  // namespace
 
 std::vector<std::string> ExpandHostlist(std::string_view list) {
-  std::vector<std::string> out;
-  // Split at commas outside brackets.
-  std::vector<std::string> parts;
-  std::string cur;
-  int depth = 0;
-  for (char c : list) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      if (!cur.empty()) parts.push_back(cur);
-      cur.clear();
-    } else if (c != ' ' && c != '\n') {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) parts.push_back(cur);
-  for (const auto& p : parts) {
-    auto lb = p.find('[');
-    auto rb = p.find(']', lb == std::string::npos ? 0 : lb);
-    if (lb == std::string::npos || rb == std::string::npos) {
-      out.push_back(p);
-      continue;
-    }
-    const std::string prefix = p.substr(0, lb), suffix = p.substr(rb + 1);
-    std::stringstream ranges(p.substr(lb + 1, rb - lb - 1));
-    for (std::string r; std::getline(ranges, r, ',');) {
-      auto dash = r.find('-');
-      std::string a = r.substr(0, dash), b = dash == std::string::npos ? a : r.substr(dash + 1);
-      if (a.empty() || b.empty() || !std::all_of(a.begin(), a.end(), ::isdigit) ||
-          !std::all_of(b.begin(), b.end(), ::isdigit)) {
-        out.push_back(prefix + r + suffix);
-        continue;
-      }
-      long lo = std::stol(a), hi = std::stol(b);
-      if (hi < lo || hi - lo > 100000) continue;
-      const size_t width = a.size() > 1 && a[0] == '0' ? a.size() : 0;
-      for (long v = lo; v <= hi; ++v) {
-        std::string num = std::to_string(v);
-        if (num.size() < width) num.insert(0, width - num.size(), '0');
-        out.push_back(prefix + num + suffix);
-      }
-    }
-  }
-  return out;
+  // Slurm's own output: a malformed list (never seen) stays as written, one name.
+  auto names = inventory::ExpandHostlist(std::string(list));
+  if (names) return *names;
+  return list.empty() ? std::vector<std::string>() : std::vector<std::string>{std::string(list)};
 }
 
 Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view text) {
@@ -187,6 +164,13 @@ Result<std::vector<ActiveJob>> ParseSqueueJson(std::string_view text) {
     a.user = Str(jb, "user_name");
     a.name = Str(jb, "name");
     a.nodes = ExpandHostlist(Str(jb, "nodes"));
+    // end_time is start + time limit; with no limit (time_limit null in 22.05, {infinite:
+    // true} in 23.02+) Slurm puts it a year out: that is "no time limit", not a deadline.
+    const json tl = jb.value("time_limit", json());
+    const bool unlimited = tl.is_null() || (tl.is_object() && (tl.value("infinite", false) ||
+                                                                !tl.value("set", true)));
+    if (std::string end = Str(jb, "end_time"); !end.empty() && !unlimited)
+      a.end_unix = std::atoll(end.c_str());
     out.push_back(std::move(a));
   }
   return out;
@@ -220,6 +204,7 @@ void AttachJobs(std::map<std::string, SchedulerNode>& nodes, const std::vector<A
       if (it == nodes.end()) continue;
       ++it->second.running_jobs;
       it->second.jobs.push_back(fmt::format("{} ({}: {})", j.id, j.user, j.name));
+      it->second.job_details.push_back({j.id, j.user, j.name, j.end_unix});
     }
   }
   for (auto& [name, n] : nodes)

@@ -26,6 +26,7 @@ struct ActiveJob {
   std::string user;
   std::string name;
   std::vector<std::string> nodes;
+  int64_t end_unix = 0;   ///< when its time limit runs out (squeue --json end_time), 0 unknown
 };
 /// `squeue --json` -> the jobs occupying nodes (pending and finished jobs are left out: a
 /// PENDING job does not hold a node, and a drained node must not be read as "its jobs ended"

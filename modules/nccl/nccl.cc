@@ -5,6 +5,7 @@
 #include "modules/module_util.h"
 #include "modules/nccl/parse.h"
 #include "modules/package_map.h"
+#include "modules/pinned_packages.h"
 #include "modules/packages/packages.h"
 #include "modules/packages/parse.h"
 
@@ -31,9 +32,14 @@ std::vector<Action> NcclModule::Diff(const nlohmann::json& desired, const Facts&
   std::string want = desired["nvidia"]["nccl"].get<std::string>();
   std::string have = StringField(facts, "version");
   std::string manager = StringField(facts, "manager");
-  if (!have.empty() && packages::VersionMatches(manager, want, have)) return {};
+  // libnccl2 and libnccl-dev both, not only the library the version is read from.
+  const std::vector<std::string> gaps =
+      PinGaps(NcclPackages(want, manager), facts.value("packages", nlohmann::json()), manager);
+  if (!have.empty() && packages::VersionMatches(manager, want, have) && gaps.empty()) return {};
   return {MakeAction(Name(), "nccl.install", "nvidia.nccl", "/nvidia/nccl",
-                     fmt::format("install NCCL {} (have {})", want, have.empty() ? "none" : have),
+                     gaps.empty() || have.empty() || !packages::VersionMatches(manager, want, have)
+                         ? fmt::format("install NCCL {} (have {})", want, have.empty() ? "none" : have)
+                         : fmt::format("install NCCL {} (have {}; {})", want, have, fmt::join(gaps, "; ")),
                      have.empty() ? nlohmann::json() : nlohmann::json(have), want,
                      Disruption::kDrain, {{"manager", manager}})};
 }

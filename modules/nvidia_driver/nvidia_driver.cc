@@ -6,6 +6,7 @@
 #include "modules/module_util.h"
 #include "modules/nvidia_driver/parse.h"
 #include "modules/package_map.h"
+#include "modules/pinned_packages.h"
 
 namespace plumb::modules::nvidia_driver {
 
@@ -19,13 +20,21 @@ std::string NvidiaDriverModule::ProbeScript() const {
              "plumb_run fm_version nv-fabricmanager --version\n"
              "plumb_run fm_service systemctl show -p LoadState -p ActiveState -p SubState "
              "-p UnitFileState nvidia-fabricmanager.service\n") +
-         std::string(kPackageManagerSnippet);
+         PinnedPackagesSnippet({"nvidia-driver-*", "cuda-drivers*", "nvidia-fabricmanager-*",
+                                "libnvidia-nscq-*"},
+                               {"nvidia-driver*", "cuda-drivers*", "nvidia-fabric*manager*",
+                                "libnvidia-nscq*"});
 }
 
 Result<Facts> NvidiaDriverModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  return FactsFromParts(*parts);
+  auto facts = FactsFromParts(*parts);
+  if (!facts.ok()) return facts;
+  // The packages the driver and fabric manager pins install, each (an install cut short).
+  if (auto pins = PinnedPackagesFrom(*parts, Name()); pins.ok() && !pins->is_null())
+    (*facts)["packages"] = std::move(*pins);
+  return facts;
 }
 
 bool NvidiaDriverModule::Wants(const nlohmann::json& desired) const {
@@ -43,7 +52,17 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
     std::string want = d->get<std::string>();
     std::string loaded = StringField(facts, "loaded_version");
     std::string installed = StringField(facts, "installed_version");
-    if (loaded != want) {
+    // Every package of the pin, not only the version the kernel module shows: an install cut
+    // short leaves cuda-drivers-550 in and nvidia-driver-550 half-installed, and 550 "loaded".
+    const std::vector<std::string> gaps =
+        PinGaps(DriverPackages(want, manager), facts.value("packages", nlohmann::json()), manager);
+    if (!gaps.empty()) {
+      actions.push_back(MakeAction(
+          Name(), "nvidia_driver.install", "nvidia.driver", "/nvidia/driver",
+          fmt::format("install {} (have {}; {})", want, loaded.empty() ? "none" : loaded,
+                      fmt::join(gaps, "; ")),
+          orNull(loaded), want, Disruption::kReboot, {{"install", true}, {"manager", manager}}));
+    } else if (loaded != want) {
       if (installed == want) {
         // Installed on disk but another version is loaded (or NVML mismatched): only the
         // reboot is left to do.
@@ -64,7 +83,9 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
     std::string want = d->get<std::string>();
     const auto* v = Lookup(facts, {"fabricmanager", "version"});
     std::string have = v && v->is_string() ? v->get<std::string>() : "";
-    if (have != want)
+    const std::vector<std::string> gaps = PinGaps(FabricManagerPackages(want, manager),
+                                                  facts.value("packages", nlohmann::json()), manager);
+    if (have != want || !gaps.empty())
       actions.push_back(MakeAction(
           Name(), "nvidia_driver.fabricmanager", "nvidia.fabricmanager", "/nvidia/fabricmanager",
           fmt::format("install fabric manager {} (have {})", want, have.empty() ? "none" : have),

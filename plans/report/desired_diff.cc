@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
-#include "plans/report/hostlist.h"
+#include "inventory/hostlist.h"
 #include "plans/report/keys.h"
 
 namespace plumb::plans::report {
@@ -74,7 +74,7 @@ std::vector<std::vector<const NodeDiff*>> Groups(const DesiredDiff& d) {
 std::string GroupName(const std::vector<const NodeDiff*>& g) {
   std::vector<std::string> names;
   for (const NodeDiff* n : g) names.push_back(n->node);
-  std::string s = CompressHostlist(names);
+  std::string s = inventory::CompressHostlist(names);
   return g.size() > 1 ? fmt::format("{} ({} nodes)", s, g.size()) : s;
 }
 

@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "plans/parallel.h"
-#include "plans/report/hostlist.h"
+#include "inventory/hostlist.h"
 #include "plans/report/keys.h"
+#include "plans/waivers.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -47,19 +48,21 @@ void MarkDiffers(DriftCheck& c, const PlannedAction& pa) {
   }
 }
 
-// Waivers with their host lists expanded once, not once per check.
+// Each waiver's ref, shared by every check it matches.
 struct PreparedWaiver {
   const inventory::Waiver* w;
-  std::unordered_set<std::string> hosts;
   bool expired;
-  std::shared_ptr<const WaiverRef> ref;   // shared by every check it matches
+  std::shared_ptr<const WaiverRef> ref;
 };
 
 // Everything a node's checks are built from, read-only while nodes are checked in parallel.
 struct Context {
   const DriftInput& in;
   std::vector<PreparedWaiver> waivers;
+  std::unique_ptr<WaiverSet> waiver_set;   // matching (host lists, globs), same as the planner's
   std::unordered_map<std::string_view, const NodePlan*> planned;
+  std::unordered_map<std::string_view, const NodeWaived*> waived;
+  std::unordered_map<std::string_view, const std::string*> markers;
   std::unordered_map<std::string_view, const UnreadableNode*> unreadable;
   std::unordered_set<std::string_view> in_sync;
   std::unordered_map<std::string_view, const inventory::Node*> inventory_nodes;
@@ -93,6 +96,42 @@ struct Partial {
   int drifted_nodes = 0, drift_keys = 0, waived_keys = 0, unreadable_nodes = 0, checks = 0;
 };
 
+// Marks the checks `pa` changes as differing (waived under `waiver` when given), or adds a
+// check of its own when no desired leaf names it (a module-level action).
+void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<const WaiverRef>& waiver) {
+  auto mark = [&](DriftCheck& c) {
+    MarkDiffers(c, pa);
+    if (waiver) {
+      c.status = CheckStatus::kWaived;
+      c.waiver = waiver;
+    }
+  };
+  bool matched = false;
+  for (DriftCheck& c : dn.checks) {
+    const bool below = PointerUnder(c.pointer(), pa.action.pointer);
+    if (!below && !PointerUnder(pa.action.pointer, c.pointer())) continue;
+    // An action on a whole map ("services.x") names several leaves; only those whose
+    // live value differs have drifted.
+    if (below && c.pointer().size() > pa.action.pointer.size() &&
+        Below(pa.action.before, pa.action.pointer, c.pointer()) == c.desired())
+      continue;
+    mark(c);
+    matched = true;
+  }
+  if (!matched) {   // a change the desired leaves do not name (module-level action)
+    auto subject = std::make_shared<CheckSubject>();
+    subject->pointer = pa.action.pointer;
+    subject->key = pa.action.key.empty() ? PointerToKey(pa.action.pointer) : pa.action.key;
+    subject->module = pa.action.module;
+    subject->desired = pa.action.after;
+    DriftCheck c;
+    c.subject = std::move(subject);
+    mark(c);
+    c.observed = pa.action.before;
+    dn.checks.push_back(std::move(c));
+  }
+}
+
 void CheckNode(const Context& cx, const std::string& name, const inventory::NodeDesired& nd,
                Partial& out) {
   auto pit = cx.planned.find(name);
@@ -114,47 +153,26 @@ void CheckNode(const Context& cx, const std::string& name, const inventory::Node
   if (pit != cx.planned.end()) {
     const NodePlan& np = *pit->second;
     dn.marker_commit = np.marker_commit;
-    for (const PlannedAction& pa : np.actions) {
-      bool matched = false;
-      for (DriftCheck& c : dn.checks) {
-        const bool below = PointerUnder(c.pointer(), pa.action.pointer);
-        if (!below && !PointerUnder(pa.action.pointer, c.pointer())) continue;
-        // An action on a whole map ("services.x") names several leaves; only those whose
-        // live value differs have drifted.
-        if (below && c.pointer().size() > pa.action.pointer.size() &&
-            Below(pa.action.before, pa.action.pointer, c.pointer()) == c.desired())
-          continue;
-        MarkDiffers(c, pa);
-        matched = true;
-      }
-      if (!matched) {   // a change the desired leaves do not name (module-level action)
-        auto subject = std::make_shared<CheckSubject>();
-        subject->pointer = pa.action.pointer;
-        subject->key = pa.action.key.empty() ? PointerToKey(pa.action.pointer) : pa.action.key;
-        subject->module = pa.action.module;
-        subject->desired = pa.action.after;
-        DriftCheck c;
-        c.subject = std::move(subject);
-        MarkDiffers(c, pa);
-        c.observed = pa.action.before;
-        dn.checks.push_back(std::move(c));
-      }
+    for (const PlannedAction& pa : np.actions) MarkAction(dn, pa, nullptr);
+  }
+  if (auto wit = cx.waived.find(name); wit != cx.waived.end()) {
+    // The planner set these aside under an unexpired waiver: they differ, and are waived.
+    for (const WaivedChange& wc : wit->second->changes) {
+      auto ref = std::make_shared<const WaiverRef>(
+          WaiverRef{wc.nodes, wc.keys, wc.reason, wc.owner, wc.expires, wc.where, false});
+      MarkAction(dn, wc.change, std::move(ref));
     }
   }
+  if (auto mit = cx.markers.find(name); mit != cx.markers.end()) dn.marker_commit = *mit->second;
   for (DriftCheck& c : dn.checks) {
-    if (c.status != CheckStatus::kDrift) continue;
-    for (size_t i = 0; i < cx.waivers.size(); ++i) {
-      const PreparedWaiver& pw = cx.waivers[i];
-      const inventory::Waiver& w = *pw.w;
-      if (!GlobMatch(w.keys, c.key())) continue;
-      if (!pw.hosts.count(name) && !GlobMatch(w.nodes, name)) continue;
-      c.waiver = pw.ref;
-      out.waiver_used[i] = 1;
-      if (!pw.expired) {
-        c.status = CheckStatus::kWaived;
-        break;
-      }
-    }
+    if (c.status != CheckStatus::kDrift || !cx.waiver_set) continue;
+    // An unexpired waiver was applied by the planner; what matches here has expired, and the
+    // report names it beside the drift it no longer excuses.
+    WaiverSet::Match m = cx.waiver_set->Find(name, c.key());
+    if (!m.waiver) continue;
+    c.waiver = cx.waivers[m.index].ref;
+    out.waiver_used[m.index] = 1;
+    if (!m.expired) c.status = CheckStatus::kWaived;
   }
   out.checks += static_cast<int>(dn.checks.size());
   int drift = dn.Count(CheckStatus::kDrift);
@@ -192,9 +210,7 @@ int DriftNode::Count(CheckStatus s) const {
 }
 
 bool WaiverCoversNode(const inventory::Waiver& w, const std::string& node) {
-  if (GlobMatch(w.nodes, node)) return true;
-  auto hosts = ExpandHostlist(w.nodes);
-  return hosts && std::find(hosts->begin(), hosts->end(), node) != hosts->end();
+  return inventory::NodePattern(w.nodes).Matches(node);
 }
 
 DriftReport MakeDriftReport(const DriftInput& in) {
@@ -205,18 +221,19 @@ DriftReport MakeDriftReport(const DriftInput& in) {
   r.created_at = plan.created_at;
   r.diags.Append(plan.diags);
 
-  Context cx{in, {}, {}, {}, {}, {}, {}};
+  Context cx{in, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   if (in.cluster) {
     for (const inventory::Waiver& w : in.cluster->waivers) {
-      const bool expired = !w.expires.empty() && w.expires < in.today;
-      PreparedWaiver pw{&w, {}, expired,
-                        std::make_shared<const WaiverRef>(WaiverRef{
-                            w.nodes, w.keys, w.reason, w.owner, w.expires, w.where, expired})};
-      if (auto hosts = ExpandHostlist(w.nodes)) pw.hosts.insert(hosts->begin(), hosts->end());
-      cx.waivers.push_back(std::move(pw));
+      const bool expired = WaiverExpired(w, in.today);
+      cx.waivers.push_back({&w, expired,
+                            std::make_shared<const WaiverRef>(WaiverRef{
+                                w.nodes, w.keys, w.reason, w.owner, w.expires, w.where, expired})});
     }
+    cx.waiver_set = std::make_unique<WaiverSet>(in.cluster->waivers, in.today);
     for (const inventory::Node& n : in.cluster->nodes) cx.inventory_nodes.emplace(n.name, &n);
   }
+  for (const NodeWaived& w : plan.waived) cx.waived.emplace(w.node, &w);
+  for (const auto& [node, commit] : plan.markers) cx.markers.emplace(node, &commit);
   for (const NodePlan& np : plan.nodes) cx.planned.emplace(np.node, &np);
   for (const UnreadableNode& u : plan.unreadable) cx.unreadable.emplace(u.node, &u);
   cx.in_sync.insert(plan.in_sync.begin(), plan.in_sync.end());

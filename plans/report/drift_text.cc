@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
-#include "plans/report/hostlist.h"
+#include "inventory/hostlist.h"
 #include "plans/report/json_text.h"
 #include "plans/report/ordered_render.h"
 
@@ -71,7 +71,7 @@ std::string DriftToText(const DriftReport& r) {
     const auto& members = groups[sig];
     std::vector<std::string> names;
     for (const DriftNode* n : members) names.push_back(n->node);
-    std::string head = CompressHostlist(names);
+    std::string head = inventory::CompressHostlist(names);
     if (members.size() > 1) head += fmt::format(" ({} nodes)", members.size());
     const DriftNode& n = *members.front();
     out += "\n";

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
-#include "plans/report/hostlist.h"
+#include "inventory/hostlist.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -19,8 +19,15 @@ std::string ActionLine(const PlannedAction& pa) {
   return line;
 }
 
+std::string WaivedLine(const WaivedChange& w) {
+  const modules::Action& a = w.change.action;
+  return fmt::format("    = {}: {} -> {}  waived until {}: {} ({})  {}", a.key, ShowValue(a.before),
+                     ShowValue(a.after), w.expires.empty() ? "revoked" : w.expires, w.reason,
+                     w.owner, w.where.known() ? w.where.ToString() : "waivers.yaml");
+}
+
 std::string Names(const std::vector<std::string>& names) {
-  std::string list = CompressHostlist(names);
+  std::string list = inventory::CompressHostlist(names);
   return names.size() > 1 ? fmt::format("{} ({} nodes)", list, names.size()) : list;
 }
 
@@ -53,7 +60,10 @@ std::string PlanToText(const Plan& plan) {
   std::vector<std::string> order;
   for (const NodePlan& n : plan.nodes) {
     std::string sig = n.rollout;
+    if (n.return_to_service) sig += "\nreturn";
     for (const PlannedAction& pa : n.actions) sig += "\n" + ActionLine(pa);
+    if (const NodeWaived* w = plan.FindWaived(n.node))
+      for (const WaivedChange& c : w->changes) sig += "\n" + WaivedLine(c);
     if (!groups.count(sig)) order.push_back(sig);
     groups[sig].push_back(&n);
   }
@@ -62,8 +72,30 @@ std::string PlanToText(const Plan& plan) {
     std::vector<std::string> names;
     for (const NodePlan* n : members) names.push_back(n->node);
     const NodePlan& first = *members.front();
-    out += fmt::format("\n~ {}  [{}]\n", Names(names), modules::DisruptionName(first.disruption));
+    if (first.return_to_service) {
+      out += fmt::format("\n~ {}  [return to service]\n    no change left: verify, run the health "
+                         "gates, return to service (left drained by a failed run)\n",
+                         Names(names));
+    } else {
+      out += fmt::format("\n~ {}  [{}]\n", Names(names), modules::DisruptionName(first.disruption));
+    }
     for (const PlannedAction& pa : first.actions) out += ActionLine(pa) + "\n";
+    if (const NodeWaived* w = plan.FindWaived(first.node))
+      for (const WaivedChange& c : w->changes) out += WaivedLine(c) + "\n";
+  }
+  // Nodes whose only differences are waived: in sync for apply, shown so nobody is surprised.
+  {
+    std::map<std::string, std::vector<std::string>> waived_only;
+    std::vector<std::string> worder;
+    for (const NodeWaived& w : plan.waived) {
+      if (plan.FindNode(w.node)) continue;
+      std::string sig;
+      for (const WaivedChange& c : w.changes) sig += WaivedLine(c) + "\n";
+      if (!waived_only.count(sig)) worder.push_back(sig);
+      waived_only[sig].push_back(w.node);
+    }
+    for (const std::string& sig : worder)
+      out += fmt::format("\n= {}  [waived: no change]\n{}", Names(waived_only[sig]), sig);
   }
 
   if (plan.HasChanges()) {
@@ -84,7 +116,7 @@ std::string PlanToText(const Plan& plan) {
       out += fmt::format("  {:>3}. {:<7} {:<28} ~{:<7} rollout {}{}\n", b.index + 1,
                          b.canary ? "canary" : "", Names(b.nodes), FormatDuration(b.est_seconds),
                          b.rollout,
-                         b.domains.empty() ? "" : "  domains " + CompressHostlist(b.domains));
+                         b.domains.empty() ? "" : "  domains " + inventory::CompressHostlist(b.domains));
     }
     out += fmt::format("\nPeak nodes out at once: {} (nodes already drained or down included)\n",
                        plan.peak_unavailable);
@@ -104,6 +136,21 @@ std::string PlanToText(const Plan& plan) {
     if (n.admin_drained) admin.push_back(n.node);
   if (!admin.empty())
     out += fmt::format("\nDrained by an admin (plumb will leave them drained): {}\n", Names(admin));
+  {
+    std::map<std::string, std::vector<std::string>> held, left;
+    for (const NodePlan& n : plan.nodes) {
+      if (!n.held_by_run.empty()) held[n.held_by_run].push_back(n.node);
+      if (!n.left_by_run.empty())
+        left[fmt::format("run {}, failed at {}", n.left_by_run, n.left_at_step)].push_back(n.node);
+    }
+    for (const auto& [run, names] : held)
+      out += fmt::format("\nHeld by plumb run {} (still working on them): {}; apply leaves them "
+                         "alone until that run is done (plumb apply --resume {})\n",
+                         run, Names(names), run);
+    for (const auto& [why, names] : left)
+      out += fmt::format("\nLeft drained by {}: {}; this plan takes them over and returns them to "
+                         "service once they converge\n", why, Names(names));
+  }
   if (!plan.unreadable.empty()) {
     out += "\nUnreadable, not planned -- PLAN INCOMPLETE:\n";
     std::map<std::string, std::vector<std::string>> by_reason;
@@ -119,12 +166,17 @@ std::string PlanToText(const Plan& plan) {
   for (auto it = count.rbegin(); it != count.rend(); ++it)
     detail += fmt::format("{}{} {}", detail.empty() ? "" : ", ", it->second,
                           modules::DisruptionName(it->first));
+  size_t waived_keys = 0;
+  for (const NodeWaived& w : plan.waived) waived_keys += w.changes.size();
+  const std::string waived_note =
+      waived_keys ? fmt::format(", {} waived key(s) left as they are", waived_keys) : "";
   if (plan.HasChanges())
-    out += fmt::format("\nPlan: {} node(s) to change ({}), {} in sync, {} unreadable.\n",
-                       plan.nodes.size(), detail, plan.in_sync.size(), plan.unreadable.size());
+    out += fmt::format("\nPlan: {} node(s) to change ({}), {} in sync, {} unreadable{}.\n",
+                       plan.nodes.size(), detail, plan.in_sync.size(), plan.unreadable.size(),
+                       waived_note);
   else
-    out += fmt::format("\nNo changes: {} node(s) in sync, {} unreadable.\n", plan.in_sync.size(),
-                       plan.unreadable.size());
+    out += fmt::format("\nNo changes: {} node(s) in sync, {} unreadable{}.\n", plan.in_sync.size(),
+                       plan.unreadable.size(), waived_note);
   if (!plan.complete) out += "Plan incomplete: unreadable nodes were left out.\n";
   return out;
 }

@@ -34,6 +34,52 @@ expect_rc 1 "apply --ref --limit with an unknown group refused" -- "$PLUMB" appl
   --ref HEAD --limit '@nosuchgroup' --journal "$J" --auto-approve
 expect_grep "nosuchgroup" "$E2E_ERR" "the refusal names the unknown group"
 
+# A plan re-sealed after its policy was loosened and its batches merged: the digest is valid,
+# but the commit it names says otherwise. Refused before any node is touched, naming the fields.
+python3 - "$E2E_TMP/plan.json" "$E2E_TMP/resealed.json" <<'PY'
+import hashlib, json, sys
+plan = json.load(open(sys.argv[1]))
+for p in plan["rollouts"].values():
+    p["max_unavailable"] = "100%"
+nodes = [n for b in plan["batches"] for n in b["nodes"]]
+plan["batches"] = [dict(plan["batches"][0], nodes=nodes, budget=len(nodes))]
+body = {k: v for k, v in plan.items() if k != "digest"}
+canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+plan["digest"] = "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
+json.dump(plan, open(sys.argv[2], "w"), indent=2)
+PY
+expect_rc 1 "a re-sealed plan with a loosened policy is refused" -- "$PLUMB" apply \
+  "$E2E_TMP/resealed.json" --repo "$U/repo" --journal "$J" --auto-approve
+expect_grep "does not follow from commit" "$E2E_ERR" "the refusal says the plan does not follow from its commit"
+expect_grep "rollouts.rolling.max_unavailable" "$E2E_ERR" "it names the loosened field"
+expect_grep "takes 4 node\\(s\\) out at once" "$E2E_ERR" "it names the merged batch"
+
+# Every flag acts or is refused: none is silently ignored.
+refused() { # DESC GREP -- ARGS...
+  local desc=$1 want=$2; shift 3
+  expect_rc 1 "$desc" -- "$PLUMB" apply "$@"
+  expect_grep "$want" "$E2E_ERR" "  says why: $want"
+}
+refused "--resume with --limit" "--limit does nothing with --resume" -- --repo "$U/repo" --journal "$J" --resume --limit n1
+refused "--resume with --ref" "--ref does nothing with --resume" -- --repo "$U/repo" --journal "$J" --resume --ref HEAD
+refused "--resume with --auto-approve" "--auto-approve does nothing with --resume" -- --repo "$U/repo" --journal "$J" --resume --auto-approve
+refused "--resume with --plan-out" "--plan-out does nothing with --resume" -- --repo "$U/repo" --journal "$J" --resume --plan-out x.json
+refused "--force-unlock with --limit" "--limit does nothing with --force-unlock" -- --journal "$J" --force-unlock r1 --limit n1
+refused "--force-unlock with a plan file" "a plan file does nothing with --force-unlock" -- "$E2E_TMP/plan.json" --journal "$J" --force-unlock r1
+refused "--force-unlock with --reboot-timeout" "--reboot-timeout does nothing with --force-unlock" -- --journal "$J" --force-unlock r1 --reboot-timeout 5
+refused "--dead-owner without --force-unlock" "--dead-owner confirms a --force-unlock" -- "$E2E_TMP/plan.json" --journal "$J" --dead-owner h:1
+refused "--retry-failed with a plan file" "--retry-failed plans the failed nodes anew" -- "$E2E_TMP/plan.json" --journal "$J" --retry-failed r1
+refused "--resume with --retry-failed" "give one of them" -- --journal "$J" --resume --retry-failed r1
+refused "--working-tree" "apply never reads uncommitted files" -- --repo "$U/repo" --journal "$J" --working-tree
+refused "--force-unlock of a run that holds nothing" "holds no lock" -- --journal "$J" --force-unlock 20270101-000000-0000
+# A saved plan without a terminal and without --auto-approve is shown, then refused.
+"$PLUMB" apply "$E2E_TMP/plan.json" --repo "$U/repo" --journal "$J" </dev/null >"$E2E_OUT" 2>"$E2E_ERR" && rc=0 || rc=$?
+[[ $rc == 1 ]] && pass "a saved plan is not applied unconfirmed (rc=1)" || fail "a saved plan applied unconfirmed (rc=$rc)"
+expect_grep "refusing to apply without confirmation" "$E2E_ERR" "  the refusal says how to confirm"
+expect_grep "Batches:" "$E2E_OUT" "  the plan was shown above the question"
+# --limit naming no node of the plan is an error naming the term.
+refused "--limit naming no node of a saved plan" "matches no node of the plan" -- "$E2E_TMP/plan.json" --repo "$U/repo" --journal "$J" --limit 'nosuch[1-2]' --auto-approve
+
 if [[ -f $J ]]; then
   expect_rc 0 "runs lists the journal" -- "$PLUMB" runs --journal "$J" --format json
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j.get("runs", j) if isinstance(j, dict) else j; sys.exit(1 if r else 0)' "$E2E_OUT" \

@@ -87,6 +87,9 @@ void FakeCluster::CountOutLocked() {
 Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
     const std::vector<std::string>& names) {
   std::lock_guard lock(mu_);
+  if (clock_.Now() < scheduler_down_until)
+    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
+                             "sinfo --json reported errors: Unspecified error (errno -1)");
   std::map<std::string, modules::SchedulerNode> out;
   for (auto& [name, n] : nodes_) {
     if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) continue;
@@ -95,7 +98,12 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
     s.name = name;
     const bool job = clock_.Now() < n.job_until;
     s.running_jobs = job ? 1 : 0;
-    if (job) s.jobs.push_back("42 (alice: train)");
+    if (job) {
+      s.jobs.push_back("42 (alice: train)");
+      s.job_details.push_back(
+          {"42", "alice", "train",
+           std::chrono::duration_cast<std::chrono::seconds>(n.job_until.time_since_epoch()).count()});
+    }
     s.drain = n.drain;
     s.drained = n.drain && !job;
     s.down = n.rebooting || n.admin_down;
@@ -108,6 +116,11 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
 
 Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   std::lock_guard lock(mu_);
+  if (clock_.Now() < scheduler_down_until) {
+    ++calls_while_down;
+    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
+                             "slurm unavailable: Unable to contact slurm controller");
+  }
   auto& n = nodes_.at(node);
   n.drain = true;
   n.reason = reason;
@@ -119,6 +132,11 @@ Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
 
 Status FakeCluster::Resume(const std::string& node) {
   std::lock_guard lock(mu_);
+  if (clock_.Now() < scheduler_down_until) {
+    ++calls_while_down;
+    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
+                             "slurm unavailable: Unable to contact slurm controller");
+  }
   auto& n = nodes_.at(node);
   n.drain = false;
   n.reason.clear();
@@ -256,13 +274,76 @@ std::vector<modules::Action> FakeModule::Diff(const nlohmann::json& desired,
 Status FakeModule::Apply(modules::NodeContext& ctx, const modules::Action& action) const {
   if (action.id == name_ + ".activate") return OkStatus();   // the reboot does it
   if (!ctx.shell) return Diagnostic::Error("apply.ssh", "no shell");
-  auto r = ctx.shell->Run(fmt::format("set {} {}{}", name_, action.after.get<std::string>(),
-                                      d_ >= modules::Disruption::kReboot ? " reboot" : ""),
-                          std::chrono::seconds(60));
+  const std::string cmd = fmt::format("set {} {}{}", name_, action.after.get<std::string>(),
+                                      d_ >= modules::Disruption::kReboot ? " reboot" : "");
+  auto r = ctx.shell->Run(cmd, std::chrono::seconds(60));
   if (!r) return r.error();
-  if (r->exit_status != 0)
-    return Diagnostic::Error("apply.failed", fmt::format("exit {}: {}", r->exit_status, r->err));
+  if (r->exit_status != 0)   // worded like modules/apply_util's RunChecked
+    return Diagnostic::Error("apply.failed",
+                             fmt::format("'{}' exited {}: {}", cmd, r->exit_status, r->err));
   return OkStatus();
+}
+
+long long FakeLeases::NowUnix() const {
+  return std::chrono::duration_cast<std::chrono::seconds>(clock_.Now().time_since_epoch()).count();
+}
+
+Result<plans::LeaseReply> FakeLeases::Acquire(const std::string& node, const plans::LeaseHolder& me,
+                                              std::chrono::seconds ttl) {
+  std::lock_guard lock(mu_);
+  plans::LeaseReply r;
+  log_.push_back(node + " acquire " + me.run);
+  auto it = held_.find(node);
+  if (it != held_.end() && it->second.run != me.run) {
+    if (it->second.expires > NowUnix()) {
+      r.kind = plans::LeaseReply::Kind::kHeld;
+      r.other = it->second;
+      return r;
+    }
+    r.kind = plans::LeaseReply::Kind::kTookOver;
+    r.other = it->second;
+  }
+  plans::LeaseHolder h = me;
+  h.expires = NowUnix() + ttl.count();
+  held_[node] = h;
+  return r;
+}
+
+Result<plans::LeaseReply> FakeLeases::Renew(const std::string& node, const plans::LeaseHolder& me,
+                                            std::chrono::seconds ttl) {
+  std::lock_guard lock(mu_);
+  plans::LeaseReply r;
+  auto it = held_.find(node);
+  if (it == held_.end() || it->second.run != me.run) {
+    r.kind = plans::LeaseReply::Kind::kLost;
+    if (it != held_.end()) r.other = it->second;
+    return r;
+  }
+  it->second.expires = NowUnix() + ttl.count();
+  return r;
+}
+
+Status FakeLeases::Release(const std::string& node, const std::string& run) {
+  std::lock_guard lock(mu_);
+  log_.push_back(node + " release " + run);
+  if (auto it = held_.find(node); it != held_.end() && it->second.run == run) held_.erase(it);
+  return OkStatus();
+}
+
+void FakeLeases::Hold(const std::string& node, const std::string& run, std::chrono::seconds ttl) {
+  std::lock_guard lock(mu_);
+  held_[node] = {run, "other-host", 4242, "bob", NowUnix() + ttl.count()};
+}
+
+std::string FakeLeases::HolderOf(const std::string& node) {
+  std::lock_guard lock(mu_);
+  auto it = held_.find(node);
+  return it == held_.end() ? std::string() : it->second.run;
+}
+
+std::vector<std::string> FakeLeases::log() {
+  std::lock_guard lock(mu_);
+  return log_;
 }
 
 }  // namespace plumb::fakes

@@ -65,6 +65,12 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   /// Outside interference: when the key node is resumed, an admin drains the value node at
   /// that very moment (reason "admin: <node>").
   std::map<std::string, std::string> drain_on_resume;
+  /// The scheduler cannot be read or written until then (fake time): Query, Drain and Resume
+  /// fail with modules::kSchedulerUnavailable, like sinfo --json with slurmctld down.
+  plans::Clock::TimePoint scheduler_down_until{};
+  /// Drain calls made, and Query calls answered, while the scheduler was down (must stay 0/0
+  /// answered: a down scheduler never answers).
+  int calls_while_down = 0;
 
   // Drainer
   std::string_view Name() const override { return "fake"; }
@@ -111,6 +117,29 @@ class FakeModule final : public modules::Module {
  private:
   std::string name_;
   modules::Disruption d_;
+};
+
+/// Node leases in memory, expiring in the fake clock (plans/node_lease.h's semantics).
+class FakeLeases final : public plans::NodeLeases {
+ public:
+  explicit FakeLeases(FakeClock& clock) : clock_(clock) {}
+  Result<plans::LeaseReply> Acquire(const std::string& node, const plans::LeaseHolder& me,
+                                    std::chrono::seconds ttl) override;
+  Result<plans::LeaseReply> Renew(const std::string& node, const plans::LeaseHolder& me,
+                                  std::chrono::seconds ttl) override;
+  Status Release(const std::string& node, const std::string& run) override;
+  /// Another run holds `node` for `ttl` from now.
+  void Hold(const std::string& node, const std::string& run, std::chrono::seconds ttl);
+  /// The run holding `node` now ("" when none), and every (node, op, run) call made.
+  std::string HolderOf(const std::string& node);
+  std::vector<std::string> log();
+
+ private:
+  long long NowUnix() const;
+  FakeClock& clock_;
+  std::mutex mu_;
+  std::map<std::string, plans::LeaseHolder> held_;
+  std::vector<std::string> log_;
 };
 
 }  // namespace plumb::fakes

@@ -21,7 +21,10 @@ using plumb::testing::ReadFixture;
 
 namespace {
 
+// Every apt install first finishes an interrupted dpkg run, if there is one.
 constexpr const char* kApt =
+    "if [ -n \"$(dpkg --audit 2>/dev/null)\" ]; then DEBIAN_FRONTEND=noninteractive dpkg "
+    "--configure -a || exit 1; fi; "
     "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --allow-downgrades "
     "-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=300";
 
@@ -267,4 +270,44 @@ TEST_CASE("apply: no shell, unknown action") {
   a.params = json::object();
   Node n;
   CHECK(FindModule("sysctl")->Apply(n.ctx, a).error().code == "apply.unsupported");
+}
+
+TEST_CASE("an install cut short is not a finished one: every package of the pin is checked") {
+  // The driver pin installs cuda-drivers-550 and nvidia-driver-550. Killed midway: the first
+  // is in, the second only unpacked (so not listed as installed), and the kernel module on
+  // disk already says 550. The diff still asks for the install, naming what is missing.
+  json desired = {{"nvidia", {{"driver", "550.90.07"}}}};
+  json facts = {{"manager", "dpkg"},
+                {"loaded_version", "535.161.08"},
+                {"installed_version", "550.90.07"},
+                {"packages", {{"cuda-drivers-550", {{"version", "550.90.07-1"}}},
+                              {"nvidia-driver-535", {{"version", "535.161.08-0ubuntu1"}}}}}};
+  auto actions = FindModule("nvidia_driver")->Diff(desired, facts);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].id == "nvidia_driver.install");
+  CHECK(actions[0].summary.find("nvidia-driver-550 is not (fully) installed") != std::string::npos);
+  // Loaded and both packages in: in sync.
+  facts["loaded_version"] = "550.90.07";
+  facts["packages"]["nvidia-driver-550"] = {{"version", "550.90.07-0ubuntu1"}};
+  CHECK(FindModule("nvidia_driver")->Diff(desired, facts).empty());
+  // Loaded 550 but one package at another version: not in sync.
+  facts["packages"]["nvidia-driver-550"] = {{"version", "550.54.15-0ubuntu1"}};
+  auto again = FindModule("nvidia_driver")->Diff(desired, facts);
+  REQUIRE(again.size() == 1);
+  CHECK(again[0].summary.find("nvidia-driver-550 is at 550.54.15-0ubuntu1, not 550.90.07") !=
+        std::string::npos);
+  // A snapshot from before the packages were probed: not checked (no invented drift).
+  facts.erase("packages");
+  CHECK(FindModule("nvidia_driver")->Diff(desired, facts).empty());
+}
+
+TEST_CASE("nccl: both packages of the pin, not only the library the version is read from") {
+  json desired = {{"nvidia", {{"nccl", "2.21.5-1+cuda12.4"}}}};
+  json facts = {{"manager", "dpkg"},
+                {"version", "2.21.5-1+cuda12.4"},
+                {"packages", {{"libnccl2", {{"version", "2.21.5-1+cuda12.4"}, {"held", false}}},
+                              {"libnccl-dev", {{"version", "2.19.3-1+cuda12.2"}, {"held", false}}}}}};
+  auto actions = FindModule("nccl")->Diff(desired, facts);
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0].summary.find("libnccl-dev is at 2.19.3-1+cuda12.2") != std::string::npos);
 }

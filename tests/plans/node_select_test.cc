@@ -62,3 +62,12 @@ TEST_CASE("a --limit term that matches nothing is an error naming it") {
   REQUIRE(!group.ok());
   CHECK(group.error().message.find("b200") != std::string::npos);
 }
+
+TEST_CASE("--limit: host lists with commas inside brackets, as plumb prints them") {
+  inventory::Cluster c = Pod();
+  CHECK(Names(plans::SelectNodes(c, "gpu[001-002,010]")) == "gpu001,gpu002,gpu010");
+  CHECK(Names(plans::SelectNodes(c, "gpu[001-003],!gpu[002,003]")) == "gpu001");
+  auto none = plans::SelectNodes(c, "gpu[004-009]");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message.find("gpu[004-009]") != std::string::npos);
+}

@@ -56,6 +56,9 @@ struct World {
   std::atomic<bool> stop{false};
   plans::Plan plan;
   std::string run_id = "20270101-000000-abcd";
+  fakes::FakeLeases leases{clock};
+  bool use_leases = false;
+  plans::RolloutTiming timing;
 
   explicit World(int n, int max_unavailable = 2, int canary = 1, int max_failures = 0) {
     policy.name = "roll";
@@ -121,8 +124,12 @@ struct World {
     o.run_id = run_id;
     o.resume = resume;
     o.cluster = &cluster;
+    o.timing = timing;
     o.timing.reboot_grace = std::chrono::seconds(30);
+    o.owner_host = "ctl";
+    o.owner_pid = 1;
     plans::RolloutDeps d;
+    if (use_leases) d.leases = &leases;
     d.journal = journal.get();
     d.drainer = &fake;
     d.prober = &fake;

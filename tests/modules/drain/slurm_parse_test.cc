@@ -135,3 +135,39 @@ TEST_CASE("scheduler node: who took a node out decides whether plumb may put it 
   CHECK(n.HeldByAdmin());
   CHECK_FALSE(n.DownOnPurpose());   // a drain, not a bare down
 }
+
+TEST_CASE("slurm: errors in sinfo/squeue --json mean the scheduler is unavailable, not empty") {
+  // slurmctld killed: exit 0, an errors entry, no nodes, no jobs.
+  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-controller-down.json"));
+  REQUIRE_FALSE(nodes.ok());
+  CHECK(nodes.error().code == kSchedulerUnavailable);
+  CHECK(nodes.error().message.find("Unspecified error") != std::string::npos);
+  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-controller-down.json"));
+  REQUIRE_FALSE(jobs.ok());
+  CHECK(jobs.error().code == kSchedulerUnavailable);
+  // An empty errors list is a normal answer.
+  CHECK(slurm::ParseSinfoJson(Data("sinfo-22.05-drained.json")).ok());
+}
+
+TEST_CASE("slurm: a running job's time limit comes with it, for the drain heartbeat") {
+  // The captured job has no time limit (time_limit null; end_time a year out): 0, "none".
+  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-running.json"));
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->size() == 1);
+  CHECK((*jobs)[0].end_unix == 0);
+  // The same job with a 2-hour limit ends at its end_time.
+  std::string limited = Data("squeue-22.05-running.json");
+  const std::string from = "\"time_limit\": null";
+  auto at = limited.find(from);
+  REQUIRE(at != std::string::npos);
+  limited.replace(at, from.size(), "\"time_limit\": 120");
+  auto j2 = slurm::ParseSqueueJson(limited);
+  REQUIRE(j2.ok());
+  CHECK((*j2)[0].end_unix == 1827531997);
+  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-draining.json"));
+  REQUIRE(nodes.ok());
+  slurm::AttachJobs(*nodes, *j2);
+  REQUIRE(nodes->at("n1").job_details.size() == 1);
+  CHECK(nodes->at("n1").job_details[0].end_unix == 1827531997);
+  CHECK(nodes->at("n1").job_details[0].user == (*j2)[0].user);
+}

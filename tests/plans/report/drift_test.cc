@@ -212,3 +212,40 @@ TEST_CASE("drift: thousands of nodes sharing desired states: checked in parallel
       counts_again = true;
   CHECK(counts_again);
 }
+
+TEST_CASE("drift: a difference the planner set aside under a waiver is reported waived") {
+  testing::ReportWorld w;
+  plans::WaivedChange c;
+  c.change = testing::MakeAction("sysctl", "/sysctl/net.core.rmem_max", "sysctl.net.core.rmem_max",
+                                 212992, 268435456, modules::Disruption::kNone,
+                                 plans::ChangeReason::kRepair, {"stacks/h100.yaml", 4, 10});
+  c.nodes = "gpu[003,005]";
+  c.keys = "sysctl.net.core.*";
+  c.reason = "vendor tuning";
+  c.owner = "bob";
+  c.expires = "2099-01-01";
+  w.plan.waived.push_back({"gpu003", {c}});
+  auto r = Report(w);
+  const plans::report::DriftNode* n3 = nullptr;
+  for (const auto& n : r.nodes)
+    if (n.node == "gpu003") n3 = &n;
+  REQUIRE(n3);
+  CHECK(n3->Count(plans::report::CheckStatus::kWaived) == 1);
+  CHECK(n3->Count(plans::report::CheckStatus::kDrift) == 0);
+  for (const auto& ck : n3->checks)
+    if (ck.status == plans::report::CheckStatus::kWaived) {
+      REQUIRE(ck.waiver);
+      CHECK(ck.waiver->owner == "bob");
+      CHECK(ck.observed == 212992);
+    }
+}
+
+TEST_CASE("drift: every read node reports the commit its marker names, in sync or not") {
+  testing::ReportWorld w;
+  w.plan.markers = {{"gpu001", std::string(40, 'b')}, {"gpu003", std::string(40, 'e')}};
+  auto r = Report(w);
+  for (const auto& n : r.nodes) {
+    if (n.node == "gpu003") CHECK(n.marker_commit == std::string(40, 'e'));
+    if (n.node == "gpu001") CHECK(n.marker_commit == std::string(40, 'b'));
+  }
+}

@@ -297,12 +297,46 @@ ver_lt() {
 }
 
 # pkg_install NAME VERSION TOOL: record an installation made by TOOL
-# (apt-get, dnf) with all its effects.
+# (apt-get, dnf, dpkg --configure) with all its effects.
 pkg_install() {
   check_drained "$3 install $1=$2"
   pkg_set "$1" "$2"
   pkg_installed_effects "$1" "$2"
+  pkg_state_clear "$1"
   ev "$3 install $1=$2"
+}
+# Half-installed packages (state/pkg-status: "name abbrev", e.g. "nvidia-driver-550 iU"): a
+# package unpacked but never configured, as an install killed midway leaves it. Every other
+# package is "ii". dpkg-query shows the state, dpkg --audit lists it, dpkg --configure -a
+# finishes it (and only then do its effects happen).
+pkg_state() { # NAME -> abbrev (ii when not recorded)
+  local p s
+  if [[ -r $ST/pkg-status ]]; then
+    while read -r p s; do [[ $p == "$1" ]] && { echo "$s"; return 0; }; done <"$ST/pkg-status"
+  fi
+  echo ii
+}
+pkg_state_set() { # NAME ABBREV
+  (
+    flock 8
+    { awk -v p="$1" '$1 != p' "$ST/pkg-status" 2>/dev/null; echo "$1 $2"; } >"$ST/pkg-status.tmp.$$"
+    mv "$ST/pkg-status.tmp.$$" "$ST/pkg-status"
+  ) 8>"$ST/.state.lock"
+}
+pkg_state_clear() { # NAME
+  [[ -r $ST/pkg-status ]] || return 0
+  (
+    flock 8
+    awk -v p="$1" '$1 != p' "$ST/pkg-status" >"$ST/pkg-status.tmp.$$"
+    mv "$ST/pkg-status.tmp.$$" "$ST/pkg-status"
+  ) 8>"$ST/.state.lock"
+}
+# pkg_unpack NAME VERSION TOOL: the first half of an install (files in place, not configured).
+pkg_unpack() {
+  check_drained "$3 unpack $1=$2"
+  pkg_set "$1" "$2"
+  pkg_state_set "$1" iU
+  ev "$3 unpack $1=$2"
 }
 # pkg_remove NAME TOOL VERB
 pkg_remove() {

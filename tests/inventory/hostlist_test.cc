@@ -1,8 +1,9 @@
 #include <doctest/doctest.h>
 
-#include "plans/report/hostlist.h"
+#include "inventory/hostlist.h"
 #include "plans/report/keys.h"
 
+using namespace plumb::inventory;
 using namespace plumb::plans::report;
 using V = std::vector<std::string>;
 

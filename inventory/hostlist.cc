@@ -1,4 +1,4 @@
-#include "plans/report/hostlist.h"
+#include "inventory/hostlist.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace plumb::plans::report {
+namespace plumb::inventory {
 namespace {
 
 struct Split {
@@ -141,4 +141,4 @@ std::optional<std::vector<std::string>> ExpandHostlist(const std::string& list,
   return out;
 }
 
-}  // namespace plumb::plans::report
+}  // namespace plumb::inventory

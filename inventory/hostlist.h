@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace plumb::plans::report {
+namespace plumb::inventory {
 
 /// `names` (any order, duplicates ignored) as a Slurm host list. Names that end in digits are
 /// grouped by prefix and digit width (zero padding is kept: gpu001..gpu016 -> "gpu[001-016]",
@@ -19,4 +19,4 @@ std::string CompressHostlist(const std::vector<std::string>& names);
 std::optional<std::vector<std::string>> ExpandHostlist(const std::string& list,
                                                        size_t max_names = 1'000'000);
 
-}  // namespace plumb::plans::report
+}  // namespace plumb::inventory

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A failed canary has a way forward, on real Slurm:
+#  - the canary n1 fails (apt refuses its driver); the run halts; n1 stays drained with the
+#    error's last line in its Slurm reason (not a command line cut at 200 characters);
+#  - --resume halts again and does not send the operator round in a loop: it points to
+#    --retry-failed;
+#  - plan shows n1 "left drained by run X, failed at step S";
+#  - once the cause is fixed, `apply --retry-failed RUN` converges n1, returns it to service and
+#    clears its reason; a later apply rolls the rest.
+. "$(dirname "$0")/lib/apply.sh"
+ap_up 3 "drain: { scheduler: slurm, timeout: 10m }
+max_unavailable: 1
+canary: 1
+max_failures: 1
+health: [ \"nvidia-smi -L\" ]
+health_timeout: 1m"
+"$TB" state n1 apt_fail=nvidia-driver >/dev/null
+apply --ref HEAD --auto-approve --reboot-timeout 120 --poll-max-ms 1000
+check "the canary failure halts the run (rc=$RC)" test "$RC" = 1
+run=$(plumb_in runs --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+reason=$(reason_of n1)
+check "n1 stays drained" bash -c "[[ \$($TB exec sinfo -h -N -n n1 -o %T) == drain* ]]"
+check "n1's reason names the step and apt's error line ($reason)" \
+  bash -c "[[ '$reason' == plumb:$run:failed:apply:nvidia_driver.install:* && '$reason' == *'E: Sub-process /usr/bin/dpkg returned an error code (1)'* ]]"
+check "n1's reason holds no command line" bash -c "[[ '$reason' != *apt-get* ]]"
+check "n2, n3 untouched" bash -c "! grep -q 'apt-get install' $TB_RUN/nodes/n2/state/events.log $TB_RUN/nodes/n3/state/events.log"
+check "the output points to --retry-failed" grep -q "plumb apply --retry-failed $run" "$AP_TMP/out"
+check "the output does not ask for --resume" bash -c "! grep -q 'continue with: plumb apply --resume' $AP_TMP/out"
+
+apply --resume "$run" --reboot-timeout 120 --poll-max-ms 1000
+check "--resume halts again on the failed canary (rc=$RC)" test "$RC" = 1
+check "  and does not loop back to --resume" bash -c "! grep -q 'continue with: plumb apply --resume' $AP_TMP/out"
+check "  n2 still untouched" bash -c "! grep -q 'apt-get install' $TB_RUN/nodes/n2/state/events.log"
+
+plumb_in plan --repo "$REPO" >"$AP_TMP/plan.txt" 2>&1 || true
+check "plan shows n1 left drained by the run at its step" \
+  grep -q "Left drained by run $run, failed at apply:nvidia_driver.install: n1" "$AP_TMP/plan.txt"
+
+"$TB" state n1 -apt_fail >/dev/null
+apply --retry-failed "$run" --auto-approve --reboot-timeout 120 --poll-max-ms 1000
+check "--retry-failed succeeds (rc=$RC)" test "$RC" = 0
+check "n1 converged" test "$(driver_of n1)" = 550.90.07
+check "n1 back in service" test "$(state_of n1)" = idle
+check "n1's failure reason is gone" bash -c "[[ \$($TB exec sinfo -h -N -n n1 -o %E) != plumb:* ]]"
+check "the retry touched only n1" bash -c "! grep -q 'apt-get install' $TB_RUN/nodes/n2/state/events.log"
+apply --ref HEAD --auto-approve --reboot-timeout 120 --poll-max-ms 1000
+check "a fresh apply rolls the rest (rc=$RC)" test "$RC" = 0
+for n in n2 n3; do check "$n converged" test "$(driver_of $n)" = 550.90.07; done
+check "no VIOLATION" test "$(violations)" = 0
+ap_finish

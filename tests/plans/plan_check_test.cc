@@ -1,0 +1,159 @@
+// A plan is checked against the commit it names before apply touches anything; --limit narrows
+// a saved plan to its nodes that match and forms its batches again.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "plans/plan_check.h"
+#include "plans/plan_json.h"
+#include "plans/planner.h"
+
+using namespace plumb;
+
+namespace {
+
+// 8 nodes n1..n8 (racks: 4 each), kernel k1 -> k2 everywhere, policy max_unavailable 3,
+// canary 1; the plan as the planner makes it.
+struct Fixture {
+  inventory::Cluster cluster;
+  plans::DesiredByNode desired;
+  plans::Plan plan;
+  Fixture() {
+    cluster.name = "pod";
+    cluster.source.commit = std::string(40, 'a');
+    inventory::RolloutPolicy p;
+    p.name = "roll";
+    p.max_unavailable_count = 3;
+    p.canary = 1;
+    cluster.rollouts["roll"] = p;
+    for (int i = 1; i <= 8; ++i) {
+      inventory::Node n;
+      n.name = fmt::format("n{}", i);
+      n.rack = i <= 4 ? "r1" : "r2";
+      n.groups = {i % 2 ? "odd" : "even"};
+      cluster.nodes.push_back(n);
+      inventory::NodeDesired nd;
+      nd.node = n.name;
+      nd.rollout = "roll";
+      nd.desired = nlohmann::json{{"kernel", "k2"}};
+      desired[n.name] = nd;
+      plans::NodePlan np;
+      np.node = n.name;
+      np.rollout = "roll";
+      modules::Action a;
+      a.module = "kernel";
+      a.id = "kernel.install";
+      a.key = "kernel";
+      a.pointer = "/kernel";
+      a.before = "k1";
+      a.after = "k2";
+      a.disruption = modules::Disruption::kReboot;
+      np.actions.push_back({a, plans::ChangeReason::kIntent, {}});
+      np.disruption = modules::Disruption::kReboot;
+      plan.nodes.push_back(np);
+    }
+    plan.cluster = "pod";
+    plan.source = cluster.source;
+    plans::FormBatches(plan, cluster, desired, {});
+    plans::SealPlan(plan);
+  }
+  std::string Errors(const Diagnostics& d) {
+    std::string s;
+    for (const auto& x : d.items()) s += x.key_path + ": " + x.message + "\n";
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("plan check: a plan as the planner made it passes") {
+  Fixture f;
+  CHECK_FALSE(plans::CheckPlan(f.plan).HasErrors());
+  CHECK_FALSE(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired).HasErrors());
+}
+
+TEST_CASE("plan check: a re-sealed plan with a raised max_unavailable is refused, naming it") {
+  Fixture f;
+  f.plan.rollouts["roll"].max_unavailable_count = 12;
+  plans::SealPlan(f.plan);   // the digest is fine: integrity is not authority
+  CHECK(plans::VerifyPlanDigest(f.plan).ok());
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired);
+  REQUIRE(d.HasErrors());
+  CHECK(f.Errors(d).find("rollouts.roll.max_unavailable") != std::string::npos);
+  CHECK(f.Errors(d).find("says max_unavailable 12 but commit") != std::string::npos);
+}
+
+TEST_CASE("plan check: merged batches beyond the commit's max_unavailable are refused") {
+  Fixture f;
+  plans::Batch all;
+  all.rollout = "roll";
+  all.canary = true;
+  for (const auto& n : f.plan.nodes) all.nodes.push_back(n.node);
+  f.plan.batches = {all};
+  plans::SealPlan(f.plan);
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired);
+  REQUIRE(d.HasErrors());
+  CHECK(f.Errors(d).find("batches[0].nodes: batch 1 takes 8 node(s) out at once") != std::string::npos);
+  CHECK(f.Errors(d).find("canary 1") != std::string::npos);
+}
+
+TEST_CASE("plan check: a dropped canary and a changed desired value are refused") {
+  Fixture f;
+  f.plan.batches[0].canary = false;
+  f.plan.nodes[2].actions[0].action.after = "k9";
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired);
+  CHECK(f.Errors(d).find("batches[0].canary") != std::string::npos);
+  CHECK(f.Errors(d).find("nodes.n3.kernel: node n3: the plan sets kernel to k9 but commit") !=
+        std::string::npos);
+}
+
+TEST_CASE("plan check: structural invariants") {
+  Fixture f;
+  f.plan.batches[1].nodes.push_back("n1");   // n1 now in two batches
+  f.plan.batches[1].nodes.push_back("n99");  // and a node without a plan
+  auto d = plans::CheckPlan(f.plan);
+  CHECK(f.Errors(d).find("node n1 is in 2 batches") != std::string::npos);
+  CHECK(f.Errors(d).find("batch node n99 has no plan") != std::string::npos);
+}
+
+TEST_CASE("plan --limit: only the plan's matching nodes, batches formed again, the rest named") {
+  Fixture f;
+  auto keep = plans::SelectPlanNodes(f.plan, f.cluster, "n[1-3,5]");
+  REQUIRE(keep.ok());
+  CHECK(*keep == std::set<std::string>{"n1", "n2", "n3", "n5"});
+  std::vector<std::string> left;
+  plans::Plan p = plans::LimitPlan(f.plan, *keep, f.cluster, f.desired, {}, &left);
+  CHECK(left == std::vector<std::string>{"n4", "n6", "n7", "n8"});
+  CHECK(p.nodes.size() == 4);
+  std::set<std::string> batched;
+  for (const auto& b : p.batches)
+    for (const auto& n : b.nodes) batched.insert(n);
+  CHECK(batched == *keep);
+  REQUIRE_FALSE(p.batches.empty());
+  CHECK(p.batches[0].canary);                 // the same policy: a canary first
+  CHECK(p.batches[0].nodes.size() == 1);
+  CHECK(plans::VerifyPlanDigest(p).ok());    // sealed anew
+  CHECK_FALSE(plans::CheckPlanAgainstCommit(p, f.cluster, f.desired).HasErrors());
+  // Groups work; a term that names no node of the plan is an error naming it.
+  auto odd = plans::SelectPlanNodes(f.plan, f.cluster, "@odd,!n1");
+  REQUIRE(odd.ok());
+  CHECK(*odd == std::set<std::string>{"n3", "n5", "n7"});
+  auto typo = plans::SelectPlanNodes(f.plan, f.cluster, "n3,n[10-12]");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().message.find("'n[10-12]' matches no node of the plan") != std::string::npos);
+}
+
+TEST_CASE("plan check: a scalar carried as the text its tool prints still matches") {
+  Fixture f;
+  f.desired["n1"].desired = nlohmann::json{{"kernel", "k2"}, {"sysctl", {{"vm.swappiness", 10}}}};
+  modules::Action a;
+  a.module = "sysctl";
+  a.id = "sysctl.vm.swappiness";
+  a.key = "sysctl.vm.swappiness";
+  a.pointer = "/sysctl/vm.swappiness";
+  a.after = "10";
+  f.plan.nodes[0].actions.push_back({a, plans::ChangeReason::kIntent, {}});
+  CHECK_FALSE(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired).HasErrors());
+  f.plan.nodes[0].actions.back().action.after = "11";
+  CHECK(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired).HasErrors());
+}

@@ -1,0 +1,532 @@
+// The rollout engine where runs and operators meet: node leases (one writer per node), another
+// plumb run's drain, a node a failed run left drained, a scheduler that cannot be read, waived
+// differences, an edited plan, heartbeats while a drain waits, a journal that cannot be written.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "fakes/fake_cluster.h"
+#include "plans/planner.h"
+#include "plans/rollout.h"
+
+using namespace plumb;
+using fakes::FakeCluster;
+using modules::Disruption;
+
+namespace {
+
+std::string TempPath() {
+  static std::mt19937_64 rng(std::random_device{}());
+  std::filesystem::path dir = std::filesystem::is_directory("/dev/shm")
+                                  ? std::filesystem::path("/dev/shm")
+                                  : std::filesystem::temp_directory_path();
+  return (dir / fmt::format("plumb-safety-{:x}.db", rng())).string();
+}
+
+class Events final : public plans::Observer {
+ public:
+  void OnEvent(const plans::RolloutEvent& e) override {
+    std::lock_guard lock(mu);
+    all.push_back(e);
+  }
+  std::vector<plans::RolloutEvent> Of(plans::RolloutEvent::Kind k) {
+    std::lock_guard lock(mu);
+    std::vector<plans::RolloutEvent> out;
+    for (const auto& e : all)
+      if (e.kind == k) out.push_back(e);
+    return out;
+  }
+  std::mutex mu;
+  std::vector<plans::RolloutEvent> all;
+};
+
+// n nodes n01..nN: kernel k1 -> k2 (reboot) and sysctl s1 (no disruption).
+struct Bed {
+  fakes::FakeClock clock;
+  FakeCluster fake{clock};
+  fakes::FakeLeases leases{clock};
+  fakes::FakeModule kernel{"kernel", Disruption::kReboot};
+  fakes::FakeModule sysctl{"sysctl", Disruption::kNone};
+  inventory::Cluster cluster;
+  plans::DesiredByNode desired;
+  inventory::RolloutPolicy policy;
+  std::string path = TempPath();
+  std::unique_ptr<plans::Journal> journal;
+  Events events;
+  std::atomic<bool> stop{false};
+  plans::Plan plan;
+  std::string run = "20270101-000000-abcd";
+  plans::RolloutOptions opts;
+
+  explicit Bed(int n, int max_unavailable = 2, int canary = 0) {
+    policy.name = "roll";
+    policy.max_unavailable_count = max_unavailable;
+    policy.canary = canary;
+    policy.drain_timeout_s = 3600;
+    policy.scheduler_timeout_s = 600;
+    cluster.name = "t";
+    cluster.source.commit = std::string(40, 'c');
+    for (int i = 1; i <= n; ++i) {
+      inventory::Node node;
+      node.name = fmt::format("n{:02}", i);
+      cluster.nodes.push_back(node);
+      inventory::NodeDesired nd;
+      nd.node = node.name;
+      nd.rollout = "roll";
+      nd.desired = {{"kernel", "k2"}, {"sysctl", "s1"}};
+      desired[node.name] = nd;
+      fake.Add(node.name, {{"kernel", "k1"}, {"sysctl", "s1"}});
+    }
+    auto j = plans::OpenSqliteJournal(path);
+    REQUIRE(j.ok());
+    journal = std::move(*j);
+    opts.run_id = run;
+    opts.cluster = &cluster;
+    opts.owner_host = "ctl";
+    opts.owner_pid = 1;
+    opts.timing.reboot_grace = std::chrono::seconds(30);
+  }
+  ~Bed() {
+    journal.reset();
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path + ext);
+  }
+  const modules::Module* Find(std::string_view name) const {
+    if (name == "kernel") return &kernel;
+    if (name == "sysctl") return &sysctl;
+    return nullptr;
+  }
+  void MakePlan() {
+    cluster.rollouts["roll"] = policy;
+    plans::PlannerInput in;
+    in.cluster = &cluster;
+    in.desired = &desired;
+    in.modules = {&kernel, &sysctl};
+    in.scheduler = *fake.Query({});
+    in.now = "2027-01-01T00:00:00Z";
+    for (const auto& n : cluster.nodes) in.observed[n.name] = fake.Probe(n.name);
+    plan = plans::MakePlan(in);
+    REQUIRE_FALSE(plan.diags.HasErrors());
+  }
+  plans::RolloutResult Apply(bool with_leases = true) {
+    if (plan.batches.empty() && plan.nodes.empty()) MakePlan();
+    plans::RunRecord r;
+    r.id = run;
+    r.cluster = "t";
+    r.plan_digest = "sha256:x";
+    r.plan_json = "{}";
+    r.commit = plan.source.commit;
+    r.started_at = plans::Rfc3339(clock.Now());
+    REQUIRE(journal->BeginRun(r).ok());
+    plans::RolloutDeps d;
+    d.journal = journal.get();
+    d.drainer = &fake;
+    d.prober = &fake;
+    d.transport = &fake;
+    if (with_leases) d.leases = &leases;
+    d.modules = [this](std::string_view n) { return Find(n); };
+    d.clock = &clock;
+    d.observer = &events;
+    d.stop = &stop;
+    return plans::RunRollout(plan, opts, d);
+  }
+  static std::string StatusOf(const plans::RolloutResult& r, const std::string& node) {
+    for (const auto& o : r.nodes)
+      if (o.node == node) return o.status;
+    return "?";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("rollout: a node leased by another live run is left alone and reported busy") {
+  // Given n02 leased by another run for an hour,
+  Bed b(3);
+  b.leases.Hold("n02", "20270101-000000-ffff", std::chrono::hours(1));
+  auto r = b.Apply();
+  // then n02 is untouched (no drain, no change), reported busy, and the others converge.
+  CHECK(Bed::StatusOf(r, "n02") == "busy");
+  CHECK(b.fake.CallsOf("n02").empty());
+  CHECK(b.fake.node("n02").running["kernel"] == "k1");
+  CHECK(Bed::StatusOf(r, "n01") == "done");
+  CHECK(Bed::StatusOf(r, "n03") == "done");
+  CHECK(r.outcome == "incomplete");   // exit 3: not everything was applied, nothing failed
+  for (const auto& o : r.nodes)
+    if (o.node == "n02") CHECK(o.error.find("20270101-000000-ffff") != std::string::npos);
+  // Its lease still belongs to the other run; ours were released after each node returned.
+  CHECK(b.leases.HolderOf("n02") == "20270101-000000-ffff");
+  CHECK(b.leases.HolderOf("n01").empty());
+  CHECK(b.leases.HolderOf("n03").empty());
+}
+
+TEST_CASE("rollout: an expired lease is taken over, and the journal records whose it was") {
+  Bed b(1);
+  b.leases.Hold("n01", "20261231-000000-dead", std::chrono::seconds(-5));
+  auto r = b.Apply();
+  CHECK(r.outcome == "done");
+  auto steps = b.journal->Steps(b.run, "n01");
+  REQUIRE(steps.ok());
+  REQUIRE_FALSE(steps->empty());
+  CHECK(steps->front().step == "lease");
+  CHECK(steps->front().detail["took_over_from"]["run"] == "20261231-000000-dead");
+}
+
+TEST_CASE("rollout: a node another plumb run drained (not failed) is busy, not admin-drained") {
+  // Given n01 drained by another plumb run in progress (no lease: an older plumb, or a crash),
+  Bed b(2);
+  b.fake.Drain("n01", "plumb:20261231-000000-beef:wait-drained");
+  b.MakePlan();
+  auto r = b.Apply();
+  // then it is neither changed nor resumed (the old bug: changed again, left drained), and the
+  // plan shows who holds it.
+  CHECK(Bed::StatusOf(r, "n01") == "busy");
+  CHECK(b.fake.node("n01").running["kernel"] == "k1");
+  CHECK(b.fake.Count("n01", "resume") == 0);
+  CHECK(b.fake.node("n01").reason == "plumb:20261231-000000-beef:wait-drained");
+  const plans::NodePlan* np = b.plan.FindNode("n01");
+  REQUIRE(np);
+  CHECK(np->held_by_run == "20261231-000000-beef");
+  CHECK_FALSE(np->admin_drained);
+  CHECK(Bed::StatusOf(r, "n02") == "done");
+}
+
+TEST_CASE("rollout: a node a failed run left drained is taken over and returned to service") {
+  // Given n01 left drained by a failed step of an earlier run, its change still to do,
+  Bed b(1);
+  b.fake.Drain("n01", "plumb:20261231-000000-beef:failed:health:1: gate exited 1");
+  b.MakePlan();
+  const plans::NodePlan* np = b.plan.FindNode("n01");
+  REQUIRE(np);
+  CHECK(np->left_by_run == "20261231-000000-beef");
+  CHECK(np->left_at_step == "health:1");
+  auto r = b.Apply();
+  // then this run changes it and returns it to service, its old reason gone.
+  CHECK(r.outcome == "done");
+  CHECK(b.fake.node("n01").running["kernel"] == "k2");
+  CHECK_FALSE(b.fake.node("n01").drain);
+  CHECK(b.fake.node("n01").reason.empty());
+}
+
+TEST_CASE("rollout: an in-sync node a failed run left drained is verified and returned") {
+  Bed b(1);
+  b.desired["n01"].desired = {{"kernel", "k1"}, {"sysctl", "s1"}};   // nothing to change
+  b.fake.Drain("n01", "plumb:20261231-000000-beef:failed:verify: still differs");
+  b.MakePlan();
+  const plans::NodePlan* np = b.plan.FindNode("n01");
+  REQUIRE(np);
+  CHECK(np->return_to_service);
+  CHECK(np->actions.empty());
+  REQUIRE(b.plan.batches.size() == 1);
+  auto r = b.Apply();
+  CHECK(r.outcome == "done");
+  CHECK_FALSE(b.fake.node("n01").drain);
+  CHECK(b.fake.Count("n01", "set ") == 0);     // nothing changed
+  CHECK(b.fake.Count("n01", "reboot") == 0);
+  CHECK(b.fake.Count("n01", "resume") == 1);
+}
+
+TEST_CASE("rollout: a scheduler that cannot be read admits nothing, then the run continues") {
+  // Given the scheduler down for 5 minutes from the start (scheduler_timeout 10m),
+  Bed b(4, 2);
+  b.MakePlan();
+  b.fake.scheduler_down_until = b.clock.Now() + std::chrono::minutes(5);
+  auto r = b.Apply();
+  // then nothing is drained while it is down, no node fails, and all converge afterwards.
+  CHECK(r.outcome == "done");
+  CHECK(b.fake.calls_while_down == 0);
+  CHECK(b.fake.max_unavailable_seen() <= 2);
+  for (int i = 1; i <= 4; ++i) CHECK(b.fake.node(fmt::format("n{:02}", i)).running["kernel"] == "k2");
+  auto waits = b.events.Of(plans::RolloutEvent::Kind::kWait);
+  REQUIRE_FALSE(waits.empty());
+  CHECK(waits.front().status == "scheduler");
+}
+
+TEST_CASE("rollout: a scheduler down past its timeout pauses the run; no node fails") {
+  Bed b(3, 2);
+  b.policy.scheduler_timeout_s = 120;
+  b.MakePlan();
+  b.fake.scheduler_down_until = b.clock.Now() + std::chrono::hours(2);
+  auto r = b.Apply();
+  CHECK(r.outcome == "paused");
+  CHECK(r.halt_reason.find("scheduler") != std::string::npos);
+  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+  for (int i = 1; i <= 3; ++i) CHECK_FALSE(b.fake.node(fmt::format("n{:02}", i)).drain);
+  CHECK(b.fake.calls_while_down == 0);
+}
+
+TEST_CASE("rollout: the scheduler going down mid-rollout keeps in-flight nodes where they are") {
+  // n01 is drained and rebooting when the scheduler goes down past its timeout: it is not
+  // failed (interrupted, resumable); nothing new is admitted.
+  Bed b(3, 1);
+  b.policy.scheduler_timeout_s = 60;
+  b.MakePlan();
+  b.fake.RunJob("n01", std::chrono::seconds(30));
+  // Down from 10 s in (n01 waits for its job then) for an hour.
+  struct Downer : plans::Observer {
+    Bed* b;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      b->events.OnEvent(e);
+      if (e.kind == plans::RolloutEvent::Kind::kStep && e.step == "wait-drained" && e.status == "start")
+        b->fake.scheduler_down_until = b->clock.Now() + std::chrono::hours(1);
+    }
+  } downer;
+  downer.b = &b;
+  plans::RunRecord rr;
+  rr.id = b.run;
+  rr.cluster = "t";
+  rr.plan_digest = "x";
+  rr.plan_json = "{}";
+  rr.commit = b.plan.source.commit;
+  rr.started_at = plans::Rfc3339(b.clock.Now());
+  REQUIRE(b.journal->BeginRun(rr).ok());
+  plans::RolloutDeps d;
+  d.journal = b.journal.get();
+  d.drainer = &b.fake;
+  d.prober = &b.fake;
+  d.transport = &b.fake;
+  d.leases = &b.leases;
+  d.modules = [&b](std::string_view n) { return b.Find(n); };
+  d.clock = &b.clock;
+  d.observer = &downer;
+  d.stop = &b.stop;
+  auto r = plans::RunRollout(b.plan, b.opts, d);
+  CHECK(r.outcome == "paused");
+  CHECK(Bed::StatusOf(r, "n01") == "interrupted");
+  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+  CHECK(b.fake.node("n01").drain);              // still out, where it was
+  CHECK_FALSE(b.fake.node("n02").drain);        // nobody new admitted
+  CHECK_FALSE(b.fake.node("n03").drain);
+}
+
+TEST_CASE("rollout: a waived difference is never changed, and verify does not expect it") {
+  // sysctl differs on n01 but a waiver covers it; the kernel change goes ahead.
+  Bed b(1);
+  b.fake.node("n01").running["sysctl"] = "s0";
+  b.fake.node("n01").installed["sysctl"] = "s0";
+  inventory::Waiver w;
+  w.nodes = "n[01-02,05]";
+  w.keys = "sysctl*";
+  w.reason = "vendor tuning";
+  w.owner = "alice";
+  w.expires = "2099-12-31";
+  b.cluster.waivers.push_back(w);
+  b.MakePlan();
+  const plans::NodeWaived* nw = b.plan.FindWaived("n01");
+  REQUIRE(nw);
+  REQUIRE(nw->changes.size() == 1);
+  CHECK(nw->changes[0].change.action.module == "sysctl");
+  const plans::NodePlan* np = b.plan.FindNode("n01");
+  REQUIRE(np);
+  for (const auto& pa : np->actions) CHECK(pa.action.module != "sysctl");
+  auto r = b.Apply();
+  CHECK(r.outcome == "done");
+  CHECK(b.fake.Count("n01", "set sysctl") == 0);
+  CHECK(b.fake.node("n01").running["sysctl"] == "s0");
+  CHECK(b.fake.node("n01").running["kernel"] == "k2");
+}
+
+TEST_CASE("rollout: an expired waiver waives nothing") {
+  Bed b(1);
+  b.fake.node("n01").running["sysctl"] = "s0";
+  b.fake.node("n01").installed["sysctl"] = "s0";
+  inventory::Waiver w;
+  w.nodes = "n01";
+  w.keys = "sysctl";
+  w.expires = "2026-01-01";
+  b.cluster.waivers.push_back(w);
+  b.MakePlan();
+  CHECK(b.plan.FindWaived("n01") == nullptr);
+  const plans::NodePlan* np = b.plan.FindNode("n01");
+  REQUIRE(np);
+  CHECK(std::any_of(np->actions.begin(), np->actions.end(),
+                    [](const plans::PlannedAction& pa) { return pa.action.module == "sysctl"; }));
+}
+
+TEST_CASE("rollout: an action the commit and facts do not give (an edited plan) is refused") {
+  Bed b(1);
+  b.MakePlan();
+  REQUIRE(b.plan.nodes.size() == 1);
+  b.plan.nodes[0].actions[0].action.after = "k9-evil";   // re-sealed by someone: digest fine
+  b.opts.desired["n01"] = b.desired["n01"].desired;
+  auto r = b.Apply();
+  CHECK(Bed::StatusOf(r, "n01") == "failed");
+  CHECK(b.fake.Count("n01", "set ") == 0);
+  CHECK(b.fake.Count("n01", "drain") == 0);
+  for (const auto& o : r.nodes) CHECK(o.error.find("does not follow from commit") != std::string::npos);
+}
+
+TEST_CASE("rollout: the engine enforces the commit's policy, not the plan's copy") {
+  // The plan's copy says max_unavailable 10; the commit says 1.
+  Bed b(4, 10);
+  b.MakePlan();
+  inventory::RolloutPolicy strict = b.policy;
+  strict.max_unavailable_count = 1;
+  b.opts.policies["roll"] = strict;
+  auto r = b.Apply();
+  CHECK(r.outcome == "done");
+  CHECK(b.fake.max_unavailable_seen() == 1);
+}
+
+TEST_CASE("rollout: while a drain waits for a job, heartbeats name the job and its time left") {
+  Bed b(1);
+  b.opts.timing.heartbeat = std::chrono::seconds(30);
+  b.fake.RunJob("n01", std::chrono::minutes(5));
+  auto r = b.Apply();
+  CHECK(r.outcome == "done");
+  auto waits = b.events.Of(plans::RolloutEvent::Kind::kWait);
+  REQUIRE(waits.size() >= 3);   // 5 minutes of waiting, a beat every 30 s
+  CHECK(waits.front().node == "n01");
+  CHECK(waits.front().step == "wait-drained");
+  CHECK(waits.front().message.find("42 (alice: train, ") != std::string::npos);
+  CHECK(waits.front().message.find("left") != std::string::npos);
+  CHECK(waits.front().message.find("of 1h") != std::string::npos);
+}
+
+TEST_CASE("rollout: a failed step's Slurm reason holds the error's last line, not the command") {
+  Bed b(1);
+  b.fake.node("n01").apply_fails = true;
+  auto r = b.Apply();
+  CHECK(Bed::StatusOf(r, "n01") == "failed");
+  const std::string reason = b.fake.node("n01").reason;
+  CHECK(reason.rfind("plumb:" + b.run + ":failed:apply:kernel.install: ", 0) == 0);
+  CHECK(reason.find("'set kernel") == std::string::npos);
+  CHECK(reason.find("E: Sub-process /usr/bin/dpkg returned an error code (1)") != std::string::npos);
+  CHECK(b.leases.HolderOf("n01").empty());   // released once the failure is recorded
+}
+
+TEST_CASE("drain reasons: parse, failure reasons, last meaningful line") {
+  auto p = plans::ParsePlumbReason("plumb:r1:failed:apply:nvidia_driver.install: E: no such version");
+  REQUIRE(p);
+  CHECK(p->run == "r1");
+  CHECK(p->failed);
+  CHECK(p->step == "apply:nvidia_driver.install");
+  CHECK(p->error == "E: no such version");
+  auto q = plans::ParsePlumbReason("plumb:r2:wait-drained");
+  REQUIRE(q);
+  CHECK_FALSE(q->failed);
+  CHECK(q->step == "wait-drained");
+  CHECK_FALSE(plans::ParsePlumbReason("RMA gpu3"));
+  CHECK(plans::LastMeaningfulLine("'DEBIAN_FRONTEND=noninteractive apt-get install -y x=1' exited "
+                                  "100: Reading package lists...\nE: Version '1' for 'x' was not "
+                                  "found\n\n") == "E: Version '1' for 'x' was not found");
+  CHECK(plans::LastMeaningfulLine("'cmd --long' exited 1: boom") == "boom");
+  const std::string r = plans::FailureReason(
+      "r1", "apply:x", "'" + std::string(300, 'a') + "' exited 100: E: Unable to locate package x");
+  CHECK(r == "plumb:r1:failed:apply:x: E: Unable to locate package x");
+}
+
+namespace {
+
+// A journal on a disk that fills up: every write fails while `full` is set.
+class FullDiskJournal final : public plans::Journal {
+ public:
+  explicit FullDiskJournal(plans::Journal& j) : j_(j) {}
+  std::atomic<bool> full{false};
+  std::atomic<int> end_attempts{0};
+  Diagnostic Enospc() const {
+    return Diagnostic::Error("journal.sqlite", "journal: database or disk is full");
+  }
+  Status BeginRun(const plans::RunRecord& r) override { return j_.BeginRun(r); }
+  Status EndRun(const std::string& run, const std::string& outcome, const std::string& at,
+                const std::string& summary) override {
+    ++end_attempts;
+    if (full) return Enospc();
+    return j_.EndRun(run, outcome, at, summary);
+  }
+  Status ReopenRun(const std::string& run, const std::string& h, int64_t pid) override {
+    return j_.ReopenRun(run, h, pid);
+  }
+  Result<std::optional<plans::RunRecord>> GetRun(const std::string& run) override { return j_.GetRun(run); }
+  Result<std::vector<plans::RunRecord>> ListRuns(int limit) override { return j_.ListRuns(limit); }
+  Result<int64_t> StepIntent(const plans::StepRecord& s) override {
+    if (full) return Enospc();
+    return j_.StepIntent(s);
+  }
+  Status StepOutcome(int64_t id, const std::string& o, const std::string& e, const std::string& at,
+                     int64_t ms, const nlohmann::json& d) override {
+    if (full) return Enospc();
+    return j_.StepOutcome(id, o, e, at, ms, d);
+  }
+  Result<std::vector<plans::StepRecord>> Steps(const std::string& run, const std::string& node) override {
+    return j_.Steps(run, node);
+  }
+  Result<std::vector<plans::StepRecord>> History(const std::string& node, int limit) override {
+    return j_.History(node, limit);
+  }
+  Status PutNode(const plans::NodeRecord& n) override {
+    if (full) return Enospc();
+    return j_.PutNode(n);
+  }
+  Result<std::vector<plans::NodeRecord>> Nodes(const std::string& run) override { return j_.Nodes(run); }
+  Status SaveFacts(const std::string& run, const std::string& node, const std::string& phase,
+                   const std::string& digest, const nlohmann::json& facts,
+                   const std::string& at) override {
+    if (full) return Enospc();
+    return j_.SaveFacts(run, node, phase, digest, facts, at);
+  }
+  Result<bool> AcquireLock(const plans::LockInfo& w, const std::string& now, plans::LockInfo* h) override {
+    return j_.AcquireLock(w, now, h);
+  }
+  Status RenewLock(const std::string& c, const std::string& r, const std::string& e) override {
+    return j_.RenewLock(c, r, e);
+  }
+  Status ReleaseLock(const std::string& c, const std::string& r) override { return j_.ReleaseLock(c, r); }
+  Status ForceUnlock(const std::string& r) override { return j_.ForceUnlock(r); }
+  Result<std::optional<plans::LockInfo>> GetLock(const std::string& c) override { return j_.GetLock(c); }
+  Result<std::optional<plans::LockInfo>> LockOfRun(const std::string& r) override { return j_.LockOfRun(r); }
+
+ private:
+  plans::Journal& j_;
+};
+
+}  // namespace
+
+TEST_CASE("rollout: a journal that cannot be written stops the run as an error, recorded later") {
+  // The disk fills while n01 waits for its job; space returns a little later.
+  Bed b(2, 1);
+  b.MakePlan();
+  b.fake.RunJob("n01", std::chrono::minutes(2));
+  FullDiskJournal journal(*b.journal);
+  plans::RunRecord rr;
+  rr.id = b.run;
+  rr.cluster = "t";
+  rr.plan_digest = "x";
+  rr.plan_json = "{}";
+  rr.commit = b.plan.source.commit;
+  rr.started_at = plans::Rfc3339(b.clock.Now());
+  REQUIRE(journal.BeginRun(rr).ok());
+  struct Filler : plans::Observer {
+    FullDiskJournal* j;
+    Bed* b;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (e.kind == plans::RolloutEvent::Kind::kWait && e.node == "n01") j->full = true;
+      // The run's end is retried: the second attempt finds space again.
+      if (e.kind == plans::RolloutEvent::Kind::kNote &&
+          e.message.find("retrying to record the run's end") != std::string::npos)
+        j->full = false;
+    }
+  } filler;
+  filler.j = &journal;
+  filler.b = &b;
+  plans::RolloutDeps d;
+  d.journal = &journal;
+  d.drainer = &b.fake;
+  d.prober = &b.fake;
+  d.transport = &b.fake;
+  d.leases = &b.leases;
+  d.modules = [&b](std::string_view n) { return b.Find(n); };
+  d.clock = &b.clock;
+  d.observer = &filler;
+  d.stop = &b.stop;
+  auto r = plans::RunRollout(b.plan, b.opts, d);
+  CHECK(r.outcome == "failed");      // an error (exit 1), not "interrupted" (130)
+  CHECK(r.journal_failed);
+  CHECK(b.fake.Count("n02", "drain") == 0);   // nothing new started
+  CHECK(journal.end_attempts >= 2);
+  auto run = b.journal->GetRun(b.run);
+  REQUIRE(run.ok());
+  REQUIRE(run->has_value());
+  CHECK((*run)->outcome == "failed");   // recorded once space returned
+}
