@@ -82,6 +82,11 @@ class NodeRun {
   void Busy(const std::string& why);
   bool CheckActionsFollow(const NodeFacts& facts);
   bool Drain();
+  bool WaitDrained();
+  /// The node must still be out before `next` changes it: a drain the scheduler lost (a
+  /// restart) is set again and its jobs waited for again. False when the node must stop here.
+  bool StillOut(const std::string& next);
+  bool Redrain(const modules::SchedulerNode& n);
   bool ApplyAction(const PlannedAction& pa);
   bool Reboot();
   bool Verify();
@@ -661,13 +666,16 @@ bool NodeRun::Steps() {
   if (np_.NeedsDrain()) {
     if (!ContinueTo("drain") || !Drain()) return false;
   }
-  // 3. The changes, in the plan's order.
+  // 3. The changes, in the plan's order, each on a node still out of service.
   for (const auto& pa : np_.actions) {
-    if (!ContinueTo("apply:" + pa.action.id) || !ApplyAction(pa)) return false;
+    const std::string step = "apply:" + pa.action.id;
+    if (!ContinueTo(step)) return false;
+    if (np_.NeedsDrain() && !StillOut(step)) return false;
+    if (!ApplyAction(pa)) return false;
   }
   // 4. Reboot when any action needs one.
   if (np_.disruption >= Disruption::kReboot) {
-    if (!ContinueTo("reboot") || !Reboot()) return false;
+    if (!ContinueTo("reboot") || !StillOut("reboot") || !Reboot()) return false;
   }
   // 5-8. Verify, gate, mark, return.
   if (!ContinueTo("verify") || !Verify()) return false;
@@ -723,6 +731,37 @@ bool NodeRun::Drain() {
     if (r.outcome == "ok") drained_by_us_ = true;
     if (!Check("drain", r)) return false;
   }
+  return WaitDrained();
+}
+
+bool NodeRun::Redrain(const modules::SchedulerNode& n) {
+  // Our drain is gone (slurmctld restarted before it saved its state, say): the node is back
+  // in service under plumb. Take it out again at once; the caller waits for its jobs again.
+  e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
+           .message = fmt::format("{} no longer shows plumb's drain ({}); draining it again",
+                                  Sched().Name(), n.state)});
+  const std::string reason = DrainReason(e_.opts().run_id, "drain");
+  Status s = SchedulerCall("drain", [&] { return Sched().Drain(np_.node, reason); });
+  return s.ok();
+}
+
+bool NodeRun::StillOut(const std::string& next) {
+  if (!drained_by_us_ || admin_) return true;
+  modules::SchedulerNode n;
+  SchedRead got = ReadNode(next, &n);
+  if (got == SchedRead::kGaveUp) {
+    Interrupt(next);
+    return false;
+  }
+  if (got != SchedRead::kOk || n.drain || n.down) return true;
+  if (!Redrain(n)) {
+    Fail(next, "the scheduler lost plumb's drain and it could not be set again");
+    return false;
+  }
+  return WaitDrained();   // a job may have started on it meanwhile
+}
+
+bool NodeRun::WaitDrained() {
   // Wait until no job runs there. "drained" alone is not enough: a node whose job is still
   // PENDING shows drained at once (testbed gotcha 9), so the running-job count must be zero.
   const auto timeout = std::chrono::seconds(policy_.drain_timeout_s);
@@ -740,6 +779,8 @@ bool NodeRun::Drain() {
         // Drained, or set down on purpose by an admin (no drain flag, and no job can run).
         if ((n.drained || n.DownOnPurpose()) && n.running_jobs == 0)
           return StepResult::Ok({{"waited_ms", MillisBetween(start, e_.deps().clock->Now())}});
+        if (!n.drain && !n.DownOnPurpose() && drained_by_us_ && !admin_ && !Redrain(n))
+          return StepResult::Interrupted();   // the scheduler went away again meanwhile
         last = n.jobs.empty() ? n.state : fmt::format("{}", fmt::join(n.jobs, ", "));
         Heartbeat("wait-drained", start, WaitingFor(n, start));
       }

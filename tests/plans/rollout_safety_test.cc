@@ -530,3 +530,45 @@ TEST_CASE("rollout: a journal that cannot be written stops the run as an error, 
   REQUIRE(run->has_value());
   CHECK((*run)->outcome == "failed");   // recorded once space returned
 }
+
+TEST_CASE("rollout: a drain the scheduler lost (a restart) is set again before anything changes") {
+  // Right after n01 drained, Slurm restarts without the drain and schedules a job there.
+  Bed b(1);
+  b.MakePlan();
+  struct Forget : plans::Observer {
+    Bed* b;
+    bool done = false;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (!done && e.kind == plans::RolloutEvent::Kind::kStep && e.step == "wait-drained" &&
+          e.status == "ok") {
+        done = true;
+        b->fake.node("n01").drain = false;
+        b->fake.node("n01").reason.clear();
+        b->fake.RunJob("n01", std::chrono::minutes(3));
+      }
+    }
+  } forget;
+  forget.b = &b;
+  plans::RunRecord rr;
+  rr.id = b.run;
+  rr.cluster = "t";
+  rr.plan_digest = "x";
+  rr.plan_json = "{}";
+  rr.commit = b.plan.source.commit;
+  rr.started_at = plans::Rfc3339(b.clock.Now());
+  REQUIRE(b.journal->BeginRun(rr).ok());
+  plans::RolloutDeps d;
+  d.journal = b.journal.get();
+  d.drainer = &b.fake;
+  d.prober = &b.fake;
+  d.transport = &b.fake;
+  d.modules = [&b](std::string_view n) { return b.Find(n); };
+  d.clock = &b.clock;
+  d.observer = &forget;
+  d.stop = &b.stop;
+  auto r = plans::RunRollout(b.plan, b.opts, d);
+  CHECK(r.outcome == "done");
+  CHECK(b.fake.Count("n01", "drain") == 2);    // drained again
+  CHECK(b.fake.violations().empty());          // nothing changed while the new job ran
+  CHECK(b.fake.node("n01").running["kernel"] == "k2");
+}
