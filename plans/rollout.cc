@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -87,6 +88,11 @@ class NodeRun {
   /// restart) is set again and its jobs waited for again. False when the node must stop here.
   bool StillOut(const std::string& next);
   bool Redrain(const modules::SchedulerNode& n);
+  /// Right after this node was drained: does its scope still hold at most max_unavailable out?
+  /// Another run (another journal) or an admin may have taken nodes out since the engine
+  /// counted. When over, the newest claims give way: this node is returned to service at once,
+  /// untouched, and "deferred" for a later admission. False when it gave way.
+  bool BudgetHolds();
   bool ApplyAction(const PlannedAction& pa);
   bool Reboot();
   bool Verify();
@@ -215,6 +221,8 @@ class Engine {
     if (auto it = leases_lost_.find(node); it != leases_lost_.end()) return it->second;
     return std::nullopt;
   }
+  /// Every node under the rollout policy (max_unavailable counts them all).
+  std::vector<std::string> ScopeOf(const std::string& rollout) const;
   /// Renews every lease this run holds, every timing.lease_renew, until `done`.
   void RenewLeases(const std::atomic<bool>& done);
   void StopRenewing() {
@@ -228,7 +236,6 @@ class Engine {
   Result<std::map<std::string, modules::SchedulerNode>> ReadScheduler(
       modules::Drainer& drainer, const std::vector<std::string>& scope,
       const inventory::RolloutPolicy& policy);
-  std::vector<std::string> ScopeOf(const std::string& rollout) const;
   void MarkNotStarted(const std::string& node);
   std::string Summary() const;
 
@@ -730,6 +737,7 @@ bool NodeRun::Drain() {
     // Even a failed drain call may have taken effect: resume it on failure only if it did.
     if (r.outcome == "ok") drained_by_us_ = true;
     if (!Check("drain", r)) return false;
+    if (took_over.empty() && !BudgetHolds()) return false;
   }
   return WaitDrained();
 }
@@ -743,6 +751,53 @@ bool NodeRun::Redrain(const modules::SchedulerNode& n) {
   const std::string reason = DrainReason(e_.opts().run_id, "drain");
   Status s = SchedulerCall("drain", [&] { return Sched().Drain(np_.node, reason); });
   return s.ok();
+}
+
+bool NodeRun::BudgetHolds() {
+  const std::vector<std::string> scope = e_.ScopeOf(np_.rollout);
+  const int limit = policy_.MaxUnavailable(static_cast<int>(scope.size()));
+  auto q = Sched().Query(scope);
+  if (!q) return true;   // the engine's read just before admission stands; later steps re-read
+  struct Claim {
+    int64_t since;
+    std::string run, node;
+  };
+  std::vector<Claim> claims;
+  for (const auto& [name, n] : *q) {
+    if (!n.Unavailable()) continue;
+    auto pr = n.drain ? ParsePlumbReason(n.reason) : std::nullopt;
+    // Out for any other reason (an admin, down): there before any claim of a run.
+    if (!pr || pr->failed) claims.push_back({-1, "", name});
+    else claims.push_back({n.reason_since, pr->run, name});
+  }
+  if (static_cast<int>(claims.size()) <= limit) return true;
+  std::sort(claims.begin(), claims.end(), [](const Claim& a, const Claim& b) {
+    return std::tie(a.since, a.run, a.node) < std::tie(b.since, b.run, b.node);
+  });
+  size_t pos = 0;
+  while (pos < claims.size() && claims[pos].node != np_.node) ++pos;
+  if (static_cast<int>(pos) < limit) return true;   // an older claim: a newer one gives way
+  std::vector<std::string> who;
+  for (const Claim& c : claims)
+    if (c.node != np_.node) who.push_back(c.run.empty() ? c.node : c.node + " (run " + c.run + ")");
+  const std::string why = fmt::format(
+      "{} node(s) out in its scope, max_unavailable {}: {} took nodes out meanwhile; returned to "
+      "service untouched, to be admitted later", claims.size(), limit, fmt::join(who, ", "));
+  StepResult r = Step("undrain", {{"why", why}}, [&] {
+    Status s = SchedulerCall("undrain", [&] { return Sched().Resume(np_.node); });
+    return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
+  });
+  if (!Check("undrain", r)) return false;
+  drained_by_us_ = false;
+  out_.status = "deferred";
+  out_.error = why;
+  Put("running");
+  ReleaseLease();
+  // Desynchronise from the other run, which is counting the same nodes right now.
+  static thread_local std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> jitter(500, 3000);
+  e_.deps().clock->Sleep(milliseconds(jitter(rng)));
+  return false;
 }
 
 bool NodeRun::StillOut(const std::string& next) {
@@ -1352,6 +1407,7 @@ RolloutResult Engine::Run() {
         const bool needs_slot = np && np->NeedsDrain() && !already_out;
         if (needs_slot && avail <= 0) break;   // wait for a node to come back
         queue.pop_front();
+        budget_waited = milliseconds(0);   // something moved: a later block waits afresh
         if (!np) {
           outcomes_[node] = {node, "failed", "plan", "not in the plan's nodes", false};
           ++failures_;
@@ -1369,14 +1425,19 @@ RolloutResult Engine::Run() {
                                                  adopt.count(node) > 0));
         NodeRun* run = runs.back().get();
         ++running;
-        threads.emplace_back([this, run, &running, &holding, &batch_failures, node] {
+        threads.emplace_back([this, run, &running, &holding, &batch_failures, &queue, node] {
           try {
             run->Run();
           } catch (const Dead&) {
           }
           std::lock_guard g(mu_);
           const NodeOutcome& o = run->outcome();
-          if (!dead()) {
+          if (!dead() && o.status == "deferred") {
+            // It gave way to an older claim on the budget (another run, an admin): untouched
+            // and back in service; it waits for a slot like any node not yet started.
+            queue.push_back(node);
+            Emit({.kind = RolloutEvent::Kind::kNote, .node = node, .message = o.error});
+          } else if (!dead()) {
             outcomes_[o.node] = o;
             if (o.status == "failed") {
               ++failures_;
@@ -1402,7 +1463,24 @@ RolloutResult Engine::Run() {
         continue;
       }
       bool blocked = !queue.empty() && running == 0;
-      if (blocked && budget_waited < opts_.timing.budget_wait && !dead() && !stopping() &&
+      // Nodes another plumb run is working on come back when it is done with them: wait for
+      // them (as long as a drain may take), not the short wait for nodes nobody works on.
+      std::string other_run;
+      for (const auto& n : scope) {
+        auto it = state->find(n);
+        if (it == state->end() || !it->second.drain) continue;
+        auto pr = ParsePlumbReason(it->second.reason);
+        if (pr && !pr->failed && pr->run != opts_.run_id) other_run = pr->run;
+      }
+      const auto wait_cap = other_run.empty()
+                                ? opts_.timing.budget_wait
+                                : std::chrono::duration_cast<milliseconds>(
+                                      std::chrono::seconds(policy.drain_timeout_s));
+      if (blocked && !other_run.empty() && budget_waited == milliseconds(0))
+        Emit({.kind = RolloutEvent::Kind::kWait, .batch = b.index,
+              .message = fmt::format("max_unavailable {} reached with nodes of plumb run {}: "
+                                     "waiting for them to return", limit, other_run)});
+      if (blocked && budget_waited < wait_cap && !dead() && !stopping() &&
           halt_reason.empty() && !paused && !scheduler_down()) {
         // Out of budget with nothing of ours running: nodes the scheduler shows out may be on
         // their way back (a moment of "not responding" after a resume). Look again a while.

@@ -33,6 +33,7 @@ struct SchedulerNode {
   bool drained = false;        ///< drain flag set AND no job left on the node
   bool down = false;           ///< down / not responding / powered off
   std::string reason;          ///< the drain/down reason, "" if none
+  int64_t reason_since = 0;    ///< when the reason was set (unix seconds), 0 unknown
   int running_jobs = 0;
   std::vector<std::string> jobs;   ///< "1234 (alice: train-llm)" for reports
   std::vector<SchedulerJob> job_details;   ///< the same jobs, with their time limits

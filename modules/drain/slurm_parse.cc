@@ -112,6 +112,7 @@ Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view tex
     for (const auto& f : Tokens(n.value("state_flags", json()))) words.push_back(f);
     Classify(s, words);
     s.reason = Str(n, "reason");
+    if (std::string at = Str(n, "reason_changed_at"); !at.empty()) s.reason_since = std::atoll(at.c_str());
     out[s.name] = s;
   }
   return out;

@@ -69,6 +69,12 @@ std::vector<std::string> FakeCluster::violations() const {
 }
 
 void FakeCluster::TickLocked(FakeNode& n) {
+  if (n.release_at != plans::Clock::TimePoint{} && clock_.Now() >= n.release_at) {
+    n.release_at = {};
+    n.drain = false;
+    n.reason.clear();
+    Log(n.name, "resume (other run)");
+  }
   if (n.rebooting && !n.never_returns && clock_.Now() >= n.up_at) {
     n.rebooting = false;
     ++n.boot;
@@ -108,6 +114,7 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
     s.drained = n.drain && !job;
     s.down = n.rebooting || n.admin_down;
     s.reason = n.reason;
+    s.reason_since = n.reason_since;
     s.state = n.rebooting ? "down*" : n.admin_down ? "down" : n.drain ? (job ? "draining" : "drained") : job ? "mixed" : "idle";
     out[name] = s;
   }
@@ -124,7 +131,19 @@ Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   auto& n = nodes_.at(node);
   n.drain = true;
   n.reason = reason;
+  const long long now_s =
+      std::chrono::duration_cast<std::chrono::seconds>(clock_.Now().time_since_epoch()).count();
+  n.reason_since = now_s;
   Log(node, "drain " + reason);
+  if (auto it = other_run_drains.find(node); it != other_run_drains.end()) {
+    auto& o = nodes_.at(it->second);
+    o.drain = true;
+    o.reason = "plumb:" + other_run + ":drain";
+    o.reason_since = now_s;
+    o.release_at = clock_.Now() + other_holds;
+    Log(it->second, "drain " + o.reason);
+    other_run_drains.erase(it);
+  }
   CountOutLocked();
   if (n.drain_errs) return Diagnostic::Error("fake.timeout", "scontrol timed out");
   return OkStatus();

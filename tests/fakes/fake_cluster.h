@@ -40,6 +40,8 @@ struct FakeNode {
   bool drain_errs = false;        ///< Drain takes effect but reports an error (a timed-out call)
   int boot_id_unreadable = 0;     ///< this many boot-id reads fail (ssh gone at that moment)
   std::string marker;             ///< marker JSON written by plumb
+  long long reason_since = 0;     ///< when the reason was set (fake unix seconds)
+  plans::Clock::TimePoint release_at{};   ///< another run returns it then (0: never)
 };
 
 class FakeCluster final : public modules::Drainer, public plans::Prober,
@@ -65,6 +67,12 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   /// Outside interference: when the key node is resumed, an admin drains the value node at
   /// that very moment (reason "admin: <node>").
   std::map<std::string, std::string> drain_on_resume;
+  /// Another plumb run: when plumb drains the key node, that run drains the value node at the
+  /// same moment (reason "plumb:<other_run>:drain"), and returns it to service `other_holds`
+  /// of fake time later.
+  std::map<std::string, std::string> other_run_drains;
+  std::string other_run = "20261231-000000-aaaa";
+  std::chrono::seconds other_holds{120};
   /// The scheduler cannot be read or written until then (fake time): Query, Drain and Resume
   /// fail with modules::kSchedulerUnavailable, like sinfo --json with slurmctld down.
   plans::Clock::TimePoint scheduler_down_until{};

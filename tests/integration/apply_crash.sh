@@ -39,8 +39,10 @@ for p in "${points[@]}"; do
       >"$AP_TMP/out" 2>"$AP_TMP/err" && rc=0 || rc=$?
     first=0
   else
+    # The run by its id: once it is done (the points can outlast it), --resume RUN says so, 0.
+    run=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select id from runs").fetchone()[0])' "$JOURNAL")
     "$TB" exec env PLUMB_CRASH_AT="$point:$nth" PLUMB_JOURNAL="$JOURNAL" "$PLUMB" apply \
-      --repo "$REPO" --resume --reboot-grace 8 --poll-max-ms 500 \
+      --repo "$REPO" --resume "$run" --reboot-grace 8 --poll-max-ms 500 \
       >"$AP_TMP/out" 2>"$AP_TMP/err" && rc=0 || rc=$?
   fi
   if [[ $rc == 137 ]]; then crashed=$((crashed + 1)); fi
@@ -50,7 +52,7 @@ for p in "${points[@]}"; do
 done
 check "plumb was killed at >= 20 distinct points ($crashed)" test "$crashed" -ge 20
 check "no node was ever drained by plumb without a journal record" test "$orphan_seen" = 0
-"$TB" exec env PLUMB_JOURNAL="$JOURNAL" "$PLUMB" apply --repo "$REPO" --resume --reboot-grace 8 \
+"$TB" exec env PLUMB_JOURNAL="$JOURNAL" "$PLUMB" apply --repo "$REPO" --resume "$run" --reboot-grace 8 \
   --poll-max-ms 500 >"$AP_TMP/out" 2>"$AP_TMP/err" && RC=0 || RC=$?
 check "the last --resume finishes the run (rc=$RC)" test "$RC" = 0
 for n in n1 n2 n3; do

@@ -572,3 +572,26 @@ TEST_CASE("rollout: a drain the scheduler lost (a restart) is set again before a
   CHECK(b.fake.violations().empty());          // nothing changed while the new job ran
   CHECK(b.fake.node("n01").running["kernel"] == "k2");
 }
+
+TEST_CASE("rollout: another run's drain at the same moment: the newer claim gives way, untouched") {
+  // max_unavailable 1. As plumb drains n01, another run (another journal) drains n03. Two
+  // are out: the other run's claim sorts first (same second, older run id), so n01 is
+  // returned to service untouched, and admitted again once n03 is back.
+  Bed b(3, 1);
+  b.MakePlan();
+  b.fake.other_run_drains["n01"] = "n03";
+  auto r = b.Apply();
+  CHECK(r.outcome == "done");
+  auto calls = b.fake.CallsOf("n01");
+  REQUIRE(calls.size() >= 3);
+  CHECK(calls[0] == "drain plumb:" + b.run + ":drain");
+  CHECK(calls[1] == "resume");                 // gave way before any change
+  CHECK(calls[2] == "drain plumb:" + b.run + ":drain");
+  CHECK(b.fake.violations().empty());
+  for (const char* n : {"n01", "n02", "n03"}) CHECK(b.fake.node(n).running["kernel"] == "k2");
+  auto steps = b.journal->Steps(b.run, "n01");
+  REQUIRE(steps.ok());
+  bool undrain = false;
+  for (const auto& s : *steps) undrain |= s.step == "undrain" && s.outcome == "ok";
+  CHECK(undrain);
+}
