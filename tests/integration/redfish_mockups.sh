@@ -15,8 +15,8 @@
 #                              @Redfish.Settings.Messages kept; a task that says UpdateSuccessful
 #                              while the inventory lags; two BMCs of one mockup stay apart
 # Also Debian's redfishtool against each mockup (the emulator stays honest).
+RF_MOCKUPS="public-rackmount1 XL675d_A100 OpenBMC-stock EX235n Gigabyte"
 source "$PLUMB_SRC/tests/integration/lib/redfish.sh"
-rf_need_mockups public-rackmount1 XL675d_A100 OpenBMC-stock EX235n Gigabyte
 rf_up --count 6 --vendor-of n1=neutral:public-rackmount1 --vendor-of n2=neutral:XL675d_A100 \
   --vendor-of n3=neutral:OpenBMC-stock --vendor-of n4=neutral:EX235n --vendor-of n5=neutral:Gigabyte \
   --vendor-of n6=neutral:Gigabyte --option-of n6:inventory_lag=600
