@@ -3,6 +3,8 @@ BIOS registry validation, vendor profiles, mockup path normalization, and (on th
 third-party mockups, skipped with a message when they are absent) the layouts, action
 parameters and per-BMC state of the vendor-neutral mode."""
 
+import asyncio
+import copy
 import os
 import sys
 import unittest
@@ -249,6 +251,25 @@ class PerBmcState(unittest.TestCase):
         obmc = self.bmc("o", "neutral:OpenBMC-stock")
         errs = obmc.primary.patch_bios({"Attributes": {"ProcTurboMode": "Disabled"}})
         self.assertEqual([e["MessageId"] for e in errs], ["Base.1.18.PropertyUnknown"])
+
+    def test_update_without_task_service_updates_every_target(self):
+        """No TaskService (crashed SimpleUpdate before): 200 with no task; all Targets change."""
+        b = Bmc({"name": "i", "vendor": "neutral:XL675d_A100", "password": "pw",
+                 "options": {"task_duration": 0.05}}, FakeEmulator())
+        b.L = copy.copy(b.L)
+        b.L.tasks = b.L.task_service = None
+        psus = [k for k in b.fw_members if b.m.resources[k].get("Name") == "Power Supply Firmware"]
+        self.assertEqual(len(psus), 4)
+        links = [b.m.resources[k]["@odata.id"] for k in psus]
+
+        async def update():
+            r = b._start_update("Power Supply Firmware-9.99", links, None, "ImageURI", "SimpleUpdate")
+            await asyncio.sleep(0.3)
+            return r
+        r = asyncio.run(update())
+        self.assertEqual(r.status, 200)
+        self.assertEqual([b.fw_version[k] for k in psus], ["9.99"] * 4)
+        self.assertEqual(b.tasks, {})
 
     def test_every_target_of_an_update(self):
         members = [("/fw/5", {"Id": "5", "Name": "Power Supply Firmware"}),
