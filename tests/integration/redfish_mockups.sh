@@ -206,14 +206,16 @@ nodes:
 groups:
   gpu: { stack: base, rollout: one-at-a-time }
 EOF
-printf 'firmware: { BIOS: ex235n.bios-1.2.2 }\n' >"$repo/stacks/base.yaml"
+printf 'firmware: { BIOS: ex235n.bios-1.2.2 }\nbios: { Core Performance Boost: Disabled }\n' >"$repo/stacks/base.yaml"
 git -C "$repo" init -q && git -C "$repo" add -A &&
   git -C "$repo" -c user.email=t@t.example -c user.name=t commit -qm init
 n=$((n + 1)); OUT=$RF_OUT/$n.out; ERR=$RF_OUT/$n.err
 "$PLUMB" bmc plan --repo "$repo" >"$OUT" 2>"$ERR" && rc=0 || rc=$?
 check "repo with bmc_system: plan reads each node's own system (rc=$rc, want 2)" [ "$rc" = 2 ]
 check "  Node0's BIOS firmware still to flash" has "x0n0: flash BIOS ex235n.bios-1.2.2 (have ex235n.bios-1.2.1)" "$OUT"
-check "  Node1's already flashed" bash -c "! grep -q '^x0n1:' '$OUT'"
+check "  and its BIOS attribute (a Cray name with spaces, pinned in a stack)" \
+  has 'x0n0: set BIOS Core Performance Boost="Disabled" (have "Enabled")' "$OUT"
+check "  Node1's already flashed and set" bash -c "! grep -q '^x0n1:' '$OUT'"
 sed -i '/x0n1/s/, bmc_system: Node1//' "$repo/inventory.yaml"
 n=$((n + 1)); OUT=$RF_OUT/$n.out; ERR=$RF_OUT/$n.err
 "$PLUMB" validate --repo "$repo" --working-tree >"$OUT" 2>"$ERR" && rc=0 || rc=$?
