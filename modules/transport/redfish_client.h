@@ -4,6 +4,10 @@
 /// or by the destructor on every other path (errors, early returns, exceptions unwinding
 /// through the owner). One client per BMC per run: BMCs have small session limits.
 ///
+/// A client serves one node: on a BMC that manages several systems (an HPE Cray EX blade) it is
+/// told the node's system (RedfishOptions::system, from inventory bmc_system) and SystemLink()
+/// is that system; with several and none named, SystemLink() is an error listing them.
+///
 /// Redirects (301/302/303/307/308) are followed here, for GET and POST alike (the effect of
 /// CURLOPT_FOLLOWLOCATION + CURLOPT_POSTREDIR), rather than by libcurl: the Location is resolved
 /// with RFC 3986 rules but always put back on the configured host:port, so the X-Auth-Token or
