@@ -53,7 +53,7 @@ transport::Bmc* RealNodeTransport::Bmc(const std::string& node) {
   if (!n || n->bmc.empty() || !bmcs_) return nullptr;
   std::lock_guard lock(mu_);
   auto& slot = open_[node];
-  if (!slot) slot = bmcs_->Open({node, n->bmc});
+  if (!slot) slot = bmcs_->Open({node, n->bmc, n->bmc_system});
   return slot.get();
 }
 

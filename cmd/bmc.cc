@@ -77,6 +77,11 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
       std::istringstream ls(line);
       plans::BmcTarget t;
       if (!(ls >> t.node >> t.url) || t.node[0] == '#') continue;
+      // Further words are ignored (bmcs.txt of the testbed lists vendor and node there), except
+      // system=ID: the node's system on a BMC that manages several (bmc_system in a repo).
+      for (std::string word; ls >> word;) {
+        if (word.rfind("system=", 0) == 0) t.system = word.substr(7);
+      }
       // https only, no user:password in it (OriginOf's message never echoes those).
       if (auto origin = transport::OriginOf(t.url); !origin.ok()) {
         Diagnostic d = origin.error();
@@ -100,7 +105,7 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
         d.message = fmt::format("node {}: {}", n.name, d.message);
         return d;
       }
-      s.targets.push_back({n.name, n.bmc});
+      s.targets.push_back({n.name, n.bmc, n.bmc_system});
       auto d = lc.desired.find(n.name);
       if (d != lc.desired.end()) s.desired[n.name] = d->second.desired;
     }
@@ -213,8 +218,13 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
   } else {
     for (const auto& ob : obs) {
       std::printf("%s\n", Summary(ob).c_str());
+      std::vector<std::string> said;   // one cause (no system named) fails every module
       for (const auto& [n, r] : ob.facts) {
-        if (!r.ok()) std::printf("  %s\n", r.error().ToString().c_str());
+        if (r.ok()) continue;
+        std::string text = r.error().ToString();
+        if (std::find(said.begin(), said.end(), text) != said.end()) continue;
+        said.push_back(text);
+        std::printf("  %s\n", text.c_str());
       }
     }
     std::printf("%zu BMCs, %s\n", obs.size(), partial ? "some unreadable" : "all read");
@@ -230,18 +240,27 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
   auto factory = s.value().factory;
   int rc = kExitOk;
   bool changes = false;
+  std::vector<std::string> unread;   // "node (firmware, bios)": what the plan could not see
   nlohmann::json report = nlohmann::json::array();
   for (const auto& t : s.value().targets) {
     auto desired_it = s.value().desired.find(t.node);
     nlohmann::json desired = desired_it == s.value().desired.end() ? nlohmann::json::object()
                                                                     : desired_it->second;
     auto bmc = factory->Open(t);   // logged out when it goes out of scope
-    nlohmann::json node = {{"node", t.node}, {"actions", nlohmann::json::array()}};
+    nlohmann::json node = {{"node", t.node}, {"actions", nlohmann::json::array()},
+                           {"unreadable", nlohmann::json::object()}};
+    std::vector<std::string> said, failed;   // one BMC error fails every module: say it once
     for (const auto& m : mods) {
       if (!m->Wants(desired)) continue;
       auto facts = m->ProbeBmc(*bmc);
       if (!facts.ok()) {
-        Err("plumb: " + t.node + ": " + facts.error().ToString());
+        std::string text = facts.error().ToString();
+        if (std::find(said.begin(), said.end(), text) == said.end()) {
+          Err("plumb: " + t.node + ": " + text);
+          said.push_back(text);
+        }
+        failed.push_back(std::string(m->Name()));
+        node["unreadable"][std::string(m->Name())] = facts.error().ToJson();
         rc = kExitPartial;
         continue;
       }
@@ -279,10 +298,24 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
         node["actions"].push_back(aj);
       }
     }
+    if (!failed.empty()) {
+      std::string mods_text;
+      for (const auto& f : failed) mods_text += (mods_text.empty() ? "" : ", ") + f;
+      unread.push_back(t.node + " (" + mods_text + ")");
+    }
     report.push_back(node);
   }
-  if (g.format == "json") std::printf("%s\n", nlohmann::json{{"nodes", report}}.dump(1).c_str());
-  else if (!changes) std::printf("in sync\n");
+  std::string not_read;
+  for (const auto& u : unread) not_read += (not_read.empty() ? "" : ", ") + u;
+  if (g.format == "json") {
+    std::printf("%s\n", nlohmann::json{{"nodes", report}}.dump(1).c_str());
+  } else if (!unread.empty()) {
+    // Never "in sync" over what could not be read.
+    std::printf("%s; not read: %s\n", changes ? "plan incomplete" : "no changes in what could be read",
+                not_read.c_str());
+  } else if (!changes) {
+    std::printf("in sync\n");
+  }
   if (rc != kExitOk) return rc;
   return (!apply && changes) ? kExitChanges : kExitOk;
 }
@@ -308,7 +341,9 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
 
 void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
   AddSourceOptions(*sub, g);
-  sub->add_option("--targets", o.targets_file, "File of \"NAME URL\" lines instead of the repo's nodes");
+  sub->add_option("--targets", o.targets_file,
+                  "File of \"NAME URL [system=ID]\" lines instead of the repo's nodes (system=: the "
+                  "node's system on a BMC that manages several, like bmc_system)");
   sub->add_option("--limit,--node", o.nodes,
                   "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), !exclusions "
                   "(repeatable)");

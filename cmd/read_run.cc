@@ -74,7 +74,7 @@ void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
                    plans::ObservedState& observed, Diagnostics& diags) {
   std::vector<plans::BmcTarget> targets;
   for (const inventory::Node* n : nodes)
-    if (!n->bmc.empty()) targets.push_back({n->name, n->bmc});
+    if (!n->bmc.empty()) targets.push_back({n->name, n->bmc, n->bmc_system});
   if (targets.empty()) return;
   if (c.bmc.credentials.empty()) {
     diags.Add(Diagnostic::Warning("plan.bmc", "BMCs not read: defaults.bmc.credentials is not set",

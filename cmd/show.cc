@@ -66,6 +66,7 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
     nlohmann::json labels = node->labels;
     nlohmann::json out = {
         {"node", node->name}, {"address", node->address}, {"bmc", node->bmc},
+        {"bmc_system", node->bmc_system},
         {"rack", node->rack}, {"leaf", node->leaf}, {"nvlink_domain", node->nvlink_domain},
         {"labels", labels},
         {"defined_at", node->where.ToString()},
@@ -90,7 +91,10 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
   std::printf("node %s (%s) in cluster %s %s\n", node->name.c_str(), node->address.c_str(),
               c.name.c_str(), at.c_str());
   std::printf("  defined at  %s\n", node->where.ToString().c_str());
-  if (!node->bmc.empty()) std::printf("  bmc         %s\n", node->bmc.c_str());
+  if (!node->bmc.empty()) {
+    std::printf("  bmc         %s%s\n", node->bmc.c_str(),
+                node->bmc_system.empty() ? "" : (" (system " + node->bmc_system + ")").c_str());
+  }
   std::printf("  domains     rack=%s leaf=%s nvlink_domain=%s\n",
               node->rack.empty() ? "-" : node->rack.c_str(),
               node->leaf.empty() ? "-" : node->leaf.c_str(),

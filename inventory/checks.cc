@@ -29,6 +29,62 @@ std::string UnknownHint(const std::string& word, const std::vector<std::string>&
   return list.empty() ? otherwise : fmt::format("{} (known: {})", otherwise, list);
 }
 
+// A BMC serves one node, or several that each name their own system on it (bmc_system: an HPE
+// Cray EX blade's BMC manages Node0 and Node1). `seen` maps "url" and "url#system" to the node
+// that took them.
+void CheckSharedBmc(const Node& n, const std::string& ptr, const LoadedDocs& docs,
+                    std::map<std::string, const Node*>& seen, Diagnostics& diags) {
+  auto at = [&](const char* field) {
+    std::string p = PointerAppend(ptr, field);
+    return std::make_pair(docs.inventory->marks.At(p), schemas::KeyPath(p, docs.inventory->json));
+  };
+  if (n.bmc.empty()) {
+    if (!n.bmc_system.empty()) {
+      auto [where, key] = at("bmc_system");
+      diags.Add(Diagnostic::Error("inventory.bmc-system-without-bmc",
+                                  "bmc_system without bmc: there is no BMC to find the system on",
+                                  where, key, "set bmc: to the BMC's https:// URL, or remove bmc_system"));
+    }
+    return;
+  }
+  const std::string system_key = n.bmc + "#" + n.bmc_system;
+  auto same = seen.find(system_key);
+  if (same != seen.end()) {
+    auto [where, key] = at(n.bmc_system.empty() ? "bmc" : "bmc_system");
+    diags.Add(Diagnostic::Error(
+        n.bmc_system.empty() ? "inventory.duplicate-bmc" : "inventory.duplicate-bmc-system",
+        n.bmc_system.empty()
+            ? fmt::format("duplicate BMC endpoint '{}'", schemas::Printable(n.bmc))
+            : fmt::format("duplicate system '{}' on BMC '{}'", n.bmc_system, schemas::Printable(n.bmc)),
+        where, key,
+        n.bmc_system.empty()
+            ? fmt::format("node '{}' at line {} already has it; nodes that share one BMC (a blade "
+                          "with several systems) each name their own with bmc_system",
+                          same->second->name, same->second->where.line)
+            : fmt::format("node '{}' at line {} already is that system; each node needs its own",
+                          same->second->name, same->second->where.line)));
+    return;
+  }
+  // One node naming no system and another naming one on the same BMC: the first one's system
+  // would be ambiguous (or be the other node's).
+  auto bare = seen.find(n.bmc + "#");
+  auto any_named = std::find_if(seen.begin(), seen.end(), [&](const auto& kv) {
+    return kv.first.size() > n.bmc.size() + 1 && kv.first.compare(0, n.bmc.size() + 1, n.bmc + "#") == 0;
+  });
+  const Node* other = n.bmc_system.empty() ? (any_named != seen.end() ? any_named->second : nullptr)
+                                           : (bare != seen.end() ? bare->second : nullptr);
+  if (other) {
+    auto [where, key] = at("bmc");
+    const Node* unnamed = n.bmc_system.empty() ? &n : other;
+    diags.Add(Diagnostic::Error(
+        "inventory.shared-bmc-without-system",
+        fmt::format("BMC '{}' is shared with node '{}' (line {}), and node '{}' names no bmc_system",
+                    schemas::Printable(n.bmc), other->name, other->where.line, unnamed->name),
+        where, key, "nodes that share one BMC each name their own system on it, e.g. bmc_system: Node1"));
+  }
+  seen.emplace(system_key, &n);
+}
+
 }  // namespace
 
 // Duplicate names, addresses and BMC endpoints; groups a node names that do not exist.
@@ -54,7 +110,7 @@ void CheckNodes(const Cluster& c, const LoadedDocs& docs, Diagnostics& diags) {
     };
     dup(names, n.name, "name", "node name");
     dup(addresses, n.address, "address", "node address");
-    dup(bmcs, n.bmc, "bmc", "BMC endpoint");
+    CheckSharedBmc(n, ptr, docs, bmcs, diags);
     for (size_t k = 0; k < n.groups.size(); ++k) {
       if (c.groups.count(n.groups[k])) continue;
       std::string p = PointerAppend(PointerAppend(ptr, "groups"), k);

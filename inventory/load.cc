@@ -195,6 +195,7 @@ class Loader {
         node.address = Str(n, "address");
         if (auto p = Int(n, "ssh_port")) node.ssh_port = static_cast<int>(*p);
         node.bmc = Str(n, "bmc");
+        node.bmc_system = Str(n, "bmc_system");
         node.rack = Str(n, "rack");
         node.leaf = Str(n, "leaf");
         node.nvlink_domain = Str(n, "nvlink_domain");

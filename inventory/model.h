@@ -48,6 +48,9 @@ struct Node {
   std::string address;               ///< host name or IP the SSH transport connects to
   std::optional<int> ssh_port;       ///< overrides defaults.ssh.port
   std::string bmc;                   ///< BMC base URL (https://...), empty if none
+  /// The node's ComputerSystem on its BMC (its Id, e.g. "Node1"), for a BMC that manages several
+  /// systems (an HPE Cray EX blade: two nodes, one BMC); empty = the BMC's only system.
+  std::string bmc_system;
   std::string rack, leaf, nvlink_domain;   ///< failure-domain labels
   std::vector<std::string> groups;
   std::map<std::string, std::string> labels;

@@ -24,6 +24,8 @@ Result<std::shared_ptr<BmcFactory>> BmcFactory::Create(const BmcConnectOptions& 
 std::unique_ptr<transport::Bmc> BmcFactory::Open(const BmcTarget& target) const {
   transport::RedfishOptions o;
   o.base_url = target.url;
+  o.system = target.system;
+  o.node = target.node;
   o.credentials = credentials_;
   o.auth = options_.auth;
   o.request_timeout = options_.request_timeout;

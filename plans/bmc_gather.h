@@ -22,7 +22,8 @@ namespace plumb::plans {
 
 struct BmcTarget {
   std::string node;
-  std::string url;   ///< https://...
+  std::string url;      ///< https://...
+  std::string system;   ///< the node's ComputerSystem Id on a shared BMC (bmc_system), or ""
 };
 
 /// How to reach BMCs: TLS policy, credentials reference, auth mode, limits.

@@ -12,6 +12,7 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 N=${1:-256}
 P=${2:-64}
 PLUMB=${PLUMB:-$src/build/plumb}
+"$src/tests/testbed/redfish/bmc" mockups >/dev/null || exit 1
 command -v redfishtool >/dev/null || { echo "redfishtool not installed (apt-get install redfishtool)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/plumb-rfbench.XXXXXX")
 run=$work/run

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "modules/bios/attributes.h"
 #include "modules/bmc_util.h"
 #include "modules/module_util.h"
 #include "modules/transport/bmc.h"
@@ -11,10 +12,29 @@ namespace {
 
 using nlohmann::json;
 
+// How BIOS values are written on this BMC.
+enum class Write {
+  kNone,             // no Bios, or @Redfish.Settings whose settings object cannot be found
+  kSettingsObject,   // PATCH the settings object; its pending values are readable
+  kPatchOnly,        // PATCH a settings object that answers GET with 405 (AMI Bios/SD)
+  kInPlace,          // no @Redfish.Settings: PATCH the Bios resource itself (HPE Cray EX)
+};
+
+const char* WriteName(Write w) {
+  switch (w) {
+    case Write::kSettingsObject: return "settings-object";
+    case Write::kPatchOnly: return "patch-only";
+    case Write::kInPlace: return "in-place";
+    default: return nullptr;
+  }
+}
+
 struct BiosView {
   std::string bios_link;
   json bios;
-  std::string settings;           // PATCH target, "" if none found
+  json current = json::object();       // name -> current value (object forms read, attributes.h)
+  std::string settings;                // PATCH target, "" if none found
+  Write write = Write::kNone;
   std::vector<std::string> apply_times;
   json pending_all = json::object();   // the settings object's Attributes (may be everything)
 };
@@ -22,6 +42,18 @@ struct BiosView {
 std::string TrimSlash(std::string s) {
   while (!s.empty() && s.back() == '/') s.pop_back();
   return s;
+}
+
+// What a GET of a settings object candidate says: readable (200), PATCH-only (405: it exists
+// but takes no GET), or absent (anything else).
+Write ProbeSettings(transport::Bmc& bmc, const std::string& link, json& pending) {
+  auto r = bmc.GetRaw(link);
+  if (!r.ok()) return Write::kNone;
+  if (r.value().status == 200) {
+    if (r.value().body.is_object()) pending = CurrentValues(r.value().body.value("Attributes", json::object()));
+    return Write::kSettingsObject;
+  }
+  return r.value().status == 405 ? Write::kPatchOnly : Write::kNone;
 }
 
 Result<BiosView> ReadBios(transport::Bmc& bmc) {
@@ -33,29 +65,35 @@ Result<BiosView> ReadBios(transport::Bmc& bmc) {
   auto bios = bmc.Get(v.bios_link);
   if (!bios.ok()) return bios.error();
   v.bios = bios.value();
-  const json& rs = v.bios.value("@Redfish.Settings", json::object());
-  if (rs.is_object()) {
+  v.current = CurrentValues(v.bios.value("Attributes", json::object()));
+  const bool has_settings = v.bios.contains("@Redfish.Settings") && v.bios["@Redfish.Settings"].is_object();
+  if (has_settings) {
+    const json& rs = v.bios["@Redfish.Settings"];
     v.settings = LinkOf(rs, "SettingsObject");
     for (const auto& t : rs.value("SupportedApplyTimes", json::array())) {
       if (t.is_string()) v.apply_times.push_back(t.get<std::string>());
     }
   }
-  if (v.settings.empty()) {
-    // Non-conformant (Gigabyte/AMI omit @Redfish.Settings): a short list of known places.
-    for (const char* suffix : {"/Settings", "/SD"}) {
-      std::string cand = TrimSlash(v.bios_link) + suffix;
-      auto r = bmc.GetRaw(cand);
-      if (r.ok() && r.value().status == 200) {
-        v.settings = cand;
-        break;
-      }
+  if (!v.settings.empty()) {
+    v.write = ProbeSettings(bmc, v.settings, v.pending_all);
+    if (v.write == Write::kNone) v.write = Write::kSettingsObject;   // named: PATCH it anyway
+    return v;
+  }
+  // No SettingsObject (AMI: @Redfish.Settings without one; Gigabyte: none at all): the places
+  // vendors use. AMI's Bios/SD is PATCH-only: its GET answers 405, which still says it exists.
+  for (const char* suffix : {"/Settings", "/SD"}) {
+    std::string cand = TrimSlash(v.bios_link) + suffix;
+    Write w = ProbeSettings(bmc, cand, v.pending_all);
+    if (w != Write::kNone) {
+      v.settings = cand;
+      v.write = w;
+      return v;
     }
   }
-  if (!v.settings.empty()) {
-    auto r = bmc.GetRaw(v.settings);
-    if (r.ok() && r.value().status == 200 && r.value().body.is_object()) {
-      v.pending_all = r.value().body.value("Attributes", json::object());
-    }
+  if (!has_settings) {
+    // DSP0266 "Settings resource": a resource without @Redfish.Settings is written directly.
+    v.settings = v.bios_link;
+    v.write = Write::kInPlace;
   }
   return v;
 }
@@ -143,7 +181,7 @@ Result<Facts> BiosModule::ProbeBmc(transport::Bmc& bmc) const {
   auto v = ReadBios(bmc);
   if (!v.ok()) return v.error();
   const BiosView& b = v.value();
-  json attrs = b.bios.is_object() ? b.bios.value("Attributes", json::object()) : json::object();
+  const json& attrs = b.current;
   json last = json::array();
   if (b.bios.is_object() && b.bios.contains("@Redfish.Settings")) {
     for (const auto& m : b.bios["@Redfish.Settings"].value("Messages", json::array())) {
@@ -155,6 +193,7 @@ Result<Facts> BiosModule::ProbeBmc(transport::Bmc& bmc) const {
   return Facts{{"attributes", attrs},
                {"pending", PendingDiff(attrs, b.pending_all)},
                {"settings", b.settings.empty() ? json() : json(b.settings)},
+               {"write", WriteName(b.write) ? json(WriteName(b.write)) : json()},
                {"registry", b.bios.is_object() && b.bios.contains("AttributeRegistry")
                                 ? b.bios["AttributeRegistry"] : json()},
                {"apply_times", b.apply_times},
@@ -198,13 +237,14 @@ Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {
   if (b.bios_link.empty()) {
     return Diagnostic::Error("apply.bios", bmc.Name() + ": the system has no Bios resource", {}, "bios");
   }
-  if (b.settings.empty()) {
-    return Diagnostic::Error("apply.bios", bmc.Name() + ": no BIOS settings object to PATCH "
-                                                        "(no @Redfish.Settings, Bios/Settings or Bios/SD)",
+  if (b.write == Write::kNone) {
+    return Diagnostic::Error("apply.bios",
+                             bmc.Name() + ": no BIOS settings object to PATCH (@Redfish.Settings names "
+                                          "none, and neither Bios/Settings nor Bios/SD exists)",
                              {}, "bios");
   }
   // Re-diff against what is pending NOW: an identical pending change is not queued twice.
-  json current = b.bios.value("Attributes", json::object());
+  const json& current = b.current;
   json stage = json::object();
   for (auto it = action.after.begin(); it != action.after.end(); ++it) {
     const std::string& k = it.key();
@@ -215,19 +255,28 @@ Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {
     stage[k] = it.value();
   }
   if (stage.empty()) return std::string("already pending, applies on reset");
+  // Check the values first: against the AttributeRegistry when the BMC has one, else against
+  // what the Bios lists (names, and the self-described values of HPE Cray EX).
+  std::string checked_by = "the attributes the BIOS lists";
+  json entries;
   if (b.bios.contains("AttributeRegistry") && b.bios["AttributeRegistry"].is_string()) {
     auto reg = FetchRegistry(bmc, b.bios["AttributeRegistry"].get<std::string>());
     if (reg.ok() && reg.value().is_array() && !reg.value().empty()) {
-      auto errs = CheckAgainstRegistry(stage, reg.value());
-      if (!errs.empty()) {
-        std::string msg;
-        for (const auto& e : errs) msg += (msg.empty() ? "" : "; ") + e;
-        return Diagnostic::Error("apply.bios.registry",
-                                 bmc.Name() + ": BIOS attributes rejected by " +
-                                     b.bios["AttributeRegistry"].get<std::string>() + ": " + msg,
-                                 {}, "bios");
-      }
+      entries = reg.value();
+      checked_by = b.bios["AttributeRegistry"].get<std::string>();
     }
+  }
+  if (entries.is_null()) entries = ListedEntries(b.bios.value("Attributes", json::object()));
+  auto errs = CheckAgainstRegistry(stage, entries);
+  if (!errs.empty()) {
+    std::string msg;
+    for (const auto& e : errs) msg += (msg.empty() ? "" : "; ") + e;
+    return Diagnostic::Error("apply.bios.registry",
+                             bmc.Name() + ": BIOS attributes rejected by " + checked_by + ": " + msg,
+                             {}, "bios",
+                             entries.empty() ? "this BIOS lists no attributes: it cannot be "
+                                               "configured through Redfish"
+                                             : "");
   }
   json body = {{"Attributes", stage}};
   // Dell needs an apply time to create the config job; send it only where it is supported.
@@ -240,7 +289,14 @@ Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {
     d.key_path = "bios";
     return d;
   }
-  return "staged " + std::to_string(stage.size()) + " attribute(s), applies on reset";
+  std::string staged = "staged " + std::to_string(stage.size()) + " attribute(s), applies on reset";
+  if (b.write == Write::kPatchOnly) {
+    return staged + " (" + b.settings + " takes PATCH only: pending values cannot be read back)";
+  }
+  if (b.write == Write::kInPlace) {
+    return staged + " (written to " + b.settings + ": the BIOS has no settings object)";
+  }
+  return staged;
 }
 
 Status BiosModule::Apply(NodeContext& ctx, const Action& action) const {

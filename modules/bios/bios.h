@@ -1,15 +1,23 @@
 #pragma once
-/// bios: BIOS attributes through the BMC. Current values from Systems/{id}/Bios, pending ones
-/// from its settings object (@Redfish.Settings.SettingsObject, the PATCH target).
+/// bios: BIOS attributes through the BMC. Current values from the node's system's Bios (an
+/// object-valued attribute, HPE Cray EX's {"current_value": ...}, counts by its current value:
+/// attributes.h), pending ones from its settings object, found as:
+///   - @Redfish.Settings.SettingsObject ("settings-object"; pending values readable);
+///   - else Bios/Settings or Bios/SD, where a GET answering 405 means a PATCH-only object (AMI
+///     MegaRAC's Bios/SD: "patch-only", pending values not readable);
+///   - else, when the Bios has no @Redfish.Settings at all, the Bios itself ("in-place", DSP0266
+///     "Settings resource": a resource without the annotation is written directly).
 ///
 /// Facts (schemas/facts/bios):
 ///   {"attributes": {...current...}, "pending": {...settings values that differ from current...},
-///    "settings": "/redfish/v1/Systems/1/Bios/Settings" | null, "registry": "BiosAttr..." | null,
+///    "settings": "/redfish/v1/Systems/1/Bios/Settings" | null, "write": "settings-object" |
+///    "patch-only" | "in-place" | null, "registry": "BiosAttr..." | null,
 ///    "apply_times": ["OnReset", ...], "last_apply": ["Base.1.0.SettingsFailed: ..."]}
 /// Desired: `bios: { Name: value, ... }`; values compared typed (a number equals the string
 /// that prints the same). Apply = PATCH the settings object with only the attributes that are
 /// not already pending, with @Redfish.SettingsApplyTime OnReset where supported; values are
-/// checked against the AttributeRegistry when the BMC exposes it. Disruption: reboot.
+/// checked first against the AttributeRegistry when the BMC exposes it, else against what the
+/// Bios lists (names; allowable values and bounds of self-described values). Disruption: reboot.
 #include <string>
 
 #include "modules/module.h"

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "modules/bmc_util.h"
+#include "modules/firmware/simple_update.h"
 #include "modules/module_util.h"
+#include "modules/transport/action_info.h"
 #include "modules/transport/bmc.h"
 
 namespace plumb::modules::firmware {
@@ -32,15 +34,26 @@ int OrderOf(const std::string& component) {
 }
 
 bool Matches(const json& c, const std::string& key) {
-  return c.value("name", "") == key || c.value("software_id", "") == key || c.value("id", "") == key;
+  return c.value("name", "") == key || c.value("software_id", "") == key || c.value("id", "") == key ||
+         (c.contains("short_id") && c["short_id"].is_string() && c["short_id"] == key);
 }
+
+const char* ScopeName(ItemScope s) { return s == ItemScope::kOwn ? "system" : "shared"; }
 
 }  // namespace
 
-Facts FirmwareFacts(const std::vector<json>& members, const json& us) {
+Facts FirmwareFacts(const FirmwareSources& src) {
   json comps = json::array();
-  for (const auto& m : members) {
+  for (const auto& item : src.items) {
+    const json& m = item.member;
     if (!m.is_object()) continue;
+    json scope = nullptr, short_id = nullptr;
+    if (src.systems) {
+      Scoped s = ScopeOf(m, *src.systems);
+      if (s.scope == ItemScope::kOther) continue;   // another node's device
+      scope = ScopeName(s.scope);
+      if (!s.short_id.empty()) short_id = s.short_id;
+    }
     comps.push_back({{"id", StrOf(m, "Id")},
                      {"name", StrOf(m, "Name")},
                      {"software_id", StrOf(m, "SoftwareId")},
@@ -48,14 +61,22 @@ Facts FirmwareFacts(const std::vector<json>& members, const json& us) {
                                      ? json(Trim(m["Version"].get<std::string>())) : json()},
                      {"updateable", m.contains("Updateable") && m["Updateable"].is_boolean()
                                         ? m["Updateable"] : json()},
-                     {"link", StrOf(m, "@odata.id")}});
+                     {"link", StrOf(m, "@odata.id")},
+                     {"collection", item.collection},
+                     {"scope", scope},
+                     {"short_id", short_id}});
   }
-  json svc = {{"simple_update", nullptr}, {"multipart_push", nullptr}, {"protocols", json::array()}};
+  const json& us = src.update_service;
+  json svc = {{"simple_update", nullptr}, {"simple_update_info", nullptr},
+              {"multipart_push", nullptr}, {"protocols", json::array()}};
   if (us.is_object()) {
     const json& act = us.value("Actions", json::object());
     if (act.is_object() && act.contains("#UpdateService.SimpleUpdate")) {
       const json& su = act["#UpdateService.SimpleUpdate"];
       if (su.contains("target")) svc["simple_update"] = su["target"];
+      if (su.contains("@Redfish.ActionInfo") && su["@Redfish.ActionInfo"].is_string()) {
+        svc["simple_update_info"] = su["@Redfish.ActionInfo"];
+      }
       if (su.contains("TransferProtocol@Redfish.AllowableValues")) {
         svc["protocols"] = su["TransferProtocol@Redfish.AllowableValues"];
       }
@@ -74,15 +95,17 @@ Result<Facts> FirmwareModule::ProbeBmc(transport::Bmc& bmc) const {
   if (us_link.empty()) {
     return Diagnostic::Error("probe.firmware", bmc.Name() + ": the service root has no UpdateService");
   }
+  FirmwareSources src;
   auto us = bmc.Get(us_link);
   if (!us.ok()) return us.error();
-  std::string inv = LinkOf(us.value(), "FirmwareInventory");
-  if (inv.empty()) {
-    return Diagnostic::Error("probe.firmware", bmc.Name() + ": UpdateService has no FirmwareInventory");
-  }
-  auto members = bmc.GetCollection(inv);
-  if (!members.ok()) return members.error();
-  return FirmwareFacts(members.value(), us.value());
+  src.update_service = us.value();
+  auto items = ReadInventory(bmc, src.update_service);
+  if (!items.ok()) return items.error();
+  src.items = std::move(items.value());
+  auto view = ReadSystemsView(bmc);
+  if (!view.ok()) return view.error();
+  src.systems = std::move(view.value());
+  return FirmwareFacts(src);
 }
 
 bool FirmwareModule::Wants(const json& desired) const {
@@ -99,37 +122,64 @@ std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts
     const std::string key = it.key();
     const std::string want = it.value().is_string() ? Trim(it.value().get<std::string>())
                                                     : it.value().dump();
-    json targets = json::array(), have = json::array();
-    bool in_sync = true, updateable = true, found = false;
+    // A pin by Id names that member alone; otherwise every member of that Name, SoftwareId or
+    // short_id (iLO's four "Power Supply Firmware" are four devices that all need the version).
+    std::vector<const json*> matched;
     for (const auto& c : comps) {
-      if (!Matches(c, key)) continue;
-      found = true;
-      std::string v = c["version"].is_string() ? c["version"].get<std::string>() : "";
+      if (c.value("id", "") == key) matched.push_back(&c);
+    }
+    if (matched.empty()) {
+      for (const auto& c : comps) {
+        if (Matches(c, key)) matched.push_back(&c);
+      }
+    }
+    // Several SoftwareInventory members of one name are alternatives (active and backup images),
+    // not devices that all need the version.
+    bool software = std::any_of(matched.begin(), matched.end(), [](const json* c) {
+      return c->value("collection", "") == "SoftwareInventory";
+    });
+    json ambiguous = json::array();
+    if (matched.size() > 1 && software) {
+      for (const json* c : matched) ambiguous.push_back(c->value("id", ""));
+    }
+    json targets = json::array(), target_ids = json::array(), target_names = json::array(),
+         have = json::array();
+    bool in_sync = true, updateable = true, found = !matched.empty();
+    for (const json* c : matched) {
+      std::string v = (*c)["version"].is_string() ? (*c)["version"].get<std::string>() : "";
       if (std::find(have.begin(), have.end(), json(v)) == have.end()) have.push_back(v);
       if (v != want) {
         in_sync = false;
-        targets.push_back(c.value("link", ""));
-        if (c["updateable"] == false) updateable = false;
+        targets.push_back(c->value("link", ""));
+        target_ids.push_back(c->value("id", ""));
+        target_names.push_back(c->value("name", ""));
+        if ((*c)["updateable"] == false) updateable = false;
       }
     }
     if (found && in_sync) continue;
     std::string summary;
     if (!found) {
-      summary = "flash " + key + " " + want + " (no FirmwareInventory member named " + key + ")";
+      summary = "flash " + key + " " + want + " (no firmware inventory member named " + key + ")";
     } else {
       std::string h;
       for (const auto& v : have) h += (h.empty() ? "" : ", ") + v.get<std::string>();
       summary = "flash " + key + " " + want + " (have " + h + ")" +
                 (updateable ? "" : " [not updateable: report only]");
+      if (!ambiguous.empty()) {
+        std::string ids;
+        for (const auto& i : ambiguous) ids += (ids.empty() ? "" : ", ") + i.get<std::string>();
+        summary += " [" + std::to_string(ambiguous.size()) + " SoftwareInventory members share this name: pin by Id (" + ids + ")]";
+      }
     }
     json image = images.is_object() && images.contains(key) ? images[key] : json();
     out.push_back(MakeAction("firmware", "firmware." + key, "firmware." + key,
                              "/firmware/" + PointerToken(key), std::move(summary),
                              !found ? json() : have.size() == 1 ? have[0] : have, want,
                              Disruption::kFirmwareFlash,
-                             {{"component", key}, {"targets", targets}, {"image", image},
+                             {{"component", key}, {"targets", targets}, {"target_ids", target_ids},
+                              {"target_names", target_names}, {"image", image},
                               {"order", OrderOf(key)}, {"found", found},
-                              {"updateable", updateable}}));
+                              {"updateable", updateable}, {"ambiguous", ambiguous}}));
   }
   std::stable_sort(out.begin(), out.end(), [](const Action& x, const Action& y) {
     return x.params["order"].get<int>() < y.params["order"].get<int>();
@@ -137,21 +187,23 @@ std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts
   return out;
 }
 
-std::string FirmwareOutcome::Describe() const {
-  std::string s = staged ? "staged via " + method + ", applies on reset (inventory still shows " +
-                               version_now + ")"
-                         : "updated via " + method + " to " + version_now;
-  return s;
-}
-
 Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action) {
   const json& p = action.params;
   const std::string comp = p.value("component", "");
   const std::string want = action.after.is_string() ? action.after.get<std::string>() : "";
   if (!p.value("found", false)) {
-    return Diagnostic::Error("apply.firmware", bmc.Name() + ": no FirmwareInventory member is named '" +
+    return Diagnostic::Error("apply.firmware", bmc.Name() + ": no firmware inventory member is named '" +
                                                    comp + "'", {}, action.key,
-                             "use a Name or SoftwareId from `plumb bmc inventory`");
+                             "use a Name, SoftwareId or Id from `plumb bmc inventory`");
+  }
+  if (p.contains("ambiguous") && p["ambiguous"].is_array() && !p["ambiguous"].empty()) {
+    std::string ids;
+    for (const auto& i : p["ambiguous"]) ids += (ids.empty() ? "" : ", ") + i.get<std::string>();
+    return Diagnostic::Error("apply.firmware.ambiguous",
+                             bmc.Name() + ": '" + comp + "' names " + std::to_string(p["ambiguous"].size()) +
+                                 " SoftwareInventory members (" + ids + "): which one is meant is not clear",
+                             {}, action.key, "pin the one to update by its Id, e.g. firmware: { " +
+                                                 p["ambiguous"][0].get<std::string>() + ": \"" + want + "\" }");
   }
   if (!p.value("updateable", true)) {
     return Diagnostic::Error("apply.firmware", bmc.Name() + ": " + comp +
@@ -168,22 +220,30 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action)
   if (!root.ok()) return root.error();
   auto us = bmc.Get(LinkOf(root.value(), "UpdateService"));
   if (!us.ok()) return us.error();
-  Facts svc = FirmwareFacts({}, us.value())["update_service"];
+  Facts svc = FirmwareFacts({{}, us.value(), std::nullopt})["update_service"];
   json targets = p.value("targets", json::array());
+  std::vector<SimpleUpdateTarget> target_list;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    auto at = [&](const char* k) {
+      return p.contains(k) && p[k].is_array() && i < p[k].size() ? p[k][i].get<std::string>() : "";
+    };
+    target_list.push_back({targets[i].get<std::string>(), at("target_ids"), at("target_names")});
+  }
 
-  FirmwareOutcome out;
+  std::string method;
   Result<transport::TaskOutcome> task = Diagnostic::Error("apply.firmware", "not started");
   if (image.rfind("https://", 0) == 0 || image.rfind("http://", 0) == 0) {
     if (!svc["simple_update"].is_string()) {
       return Diagnostic::Error("apply.firmware", bmc.Name() + ": no SimpleUpdate action; use a file: image for a push update",
                                {}, "firmware_images." + comp);
     }
-    json body = {{"ImageURI", image}, {"Targets", targets}};
-    // Older services require TransferProtocol; send it only where they list the values.
-    std::string proto = image.rfind("https", 0) == 0 ? "HTTPS" : "HTTP";
-    if (!svc["protocols"].empty()) body["TransferProtocol"] = proto;
-    out.method = "SimpleUpdate";
-    task = bmc.PostAction(svc["simple_update"].get<std::string>(), body);
+    const json& action_json = us.value()["Actions"]["#UpdateService.SimpleUpdate"];
+    auto spec = transport::ReadActionSpec(bmc, action_json);
+    if (!spec.ok()) return spec.error();
+    auto body = BuildSimpleUpdate(spec.value(), image, target_list, bmc.Name(), comp);
+    if (!body.ok()) return body.error();
+    method = "SimpleUpdate";
+    task = bmc.PostAction(svc["simple_update"].get<std::string>(), body.value());
   } else {
     std::string file = image.rfind("file:", 0) == 0 ? image.substr(5) : image;
     if (!svc["multipart_push"].is_string()) {
@@ -191,28 +251,32 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action)
                                {}, "firmware_images." + comp);
     }
     json params = {{"Targets", targets}, {"@Redfish.OperationApplyTime", "Immediate"}};
-    out.method = "multipart";
+    method = "multipart";
     task = bmc.PostMultipart(svc["multipart_push"].get<std::string>(), params, file);
   }
   if (!task.ok()) return task.error();
-  out.messages = task.value().messages;
   if (!task.value().Succeeded()) {
     std::string msgs;
-    for (const auto& m : out.messages) msgs += "; " + m;
+    for (const auto& m : task.value().messages) msgs += "; " + m;
     return Diagnostic::Error("apply.firmware", bmc.Name() + ": update of " + comp + " ended " +
                                                    task.value().state + msgs, {}, action.key);
   }
-  // Verify: every target must now show the version, else it is staged for the next reset.
-  out.version_now = want;
+  // The task's words first (UpdateSuccessful / AwaitToActivate), then what every target shows.
+  TaskVerdict verdict = VerdictOf(task.value().message_ids);
+  std::string says;
+  for (const auto& id : task.value().message_ids) {
+    std::string k = id.substr(id.rfind('.') == std::string::npos ? 0 : id.rfind('.') + 1);
+    if (VerdictOf({id}) != TaskVerdict::kUnknown && says.empty()) says = k;
+  }
+  std::vector<std::string> now;
   for (const auto& t : targets) {
     auto m = bmc.Get(t.get<std::string>());
     if (!m.ok()) return m.error();
-    std::string v = Trim(StrOf(m.value(), "Version"));
-    if (v != want) {
-      out.staged = true;
-      out.version_now = v;
-    }
+    now.push_back(Trim(StrOf(m.value(), "Version")));
   }
+  FirmwareOutcome out = Decide(verdict, says, want, now);
+  out.method = method;
+  out.messages = task.value().messages;
   return out;
 }
 

@@ -1,24 +1,35 @@
 #pragma once
-/// firmware: component firmware versions from the BMC's UpdateService.FirmwareInventory, and
-/// updates through UpdateService (SimpleUpdate pull, or multipart push of a local file).
+/// firmware: component firmware versions from the BMC's UpdateService (FirmwareInventory and
+/// SoftwareInventory), and updates through UpdateService (SimpleUpdate pull, or multipart push
+/// of a local file).
 ///
 /// Facts (schemas/facts/firmware):
-///   {"components": [{"id", "name", "software_id", "version", "updateable", "link"}...],
-///    "update_service": {"simple_update": target|null, "multipart_push": uri|null,
-///                       "protocols": [...]}}
-/// Members are listed as the BMC gives them (Names can repeat; Ids are not stable keys).
+///   {"components": [{"id", "name", "software_id", "version", "updateable", "link",
+///                    "collection", "scope", "short_id"}...],
+///    "update_service": {"simple_update": target|null, "simple_update_info": ActionInfo|null,
+///                       "multipart_push": uri|null, "protocols": [...]}}
+/// Members are listed as the BMC gives them (Names can repeat; Ids are not stable keys). On a
+/// BMC that manages several systems (HPE Cray EX: Node0, Node1) only the node's own items and
+/// the shared ones are listed (scope.h): "scope" says which; "short_id" is an Id without its
+/// system prefix ("Node1.BIOS" -> "BIOS").
 ///
 /// Desired state:
-///   firmware: { BMC: "24.09.17", BIOS: "1.9.0" }     # by Name, SoftwareId or Id; every
-///                                                    # matching member must have the version
+///   firmware: { BMC: "24.09.17", BIOS: "1.9.0" }     # by Name, SoftwareId, Id or short_id;
+///                                                    # every matching member must have the version
 ///   firmware_images:                                 # where each component's image comes from
 ///     BMC: https://fw.pod-a.example/BMC-24.09.17.bin # http(s): SimpleUpdate (the BMC pulls it)
 ///     BIOS: file:/srv/fw/BIOS-1.9.0.bin              # file: multipart push from the plumb host
-/// Versions are compared as exact strings after trimming (Version is free-form).
-/// Actions are ordered BMC, then BIOS, then the rest; disruption firmware-flash.
+/// A name that several SoftwareInventory members share (active and backup images) is ambiguous:
+/// the plan says so and apply refuses it; pin such items by Id. Versions are compared as exact
+/// strings after trimming (Version is free-form). Actions are ordered BMC, then BIOS, then the
+/// rest; disruption firmware-flash. The SimpleUpdate request follows the action's ActionInfo
+/// (simple_update.h); the outcome trusts the task's messages, then the inventory (outcome.h).
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "modules/firmware/inventory.h"
+#include "modules/firmware/outcome.h"
 #include "modules/module.h"
 
 namespace plumb::modules::firmware {
@@ -33,19 +44,15 @@ class FirmwareModule : public Module {
   Status Apply(NodeContext& ctx, const Action& action) const override;
 };
 
-/// Pure: FirmwareInventory members (+ the UpdateService resource) -> facts.
-Facts FirmwareFacts(const std::vector<nlohmann::json>& members,
-                    const nlohmann::json& update_service);
-
-/// What an update did. `staged`: the task finished but the inventory still shows the old
-/// version: it applies on the next reset (verify after the reboot).
-struct FirmwareOutcome {
-  bool staged = false;
-  std::string version_now;
-  std::string method;                  ///< "SimpleUpdate" or "multipart"
-  std::vector<std::string> messages;   ///< task / BMC messages
-  std::string Describe() const;
+/// What the facts are made of.
+struct FirmwareSources {
+  std::vector<InventoryItem> items;
+  nlohmann::json update_service;
+  std::optional<SystemsView> systems;   ///< set when the BMC manages several systems
 };
+
+/// Pure: inventory members (+ the UpdateService resource, + the node's system view) -> facts.
+Facts FirmwareFacts(const FirmwareSources& sources);
 
 /// Carries out one firmware action (the work behind FirmwareModule::Apply).
 Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action);

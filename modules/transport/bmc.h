@@ -32,7 +32,8 @@ struct TaskOutcome {
   std::string state;          ///< TaskState: "Completed", "Exception", "Killed", "Cancelled"...
   std::string task_status;    ///< TaskStatus: OK / Warning / Critical ("" when unknown)
   std::string task_link;      ///< the Task resource, if seen
-  std::vector<std::string> messages;
+  std::vector<std::string> messages;       ///< "MessageId: Message", each once
+  std::vector<std::string> message_ids;    ///< the MessageIds among them ("Update.1.0.UpdateSuccessful")
   Json final_body;            ///< the final response of the operation (or the last Task body)
   bool Succeeded() const {
     return !had_task || state == "Completed";
@@ -69,7 +70,11 @@ class Bmc {
   /// fetching link-only members concurrently. Uses $expand only where the service root
   /// advertises it, and drops it for good on a QueryNotSupported answer.
   virtual Result<std::vector<Json>> GetCollection(std::string_view link) = 0;
-  /// The first ComputerSystem (Systems collection from the service root; cached).
+  /// Every member link of the Systems collection (from the service root; cached).
+  virtual Result<std::vector<std::string>> SystemLinks() = 0;
+  /// This node's ComputerSystem: the member its inventory names (bmc_system), or the only one.
+  /// A BMC with several systems and none named is an error listing them (transport/
+  /// system_select.h). Power, BIOS, resets and firmware scoping all go through it.
   virtual Result<std::string> SystemLink() = 0;
 
   /// PATCH with ETag handling: GET the same resource for its ETag and send If-Match verbatim

@@ -4,8 +4,10 @@
 #include <set>
 #include <thread>
 
+#include "modules/transport/action_info.h"
 #include "modules/transport/redfish_messages.h"
 #include "modules/transport/reset_plan.h"
+#include "modules/transport/system_select.h"
 #include "modules/transport/url.h"
 
 namespace plumb::transport {
@@ -64,15 +66,29 @@ std::chrono::milliseconds RetryAfter(const HttpResponse& r, std::chrono::millise
   return std::min(cap, fallback);
 }
 
-void TaskMessages(const Json& task, std::vector<std::string>& out) {
+// Adds a message to the outcome once: a task polled many times repeats its Messages.
+void AddMessage(TaskOutcome& out, const std::string& id, const std::string& text) {
+  std::string s = id;
+  if (!text.empty()) s += (s.empty() ? "" : ": ") + text;
+  if (!s.empty() && std::find(out.messages.begin(), out.messages.end(), s) == out.messages.end()) {
+    out.messages.push_back(s);
+  }
+  if (!id.empty() && std::find(out.message_ids.begin(), out.message_ids.end(), id) ==
+                         out.message_ids.end()) {
+    out.message_ids.push_back(id);
+  }
+}
+
+void TaskMessages(const Json& task, TaskOutcome& out) {
   if (!task.is_object() || !task.contains("Messages") || !task["Messages"].is_array()) return;
   for (const auto& m : task["Messages"]) {
     if (!m.is_object()) continue;
-    std::string s = m.value("MessageId", "");
-    std::string text = m.value("Message", "");
-    if (!text.empty()) s += (s.empty() ? "" : ": ") + text;
-    if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    AddMessage(out, m.value("MessageId", ""), m.value("Message", ""));
   }
+}
+
+void BodyMessages(const Json& body, TaskOutcome& out) {
+  for (const auto& m : ExtractMessages(body)) AddMessage(out, m.id, m.message);
 }
 
 }  // namespace
@@ -326,7 +342,8 @@ Diagnostic RedfishClient::HttpError(const std::string& method, std::string_view 
                     std::to_string(r.status) + (detail.empty() ? "" : ": " + detail);
   std::string hint;
   for (const auto& m : ExtractMessages(ParseBody(r.body))) {
-    if (!m.resolution.empty()) { hint = m.resolution; break; }
+    // "None." is the registries' way of saying there is no advice: not a hint.
+    if (HasResolution(m)) { hint = m.resolution; break; }
   }
   return Diagnostic::Error("bmc.http." + std::to_string(r.status), Scrub(std::move(msg)), {}, {},
                            Scrub(std::move(hint)));
@@ -489,8 +506,8 @@ Result<std::vector<Json>> RedfishClient::GetCollection(std::string_view link) {
   return members;
 }
 
-Result<std::string> RedfishClient::SystemLink() {
-  if (!system_link_.empty()) return system_link_;
+Result<std::vector<std::string>> RedfishClient::SystemLinks() {
+  if (system_links_) return *system_links_;
   auto root = ServiceRoot();
   if (!root.ok()) return root.error();
   std::string systems = LinkOf(root.value(), "Systems");
@@ -499,11 +516,23 @@ Result<std::string> RedfishClient::SystemLink() {
   }
   auto coll = Get(systems);
   if (!coll.ok()) return coll.error();
-  const Json& m = coll.value().value("Members", Json::array());
-  if (!m.is_array() || m.empty() || !m[0].is_object() || !m[0].contains("@odata.id")) {
-    return Diagnostic::Error("bmc.payload", Name() + ": the Systems collection is empty");
+  std::vector<std::string> links;
+  for (const auto& m : coll.value().value("Members", Json::array())) {
+    if (m.is_object() && m.contains("@odata.id") && m["@odata.id"].is_string()) {
+      links.push_back(m["@odata.id"].get<std::string>());
+    }
   }
-  system_link_ = m[0]["@odata.id"].get<std::string>();
+  system_links_ = links;
+  return links;
+}
+
+Result<std::string> RedfishClient::SystemLink() {
+  if (!system_link_.empty()) return system_link_;
+  auto links = SystemLinks();
+  if (!links.ok()) return links.error();
+  auto chosen = SelectSystem(links.value(), options_.system, Name(), options_.node);
+  if (!chosen.ok()) return chosen.error();
+  system_link_ = chosen.value();
   return system_link_;
 }
 
@@ -582,14 +611,14 @@ Result<TaskOutcome> RedfishClient::PostMultipart(std::string_view uri, const Jso
 Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
   TaskOutcome out;
   BmcResponse resp = ToBmcResponse(first);
-  out.messages = resp.messages;
+  BodyMessages(resp.body, out);
   out.final_body = resp.body;
   std::string monitor = first.status == 202 ? resp.location : "";
   if (IsTask(resp.body)) {
     // The task in the body (Supermicro), with or without a Location.
     out.task_link = resp.body.value("@odata.id", "");
     out.state = resp.body.value("TaskState", "");
-    TaskMessages(resp.body, out.messages);
+    TaskMessages(resp.body, out);
   }
   if (monitor.empty() && out.task_link.empty()) {
     if (first.status == 202) Note("202 Accepted without a task monitor or task; assuming done");
@@ -608,7 +637,7 @@ Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
   auto finish_from_task = [&](const Json& task) {
     out.state = task.value("TaskState", "");
     out.task_status = task.value("TaskStatus", "");
-    TaskMessages(task, out.messages);
+    TaskMessages(task, out);
     out.final_body = task;
   };
   while (waited < options_.task_deadline) {
@@ -654,7 +683,7 @@ Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
       if (IsTask(body)) {
         if (out.task_link.empty()) out.task_link = body.value("@odata.id", "");
         out.state = body.value("TaskState", "");
-        TaskMessages(body, out.messages);
+        TaskMessages(body, out);
         // Completion is decided by TaskState alone (PercentComplete can reach 100 early).
         if (Terminal(out.state)) {
           finish_from_task(body);
@@ -665,13 +694,13 @@ Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
       // The monitor returned the operation's final response.
       out.state = "Completed";
       out.final_body = body;
-      for (const auto& m : ExtractMessages(body)) out.messages.push_back(m.ToString());
+      BodyMessages(body, out);
       return out;
     }
     // The operation's final response is an error.
     out.state = "Exception";
     out.final_body = body;
-    for (const auto& m : ExtractMessages(body)) out.messages.push_back(m.ToString());
+    BodyMessages(body, out);
     return out;
   }
   return Diagnostic::Error("bmc.task.timeout",
@@ -704,24 +733,11 @@ Result<std::string> RedfishClient::Reset(std::string_view system_link, ResetKind
     return Diagnostic::Error("bmc.reset.unsupported",
                              Name() + ": " + std::string(system_link) + " has no Reset action");
   }
-  const Json& action = actions["#ComputerSystem.Reset"];
-  std::string target = action.value("target", "");
+  auto spec = ReadActionSpec(*this, actions["#ComputerSystem.Reset"]);
+  if (!spec.ok()) return spec.error();
+  std::string target = spec.value().target;
   std::vector<std::string> allowable;
-  if (action.contains("ResetType@Redfish.AllowableValues")) {
-    for (const auto& v : action["ResetType@Redfish.AllowableValues"]) {
-      if (v.is_string()) allowable.push_back(v.get<std::string>());
-    }
-  } else if (action.contains("@Redfish.ActionInfo")) {
-    auto info = Get(action["@Redfish.ActionInfo"].get<std::string>());
-    if (!info.ok()) return info.error();
-    for (const auto& p : info.value().value("Parameters", Json::array())) {
-      if (p.is_object() && p.value("Name", "") == "ResetType") {
-        for (const auto& v : p.value("AllowableValues", Json::array())) {
-          if (v.is_string()) allowable.push_back(v.get<std::string>());
-        }
-      }
-    }
-  }
+  if (const ActionParameter* p = spec.value().Find("ResetType")) allowable = p->allowable;
   std::string power = sys.value().value("PowerState", "");
   auto candidates = ResetCandidates(kind, allowable, power);
   if (candidates.size() == 1 && candidates[0].empty()) return std::string("none (already " + power + ")");

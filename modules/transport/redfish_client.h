@@ -4,6 +4,10 @@
 /// or by the destructor on every other path (errors, early returns, exceptions unwinding
 /// through the owner). One client per BMC per run: BMCs have small session limits.
 ///
+/// A client serves one node: on a BMC that manages several systems (an HPE Cray EX blade) it is
+/// told the node's system (RedfishOptions::system, from inventory bmc_system) and SystemLink()
+/// is that system; with several and none named, SystemLink() is an error listing them.
+///
 /// Redirects (301/302/303/307/308) are followed here, for GET and POST alike (the effect of
 /// CURLOPT_FOLLOWLOCATION + CURLOPT_POSTREDIR), rather than by libcurl: the Location is resolved
 /// with RFC 3986 rules but always put back on the configured host:port, so the X-Auth-Token or
@@ -28,6 +32,9 @@ enum class BmcAuth {
 
 struct RedfishOptions {
   std::string base_url;          ///< "https://gpu001-bmc.pod-a.example" (a path is ignored)
+  /// The node's ComputerSystem on this BMC (inventory bmc_system: its Id), "" = the only one.
+  std::string system;
+  std::string node;              ///< the plumb node this client serves (for messages only)
   Credentials credentials;
   BmcAuth auth = BmcAuth::kAuto;
   std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
@@ -71,6 +78,7 @@ class RedfishClient : public Bmc {
   std::vector<Result<Json>> GetMany(const std::vector<std::string>& links) override;
   Result<BmcResponse> GetRaw(std::string_view link) override;
   Result<std::vector<Json>> GetCollection(std::string_view link) override;
+  Result<std::vector<std::string>> SystemLinks() override;
   Result<std::string> SystemLink() override;
   Result<BmcResponse> Patch(std::string_view link, const Json& body) override;
   Result<TaskOutcome> PostAction(std::string_view target, const Json& body) override;
@@ -108,6 +116,7 @@ class RedfishClient : public Bmc {
   bool expand_disabled_ = false;
   std::optional<Diagnostic> login_error_;   // a failed login is not retried by every request
   std::optional<Json> root_;
+  std::optional<std::vector<std::string>> system_links_;
   std::string system_link_;
 };
 

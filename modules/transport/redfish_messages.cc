@@ -89,13 +89,31 @@ bool HasMessageKey(const std::vector<RedfishMessage>& messages, std::string_view
   return false;
 }
 
+bool HasResolution(const RedfishMessage& message) {
+  std::string r = Lower(message.resolution);
+  while (!r.empty() && (r.back() == '.' || r.back() == ' ')) r.pop_back();
+  while (!r.empty() && r.front() == ' ') r.erase(r.begin());
+  return !r.empty() && r != "none";
+}
+
 std::string DescribeError(const nlohmann::json& body) {
+  auto messages = ExtractMessages(body);
   std::string s;
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
     s = StrField(body["error"], "message");
-    if (s.empty()) s = StrField(body["error"], "code");
+    // The summary is usually the first ExtendedInfo message's text: said once, with its id.
+    for (const auto& m : messages) {
+      if (!s.empty() && m.message == s) s.clear();
+    }
+    if (s.empty() && messages.empty()) s = StrField(body["error"], "code");
   }
-  for (const auto& m : ExtractMessages(body)) s += (s.empty() ? "" : "; ") + m.ToString();
+  std::vector<std::string> said;
+  for (const auto& m : messages) {
+    std::string line = m.ToString();
+    if (line.empty() || std::find(said.begin(), said.end(), line) != said.end()) continue;
+    said.push_back(line);
+    s += (s.empty() ? "" : "; ") + line;
+  }
   return s;
 }
 

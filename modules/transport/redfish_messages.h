@@ -32,7 +32,12 @@ std::string MessageKey(std::string_view message_id);
 bool HasMessageKey(const std::vector<RedfishMessage>& messages, std::string_view key,
                    bool prefix = false);
 
-/// One line for an error: "error.message; id: text; id: text".
+/// True when the message's Resolution is advice: not empty and not the registries' "None."
+/// (which means there is nothing to do).
+bool HasResolution(const RedfishMessage& message);
+
+/// One line for an error: "error.message; id: text; id: text", each text once (error.message is
+/// usually the first ExtendedInfo message again).
 std::string DescribeError(const nlohmann::json& body);
 
 }  // namespace plumb::transport

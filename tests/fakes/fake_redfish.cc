@@ -81,28 +81,34 @@ int FakeRedfish::Count(const std::string& method, const std::string& path) const
   }));
 }
 
-void FakeRedfish::AddSystem(const std::vector<std::string>& allowable, const std::string& power) {
-  resources["/redfish/v1/Systems"] = {{"@odata.id", "/redfish/v1/Systems"},
-                                      {"Members", {{{"@odata.id", "/redfish/v1/Systems/1"}}}}};
-  Json action = {{"target", "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"}};
+void FakeRedfish::AddSystem(const std::vector<std::string>& allowable, const std::string& power,
+                            const std::string& id) {
+  const std::string link = "/redfish/v1/Systems/" + id;
+  Json& coll = resources["/redfish/v1/Systems"];
+  if (!coll.is_object()) coll = {{"@odata.id", "/redfish/v1/Systems"}, {"Members", Json::array()}};
+  Json member = {{"@odata.id", link}};
+  if (std::find(coll["Members"].begin(), coll["Members"].end(), member) == coll["Members"].end()) {
+    coll["Members"].push_back(member);
+  }
+  Json action = {{"target", link + "/Actions/ComputerSystem.Reset"}};
   if (!allowable.empty()) action["ResetType@Redfish.AllowableValues"] = allowable;
-  resources["/redfish/v1/Systems/1"] = {{"@odata.id", "/redfish/v1/Systems/1"},
-                                        {"Id", "1"},
-                                        {"PowerState", power},
-                                        {"Model", "Fake 9000"},
-                                        {"Manufacturer", "Example"},
-                                        {"SerialNumber", "SN123"},
-                                        {"Status", {{"State", "Enabled"}, {"Health", "OK"}}},
-                                        {"Actions", {{"#ComputerSystem.Reset", action}}}};
+  resources[link] = {{"@odata.id", link},
+                     {"Id", id},
+                     {"PowerState", power},
+                     {"Model", "Fake 9000"},
+                     {"Manufacturer", "Example"},
+                     {"SerialNumber", "SN123"},
+                     {"Status", {{"State", "Enabled"}, {"Health", "OK"}}},
+                     {"Actions", {{"#ComputerSystem.Reset", action}}}};
   // Default reset behaviour: validate against the list, move PowerState at once.
-  handlers["/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"] =
-      [this, allowable](const RecordedRequest& r) -> Result<HttpResponse> {
+  handlers[link + "/Actions/ComputerSystem.Reset"] =
+      [this, allowable, link](const RecordedRequest& r) -> Result<HttpResponse> {
     Json b = Json::parse(r.body, nullptr, false);
     std::string t = b.is_object() ? b.value("ResetType", "") : "";
     if (!allowable.empty() && std::find(allowable.begin(), allowable.end(), t) == allowable.end()) {
       return Error(400, "Base.1.8.ActionParameterValueNotInList", "bad ResetType " + t);
     }
-    Json& sys = resources["/redfish/v1/Systems/1"];
+    Json& sys = resources[link];
     if (t == "ForceOff" || t == "GracefulShutdown") sys["PowerState"] = "Off";
     if (t == "On" || t == "ForceOn") sys["PowerState"] = "On";
     return Reply(204);

@@ -65,8 +65,10 @@ class FakeRedfish : public transport::HttpClient {
   static HttpResponse Error(int status, const std::string& message_id, const std::string& text,
                             const std::string& severity = "Critical");
   int Count(const std::string& method, const std::string& path) const;
-  /// A plain system with a Reset action advertising `allowable` inline (empty = no list).
-  void AddSystem(const std::vector<std::string>& allowable, const std::string& power = "On");
+  /// A plain system Systems/<id> with a Reset action advertising `allowable` inline (empty = no
+  /// list), added to the Systems collection (a BMC may manage several: HPE Cray EX).
+  void AddSystem(const std::vector<std::string>& allowable, const std::string& power = "On",
+                 const std::string& id = "1");
 };
 
 }  // namespace plumb::testing

@@ -19,6 +19,7 @@ fi
 for t in redfishtool curl python3 openssl jq; do
   command -v $t >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
 done
+bash "$bmc" mockups >/dev/null || exit 77   # the vendor modes' mockups (third-party data)
 run=$(mktemp -d "${TMPDIR:-/tmp}/rfconf.XXXXXX")
 export BMC_RUN=$run
 cleanup() { bash "$bmc" down; rm -rf "$run"; }

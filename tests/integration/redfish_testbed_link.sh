@@ -8,6 +8,7 @@ src=${PLUMB_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 TB=$src/tests/testbed/tb
 bmc=$src/tests/testbed/redfish/bmc
 [ "$(id -u)" = 0 ] || { echo "SKIP: the testbed needs root"; exit 77; }
+"$bmc" mockups >/dev/null || exit 77   # the vendor modes' mockups (third-party data)
 TB_RUN=$(mktemp -d "${TMPDIR:-/tmp}/plumb-tb-rf.XXXXXX")
 export TB_RUN
 export TB_DOWNTIME=1

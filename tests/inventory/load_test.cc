@@ -315,3 +315,39 @@ TEST_CASE("load: a typo in a group's definition is the error, not 'gets no stack
   CHECK(unknown == 1);
   CHECK(no_stack == 1);
 }
+
+TEST_CASE("load: nodes sharing one BMC each name their system on it (bmc_system)") {
+  auto repo = [](const std::string& nodes) {
+    return Load({{"inventory.yaml", "cluster: c\nnodes:\n" + nodes + "groups:\n  g: { stack: s, rollout: r }\n"},
+                 {"stacks/s.yaml", kStack},
+                 {"rollouts/r.yaml", kRollout}});
+  };
+  // An HPE Cray EX blade: one BMC, two nodes.
+  auto ok = repo("  - { name: x0n0, address: x0n0.example, bmc: https://x0b0.example, bmc_system: Node0, groups: [g] }\n"
+                 "  - { name: x0n1, address: x0n1.example, bmc: https://x0b0.example, bmc_system: Node1, groups: [g] }\n");
+  CHECK_MESSAGE(ok.ok(), ok.diags.ToText());
+  CHECK(ok.cluster.nodes[1].bmc_system == "Node1");
+
+  auto unnamed = repo("  - { name: x0n0, address: x0n0.example, bmc: https://x0b0.example, bmc_system: Node0, groups: [g] }\n"
+                      "  - { name: x0n1, address: x0n1.example, bmc: https://x0b0.example, groups: [g] }\n");
+  const Diagnostic* d = Find(unnamed, "inventory.shared-bmc-without-system");
+  REQUIRE(d);
+  CHECK(d->message == "BMC 'https://x0b0.example' is shared with node 'x0n0' (line 3), and node 'x0n1' "
+                      "names no bmc_system");
+  CHECK(d->key_path == "nodes[1].bmc");
+  CHECK(d->hint.find("bmc_system: Node1") != std::string::npos);
+
+  auto twice = repo("  - { name: x0n0, address: x0n0.example, bmc: https://x0b0.example, bmc_system: Node1, groups: [g] }\n"
+                    "  - { name: x0n1, address: x0n1.example, bmc: https://x0b0.example, bmc_system: Node1, groups: [g] }\n");
+  d = Find(twice, "inventory.duplicate-bmc-system");
+  REQUIRE(d);
+  CHECK(d->message == "duplicate system 'Node1' on BMC 'https://x0b0.example'");
+  CHECK(d->key_path == "nodes[1].bmc_system");
+
+  auto orphan = repo("  - { name: n, address: n.example, bmc_system: Node0, groups: [g] }\n");
+  REQUIRE(Find(orphan, "inventory.bmc-system-without-bmc"));
+
+  auto bad = repo("  - { name: n, address: n.example, bmc: https://b.example, bmc_system: \"Node 1;\", groups: [g] }\n");
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.diags.ToText().find("nodes[0].bmc_system") != std::string::npos);
+}

@@ -5,6 +5,11 @@
 set -euo pipefail
 : "${PLUMB:?set PLUMB to the plumb binary}" "${PLUMB_SRC:?set PLUMB_SRC to the source root}"
 RF_BMC="$PLUMB_SRC/tests/testbed/redfish/bmc"
+# The mockups are third-party data outside the project: skip (77, with a message naming them and
+# where they are expected) when absent. rf_need_mockups NAME... for others than the vendor modes'.
+rf_need_mockups() { "$RF_BMC" mockups "$@" >/dev/null || exit 77; }
+read -ra rf_mockups <<<"${RF_MOCKUPS:-}"   # RF_MOCKUPS: names a test needs, set before sourcing
+rf_need_mockups "${rf_mockups[@]}"
 RF_WORK=$(mktemp -d "${TMPDIR:-/tmp}/plumb-rf.XXXXXX")
 RF_RUN=$RF_WORK/run
 RF_OUT=$RF_WORK/out

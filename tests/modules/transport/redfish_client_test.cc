@@ -15,6 +15,7 @@ using testing::ForwardHttp;
 
 struct Rig {
   FakeRedfish fake;
+  std::string system;   // RedfishOptions::system (set before Make)
   std::vector<std::string> notes;
   std::vector<std::chrono::milliseconds> sleeps;
   std::unique_ptr<RedfishClient> client;
@@ -25,6 +26,8 @@ struct Rig {
     o.base_url = "https://bmc.example";
     o.credentials = {"admin", Secret("s3cret-PLANTED")};
     o.auth = auth;
+    o.system = system;
+    o.node = "gpu007";
     o.log = [this](const std::string& s) { notes.push_back(s); };
     o.sleep = [this](std::chrono::milliseconds d) { sleeps.push_back(d); };
     o.task_poll = std::chrono::milliseconds(100);
@@ -551,6 +554,71 @@ TEST_CASE("redfish: SystemLink comes from the service root's Systems collection"
   auto r = rig.client->SystemLink();
   REQUIRE(r.ok());
   CHECK(r.value() == "/redfish/v1/Systems/1");
+}
+
+TEST_CASE("redfish: on a BMC with several systems, the node's own system is the one it names") {
+  // HPE Cray EX: one BMC, Systems/Node0 and Systems/Node1. Members[0] used to be taken for
+  // every node, so Node1 could never be reached.
+  Rig rig;
+  rig.fake.resources.erase("/redfish/v1/Systems");
+  rig.fake.AddSystem({"On", "ForceOff"}, "On", "Node0");
+  rig.fake.AddSystem({"On", "ForceOff"}, "Off", "Node1");
+  SUBCASE("named") {
+    rig.system = "Node1";
+    rig.Make();
+    auto r = rig.client->SystemLink();
+    REQUIRE(r.ok());
+    CHECK(r.value() == "/redfish/v1/Systems/Node1");
+    auto reset = rig.client->Reset(r.value(), ResetKind::kOn);
+    REQUIRE(reset.ok());
+    CHECK(rig.fake.resources["/redfish/v1/Systems/Node1"]["PowerState"] == "On");
+    CHECK(rig.fake.Count("POST", "/redfish/v1/Systems/Node0/Actions/ComputerSystem.Reset") == 0);
+  }
+  SUBCASE("not named: a clear error naming the node and listing the systems") {
+    rig.Make();
+    auto r = rig.client->SystemLink();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.system.ambiguous");
+    CHECK(r.error().message.find("node gpu007") != std::string::npos);
+    CHECK(r.error().message.find("2 systems (Node0, Node1)") != std::string::npos);
+    CHECK(r.error().hint.find("bmc_system: Node0") != std::string::npos);
+  }
+  SUBCASE("named wrong") {
+    rig.system = "Node7";
+    rig.Make();
+    auto r = rig.client->SystemLink();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.system.unknown");
+    CHECK(r.error().message.find("has no system 'Node7' (it has Node0, Node1)") != std::string::npos);
+  }
+}
+
+TEST_CASE("redfish: a Resolution of \"None.\" is no hint, and a message is said once") {
+  Rig rig;
+  auto& f = rig.fake;
+  f.resources["/redfish/v1/R"] = {{"A", 1}};
+  Json info = {{"MessageId", "Base.1.18.PropertyValueNotInList"},
+               {"Message", "The value 'x' for the property A is not in the list of acceptable values."},
+               {"Resolution", "None."}};
+  f.script["PATCH /redfish/v1/R"].push_back(FakeRedfish::Reply(
+      400, {{"error", {{"code", "Base.1.18.PropertyValueNotInList"},
+                       {"message", info["Message"]},
+                       {"@Message.ExtendedInfo", {info}}}}}));
+  auto r = rig.client->Patch("/redfish/v1/R", {{"A", "x"}});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().hint.empty());
+  const std::string text = info["Message"].get<std::string>();
+  const std::string& m = r.error().message;
+  REQUIRE(m.find(text) != std::string::npos);
+  CHECK(m.find(text) == m.rfind(text));   // once
+  CHECK(m.find("Base.1.18.PropertyValueNotInList: " + text) != std::string::npos);
+  SUBCASE("a real Resolution still is the hint") {
+    info["Resolution"] = "Remove the property.";
+    f.script["PATCH /redfish/v1/R"].push_back(FakeRedfish::Reply(400, {{"error", {{"@Message.ExtendedInfo", {info}}}}}));
+    auto r2 = rig.client->Patch("/redfish/v1/R", {{"A", "x"}});
+    REQUIRE_FALSE(r2.ok());
+    CHECK(r2.error().hint == "Remove the property.");
+  }
 }
 
 }  // namespace plumb::transport

@@ -16,12 +16,25 @@ import sys
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rfemu import profiles  # noqa: E402
+
 VENDOR_CYCLE = ["dmtf", "ilo", "openbmc"]
 
 
 def tb_addr(net, i):
     """Same map as the testbed's node addresses (127.10.(i/250).(i%250+1)), on another /16."""
     return "%s.%d.%d" % (net, i // 250, i % 250 + 1)
+
+
+def vendor_arg(v):
+    """A vendor mode the emulator knows (profiles.py), or "mixed"."""
+    if v != "mixed":
+        try:
+            profiles.profile(v)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    return v
 
 
 def parse_value(v):
@@ -138,7 +151,8 @@ def main():
     g.add_argument("run")
     g.add_argument("--count", type=int, default=1)
     g.add_argument("--nodes")
-    g.add_argument("--vendor", default="dmtf", choices=["dmtf", "ilo", "openbmc", "mixed"])
+    g.add_argument("--vendor", default="dmtf", type=vendor_arg,
+                   help="dmtf | ilo | openbmc | neutral:<mockup> | mixed")
     g.add_argument("--vendor-of", action="append")
     g.add_argument("--net", default="127.11")
     g.add_argument("--port", type=int, default=8443)

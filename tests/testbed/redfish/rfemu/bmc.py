@@ -9,7 +9,6 @@ import time
 import urllib.parse
 import zlib
 
-from . import bios as biosreg
 from . import messages as msg
 from . import mockup as mk
 from . import profiles
@@ -17,7 +16,9 @@ from . import updates
 from .http import DROP, Response
 from .power import PowerMixin
 from .sessions import Sessions
-from .update_service import UpdateMixin, child
+from .system import SystemState
+from .update_service import UpdateMixin
+from .mockup import child
 
 JSON_TYPE = "application/json; charset=utf-8"
 PUBLIC = ("/redfish", "/redfish/v1", "/redfish/v1/$metadata", "/redfish/v1/odata")
@@ -41,17 +42,10 @@ class Bmc(PowerMixin, UpdateMixin):
         self.p = profiles.profile(self.vendor, cfg.get("options"))
         self.m, self.L = mk.load(self.vendor, self.p["mockup"], self.p["case_insensitive"])
         k = self.m.key
-        self.k_sessions = k(self.L.sessions)
-        self.k_system = k(self.L.system)
-        self.k_reset = k(self.L.reset_target)
-        self.k_mgr_reset = k(self.L.manager_reset_target) if self.L.manager_reset_target else None
-        self.k_bios = k(self.L.bios)
-        self.k_settings = k(self.L.bios_settings) if self.L.bios_settings else None
-        self.k_fw = k(self.L.firmware)
-        self.k_simple = k(self.L.simple_update) if self.L.simple_update else None
+        self.k_sessions = k(self.L.sessions) if self.L.sessions else None
         self.k_multipart = k(self.L.multipart) if self.L.multipart else None
         self.k_tasks = k(self.L.tasks) if self.L.tasks else None
-        self.k_session_service = k(self.L.session_service)
+        self.k_session_service = k(self.L.session_service) if self.L.session_service else None
         self.public_keys = {k(x) for x in PUBLIC}
         ss = self.m.get(self.L.session_service) or {}
         timeout = self.p["session_timeout"] or ss.get("SessionTimeout") or 1800
@@ -60,24 +54,19 @@ class Bmc(PowerMixin, UpdateMixin):
         self.salt = "%04X" % (zlib.crc32(self.name.encode()) & 0xFFFF)
         self.gen = 0
         self.etags = {}
-        # Power and system
-        self.system = mk.deep(self.m.get(self.L.system))
-        self.power = self.p["initial_power"]
-        self.power_task = None
-        self.boots = 0
-        # BIOS
-        self.registry = biosreg.Registry(self._find_registry())
-        bios = self.m.get(self.L.bios) or {}
-        self.bios_current = dict(bios.get("Attributes") or {})
-        self.bios_pending = {}
-        self.bios_apply_time = None
-        self.bios_time = None
-        self.bios_messages = []
-        # Firmware
-        coll = self.m.get(self.L.firmware) or {"Members": []}
-        self.fw_members = [k(mk.odata_id(x)) for x in coll["Members"] if self.m.get(mk.odata_id(x))]
+        # Systems: power and BIOS, each its own (HPE Cray EX: two per BMC). The first one is the
+        # linked testbed node.
+        self.systems = [SystemState(self, sl) for sl in self.L.systems]
+        self.primary = self.systems[0]
+        self.by_system = {s.key: s for s in self.systems}
+        self.by_bios = {s.bios_key: s for s in self.systems if s.bios_key}
+        self.by_settings = {s.settings_key: s for s in self.systems if s.settings_key}
+        self.by_reset = {s.reset_key: s for s in self.systems if s.reset_key}
+        # Firmware (FirmwareInventory and SoftwareInventory members)
+        self.fw_members = [k(x) for x in self.L.firmware_members]
         self.fw_version = {mk_: self.m.resources[mk_].get("Version") for mk_ in self.fw_members}
         self.fw_staged = {}
+        self.fw_shown_old = {}   # key -> (version, until): inventory_lag
         # Tasks
         self.tasks = collections.OrderedDict()    # key -> Task
         self.monitors = {}                        # key -> Task
@@ -87,24 +76,27 @@ class Bmc(PowerMixin, UpdateMixin):
                        "drop": 0, "precondition": 0, "task_fail": 0}
         self.log = collections.deque(maxlen=50000)
         self.node_events = []
-        for key in (self.k_system, self.k_bios, self.k_settings, *self.fw_members):
-            if key:
-                self.bump(key)
+        for sys_ in self.systems:
+            for key in (sys_.key, sys_.bios_key, sys_.settings_key):
+                if key:
+                    self.bump(key)
+        for key in self.fw_members:
+            self.bump(key)
+
+    # The first system's state, for callers that know one system (control API, old tests).
+    @property
+    def power(self):
+        return self.primary.power
+
+    @power.setter
+    def power(self, value):
+        self.primary.power = value
+
+    @property
+    def k_system(self):
+        return self.primary.key
 
     # ----- helpers -------------------------------------------------------------------------
-    def _find_registry(self):
-        name = self.L.registry_name
-        if not name:
-            return None
-        coll = self.m.get(self.L.registries) or {}
-        for member in coll.get("Members", []):
-            f = self.m.get(mk.odata_id(member)) or {}
-            if f.get("Registry") == name:
-                for loc in f.get("Location", []):
-                    if loc.get("Language") == "en" and self.m.get(loc.get("Uri")):
-                        return self.m.get(loc.get("Uri"))
-        return None
-
     def bump(self, key):
         self.gen += 1
         tag = '"%s%06X"' % (self.salt, self.gen)
@@ -129,7 +121,7 @@ class Bmc(PowerMixin, UpdateMixin):
         return self._json(status, msg.error_body(messages), extra=extra)
 
     def _static(self, key):
-        ck = (self.m.name, self.p["weak_etags"], key)
+        ck = (id(self.m), self.p["weak_etags"], key)
         hit = _STATIC_CACHE.get(ck)
         if hit is None:
             obj = self.m.resources[key]
@@ -145,38 +137,25 @@ class Bmc(PowerMixin, UpdateMixin):
     # ----- rendering of stateful resources ------------------------------------------------
     def render(self, key):
         """(dict, etag) of a resource this BMC owns or the mockup holds; None if absent."""
-        if key == self.k_system:
-            self._sync_power()
-            d = dict(self.system)
-            d["PowerState"] = self.power
-            d["@odata.etag"] = self.etags[key]
-            return d, self.etags[key]
-        if key == self.k_bios:
-            d = dict(self.m.resources[key])
-            d["Attributes"] = dict(self.bios_current)
-            if "@Redfish.Settings" in d:
-                s = dict(d["@Redfish.Settings"])
-                s["ETag"] = self.etags.get(self.k_settings, "")
-                s["Messages"] = list(self.bios_messages)
-                s["Time"] = self.bios_time
-                d["@Redfish.Settings"] = s
-            d["@odata.etag"] = self.etags[key]
-            return d, self.etags[key]
-        if key == self.k_settings:
-            d = dict(self.m.resources[key])
-            attrs = dict(self.bios_current)
-            attrs.update(self.bios_pending)
-            d["Attributes"] = attrs
-            if self.bios_apply_time:
-                d["@Redfish.SettingsApplyTime"] = {"ApplyTime": self.bios_apply_time}
-            d["@odata.etag"] = self.etags[key]
-            return d, self.etags[key]
+        sys_ = self.by_system.get(key)
+        if sys_:
+            self._sync_power(sys_)
+            return sys_.render_system()
+        sys_ = self.by_bios.get(key)
+        if sys_:
+            return sys_.render_bios()
+        sys_ = self.by_settings.get(key)
+        if sys_ and sys_.settings_mode == "object":
+            return sys_.render_settings()
         if key in self.fw_version:
             d = dict(self.m.resources[key])
             d["Version"] = self.fw_version[key]
+            old = self.fw_shown_old.get(key)
+            if old and time.time() < old[1]:
+                d["Version"] = old[0]
             d["@odata.etag"] = self.etags[key]
             return d, self.etags[key]
-        if key == self.k_sessions:
+        if self.k_sessions and key == self.k_sessions:
             d = dict(self.m.resources.get(key) or {"@odata.id": self.L.sessions,
                                                    "@odata.type": "#SessionCollection.SessionCollection",
                                                    "Name": "Session Collection"})
@@ -185,12 +164,12 @@ class Bmc(PowerMixin, UpdateMixin):
             d["Members"] = [{"@odata.id": s.link} for s in self.sessions.by_id.values()]
             d["Members@odata.count"] = len(d["Members"])
             return d, None
-        if key.startswith(self.k_sessions + "/"):
+        if self.k_sessions and key.startswith(self.k_sessions + "/"):
             sid = key[len(self.k_sessions) + 1:]
             s = self.sessions.by_id.get(sid) or next(
                 (x for x in self.sessions.by_id.values() if x.id.lower() == sid), None)
             return (s.to_json(), None) if s else None
-        if key == self.k_session_service:
+        if self.k_session_service and key == self.k_session_service:
             d = dict(self.m.resources[key])
             d["SessionTimeout"] = self.sessions.timeout
             return d, None
@@ -282,6 +261,9 @@ class Bmc(PowerMixin, UpdateMixin):
                                                    ("OData-Version", "4.0")])
         if key in self.monitors:
             return self._monitor(self.monitors[key])
+        if key in self.by_settings and self.by_settings[key].settings_mode == "patch-only":
+            # AMI's Bios/SD takes PATCH only.
+            return self._error(405, msg.message("OperationNotAllowed"), extra=[("Allow", "PATCH")])
         q = dict(urllib.parse.parse_qsl(req.query, keep_blank_values=True)) if req.query else {}
         got = self.render(key)
         if got is None:
@@ -406,8 +388,12 @@ class Bmc(PowerMixin, UpdateMixin):
         return None
 
     def _patch(self, req, key):
-        if key not in (self.k_system, self.k_settings):
-            if key == self.k_bios or key in self.m.resources:
+        sys_ = self.by_system.get(key)
+        bios_sys = self.by_settings.get(key)
+        if bios_sys is None and key in self.by_bios and self.by_bios[key].settings_mode == "in-place":
+            bios_sys = self.by_bios[key]   # no @Redfish.Settings: the Bios itself is written
+        if sys_ is None and bios_sys is None:
+            if self.render(key) is not None:
                 return self._error(405, msg.message("OperationNotAllowed"), extra=[("Allow", "GET")])
             return self._error(404, msg.message("ResourceMissingAtURI", req.path))
         body, err = self._body_json(req)
@@ -416,23 +402,27 @@ class Bmc(PowerMixin, UpdateMixin):
         bad = self._precondition(req, key)
         if bad:
             return bad
-        if key == self.k_system:
-            return self._patch_system(body)
-        return self._patch_settings(body)
+        if sys_ is not None:
+            return self._patch_system(sys_, body)
+        errors = bios_sys.patch_bios(body)
+        if errors:
+            return self._error(400, errors)
+        return self._ok_patch(key)
 
-    def _patch_system(self, body):
+    def _patch_system(self, sys_, body):
+        system = sys_.resource
         errors = []
         for name, value in body.items():
             if name.startswith("@odata."):
                 continue
             if name not in SYSTEM_WRITABLE:
-                kind = "PropertyNotWritable" if name in self.system else "PropertyUnknown"
+                kind = "PropertyNotWritable" if name in system else "PropertyUnknown"
                 errors.append(msg.message(kind, name, related=["/" + name]))
             elif name == "Boot":
                 if not isinstance(value, dict):
                     errors.append(msg.message("PropertyValueTypeError", value, name, related=["/Boot"]))
                     continue
-                cur = self.system.get("Boot", {})
+                cur = system.get("Boot", {})
                 allowed = cur.get("BootSourceOverrideTarget@Redfish.AllowableValues")
                 t = value.get("BootSourceOverrideTarget")
                 if t is not None and allowed and t not in allowed:
@@ -442,47 +432,13 @@ class Bmc(PowerMixin, UpdateMixin):
             return self._error(400, errors)
         for name, value in body.items():
             if name == "Boot":
-                b = dict(self.system.get("Boot", {}))
+                b = dict(system.get("Boot", {}))
                 b.update(value)
-                self.system["Boot"] = b
+                system["Boot"] = b
             elif not name.startswith("@odata."):
-                self.system[name] = value
-        self.bump(self.k_system)
-        return self._ok_patch(self.k_system)
-
-    def _patch_settings(self, body):
-        errors = []
-        attrs = body.get("Attributes")
-        apply_time = None
-        for name in body:
-            if name in ("Attributes", "@Redfish.SettingsApplyTime") or name.startswith("@odata."):
-                continue
-            errors.append(msg.message("PropertyUnknown", name, related=["/" + name]))
-        if "@Redfish.SettingsApplyTime" in body:
-            at = body["@Redfish.SettingsApplyTime"]
-            apply_time = at.get("ApplyTime") if isinstance(at, dict) else None
-            supported = (self.m.get(self.L.bios) or {}).get("@Redfish.Settings", {}).get(
-                "SupportedApplyTimes", ["OnReset"])
-            if apply_time not in supported:
-                errors.append(msg.message("PropertyValueNotInList", apply_time, "ApplyTime",
-                                          related=["/@Redfish.SettingsApplyTime/ApplyTime"]))
-        if not isinstance(attrs, dict):
-            if attrs is not None or not errors:
-                errors.append(msg.message("PropertyValueTypeError", attrs, "Attributes",
-                                          related=["/Attributes"]))
-        else:
-            errors.extend(self.registry.validate(attrs))
-        if errors:
-            return self._error(400, errors)
-        self.bios_pending.update(attrs)
-        # A value equal to the current one is no longer a pending change.
-        for n in [n for n, v in self.bios_pending.items() if self.bios_current.get(n) == v
-                  and type(self.bios_current.get(n)) is type(v)]:
-            del self.bios_pending[n]
-        if apply_time:
-            self.bios_apply_time = apply_time
-        self.bump(self.k_settings)
-        return self._ok_patch(self.k_settings)
+                system[name] = value
+        self.bump(sys_.key)
+        return self._ok_patch(sys_.key)
 
     def _ok_patch(self, key):
         mode = self.p["bios_patch_status"]
@@ -500,7 +456,7 @@ class Bmc(PowerMixin, UpdateMixin):
 
     # ----- DELETE -------------------------------------------------------------------------
     def _delete(self, req, key):
-        if key.startswith(self.k_sessions + "/"):
+        if self.k_sessions and key.startswith(self.k_sessions + "/"):
             sid = key[len(self.k_sessions) + 1:]
             s = self.sessions.by_id.get(sid) or next(
                 (x for x in self.sessions.by_id.values() if x.id.lower() == sid), None)
@@ -522,28 +478,38 @@ class Bmc(PowerMixin, UpdateMixin):
 
     # ----- POST ---------------------------------------------------------------------------
     async def _post(self, req, key):
-        if key == self.k_sessions:
+        if self.k_sessions and key == self.k_sessions:
             return self._login(req)
         if key == self.k_multipart:
             return self._multipart(req)
-        is_action = "/actions/" in key.lower()
+        spec = self.L.actions.get(key)
+        is_action = spec is not None or "/actions/" in key.lower()
         if is_action and self.p["action_if_match"] == "reject" and "if-match" in req.headers:
             return self._error(412, msg.message("PreconditionFailed"))
-        if key == self.k_reset:
-            return self._reset(req)
-        if key == self.k_simple:
-            return self._simple_update(req)
-        if self.k_mgr_reset and key == self.k_mgr_reset:
+        if spec is None:
+            if is_action:
+                return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+            if self.render(key) is not None:
+                return self._error(405, msg.message("OperationNotAllowed"))
+            return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+        # Every action honours what it advertises (ActionInfo, inline AllowableValues).
+        body, err = self._body_json(req)
+        if err:
+            return err
+        errors = spec.validate(body, self.m.key)
+        if errors:
+            return self._error(400, errors)
+        if spec.name == "#ComputerSystem.Reset" and key in self.by_reset:
+            return self._reset(req, self.by_reset[key])
+        if spec.name == "#UpdateService.SimpleUpdate":
+            return self._simple_update(req, spec)
+        if spec.name == "#Manager.Reset":
             return self._manager_reset(req)
-        if is_action:
-            if "bios.resetbios" in key.lower():
-                self.bios_pending = {n: v for n, v in self.registry.defaults().items()
-                                     if self.bios_current.get(n) != v}
-                self.bump(self.k_settings)
-            return Response(204, b"", [("OData-Version", "4.0")])
-        if self.render(key) is not None:
-            return self._error(405, msg.message("OperationNotAllowed"))
-        return self._error(404, msg.message("ResourceMissingAtURI", req.path))
+        if spec.name == "#Bios.ResetBios":
+            sys_ = self.by_bios.get(self.m.key(spec.owner or ""))
+            if sys_:
+                sys_.reset_bios()
+        return Response(204, b"", [("OData-Version", "4.0")])
 
     def _login(self, req):
         if self.p["login_rejects_authorization"] and "authorization" in req.headers:
@@ -579,10 +545,10 @@ class Bmc(PowerMixin, UpdateMixin):
         return {
             "name": self.name, "vendor": self.vendor, "address": self.address, "port": self.port,
             "url": self.base_url(), "node": self.node, "tls": self.tls,
-            "power": self.power, "boots": self.boots,
+            "power": self.primary.power, "boots": self.primary.boots,
             "sessions": self.sessions.count(), "session_limit": self.session_limit,
-            "bios": {"current": self.bios_current, "pending": self.bios_pending,
-                     "apply_time": self.bios_apply_time},
+            "bios": self.primary.state()["bios"],
+            "systems": {s.id: s.state() for s in self.systems},
             "firmware": {self.m.resources[k].get("Name", k) + " [" + self.m.resources[k].get("Id", "") + "]":
                          {"version": v, "staged": self.fw_staged.get(k), "link": self.m.resources[k].get("@odata.id")}
                          for k, v in self.fw_version.items()},
@@ -590,5 +556,5 @@ class Bmc(PowerMixin, UpdateMixin):
             "faults": dict(self.faults),
             "node_events": self.node_events[-50:],
             "requests": len(self.log),
-            "system_etag": self.etags.get(self.k_system),
+            "system_etag": self.etags.get(self.primary.key),
         }

@@ -1,107 +1,97 @@
 """System power (ComputerSystem.Reset), host boots (pending BIOS and staged firmware take
-effect), the linked testbed node, and the BMC's own reboot (Manager.Reset). Mixed into Bmc."""
+effect), the linked testbed node, and the BMC's own reboot (Manager.Reset). Mixed into Bmc.
+ResetType values are checked against the action's AllowableValues/ActionInfo before these run
+(actions.py)."""
 
 import asyncio
 import time
 
 from . import messages as msg
-from . import updates
 from .http import Response
+
+RESTARTS = ("ForceRestart", "GracefulRestart", "PowerCycle", "FullPowerCycle")
 
 
 class PowerMixin:
-    def _allowed_reset(self, body, allowed, action):
-        rt = body.get("ResetType")
-        if rt is None:
-            return None, self._error(400, msg.message("ActionParameterMissing", action, "ResetType"))
-        if allowed is not None and rt not in allowed:
-            return None, self._error(400, msg.message("ActionParameterValueNotInList", rt,
-                                                      "ResetType", action))
-        return rt, None
-
-    def _reset(self, req):
+    def _reset(self, req, sys):
         body, err = self._body_json(req)
         if err:
             return err
-        rt, err = self._allowed_reset(body, self.L.reset_values, "ComputerSystem.Reset")
-        if err:
-            return err
-        if self.power in ("PoweringOn", "PoweringOff"):
+        rt = body.get("ResetType")
+        if rt is None:
+            return self._error(400, msg.message("ActionParameterMissing", "ComputerSystem.Reset", "ResetType"))
+        if sys.power in ("PoweringOn", "PoweringOff"):
             return self._error(409, msg.message("ResourceInStandby"))
-        on = self.power == "On"
+        on = sys.power == "On"
         if rt in ("On", "ForceOn"):
             plan = None if on else "on"
         elif rt == "ForceOff":
             plan = "forceoff" if on else None
-        elif rt == "GracefulShutdown":
+        elif rt in ("GracefulShutdown", "Off"):   # "Off": HPE Cray EX's own value
             plan = "off" if on else None
-        elif rt in ("ForceRestart", "GracefulRestart", "PowerCycle", "FullPowerCycle"):
+        elif rt in RESTARTS:
             plan = "restart" if on else "on"
         elif rt == "PushPowerButton":
             plan = "off" if on else "on"
         else:
             plan = None  # Nmi, Suspend, Pause, Resume: no power state change here
         if plan:
-            self.power_task = asyncio.ensure_future(self._power(plan))
+            sys.power_task = asyncio.ensure_future(self._power(sys, plan))
         if self.p["reset_status"] == 200:
             return self._json(200, msg.success_info())
         return Response(204, b"", [("OData-Version", "4.0")])
 
-    async def _power(self, plan):
+    async def _node_ctl(self, sys, action):
+        # Only the first system is the linked testbed node.
+        if sys is self.primary:
+            await self.emu.node_ctl(self, action)
+
+    async def _power(self, sys, plan):
         d = float(self.p["power_delay"])
         if plan == "forceoff":
-            self.power = "Off"
-            self.bump(self.k_system)
-            await self.emu.node_ctl(self, "poweroff")
+            sys.power = "Off"
+            self.bump(sys.key)
+            await self._node_ctl(sys, "poweroff")
             return
         if plan in ("off", "restart"):
-            self.power = "PoweringOff"
-            self.bump(self.k_system)
+            sys.power = "PoweringOff"
+            self.bump(sys.key)
             await asyncio.sleep(d)
             if plan == "off":
-                self.power = "Off"
-                self.bump(self.k_system)
-                await self.emu.node_ctl(self, "poweroff")
+                sys.power = "Off"
+                self.bump(sys.key)
+                await self._node_ctl(sys, "poweroff")
                 return
-            await self.emu.node_ctl(self, "reboot")
+            await self._node_ctl(sys, "reboot")
         else:
-            await self.emu.node_ctl(self, "poweron")
-        self.power = "PoweringOn"
-        self.boot()
+            await self._node_ctl(sys, "poweron")
+        sys.power = "PoweringOn"
+        self.boot(sys)
         await asyncio.sleep(d)
-        self.power = "On"
-        self.bump(self.k_system)
+        sys.power = "On"
+        self.bump(sys.key)
 
-    def _sync_power(self):
-        if not self.node_status or self.power in ("PoweringOn", "PoweringOff") or \
-                time.time() < self.sync_after:
+    def _sync_power(self, sys):
+        if sys is not self.primary or not self.node_status or \
+                sys.power in ("PoweringOn", "PoweringOff") or time.time() < self.sync_after:
             return
         try:
             with open(self.node_status) as f:
                 node = f.read().strip()
         except OSError:
             return
-        want = "Off" if node == "off" else "On" if node else self.power
-        if want != self.power:
+        want = "Off" if node == "off" else "On" if node else sys.power
+        if want != sys.power:
             if want == "On":
-                self.boot()
-            self.power = want
-            self.bump(self.k_system)
+                self.boot(sys)
+            sys.power = want
+            self.bump(sys.key)
 
-    def boot(self):
-        """A host (re)boot: pending BIOS settings and staged firmware take effect."""
-        self.boots += 1
-        self.bump(self.k_system)
-        if self.bios_pending:
-            self.bios_current.update(self.bios_pending)
-            self.bios_messages = [dict(msg.message("Success", severity="OK"),
-                                       RelatedProperties=["/Attributes/" + n for n in sorted(self.bios_pending)])]
-            self.bios_pending = {}
-            self.bios_apply_time = None
-            self.bios_time = updates.now_iso()
-            self.bump(self.k_bios)
-            if self.k_settings:
-                self.bump(self.k_settings)
+    def boot(self, sys=None):
+        """A host (re)boot of `sys` (default: the first system): its pending BIOS settings and
+        the BMC's staged firmware take effect."""
+        sys = sys or self.primary
+        sys.boot()
         for key, version in self.fw_staged.items():
             self.fw_version[key] = version
             self.bump(key)
@@ -111,17 +101,6 @@ class PowerMixin:
         body, err = self._body_json(req)
         if err:
             return err
-        mgr = self.m.get(self.L.manager) or {}
-        act = mgr.get("Actions", {}).get("#Manager.Reset", {})
-        allowed = act.get("ResetType@Redfish.AllowableValues")
-        if allowed is None and act.get("@Redfish.ActionInfo"):
-            for p in (self.m.get(act["@Redfish.ActionInfo"]) or {}).get("Parameters", []):
-                if p.get("Name") == "ResetType":
-                    allowed = p.get("AllowableValues")
-        if body.get("ResetType") is not None or allowed:
-            _rt, err = self._allowed_reset(body, allowed, "Manager.Reset")
-            if err:
-                return err
         asyncio.get_event_loop().call_later(0.2, lambda: asyncio.ensure_future(
             self.emu.bmc_down(self, float(self.p["bmc_reboot_seconds"]))))
         if self.p["reset_status"] == 200:

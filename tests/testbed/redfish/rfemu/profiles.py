@@ -15,11 +15,13 @@ COMMON = {
     "bios_patch_status": 204,       # 204 | 200 (body: ExtendedInfo) | "ilo" (200 + error object)
     "reset_status": 204,            # 204 | 200 (body: ExtendedInfo)
     "power_delay": 0.5,             # seconds spent in PoweringOff / PoweringOn
-    "initial_power": "On",
+    "initial_power": "On",          # On | Off | mockup (the system's PowerState in the mockup)
     "task_mode": "monitor",         # monitor | monitor-deleted | body-only | no-task
     "task_duration": 2.0,           # seconds from New to Completed
     "task_linger": 3.0,             # monitor-deleted: seconds the finished monitor stays readable
     "fw_apply": "immediate",        # immediate | on-reset | bmc-immediate (BMC now, rest on reset)
+    "inventory_lag": 0.0,           # seconds the inventory still shows the old version after an
+                                    # update completed with UpdateSuccessful
     "page_size": 0,                 # page every collection at this many members (0 = no paging)
     "redirect_root": False,         # 301 /redfish/v1 -> /redfish/v1/
     "case_insensitive": False,      # path matching (iLO mode)
@@ -47,11 +49,32 @@ VENDORS = {
 }
 
 
+# The vendor-neutral mode serves any mockup as it is ("neutral:EX235n"): it adds only sessions,
+# ETags, settings/pending and tasks where the mockup has them, and honours what the mockup
+# advertises (ActionInfo, AllowableValues, SettingsObject, TaskService, HttpPushUriApplyTime).
+# Paths match case-insensitively with an optional trailing '/', as real BMCs do (iLO's own links
+# need it); power starts as the mockup lists it.
+NEUTRAL = dict(case_insensitive=True, initial_power="mockup", task_mode="monitor",
+               fw_apply="immediate", session_limit=16, session_limit_status=503)
+
+
+def split_vendor(vendor):
+    """"neutral:EX235n" -> ("neutral", "EX235n"); "ilo" -> ("ilo", None)."""
+    name, _, mockup = vendor.partition(":")
+    return name, (mockup or None)
+
+
 def profile(vendor, overrides=None):
-    if vendor not in VENDORS:
-        raise ValueError("unknown vendor %r (dmtf | ilo | openbmc)" % vendor)
+    name, mockup = split_vendor(vendor)
     p = dict(COMMON)
-    p.update(VENDORS[vendor])
+    if name == "neutral":
+        if not mockup:
+            raise ValueError("vendor neutral needs a mockup: neutral:<mockup directory name>")
+        p.update(NEUTRAL, mockup=mockup)
+    elif name in VENDORS and mockup is None:
+        p.update(VENDORS[name])
+    else:
+        raise ValueError("unknown vendor %r (dmtf | ilo | openbmc | neutral:<mockup>)" % vendor)
     for k, v in (overrides or {}).items():
         if k not in p:
             raise ValueError("unknown BMC option %r" % k)

@@ -1,5 +1,7 @@
 """UpdateService: SimpleUpdate, multipart push, update tasks and their monitors, immediate
-or staged firmware versions (redfish-notes §6/§7). Mixed into Bmc."""
+or staged firmware versions (redfish-notes §6/§7). Mixed into Bmc. SimpleUpdate parameters are
+checked against the action's ActionInfo/AllowableValues before _simple_update runs
+(actions.py); every entry of Targets is updated."""
 
 import asyncio
 import json
@@ -9,32 +11,24 @@ import urllib.parse
 from . import messages as msg
 from . import mockup as mk
 from . import updates
+from .mockup import child
 
-SIMPLE_UPDATE_PARAMS = {"ImageURI", "TransferProtocol", "Targets", "Username", "Password",
-                        "ForceUpdate", "Stage", "LocalImage", "ExcludeTargets",
-                        "@Redfish.OperationApplyTime"}
-
-
-def child(link, ident):
-    """A child link in the collection's own style (iLO: trailing '/')."""
-    return link + ident + "/" if link.endswith("/") else link + "/" + ident
+ANY_PROTOCOL = ["HTTP", "HTTPS", "FTP", "SFTP", "TFTP", "SCP", "NFS", "CIFS"]
 
 
 class UpdateMixin:
-    def _simple_update(self, req):
+    def _simple_update(self, req, spec):
         body, err = self._body_json(req)
         if err:
             return err
         action = "UpdateService.SimpleUpdate"
-        for name in body:
-            if name not in SIMPLE_UPDATE_PARAMS:
-                return self._error(400, msg.message("ActionParameterUnknown", action, name))
         uri = body.get("ImageURI")
         if not isinstance(uri, str) or not uri:
             return self._error(400, msg.message("ActionParameterMissing", action, "ImageURI"))
         scheme = urllib.parse.urlsplit(uri).scheme.upper()
         proto = body.get("TransferProtocol")
-        allowed = self.L.transfer_protocols or ["HTTP", "HTTPS", "FTP", "SFTP", "TFTP", "SCP", "NFS", "CIFS"]
+        allowed = spec.allowable("TransferProtocol") if spec else None
+        allowed = allowed or ANY_PROTOCOL
         if proto is not None and proto not in allowed:
             return self._error(400, msg.message("ActionParameterValueNotInList", proto,
                                                 "TransferProtocol", action))
@@ -44,7 +38,8 @@ class UpdateMixin:
             return self._error(400, msg.message("ActionParameterValueFormatError", uri, "ImageURI", action))
         path = urllib.parse.urlsplit(uri).path if scheme else uri
         return self._start_update(updates.image_stem(path), body.get("Targets"),
-                                  body.get("@Redfish.OperationApplyTime"), "ImageURI", action)
+                                  body.get("@Redfish.OperationApplyTime"), "ImageURI", action,
+                                  component=body.get("UpdateComponent"))
 
     def _multipart(self, req):
         ctype = req.headers.get("content-type", "")
@@ -68,36 +63,43 @@ class UpdateMixin:
         if not filename:
             return self._error(400, msg.message("ActionParameterValueFormatError", "",
                                                 "UpdateFile", "MultipartHttpPush"))
+        apply_time = params.get("@Redfish.OperationApplyTime")
+        if apply_time is None and self.vendor.startswith("neutral:"):
+            apply_time = self.L.push_apply_time   # HttpPushUriOptions.HttpPushUriApplyTime
         return self._start_update(updates.image_stem(filename), params.get("Targets"),
-                                  params.get("@Redfish.OperationApplyTime"), "UpdateFile",
-                                  "MultipartHttpPush")
+                                  apply_time, "UpdateFile", "MultipartHttpPush")
 
-    def _start_update(self, stem, targets, apply_time, param, action):
+    def _start_update(self, stem, targets, apply_time, param, action, component=None):
         if targets is not None and not isinstance(targets, list):
             return self._error(400, msg.message("ActionParameterValueFormatError", targets, "Targets", action))
         members = [(k, self.m.resources[k]) for k in self.fw_members]
-        key, version = updates.resolve(stem, members, targets or [], self.m.key)
-        if key is None:
+        if not targets and component:
+            # AMI's UpdateComponent names the component (BMC, BIOS, ...) instead of Targets.
+            targets = [self.m.resources[k].get("@odata.id") for k, r in members
+                       if component in (r.get("Id"), r.get("Name"))][:1] or None
+        chosen = updates.resolve_all(stem, members, targets or [], self.m.key)
+        if not chosen:
             return self._error(400, msg.message("ActionParameterValueFormatError", stem, param, action))
         if apply_time not in (None, "Immediate", "OnReset"):
             return self._error(400, msg.message("ActionParameterValueNotInList", apply_time,
                                                 "@Redfish.OperationApplyTime", action))
-        staged = self._staged(key, apply_time)
         fail = self.faults["task_fail"] > 0
         if fail:
             self.faults["task_fail"] -= 1
-        res = self.m.resources[key]
-        if res.get("Updateable") is False:
+        if any(self.m.resources[k].get("Updateable") is False for k, _v in chosen):
             fail = True
+        staged = {k: self._staged(k, apply_time) for k, _v in chosen}
         tid = str(self.next_task)
         self.next_task += 1
-        mode = self.p["task_mode"]
+        mode = self.p["task_mode"] if self.L.tasks else "no-task"   # no TaskService: no tasks
         task_link = child(self.L.tasks, tid) if self.L.tasks else None
-        mon_base = child(self.L.task_service, "TaskMonitors")
-        monitor = child(mon_base, tid) if mode in ("monitor", "monitor-deleted") else None
-        t = updates.Task(tid, task_link, monitor, "Firmware update: %s" % res.get("Name", key),
-                         float(self.p["task_duration"]), fail, key, version)
-        if mode != "no-task" and task_link:
+        monitor = None
+        if mode in ("monitor", "monitor-deleted") and self.L.task_service:
+            monitor = child(child(self.L.task_service, "TaskMonitors"), tid)
+        names = ", ".join(self.m.resources[k].get("Name") or k for k, _v in chosen)
+        t = updates.Task(tid, task_link, monitor, "Firmware update: %s" % names,
+                         float(self.p["task_duration"]), fail, chosen)
+        if mode != "no-task":
             self.tasks[self.m.key(task_link)] = t
             if monitor:
                 self.monitors[self.m.key(monitor)] = t
@@ -136,24 +138,32 @@ class UpdateMixin:
         t.end = time.time()
         if t.fail:
             t.state = "Exception"
-            m = msg.message("GeneralError")
-            m["MessageId"] = "Update.1.0.ApplyFailed"
-            m["Message"] = "The installation of image '%s' failed." % t.component
-            t.messages = [m]
+            t.messages = []
+            for key, _version in t.components:
+                m = msg.message("GeneralError")
+                m["MessageId"] = "Update.1.0.ApplyFailed"
+                m["Message"] = "The installation of image '%s' failed." % key
+                t.messages.append(m)
         else:
             t.state = "Completed"
-            if staged:
-                self.fw_staged[t.component] = t.version
-                mid, text = "Update.1.0.AwaitToActivate", "Awaiting for an action to proceed with activating image '%s' on '%s'."
-            else:
-                self.fw_version[t.component] = t.version
-                self.bump(t.component)
-                mid, text = "Update.1.0.UpdateSuccessful", "Device '%s' successfully updated with image '%s'."
-            m = msg.message("Success", severity="OK")
-            m["MessageId"] = mid
-            name = self.m.resources[t.component].get("Name", "")
-            m["Message"] = text % (t.version, name) if "activating" in text else text % (name, t.version)
-            t.messages = [m]
+            t.messages = []
+            lag = float(self.p["inventory_lag"])
+            for key, version in t.components:
+                name = self.m.resources[key].get("Name", "")
+                m = msg.message("Success", severity="OK")
+                if staged[key]:
+                    self.fw_staged[key] = version
+                    m["MessageId"] = "Update.1.0.AwaitToActivate"
+                    m["Message"] = "Awaiting for an action to proceed with activating image '%s' on '%s'." % (version, name)
+                else:
+                    if lag > 0:
+                        # The inventory shows the old version a while after the update.
+                        self.fw_shown_old[key] = (self.fw_version[key], time.time() + lag)
+                    self.fw_version[key] = version
+                    self.bump(key)
+                    m["MessageId"] = "Update.1.0.UpdateSuccessful"
+                    m["Message"] = "Device '%s' successfully updated with image '%s'." % (name, version)
+                t.messages.append(m)
         if self.p["task_mode"] == "monitor-deleted" and t.monitor:
             asyncio.get_event_loop().call_later(float(self.p["task_linger"]), self._drop_monitor, t)
 

@@ -46,6 +46,20 @@ def resolve(stem, members, targets, key_of):
     return best[0], stem[len(best[1]) + 1:]
 
 
+def resolve_all(stem, members, targets, key_of):
+    """Every (member key, version) an update changes: one per Targets entry (all of them, in
+    order, each must name a member), or the one member the image name picks. [] when the
+    request names no member."""
+    out = []
+    for t in targets or [None]:
+        k, version = resolve(stem, members, [t] if t else [], key_of)
+        if k is None or not version:
+            return []
+        if all(k != x for x, _v in out):
+            out.append((k, version))
+    return out
+
+
 def _version_after(stem, res):
     for name in (res.get("Id"), res.get("SoftwareId"), res.get("Name")):
         if name and stem.startswith(name + "-"):
@@ -96,7 +110,7 @@ def now_iso(t=None):
 
 
 class Task:
-    def __init__(self, tid, task_link, monitor_link, name, duration, fail, component, version):
+    def __init__(self, tid, task_link, monitor_link, name, duration, fail, components):
         self.id = tid
         self.link = task_link
         self.monitor = monitor_link
@@ -104,8 +118,7 @@ class Task:
         self.start = time.time()
         self.duration = duration
         self.fail = fail
-        self.component = component
-        self.version = version
+        self.components = components   # [(firmware member key, new version)]
         self.state = "New"
         self.end = None
         self.messages = []

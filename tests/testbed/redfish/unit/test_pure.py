@@ -1,6 +1,10 @@
 """Unit tests of the emulator's pure parts: image naming convention, multipart parsing,
-BIOS registry validation, vendor profiles, mockup path normalization."""
+BIOS registry validation, vendor profiles, mockup path normalization, and (on the shared
+third-party mockups, skipped with a message when they are absent) the layouts, action
+parameters and per-BMC state of the vendor-neutral mode."""
 
+import asyncio
+import copy
 import os
 import sys
 import unittest
@@ -8,6 +12,12 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from rfemu import bios, mockup, profiles, updates  # noqa: E402
+from rfemu.bmc import Bmc  # noqa: E402
+
+MOCKUPS = mockup.mockup_dir()
+HAVE_MOCKUPS = os.path.isdir(os.path.join(MOCKUPS, "EX235n"))
+NO_MOCKUPS = ("Redfish mockups (third-party data) not found in %s: put them in ../shared/redfish-mockups/ "
+              "next to the source tree or set PLUMB_REDFISH_MOCKUPS" % MOCKUPS)
 
 ILO_FW = [("/fw/1", {"Id": "1", "Name": "iLO 5"}),
           ("/fw/2", {"Id": "2", "Name": "System ROM"}),
@@ -103,20 +113,187 @@ class Profiles(unittest.TestCase):
             profiles.profile("ilo", {"no_such_option": 1})
         with self.assertRaises(ValueError):
             profiles.profile("supermicro")
+        with self.assertRaises(ValueError):
+            profiles.profile("neutral")   # names no mockup
+        p = profiles.profile("neutral:EX235n", {"inventory_lag": 2})
+        self.assertEqual((p["mockup"], p["case_insensitive"], p["inventory_lag"]), ("EX235n", True, 2))
 
 
+@unittest.skipUnless(HAVE_MOCKUPS, NO_MOCKUPS)
 class Paths(unittest.TestCase):
     def test_ilo_paths_case_insensitive_trailing_slash(self):
         m, layout = mockup.load("ilo", "XL675d_A100", True)
         self.assertIs(m.get("/redfish/v1/systems/1/bios/"), m.get("/redfish/v1/Systems/1/BIOS"))
-        self.assertEqual(layout.bios_settings, "/redfish/v1/systems/1/bios/settings/")
+        self.assertEqual(layout.systems[0].bios_settings, "/redfish/v1/systems/1/bios/settings/")
         self.assertIn(m.key("/redfish/v1/Chassis/1/PCIeDevices/239/"), m.errors)
 
     def test_openbmc_layout_from_links(self):
-        _m, layout = mockup.load("openbmc", "OpenBMC-stock", False)
+        m, layout = mockup.load("openbmc", "OpenBMC-stock", False)
         self.assertEqual(layout.system, "/redfish/v1/Systems/system")
-        self.assertIn("ForceRestart", layout.reset_values)   # from ResetActionInfo
+        reset = layout.actions[m.key(layout.systems[0].reset_target)]
+        self.assertIn("ForceRestart", reset.allowable("ResetType"))   # from ResetActionInfo
         self.assertEqual(layout.multipart, "/redfish/v1/UpdateService/update")
+
+    def test_missing_mockup_names_the_data_and_where(self):
+        with self.assertRaises(mockup.MockupMissing) as e:
+            mockup.Mockup("NoSuchMockup", False)
+        self.assertIn("NoSuchMockup", str(e.exception))
+        self.assertIn("PLUMB_REDFISH_MOCKUPS", str(e.exception))
+
+
+def neutral(name):
+    return mockup.load("neutral:" + name, name, True)
+
+
+@unittest.skipUnless(HAVE_MOCKUPS, NO_MOCKUPS)
+class NeutralLayouts(unittest.TestCase):
+    """Each shared mockup as it is: where its systems, BIOS writes and firmware are."""
+
+    def test_cray_ex_two_systems_bios_in_place(self):
+        _m, layout = neutral("EX235n")
+        self.assertEqual([s.id for s in layout.systems], ["Node0", "Node1"])
+        self.assertEqual({s.settings_mode for s in layout.systems}, {"in-place"})
+        self.assertEqual(len(layout.firmware_members), 30)
+
+    def test_ami_settings_without_settings_object_is_patch_only_sd(self):
+        _m, layout = neutral("Gigabyte")
+        s = layout.systems[0]
+        self.assertEqual(s.settings_mode, "patch-only")
+        self.assertEqual(s.bios_settings, "/redfish/v1/Systems/Self/Bios/SD")
+        self.assertIsNotNone(s.registry)   # BiosAttributeRegistry.json, through Registries
+
+    def test_settings_object_and_no_bios_attributes(self):
+        self.assertEqual(neutral("public-rackmount1")[1].systems[0].settings_mode, "object")
+        self.assertEqual(neutral("XL675d_A100")[1].systems[0].settings_mode, "object")
+        self.assertEqual(neutral("OpenBMC-stock")[1].systems[0].settings_mode, "in-place")
+
+
+@unittest.skipUnless(HAVE_MOCKUPS, NO_MOCKUPS)
+class ActionParameters(unittest.TestCase):
+    """ActionInfo and inline AllowableValues, as a BMC that enforces them answers."""
+
+    def ids(self, spec, body, key_of):
+        return [m["MessageId"].rsplit(".", 1)[1] for m in spec.validate(body, key_of)]
+
+    def test_ami_simple_update_action_info(self):
+        m, layout = neutral("Gigabyte")
+        spec = layout.actions[m.key("/redfish/v1/UpdateService/Actions/SimpleUpdate")]
+        ok = {"ImageURI": "http://fw.example/BMC-1.bin", "TransferProtocol": "HTTP"}
+        self.assertEqual(self.ids(spec, ok, m.key), [])
+        self.assertEqual(self.ids(spec, {"ImageURI": "x"}, m.key), ["ActionParameterMissing"])
+        self.assertEqual(self.ids(spec, dict(ok, TransferProtocol="HTTPS"), m.key),
+                         ["ActionParameterValueNotInList"])
+        self.assertEqual(self.ids(spec, dict(ok, Targets=["/x"]), m.key), ["ActionParameterUnknown"])
+        self.assertEqual(self.ids(spec, dict(ok, **{"@Redfish.OperationApplyTime": "Immediate"}), m.key), [])
+
+    def test_targets_allowable_links_and_reset_values(self):
+        m, layout = neutral("EX235n")
+        spec = layout.actions[m.key("/redfish/v1/UpdateService/Actions/SimpleUpdate")]
+        body = {"ImageURI": "https://fw.example/BIOS-2.bin", "TransferProtocol": "HTTPS",
+                "Targets": ["/redfish/v1/UpdateService/FirmwareInventory/Node1.BIOS"]}
+        self.assertEqual(self.ids(spec, body, m.key), [])
+        body["Targets"].append("/redfish/v1/UpdateService/FirmwareInventory/Node1.HPCNet0")
+        self.assertEqual(self.ids(spec, body, m.key), ["ActionParameterValueNotInList"])
+        reset = layout.actions[m.key("/redfish/v1/Systems/Node1/Actions/ComputerSystem.Reset")]
+        self.assertEqual(self.ids(reset, {"ResetType": "Off"}, m.key), [])
+        self.assertEqual(self.ids(reset, {"ResetType": "GracefulRestart"}, m.key),
+                         ["ActionParameterValueNotInList"])
+
+    def test_inline_allowable_values_without_action_info(self):
+        m, layout = neutral("public-rackmount1")
+        reset = layout.actions[m.key(layout.systems[0].reset_target)]
+        self.assertFalse(reset.declared)
+        self.assertEqual(self.ids(reset, {"ResetType": "PowerCycle"}, m.key), ["ActionParameterValueNotInList"])
+        self.assertEqual(self.ids(reset, {"ResetType": "On", "Force": 1}, m.key), ["ActionParameterUnknown"])
+
+
+class FakeEmulator:
+    def warn(self, text):
+        pass
+
+
+@unittest.skipUnless(HAVE_MOCKUPS, NO_MOCKUPS)
+class PerBmcState(unittest.TestCase):
+    """BMCs serving the same mockup (and the systems of one BMC) keep their state apart."""
+
+    def bmc(self, name, vendor):
+        return Bmc({"name": name, "vendor": vendor, "password": "pw"}, FakeEmulator())
+
+    def test_cray_object_values_and_two_systems(self):
+        a, b = self.bmc("a", "neutral:EX235n"), self.bmc("b", "neutral:EX235n")
+        node1 = a.systems[1]
+        self.assertEqual(node1.patch_bios({"Attributes": {"Core Performance Boost": "Disabled"}}), [])
+        self.assertEqual(node1.patch_bios({"Attributes": {"Core Performance Boost": "Maybe"}})[0]["MessageId"],
+                         "Base.1.18.PropertyValueNotInList")
+        node1.boot()
+        attrs = node1.render_bios()[0]["Attributes"]
+        self.assertEqual(attrs["Core Performance Boost"]["current_value"], "Disabled")
+        self.assertEqual(attrs["Core Performance Boost"]["AllowableValues"], ["Disabled", "Enabled"])
+        for other in (a.systems[0], b.systems[1]):
+            self.assertEqual(other.render_bios()[0]["Attributes"]["Core Performance Boost"]["current_value"],
+                             "Enabled")
+        self.assertEqual(a.m.get(node1.layout.bios)["Attributes"]["Core Performance Boost"]["current_value"],
+                         "Enabled")   # the shared mockup itself is untouched
+
+    def test_ami_settings_messages_kept_until_an_apply(self):
+        a, b = self.bmc("a", "neutral:Gigabyte"), self.bmc("b", "neutral:Gigabyte")
+        rs = a.primary.render_bios()[0]["@Redfish.Settings"]
+        self.assertEqual(rs["Messages"], [{"MessageId": "Base.1.0.SettingsFailed"}])
+        self.assertNotIn("SettingsObject", rs)
+        self.assertEqual(a.primary.patch_bios({"Attributes": {"GBT0001": "Disabled"}}), [])
+        a.primary.boot()
+        self.assertEqual(a.primary.bios_current["GBT0001"], "Disabled")
+        self.assertEqual(b.primary.bios_current["GBT0001"], "Enabled")
+        self.assertEqual(b.primary.render_bios()[0]["@Redfish.Settings"]["Messages"][0]["MessageId"],
+                         "Base.1.0.SettingsFailed")
+
+    def test_no_bios_attributes_refuses_every_name(self):
+        obmc = self.bmc("o", "neutral:OpenBMC-stock")
+        errs = obmc.primary.patch_bios({"Attributes": {"ProcTurboMode": "Disabled"}})
+        self.assertEqual([e["MessageId"] for e in errs], ["Base.1.18.PropertyUnknown"])
+
+    def test_update_without_task_service_updates_every_target(self):
+        """No TaskService (crashed SimpleUpdate before): 200 with no task; all Targets change."""
+        b = Bmc({"name": "i", "vendor": "neutral:XL675d_A100", "password": "pw",
+                 "options": {"task_duration": 0.05}}, FakeEmulator())
+        b.L = copy.copy(b.L)
+        b.L.tasks = b.L.task_service = None
+        psus = [k for k in b.fw_members if b.m.resources[k].get("Name") == "Power Supply Firmware"]
+        self.assertEqual(len(psus), 4)
+        links = [b.m.resources[k]["@odata.id"] for k in psus]
+
+        async def update():
+            r = b._start_update("Power Supply Firmware-9.99", links, None, "ImageURI", "SimpleUpdate")
+            await asyncio.sleep(0.3)
+            return r
+        r = asyncio.run(update())
+        self.assertEqual(r.status, 200)
+        self.assertEqual([b.fw_version[k] for k in psus], ["9.99"] * 4)
+        self.assertEqual(b.tasks, {})
+
+    def test_every_target_of_an_update(self):
+        members = [("/fw/5", {"Id": "5", "Name": "Power Supply Firmware"}),
+                   ("/fw/6", {"Id": "6", "Name": "Power Supply Firmware"})]
+        self.assertEqual(updates.resolve_all("Power Supply Firmware-3.12", members, ["/fw/5", "/fw/6"], str),
+                         [("/fw/5", "3.12"), ("/fw/6", "3.12")])
+        self.assertEqual(updates.resolve_all("Power Supply Firmware-3.12", members, ["/fw/5", "/fw/9"], str), [])
+
+
+class ListedAttributes(unittest.TestCase):
+    def test_cray_object_values_describe_themselves(self):
+        reg = bios.Registry.from_listing({
+            "SMT": {"AllowableValues": ["Auto", "Disabled"], "DataType": "string", "current_value": "Auto"},
+            "CrayTesting": {"DataType": "number", "MinimumValue": 0, "MaximumValue": 9, "current_value": "0"},
+            "Plain": "x"})
+        ids = lambda c: [m["MessageId"].rsplit(".", 1)[1] for m in reg.validate(c)]  # noqa: E731
+        self.assertEqual(ids({"SMT": "Disabled", "CrayTesting": 5, "Plain": "y"}), [])
+        self.assertEqual(ids({"CrayTesting": "7"}), [])   # listed as text: numeric text accepted
+        self.assertEqual(ids({"SMT": "On"}), ["PropertyValueNotInList"])
+        self.assertEqual(ids({"CrayTesting": 10}), ["PropertyValueOutOfRange"])
+        self.assertEqual(ids({"Plain": 1, "Nope": "x"}), ["PropertyValueTypeError", "PropertyUnknown"])
+        self.assertEqual(bios.current_of({"current_value": "Auto"}), "Auto")
+        self.assertEqual(bios.render({"current_value": "Auto", "DataType": "string"}, "Off"),
+                         {"current_value": "Off", "DataType": "string"})
 
 
 if __name__ == "__main__":
