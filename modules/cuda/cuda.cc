@@ -19,7 +19,7 @@ std::string CudaModule::ProbeScript() const {
 Result<Facts> CudaModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  return FactsFromParts(*parts);
+  return Facts(FactsFromParts(*parts));
 }
 
 bool CudaModule::Wants(const nlohmann::json& desired) const {

@@ -25,7 +25,7 @@ std::string NvidiaDriverModule::ProbeScript() const {
 Result<Facts> NvidiaDriverModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  return FactsFromParts(*parts);
+  return Facts(FactsFromParts(*parts));
 }
 
 bool NvidiaDriverModule::Wants(const nlohmann::json& desired) const {
