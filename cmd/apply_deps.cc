@@ -23,8 +23,10 @@ plans::NodeFacts ToFacts(const plans::NodeObservation& o) {
     return f;
   }
   for (const auto& [name, r] : o.facts) {
+    // Read in part (part errors) counts as an error here too: apply never acts on half a view.
+    if (std::string problem = modules::ModuleProblemText(r); !problem.empty())
+      f.module_errors[name] = std::move(problem);
     if (r.ok()) f.facts[name] = r.value();
-    else f.module_errors[name] = r.error().message;
   }
   f.facts_digest = o.facts_digest;
   return f;

@@ -1,5 +1,6 @@
 // plumb gather: read every selected node's live state over SSH and print it.
-// Exit 0 when every node was read, 3 when some could not be (listed with the reason), 1 on error.
+// Exit 0 when every node was read whole, 3 when some could not be read or some module on a node
+// could not (each listed with the reason: the same rule plan and drift apply), 1 on error.
 #include <malloc.h>
 #include <unistd.h>
 
@@ -97,7 +98,7 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   } else {
     std::fputs(RenderGatherText(state, wall).c_str(), stdout);
   }
-  return state.UnreachableCount() > 0 ? kExitPartial : kExitOk;
+  return state.UnreachableCount() > 0 || state.ProbeErrorCount() > 0 ? kExitPartial : kExitOk;
 }
 
 }  // namespace
@@ -107,7 +108,8 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
   auto* sub = app.add_subcommand(
       "gather",
       "Read every node's live state (one SSH round trip per node) and print its facts.\n"
-      "Exit 0: all nodes read; 3: some nodes unreadable (listed with the reason); 1: error.");
+      "Exit 0: all nodes read; 3: some nodes, or some modules on a node, unreadable (listed\n"
+      "with the reason); 1: error.");
   AddSourceOptions(*sub, g);
   sub->add_option("--limit", a.limit,
                   "Nodes to read: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");

@@ -41,18 +41,21 @@ std::string CompactFacts(const nlohmann::json& facts, size_t width) {
 std::string RenderGatherText(const plans::ObservedState& s, double wall_s) {
   std::string out;
   std::vector<const plans::NodeObservation*> bad;
+  size_t partial = 0;   // read, but some module not whole
   for (const auto& [name, n] : s.nodes) {
     if (!n.reachable) {
       bad.push_back(&n);
       continue;
     }
-    size_t errs = 0;
-    for (const auto& [_, f] : n.facts) errs += f.ok() ? 0 : 1;
+    size_t errs = n.ModuleErrorCount();
+    if (errs) ++partial;
     out += fmt::format("{}  {:.2f}s{}\n", name, n.elapsed_s,
                        errs ? fmt::format("  ({} module error{})", errs, errs > 1 ? "s" : "") : "");
     for (const auto& [module, f] : n.facts) {
+      // What a module read is shown even when part of it failed; each failure on its own line.
       if (f.ok()) out += fmt::format("  {:<15} {}\n", module, CompactFacts(f.value()));
-      else out += fmt::format("  {:<15} ERROR {}: {}\n", module, f.error().code, f.error().message);
+      for (const Diagnostic& d : modules::ModuleProblems(f))
+        out += fmt::format("  {:<15} ERROR {}: {}\n", f.ok() ? "" : module, d.code, d.message);
     }
   }
   std::map<std::string, int> reasons;
@@ -65,9 +68,10 @@ std::string RenderGatherText(const plans::ObservedState& s, double wall_s) {
   }
   std::string why;
   for (const auto& [r, c] : reasons) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", c, r);
-  out += fmt::format("\ngathered {} node{} in {:.1f}s: {} read, {} unreadable{}\n", s.nodes.size(),
+  out += fmt::format("\ngathered {} node{} in {:.1f}s: {} read{}, {} unreadable{}\n", s.nodes.size(),
                      s.nodes.size() == 1 ? "" : "s", wall_s, s.nodes.size() - bad.size(),
-                     bad.size(), why.empty() ? "" : " (" + why + ")");
+                     partial ? fmt::format(" ({} with module errors)", partial) : "", bad.size(),
+                     why.empty() ? "" : " (" + why + ")");
   return out;
 }
 

@@ -31,8 +31,9 @@ std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules);
 
 /// "refused", "timeout", "auth", "host key", "host key changed", "io", "probe error".
 std::string ReasonFor(const Diagnostic& d);
-/// Per node: a line with its status, then one compact line per module; unreadable nodes with
-/// their reason and hint; a closing count.
+/// Per node: a line with its status, then one compact line per module and one ERROR line per
+/// module problem (modules::ModuleProblems: a module read in part shows both); unreadable nodes
+/// with their reason and hint; a closing count that names the nodes with module errors.
 std::string RenderGatherText(const plans::ObservedState& s, double wall_s);
 nlohmann::json SummaryJson(const plans::ObservedState& s, double wall_s);
 /// One line for a module's facts: top-level scalars as key=value, containers as key[n]/key{n}.

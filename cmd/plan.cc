@@ -82,7 +82,7 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                 "Do not query Slurm (the plan then cannot count nodes already out or running jobs)");
   sub->add_option("--out", a.out, "Write the plan file (JSON, schemas/plan.schema.json) for apply");
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
-                "Exit 0 no changes, 2 changes pending, 1 error (3: no changes but nodes unreadable)");
+                "Exit 0 no changes, 2 changes pending, 1 error (also: no changes but nodes unreadable)");
   sub->add_option("--format", g.format, "Output: text (human) or json (the plan file)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

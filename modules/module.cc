@@ -1,5 +1,7 @@
 #include "modules/module.h"
 
+#include <fmt/format.h>
+
 namespace plumb::modules {
 
 const char* DisruptionName(Disruption d) {
@@ -41,6 +43,33 @@ Result<Action> Action::FromJson(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     return Diagnostic::Error("plan.action", std::string("malformed action: ") + e.what());
   }
+}
+
+std::vector<Diagnostic> ModuleProblems(const Result<Facts>& observed) {
+  if (!observed.ok()) return {observed.error()};
+  std::vector<Diagnostic> out;
+  const Facts& facts = observed.value();
+  if (!facts.is_object()) return out;
+  auto list = facts.find(kPartErrorsKey);
+  if (list == facts.end() || !list->is_array()) return out;
+  for (const auto& e : *list) {
+    auto field = [&](const char* key) {
+      auto it = e.is_object() ? e.find(key) : e.end();
+      return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    std::string code = field("code"), message = field("message"), part = field("part");
+    if (message.empty())
+      message = part.empty() ? "a part could not be read" : "part '" + part + "' could not be read";
+    out.push_back(Diagnostic::Error(code.empty() ? "probe.part" : code, message));
+  }
+  return out;
+}
+
+std::string ModuleProblemText(const Result<Facts>& observed) {
+  std::string out;
+  for (const Diagnostic& d : ModuleProblems(observed))
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", d.code, d.message);
+  return out;
 }
 
 Result<Facts> Module::ParseProbe(std::string_view, int) const {

@@ -26,6 +26,24 @@ namespace plumb::modules {
 
 using Facts = nlohmann::json;
 
+/// The facts key where a module whose probe runs several commands ("parts") lists the parts it
+/// could not read: [{"part": "smi", "code": "probe.nvidia_driver", "message": "nvidia-smi: ..."}].
+/// The facts those parts would have given stay at their "not read" value (null, never guessed);
+/// the facts of the other parts are kept. Written by modules/part_facts.h.
+inline constexpr const char* kPartErrorsKey = "part_errors";
+
+/// Everything that kept one module's observation on one node from being whole: the module's
+/// error, or each part error its facts list; empty when it was read whole. Never throws (facts
+/// may be any JSON, e.g. from a snapshot).
+///
+/// One rule for every verb: a module with problems is reported on its node (gather's text and
+/// JSON), makes `gather` exit 3 (partial), and is neither planned, judged nor verified on that
+/// node (plan and drift list the node as unreadable when it pins a key of that module, apply
+/// refuses it), while the facts it did read are kept in the snapshot and shown.
+std::vector<Diagnostic> ModuleProblems(const Result<Facts>& observed);
+/// ModuleProblems as one line: "code: message; code: message" ("" when there are none).
+std::string ModuleProblemText(const Result<Facts>& observed);
+
 /// How much an action disturbs a node; ordered, a node's disruption is the max of its actions'.
 enum class Disruption { kNone = 0, kServiceRestart = 1, kDrain = 2, kReboot = 3, kFirmwareFlash = 4 };
 const char* DisruptionName(Disruption d);   // "none", "service-restart", "drain", "reboot", "firmware-flash"
@@ -67,7 +85,9 @@ class Module {
   /// Empty if the module has no in-band probe. It must not depend on desired state.
   virtual std::string ProbeScript() const { return {}; }
   /// Pure: the snippet's stdout (and its exit status) -> facts, or a located error
-  /// (code "probe.<module>": what was unexpected in the output).
+  /// (code "probe.<module>": what was unexpected in the output). A snippet of several parts
+  /// reads each part on its own and lists a part it cannot read under kPartErrorsKey rather
+  /// than failing whole (modules/part_facts.h): one bad tool must not hide what the others said.
   virtual Result<Facts> ParseProbe(std::string_view out, int exit_status) const;
 
   /// Out-of-band probe through the node's BMC (firmware, BIOS, power). Default: none.

@@ -84,13 +84,13 @@ std::optional<long long> ParseNonNegative(std::string_view s) {
   return v;
 }
 
-std::string Excerpt(std::string_view s) {
+std::string Excerpt(std::string_view s, size_t max) {
   std::string out;
-  for (char c : s.substr(0, 60)) {
+  for (char c : s.substr(0, max)) {
     unsigned char u = static_cast<unsigned char>(c);
     out += (u >= 0x20 && u < 0x7f) || c == '\t' ? c : '?';
   }
-  if (s.size() > 60) out += "...";
+  if (s.size() > max) out += "...";
   return out;
 }
 

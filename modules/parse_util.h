@@ -29,8 +29,8 @@ std::vector<std::string_view> SplitWhitespace(std::string_view s);
 std::vector<std::string_view> Split(std::string_view s, std::string_view sep);
 /// A non-negative decimal integer (no sign, no spaces), or nullopt.
 std::optional<long long> ParseNonNegative(std::string_view s);
-/// For messages: `s` cut to 60 characters with non-printable bytes shown as '?'.
-std::string Excerpt(std::string_view s);
+/// For messages: `s` cut to `max` characters (then "...") with non-printable bytes shown as '?'.
+std::string Excerpt(std::string_view s, size_t max = 60);
 
 /// The located parse error every parser returns:
 ///   code "probe.<module>", message "<tool>: <what> in line <n>: '<excerpt>'".

@@ -30,6 +30,19 @@ Result<nlohmann::json> PinnedPackagesFrom(const std::vector<ProbePart>& parts,
   return out;
 }
 
+void AddPinnedPackages(const std::vector<ProbePart>& parts, std::string_view module,
+                       nlohmann::json& facts) {
+  auto pins = PinnedPackagesFrom(parts, module);
+  if (!pins.ok()) {
+    if (!facts.contains(kPartErrorsKey)) facts[kPartErrorsKey] = nlohmann::json::array();
+    facts[kPartErrorsKey].push_back({{"part", "pins"},
+                                     {"code", pins.error().code},
+                                     {"message", pins.error().message}});
+    return;
+  }
+  if (!pins->is_null()) facts["packages"] = std::move(*pins);
+}
+
 std::vector<std::string> PinGaps(const std::vector<PackagePin>& pins, const nlohmann::json& installed,
                                  std::string_view manager) {
   std::vector<std::string> gaps;

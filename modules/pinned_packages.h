@@ -29,6 +29,12 @@ std::string PinnedPackagesSnippet(const std::vector<std::string>& deb_patterns,
 Result<nlohmann::json> PinnedPackagesFrom(const std::vector<ProbePart>& parts,
                                           std::string_view module);
 
+/// facts["packages"] from PinnedPackagesFrom; when the part cannot be read, a part error under
+/// kPartErrorsKey (modules/module.h) and no "packages" key: the module is then not judged on
+/// that node, and its other facts are kept.
+void AddPinnedPackages(const std::vector<ProbePart>& parts, std::string_view module,
+                       nlohmann::json& facts);
+
 /// What keeps `pins` from being installed as pinned, in words ("nvidia-driver-550 is not
 /// (fully) installed", "libnccl-dev is at 2.20.3-1+cuda12.2, not 2.21.5-1+cuda12.4"); empty
 /// when every pin is in place or `installed` is null (not probed).

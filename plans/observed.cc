@@ -47,12 +47,13 @@ size_t ObservedState::UnreachableCount() const {
 
 size_t ObservedState::ProbeErrorCount() const {
   size_t n = 0;
-  for (const auto& [_, o] : nodes) {
-    if (!o.reachable) continue;
-    for (const auto& [__, f] : o.facts) {
-      if (!f.ok()) { ++n; break; }
-    }
-  }
+  for (const auto& [_, o] : nodes) n += o.reachable && o.ModuleErrorCount() > 0 ? 1 : 0;
+  return n;
+}
+
+size_t NodeObservation::ModuleErrorCount() const {
+  size_t n = 0;
+  for (const auto& [_, f] : facts) n += modules::ModuleProblems(f).empty() ? 0 : 1;
   return n;
 }
 
@@ -177,8 +178,10 @@ NodeFacts ToNodeFacts(NodeObservation&& n) {
   // The digest first: it covers the facts as observed, errors included.
   f.facts_digest = n.facts_digest.empty() && n.reachable ? FactsDigest(n.facts) : n.facts_digest;
   for (auto& [module, r] : n.facts) {
+    // A module read in part keeps its facts and is a module error too (ModuleProblems).
+    if (std::string problem = modules::ModuleProblemText(r); !problem.empty())
+      f.module_errors[module] = std::move(problem);
     if (r.ok()) f.facts[module] = std::move(r.value());
-    else f.module_errors[module] = r.error().code + ": " + r.error().message;
   }
   n.facts.clear();
   return f;

@@ -34,7 +34,8 @@ struct NodeObservation {
   /// Why the node could not be read, when !reachable ("ssh.refused", "ssh.timeout", "ssh.auth",
   /// "ssh.hostkey", "ssh.hostkey-changed", "ssh.io", "probe.output").
   Diagnostic error;
-  /// Facts by module name, or the module's probe/parse error ("probe.<module>").
+  /// Facts by module name, or the module's probe/parse error ("probe.<module>"). Facts may
+  /// list parts that could not be read (modules::kPartErrorsKey): see ModuleErrorCount.
   std::map<std::string, Result<modules::Facts>> facts;
   /// SHA-256 (hex) of the raw probe output with the per-run nonce removed: evidence of exactly
   /// what the node printed.
@@ -43,6 +44,8 @@ struct NodeObservation {
   /// equal observed state. The planner records it; apply refuses a node whose digest moved.
   std::string facts_digest;
   double elapsed_s = 0;   ///< connect + probe round trip, seconds
+  /// Modules not read whole on this node: in error, or with part errors (modules::ModuleProblems).
+  size_t ModuleErrorCount() const;
   /// Bytes of snapshot text this was read from (0 when not read from a snapshot, or not
   /// known): what a reader reading ahead uses to bound its memory. Not written back.
   size_t source_bytes = 0;
@@ -53,7 +56,7 @@ struct ObservedState {
   std::string gathered_at;   ///< UTC, RFC 3339 ("2026-11-29T23:59:01Z")
 
   size_t UnreachableCount() const;
-  /// Nodes reachable but with at least one module in error.
+  /// Nodes reachable but with at least one module not read whole (NodeObservation::ModuleErrorCount).
   size_t ProbeErrorCount() const;
 };
 

@@ -206,6 +206,9 @@ struct PlanBuilder::State {
   /// modules_from_facts: node -> wanted modules it had no facts for, in module order; whether
   /// that makes the node unreadable is known only once every node is in (Finish).
   std::map<std::string, std::vector<std::string>> missing;
+  /// Module -> the planned nodes where it could not be read whole although they pin nothing
+  /// it reads, and the first such error: said in a warning, since they change no verdict.
+  std::map<std::string, std::pair<std::vector<std::string>, std::string>> unneeded_errors;
   std::map<std::string, const DesiredByNode*> loaded_previous;
   std::unique_ptr<WaiverSet> waivers;
 
@@ -297,6 +300,11 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
     // A node half-read is planned for not at all: its missing facts could hide a change.
     plan.unreadable.push_back({name, problem});
     return;
+  }
+  for (const auto& [mod, error] : obs.module_errors) {
+    auto [it, fresh] = st.unneeded_errors.try_emplace(mod);
+    it->second.first.push_back(name);
+    if (fresh) it->second.second = error;
   }
   if (auto s = in.scheduler.find(name); s != in.scheduler.end()) {
     np.already_unavailable = s->second.Unavailable();
@@ -420,6 +428,25 @@ Plan PlanBuilder::Finish() {
   std::sort(plan.blocking_jobs.begin(), plan.blocking_jobs.end(), by_node);
   std::sort(plan.waived.begin(), plan.waived.end(), by_node);
   plan.complete = plan.unreadable.empty();
+  // Module errors on nodes that pin nothing the module reads change no verdict; they are still
+  // said (as gather says them), each module once, with its nodes.
+  for (auto& [mod, entry] : st.unneeded_errors) {
+    auto& [nodes, first_error] = entry;
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                               [&](const std::string& n) { return half_read.count(n) > 0; }),
+                nodes.end());
+    if (nodes.empty()) continue;
+    std::sort(nodes.begin(), nodes.end());
+    std::string names;
+    for (size_t i = 0; i < nodes.size() && i < 8; ++i) names += (i ? ", " : "") + nodes[i];
+    if (nodes.size() > 8) names += fmt::format(" and {} more", nodes.size() - 8);
+    plan.diags.Add(Diagnostic::Warning(
+        "probe." + mod,
+        fmt::format("{} could not be read whole on {} node(s) ({}): {}; nothing they pin depends "
+                    "on it, so it changes no verdict",
+                    mod, nodes.size(), names, first_error),
+        {}, {}, "`plumb gather --limit NODE` shows what was read and what failed"));
+  }
 
   FormBatches(plan, *in.cluster, *in.desired, in.scheduler);
   return plan;

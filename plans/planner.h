@@ -22,7 +22,10 @@ struct NodeFacts {
   bool readable = true;
   std::string unreadable_reason;                 ///< when !readable
   nlohmann::json facts = nlohmann::json::object();   ///< module name -> that module's facts
-  std::map<std::string, std::string> module_errors;  ///< module name -> why its probe failed
+  /// module name -> why it was not read whole (its error, or its part errors: the facts it did
+  /// read are still in `facts`); see modules::ModuleProblems. A pinned module here makes the
+  /// node unreadable; an unpinned one is only warned about.
+  std::map<std::string, std::string> module_errors;
   std::string facts_digest;
 };
 

@@ -20,11 +20,9 @@ std::string CudaModule::ProbeScript() const {
 Result<Facts> CudaModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  auto facts = FactsFromParts(*parts);
-  if (!facts.ok()) return facts;
-  // The toolkit package itself: version.json alone is there before its install finished.
-  if (auto pins = PinnedPackagesFrom(*parts, Name()); pins.ok() && !pins->is_null())
-    (*facts)["packages"] = std::move(*pins);
+  Facts facts = FactsFromParts(*parts);
+  // Every package its pins install, each (an install cut short is not a finished one).
+  AddPinnedPackages(*parts, Name(), facts);
   return facts;
 }
 

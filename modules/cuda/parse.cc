@@ -2,6 +2,7 @@
 
 #include "modules/module_util.h"
 #include "modules/parse_util.h"
+#include "modules/part_facts.h"
 
 namespace plumb::modules::cuda {
 namespace {
@@ -50,34 +51,48 @@ bool VersionPrefixMatches(std::string_view want, std::string_view have) {
   return StartsWith(have, want) && have.size() > want.size() && have[want.size()] == '.';
 }
 
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
-  nlohmann::json facts = {{"manager", PackageManagerOf(parts)},
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
+  PartFacts out(kModule, {{"manager", PackageManagerOf(parts)},
                           {"version", nullptr},
                           {"source", nullptr},
                           {"components", nlohmann::json::object()},
-                          {"toolkits", nlohmann::json::array()}};
+                          {"toolkits", nlohmann::json::array()}});
+  nlohmann::json& facts = out.facts();
   if (const ProbePart* p = FindPart(parts, "version_json"); p && !p->absent()) {
-    auto v = ParseVersionJson(p->text);
-    if (!v.ok()) return v.error();
-    facts["version"] = v->version;
-    facts["source"] = "version.json";
-    for (const auto& [k, c] : v->components) facts["components"][k] = c;
+    out.Read("version_json", [&]() -> Status {
+      auto v = ParseVersionJson(p->text);
+      if (!v.ok()) return v.error();
+      facts["version"] = v->version;
+      facts["source"] = "version.json";
+      for (const auto& [k, c] : v->components) facts["components"][k] = c;
+      return OkStatus();
+    });
   } else if (const ProbePart* t = FindPart(parts, "version_txt"); t && !t->absent()) {
-    auto v = ParseVersionTxt(t->text);
-    if (!v.ok()) return v.error();
-    facts["version"] = *v;
-    facts["source"] = "version.txt";
+    out.Read("version_txt", [&]() -> Status {
+      auto v = ParseVersionTxt(t->text);
+      if (!v.ok()) return v.error();
+      facts["version"] = *v;
+      facts["source"] = "version.txt";
+      return OkStatus();
+    });
   }
   if (const ProbePart* p = FindPart(parts, "toolkits")) {
-    for (const Line& line : SplitLines(p->text)) {
-      std::string_view t = Trim(line.text);
-      if (t.empty()) continue;
-      if (!StartsWith(t, "/usr/local/cuda-"))
-        return ParseError(kModule, "ls /usr/local/cuda-*", "unexpected path", &line);
-      facts["toolkits"].push_back(std::string(t));
-    }
+    nlohmann::json toolkits = nlohmann::json::array();
+    if (out.Read("toolkits", [&]() -> Status {
+          for (const Line& line : SplitLines(p->text)) {
+            std::string_view t = Trim(line.text);
+            if (t.empty()) continue;
+            if (!StartsWith(t, "/usr/local/cuda-"))
+              return ParseError(kModule, "ls /usr/local/cuda-*", "unexpected path", &line);
+            toolkits.push_back(std::string(t));
+          }
+          return OkStatus();
+        }))
+      facts["toolkits"] = std::move(toolkits);
+    else
+      facts["toolkits"] = nullptr;   // not read: an empty list would say "none installed"
   }
-  return facts;
+  return std::move(out).Finish();
 }
 
 }  // namespace plumb::modules::cuda

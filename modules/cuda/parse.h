@@ -20,8 +20,10 @@ struct CudaVersion {
 Result<CudaVersion> ParseVersionJson(std::string_view text);
 /// "CUDA Version 11.0.228".
 Result<std::string> ParseVersionTxt(std::string_view text);
-/// Parts version_json, version_txt, toolkits -> {"version", "source", "components", "toolkits"}.
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts);
+/// Parts version_json, version_txt, toolkits -> {"version", "source", "components", "toolkits",
+/// "part_errors"?}. Each part is read on its own (modules/part_facts.h); toolkits is null when
+/// its listing could not be read.
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);
 
 /// "12.4" matches "12.4.1"; "12.4.1" matches only "12.4.1" (whole dot-separated components).
 bool VersionPrefixMatches(std::string_view want, std::string_view have);

@@ -20,12 +20,16 @@ constexpr const char* kManualHint =
     "needs a fabric fix (cable, transceiver, switch port, subnet manager or partition MTU); "
     "plumb cannot change it in-band";
 
+constexpr const char* kUnreadHint =
+    "the HCA, its firmware or its driver needs attention; CAs after it were not read either; "
+    "plumb cannot change it in-band";
+
 }  // namespace
 
 Result<Facts> InfinibandModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  return FactsFromParts(*parts);
+  return Facts(FactsFromParts(*parts));
 }
 
 bool InfinibandModule::Wants(const nlohmann::json& desired) const {
@@ -70,7 +74,18 @@ std::vector<Action> InfinibandModule::Diff(const nlohmann::json& desired, const 
       }
     }
   }
-  if (ib_ports == 0)
+  // A CA ibstat could not read (it stopped there, so later CAs went unread too): its ports
+  // cannot be vouched for, and the fix is the HCA's, not plumb's.
+  std::vector<std::string> unread;
+  if (const auto* u = Lookup(facts, {"unread_cas"}); u && u->is_array())
+    for (const auto& ca : *u)
+      if (ca.is_string()) unread.push_back(ca.get<std::string>());
+  for (const std::string& ca : unread)
+    actions.push_back(MakeAction(
+        Name(), fmt::format("infiniband.{}.unread", ca), "fabric.infiniband", "/fabric/infiniband",
+        fmt::format("{}: ibstat could not read this CA and stopped there ({})", ca, kUnreadHint),
+        nullptr, want, Disruption::kDrain, {{"manual", true}, {"ca", ca}}));
+  if (ib_ports == 0 && unread.empty())
     actions.push_back(MakeAction(Name(), "infiniband.ports", "fabric.infiniband", "/fabric/infiniband",
                                  fmt::format("no InfiniBand port found ({})", kManualHint), nullptr,
                                  want, Disruption::kDrain, {{"manual", true}}));

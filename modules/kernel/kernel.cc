@@ -19,7 +19,7 @@ std::string KernelModule::ProbeScript() const {
 Result<Facts> KernelModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  return FactsFromParts(*parts);
+  return Facts(FactsFromParts(*parts));
 }
 
 bool KernelModule::Wants(const nlohmann::json& desired) const {

@@ -2,6 +2,7 @@
 
 #include "modules/module_util.h"
 #include "modules/parse_util.h"
+#include "modules/part_facts.h"
 
 namespace plumb::modules::kernel {
 namespace {
@@ -40,20 +41,29 @@ Result<std::string> ParseBootId(std::string_view text) {
   return std::string(id);
 }
 
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
-  nlohmann::json facts = {{"release", nullptr}, {"boot_id", nullptr},
-                          {"manager", PackageManagerOf(parts)}};
-  const ProbePart* rel = FindPart(parts, "release");
-  if (!rel) return ParseError("kernel", "probe", "no 'release' part");
-  auto r = ParseUnameRelease(rel->text);
-  if (!r.ok()) return r.error();
-  facts["release"] = *r;
-  if (const ProbePart* b = FindPart(parts, "boot_id"); b && !b->absent()) {
-    auto id = ParseBootId(b->text);
-    if (!id.ok()) return id.error();
-    facts["boot_id"] = *id;
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
+  PartFacts out("kernel", {{"release", nullptr}, {"boot_id", nullptr},
+                           {"manager", PackageManagerOf(parts)}});
+  nlohmann::json& facts = out.facts();
+  if (const ProbePart* rel = FindPart(parts, "release")) {
+    out.Read("release", [&]() -> Status {
+      auto r = ParseUnameRelease(rel->text);
+      if (!r.ok()) return r.error();
+      facts["release"] = *r;
+      return OkStatus();
+    });
+  } else {
+    out.Fail("release", ParseError("kernel", "probe", "no 'release' part"));
   }
-  return facts;
+  if (const ProbePart* b = FindPart(parts, "boot_id"); b && !b->absent()) {
+    out.Read("boot_id", [&]() -> Status {
+      auto id = ParseBootId(b->text);
+      if (!id.ok()) return id.error();
+      facts["boot_id"] = *id;
+      return OkStatus();
+    });
+  }
+  return std::move(out).Finish();
 }
 
 }  // namespace plumb::modules::kernel

@@ -15,7 +15,8 @@ namespace plumb::modules::kernel {
 Result<std::string> ParseUnameRelease(std::string_view text);
 /// /proc/sys/kernel/random/boot_id: one UUID.
 Result<std::string> ParseBootId(std::string_view text);
-/// Parts "release", "boot_id", "pm" -> {"release", "boot_id", "manager"} (schemas/facts/kernel).
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts);
+/// Parts "release", "boot_id", "pm" -> {"release", "boot_id", "manager", "part_errors"?}
+/// (schemas/facts/kernel). Each part is read on its own (modules/part_facts.h).
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);
 
 }  // namespace plumb::modules::kernel

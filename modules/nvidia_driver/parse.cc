@@ -2,6 +2,7 @@
 
 #include "modules/module_util.h"
 #include "modules/parse_util.h"
+#include "modules/part_facts.h"
 #include "modules/services/parse.h"
 
 namespace plumb::modules::nvidia_driver {
@@ -46,32 +47,48 @@ Result<ProcVersion> ParseProcVersion(std::string_view text) {
   return ParseError(kModule, "/proc/driver/nvidia/version", "no driver version", &first);
 }
 
+namespace {
+
+// The failures nvidia-smi reports in words, each an NVML state rather than a parse error.
+// Matched anywhere in the output: the text is nvidia-smi's own, but other tools' stderr (the
+// modprobe that nvidia-modprobe runs when the kernel module is missing) can come first.
+const char* KnownFailure(std::string_view t) {
+  if (StartsWith(t, "Failed to initialize NVML: Driver/library version mismatch"))
+    return "version-mismatch";
+  if (StartsWith(t, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"))
+    return "no-driver";
+  if (t == "No devices were found") return "no-devices";
+  return nullptr;
+}
+
+}  // namespace
+
 Result<SmiQuery> ParseSmiCsv(std::string_view text) {
   SmiQuery q;
   bool truncated = false;
   auto lines = SplitLines(text, &truncated);
+  // A known failure anywhere decides the state; then nothing else is a GPU row.
+  for (const Line& line : lines) {
+    if (const char* state = KnownFailure(Trim(line.text))) {
+      q.nvml = state;
+      break;
+    }
+  }
+  if (q.nvml != "ok") {
+    for (const Line& line : lines) {
+      std::string_view t = Trim(line.text);
+      if (t.empty() || KnownFailure(t)) continue;
+      if (StartsWith(t, "NVML library version:")) {
+        q.nvml_library_version = std::string(Trim(t.substr(21)));
+        continue;
+      }
+      if (q.notes.size() < kMaxSmiNotes) q.notes.push_back(Excerpt(t, 200));
+    }
+    return q;
+  }
   for (const Line& line : lines) {
     std::string_view t = Trim(line.text);
-    if (StartsWith(t, "Failed to initialize NVML: Driver/library version mismatch")) {
-      q.nvml = "version-mismatch";
-      q.gpus.clear();
-      continue;
-    }
-    if (StartsWith(t, "NVML library version:")) {
-      q.nvml_library_version = std::string(Trim(t.substr(21)));
-      continue;
-    }
-    if (StartsWith(t, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")) {
-      q.nvml = "no-driver";
-      continue;
-    }
-    if (t == "No devices were found") {
-      q.nvml = "no-devices";
-      continue;
-    }
     if (t.empty()) continue;
-    if (q.nvml != "ok")
-      return ParseError(kModule, "nvidia-smi", "unexpected text after an error message", &line);
     if (StartsWith(t, "index,")) continue;   // header row (format=csv without noheader)
     if (truncated && &line == &lines.back())
       return ParseError(kModule, "nvidia-smi", "output cut short", &line);
@@ -122,8 +139,8 @@ Result<std::string> ParseFabricManagerVersion(std::string_view text) {
   return ParseError(kModule, "nv-fabricmanager", "empty output");
 }
 
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
-  nlohmann::json facts = {{"manager", PackageManagerOf(parts)},
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
+  PartFacts out(kModule, {{"manager", PackageManagerOf(parts)},
                           {"loaded_version", nullptr},
                           {"kernel_module", nullptr},
                           {"installed_version", nullptr},
@@ -131,63 +148,78 @@ Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
                           {"nvml_library_version", nullptr},
                           {"gpus", nlohmann::json::array()},
                           {"persistence_mode", nullptr},
-                          {"fabricmanager", {{"version", nullptr}, {"service", nullptr}}}};
+                          {"fabricmanager", {{"version", nullptr}, {"service", nullptr}}}});
+  nlohmann::json& facts = out.facts();
   if (const ProbePart* p = FindPart(parts, "proc_version"); p && !p->absent()) {
-    auto pv = ParseProcVersion(p->text);
-    if (!pv.ok()) return pv.error();
-    facts["loaded_version"] = pv->version;
-    facts["kernel_module"] = pv->flavor;
+    out.Read("proc_version", [&]() -> Status {
+      auto pv = ParseProcVersion(p->text);
+      if (!pv.ok()) return pv.error();
+      facts["loaded_version"] = pv->version;
+      facts["kernel_module"] = pv->flavor;
+      return OkStatus();
+    });
   }
   const ProbePart* smi = FindPart(parts, "smi");
   if (smi && smi->exit_status == 124) {
     // nvidia-smi hung (a wedged GPU) and the probe's `timeout` killed it: what it printed so far
     // is not the whole truth.
     facts["nvml"] = "timeout";
-  } else if (const ProbePart* p = smi; p && !p->absent()) {
-    auto q = ParseSmiCsv(p->text);
-    if (!q.ok()) return q.error();
-    facts["nvml"] = q->nvml;
-    // Failed without a message we know: its rows, if any, are not the whole truth.
-    if (p->exit_status != 0 && q->nvml == "ok") facts["nvml"] = "error";
-    if (!q->nvml_library_version.empty()) facts["nvml_library_version"] = q->nvml_library_version;
-    std::optional<bool> all;
-    for (const auto& g : q->gpus) {
-      nlohmann::json pm = g.persistence_mode ? nlohmann::json(*g.persistence_mode) : nlohmann::json();
-      facts["gpus"].push_back({{"index", g.index}, {"bus_id", g.bus_id}, {"name", g.name},
-                               {"driver_version", g.driver_version}, {"persistence_mode", pm}});
-      if (g.persistence_mode) all = all.value_or(true) && *g.persistence_mode;
-    }
-    if (all) facts["persistence_mode"] = *all;
-    if (facts["loaded_version"].is_null() && !q->gpus.empty())
-      facts["loaded_version"] = q->gpus.front().driver_version;
+  } else if (smi && !smi->absent()) {
+    facts["nvml"] = nullptr;   // not read until the part parses
+    out.Read("smi", [&]() -> Status {
+      auto q = ParseSmiCsv(smi->text);
+      if (!q.ok()) return q.error();
+      facts["nvml"] = q->nvml;
+      // Failed without a message we know: its rows, if any, are not the whole truth.
+      if (smi->exit_status != 0 && q->nvml == "ok") facts["nvml"] = "error";
+      if (!q->nvml_library_version.empty()) facts["nvml_library_version"] = q->nvml_library_version;
+      if (!q->notes.empty()) facts["smi_notes"] = q->notes;
+      std::optional<bool> all;
+      for (const auto& g : q->gpus) {
+        nlohmann::json pm = g.persistence_mode ? nlohmann::json(*g.persistence_mode) : nlohmann::json();
+        facts["gpus"].push_back({{"index", g.index}, {"bus_id", g.bus_id}, {"name", g.name},
+                                 {"driver_version", g.driver_version}, {"persistence_mode", pm}});
+        if (g.persistence_mode) all = all.value_or(true) && *g.persistence_mode;
+      }
+      if (all) facts["persistence_mode"] = *all;
+      return OkStatus();
+    });
   }
+  // nvidia-smi's view of the loaded driver when /proc did not say (e.g. it was not readable).
+  if (facts["loaded_version"].is_null() && !facts["gpus"].empty())
+    facts["loaded_version"] = facts["gpus"].front()["driver_version"];
   if (const ProbePart* p = FindPart(parts, "modinfo"); p && !p->absent()) {
-    auto v = ParseModinfoVersion(p->text);
-    if (!v.ok()) return v.error();
-    if (*v) facts["installed_version"] = **v;
+    out.Read("modinfo", [&]() -> Status {
+      auto v = ParseModinfoVersion(p->text);
+      if (!v.ok()) return v.error();
+      if (*v) facts["installed_version"] = **v;
+      return OkStatus();
+    });
   }
   if (const ProbePart* p = FindPart(parts, "fm_version"); p && !p->absent() && p->exit_status == 0) {
-    auto v = ParseFabricManagerVersion(p->text);
-    if (!v.ok()) return v.error();
-    facts["fabricmanager"]["version"] = *v;
+    out.Read("fm_version", [&]() -> Status {
+      auto v = ParseFabricManagerVersion(p->text);
+      if (!v.ok()) return v.error();
+      facts["fabricmanager"]["version"] = *v;
+      return OkStatus();
+    });
   }
   if (const ProbePart* p = FindPart(parts, "fm_service"); p && !p->absent()) {
-    auto kv = services::ParseSystemctlShow(p->text);
-    if (!kv.ok()) {
-      Diagnostic d = kv.error();
-      d.code = "probe.nvidia_driver";
-      return d;
-    }
-    auto get = [&](const char* k) -> nlohmann::json {
-      auto it = kv->find(k);
-      return it == kv->end() || it->second.empty() ? nlohmann::json() : nlohmann::json(it->second);
-    };
-    facts["fabricmanager"]["service"] = {{"load", get("LoadState")},
-                                         {"active", get("ActiveState")},
-                                         {"sub", get("SubState")},
-                                         {"enabled", get("UnitFileState")}};
+    out.Read("fm_service", [&]() -> Status {
+      auto kv = services::ParseSystemctlShow(p->text);
+      if (!kv.ok()) return kv.error();
+      auto get = [&](const char* k) -> nlohmann::json {
+        auto it = kv->find(k);
+        return it == kv->end() || it->second.empty() ? nlohmann::json() : nlohmann::json(it->second);
+      };
+      facts["fabricmanager"]["service"] = {{"load", get("LoadState")},
+                                           {"active", get("ActiveState")},
+                                           {"sub", get("SubState")},
+                                           {"enabled", get("UnitFileState")}};
+      return OkStatus();
+    });
   }
-  return facts;
+  return std::move(out).Finish();
 }
 
 }  // namespace plumb::modules::nvidia_driver

@@ -31,10 +31,17 @@ struct SmiQuery {
   std::string nvml = "ok";
   std::string nvml_library_version;   ///< from "NVML library version: 550.90" when mismatched
   std::vector<Gpu> gpus;
+  /// With a known failure: the other lines of the output, verbatim (another tool's stderr
+  /// that nvidia-smi let through, e.g. `modprobe: FATAL: Module nvidia not found in directory
+  /// /lib/modules/...`), at most kMaxSmiNotes. They often say why the driver is missing.
+  std::vector<std::string> notes;
 };
+inline constexpr size_t kMaxSmiNotes = 8;
 /// `nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,persistence_mode
-///  --format=csv,noheader` (a header row is tolerated). Known failure texts become `nvml`
-/// states, not errors; anything else unexpected is a located error.
+///  --format=csv,noheader` (a header row is tolerated). A known failure text anywhere in the
+/// output (other tools' stderr may come before it) becomes the `nvml` state, not an error;
+/// without one, every line must be a row, and anything else is a located error. The same on
+/// every driver branch: R610 deprecated `driver_version` for `kmd_version` but still answers it.
 Result<SmiQuery> ParseSmiCsv(std::string_view text);
 
 /// `modinfo -F version nvidia`: the version on disk (what loads at next boot); nullopt when
@@ -44,7 +51,8 @@ Result<std::optional<std::string>> ParseModinfoVersion(std::string_view text);
 Result<std::string> ParseFabricManagerVersion(std::string_view text);
 
 /// Parts proc_version, smi, modinfo, fm_version, fm_service, pm -> facts
-/// (schemas/facts/nvidia_driver.schema.json).
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts);
+/// (schemas/facts/nvidia_driver.schema.json). Each part is read on its own (modules/part_facts.h):
+/// one that cannot be read leaves its facts null and is listed under "part_errors".
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);
 
 }  // namespace plumb::modules::nvidia_driver

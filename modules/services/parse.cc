@@ -1,6 +1,7 @@
 #include "modules/services/parse.h"
 
 #include "modules/parse_util.h"
+#include "modules/part_facts.h"
 
 namespace plumb::modules::services {
 namespace {
@@ -74,30 +75,41 @@ Result<std::map<std::string, UnitState>> ParseListUnits(std::string_view text) {
   return out;
 }
 
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
-  nlohmann::json units = nlohmann::json::object();
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
+  PartFacts out(kModule, {{"systemd", false}, {"units", nlohmann::json::object()}});
+  nlohmann::json& facts = out.facts();
   const ProbePart* files = FindPart(parts, "unit_files");
   const ProbePart* loaded = FindPart(parts, "units");
-  if (!files || !loaded) return ParseError(kModule, "probe", "no 'unit_files'/'units' part");
-  if (files->absent() || loaded->absent())
-    return nlohmann::json{{"systemd", false}, {"units", units}};
-  auto f = ParseListUnitFiles(files->text);
-  if (!f.ok()) return f.error();
+  if (!files || !loaded) {
+    out.Fail(!files ? "unit_files" : "units", ParseError(kModule, "probe", "no 'unit_files'/'units' part"));
+    return std::move(out).Finish();
+  }
+  if (files->absent() || loaded->absent()) return std::move(out).Finish();
+  std::map<std::string, std::string> f;
+  out.Read("unit_files", [&]() -> Status {
+    auto r = ParseListUnitFiles(files->text);
+    if (!r.ok()) return r.error();
+    f = std::move(*r);
+    return OkStatus();
+  });
   // list-unit-files reads files and works without a running systemd; list-units needs the
   // manager (containers, chroots): then only the unit-file states are known.
   bool running = !(loaded->exit_status != 0 &&
                    (loaded->text.find("System has not been booted with systemd") != std::string::npos ||
                     StartsWith(loaded->text, "Failed to connect to bus")));
   std::map<std::string, UnitState> u;
-  if (running) {
-    auto parsed = ParseListUnits(loaded->text);
-    if (!parsed.ok()) return parsed.error();
-    u = std::move(*parsed);
-  }
-  for (const auto& [name, state] : *f)
+  // When list-units cannot be read, units' runtime states stay unknown (null), not "inactive".
+  bool states_read = running && out.Read("units", [&]() -> Status {
+    auto r = ParseListUnits(loaded->text);
+    if (!r.ok()) return r.error();
+    u = std::move(*r);
+    return OkStatus();
+  });
+  nlohmann::json& units = facts["units"];
+  for (const auto& [name, state] : f)
     units[name] = {{"enabled", state}, {"load", nullptr},
-                   {"active", running ? nlohmann::json("inactive") : nlohmann::json()},
-                   {"sub", running ? nlohmann::json("dead") : nlohmann::json()}};
+                   {"active", states_read ? nlohmann::json("inactive") : nlohmann::json()},
+                   {"sub", states_read ? nlohmann::json("dead") : nlohmann::json()}};
   for (const auto& [name, st] : u) {
     auto& e = units[name];
     if (!e.contains("enabled")) e["enabled"] = nullptr;
@@ -105,7 +117,8 @@ Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
     e["active"] = st.active;
     e["sub"] = st.sub;
   }
-  return nlohmann::json{{"systemd", running}, {"units", units}};
+  facts["systemd"] = running;
+  return std::move(out).Finish();
 }
 
 }  // namespace plumb::modules::services

@@ -26,7 +26,8 @@ struct UnitState {
 /// unit -> load/active/sub.
 Result<std::map<std::string, UnitState>> ParseListUnits(std::string_view text);
 
-/// Parts unit_files, units -> {"units": {"x.service": {"enabled","load","active","sub"}}}.
-Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts);
+/// Parts unit_files, units -> {"systemd", "units": {"x.service": {"enabled","load","active","sub"}},
+/// "part_errors"?}. Each part is read on its own (modules/part_facts.h).
+nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);
 
 }  // namespace plumb::modules::services

@@ -39,7 +39,7 @@ std::string ServicesModule::ProbeScript() const {
 Result<Facts> ServicesModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);
   if (!parts.ok()) return parts.error();
-  return FactsFromParts(*parts);
+  return Facts(FactsFromParts(*parts));
 }
 
 bool ServicesModule::Wants(const nlohmann::json& desired) const {

@@ -4,6 +4,7 @@
 # (bench/plan/template-facts.json) copied to 8 synthetic nodes by bench/plan/gen.py.
 set -uo pipefail
 . "$PLUMB_SRC/tests/e2e/lib.sh"
+. "$PLUMB_SRC/tests/third_party_schemas.sh"
 make_tmp
 GEN() { python3 "$PLUMB_SRC/bench/plan/gen.py" --template "$PLUMB_SRC/bench/plan/template-facts.json" --nodes 8 "$@" >/dev/null; }
 P() { "$PLUMB" "$@"; }
@@ -32,10 +33,10 @@ expect_rc 2 "drift found: 2" -- P drift --repo "$U/repo" --facts "$U/facts.json"
 for fmt in json junit sarif prom html; do
   expect_rc 2 "drift --format $fmt: 2" -- P drift --repo "$U/repo" --facts "$U/facts.json" --no-bmc --format "$fmt" --out "$E2E_TMP/drift.$fmt"
 done
-if command -v xmllint >/dev/null; then
-  expect_rc 0 "junit validates against junit-10.xsd" -- xmllint --noout --schema "$PLUMB_SRC/tests/data/junit-10.xsd" "$E2E_TMP/drift.junit"
-else
+if ! command -v xmllint >/dev/null; then
   fail "xmllint missing (scripts/install-deps.sh installs libxml2-utils)"
+elif xsd=$(third_party_schema junit-10.xsd "the JUnit XML schema"); then
+  expect_rc 0 "junit validates against junit-10.xsd" -- xmllint --noout --schema "$xsd" "$E2E_TMP/drift.junit"
 fi
 python3 - "$E2E_TMP/drift.sarif" "$E2E_TMP/drift.json" <<'PY' && pass "sarif/json: results at stacks/bench.yaml, repair vs intent" || fail "sarif/json content"
 import json, sys

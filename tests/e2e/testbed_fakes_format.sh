@@ -140,9 +140,40 @@ if [[ -d $fx/nvidia_driver && -d $fx/infiniband ]]; then
     eq "$("$fake/bin/rpm" -qa --qf '%{NAME}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\t%{ARCH}\n' | awk -F'\t' 'NF != 4' | wc -l)/$(awk -F'\t' 'NF != 4' "$fx/packages/rpm-qa-rhel9.txt" | wc -l)" "0/0"
   check "fixtures: systemctl list-units / list-unit-files columns as the parser reads them" \
     eq "$("$fake/bin/systemctl" list-units --type=service --all --no-legend --no-pager --plain | awk 'NF < 5 || $1 !~ /\.service$/' | wc -l)/$("$fake/bin/systemctl" list-unit-files --type=service --no-legend --no-pager | awk 'NF != 3 || $1 !~ /\.service$/' | wc -l)" "0/0"
+  # The forms of issue 12: R610, another tool's stderr before nvidia-smi's error, ibstat
+  # indented with spaces, an ibpanic where stdio puts it.
+  check "fixtures: nvidia-smi CSV row on R610 (driver_version still answered)" \
+    eq "$(st_set_key driver 610.43.02; "$fake/bin/nvidia-smi" --query-gpu=index,pci.bus_id,name,driver_version,persistence_mode --format=csv,noheader -i 0 | cut -d, -f1,4,5)" \
+    "$(cut -d, -f1,4,5 "$fx/nvidia_driver/smi-csv-610-h200.txt")"
+  check "fixtures: modprobe's FATAL line, then nvidia-smi's no-driver message, as the parser's" \
+    eq "$(st_set_key driver ''; st_set_key smi_modprobe_fatal 1; st_set_key kernel 5.15.0-119-generic; "$fake/bin/nvidia-smi" 2>&1; st_set_key smi_modprobe_fatal 0; st_set_key driver 550.90.07)" \
+    "$(cat "$fx/nvidia_driver/smi-modprobe-fatal-no-driver.txt")"
+  check "fixtures: ibstat with ib_indent=8 is the tab output with tabs expanded, as the parser's" \
+    eq "$(st_set_key ib_indent 8; "$fake/sbin/ibstat" | sed -n '1,34p' | sed -E 's/: .*/:/; s/CA .mlx5_.*/CA/'; st_set_key ib_indent '')" \
+    "$(sed -n '1,34p' "$fx/infiniband/ibstat-4xcx7-spaces.txt" | sed -E 's/: .*/:/; s/CA .mlx5_.*/CA/')"
+  check "fixtures: ibstat into a pipe, a few CAs before the failed one: the ibpanic comes first" \
+    eq "$(st_set_key ib_stat_fail 3; "$fake/sbin/ibstat" 2>&1 | sed -n 1p | sed 's/\[[0-9]*\]/[PID]/'; echo "exit=${PIPESTATUS[0]}")" \
+    "$(sed -n 1p "$fx/infiniband/ibstat-ibpanic-head.txt" | sed 's/\[[0-9]*\]/[PID]/')"$'\n'"exit=255"
+  check "fixtures: ... past 4096 bytes of stdout: inside a line, the rest after it" \
+    eq "$(st_set_key ib_count 14; st_set_key ib_stat_fail 12; "$fake/sbin/ibstat" 2>&1 | cat >"$tmp/ibstat-spliced"; grep -c '^CA ' "$tmp/ibstat-spliced"; grep -c '.ibpanic: \[[0-9]*\] main: stat of IB device .mlx5_12. failed' "$tmp/ibstat-spliced"; head -c 4096 "$tmp/ibstat-spliced" | grep -c ibpanic; st_set_key ib_count 8; st_set_key ib_stat_fail '')" \
+    "$(printf '12\n1\n0')"
 else
   echo "SKIP: the parsers' fixtures (tests/data/<module>/) are not in this tree"
 fi
+
+# R610 (samples/nvidia-smi/*-610*): KMD/CUDA UMD in the table, -q and --version
+sed -i '/^driver=/d' "$TBNODE/state/current.conf"
+echo driver=610.43.02 >>"$TBNODE/state/current.conf"
+t=$("$fake/bin/nvidia-smi")
+s=$(cat "$samples/nvidia-smi/table-610.txt")
+check "nvidia-smi R610 table: version row and the '+' rule under it, byte for byte" \
+  eq "$(sed -n '2,4p' <<<"$t")" "$(sed -n '2,4p' <<<"$s")"
+check "nvidia-smi R610 table: process box like the real one" \
+  eq "$(grep -A2 '^| Processes:' <<<"$t")" "$(grep -A2 '^| Processes:' <<<"$s")"
+check "nvidia-smi R610 --version: the real lines (DRIVER/CUDA version deprecated)" \
+  eq "$("$fake/bin/nvidia-smi" --version)" "$(cat "$samples/nvidia-smi/version-610.txt")"
+check "nvidia-smi R610 -q: the real head (deprecation notes, KMD/CUDA UMD, 55-wide keys)" \
+  eq "$("$fake/bin/nvidia-smi" -q | sed -n '1,9p' | sed 's/^Timestamp .*//')" "$(sed -n '1,9p' "$samples/nvidia-smi/q-610-head.txt" | sed 's/^Timestamp .*//')"
 
 echo "$pass passed, $fail failed"
 ((fail == 0))

@@ -120,6 +120,17 @@ std::vector<Case> Cases() {
       {"infiniband: no ports", "infiniband", stack, {{"present", false}, {"ports", json::array()}},
        {{"infiniband.ports", "fabric.infiniband", "/fabric/infiniband", "drain", "no InfiniBand port found", nullptr,
          stack["fabric"]["infiniband"]}}},
+      // ibstat stopped at a CA it could not read: the ports it did read are judged, and the
+      // unread CA is not taken as in sync (issue 12).
+      {"infiniband: a CA ibstat could not read", "infiniband", stack,
+       {{"ports", {{{"ca", "mlx5_0"}, {"port", 1}, {"state", "Active"}, {"rate_gbps", 400.0}, {"mtu", 4096}, {"link_layer", "InfiniBand"}}}},
+        {"unread_cas", {"mlx5_1"}}},
+       {{"infiniband.mlx5_1.unread", "fabric.infiniband", "/fabric/infiniband", "drain",
+         "mlx5_1: ibstat could not read this CA and stopped there", nullptr, stack["fabric"]["infiniband"]}}},
+      {"infiniband: no port read, the first CA unread", "infiniband", stack,
+       {{"present", true}, {"ports", json::array()}, {"unread_cas", {"mlx5_0"}}},
+       {{"infiniband.mlx5_0.unread", "fabric.infiniband", "/fabric/infiniband", "drain",
+         "mlx5_0: ibstat could not read this CA", nullptr, stack["fabric"]["infiniband"]}}},
       {"facts-only modules", "os", stack, {{"id", "ubuntu"}}, {}},
       {"marker has no diff", "marker", stack, {{"present", false}}, {}},
   };

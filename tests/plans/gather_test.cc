@@ -40,6 +40,8 @@ class EchoModule : public modules::Module {
     modules::Facts f{{"status", status}};
     for (const auto& p : *parts) {
       if (p.text == "FAIL") return Diagnostic::Error("probe." + name_, "unexpected output");
+      if (p.text == "PART")   // read in part: the facts stay, the part that failed is listed
+        f[modules::kPartErrorsKey] = {{{"part", p.name}, {"code", "probe." + name_}, {"message", "tool: garbled"}}};
       f[p.name] = {{"text", p.text}, {"status", p.exit_status}};
     }
     return f;
@@ -245,6 +247,35 @@ TEST_CASE("per-node failures are recorded, the others are read, progress sees ev
   CHECK(st.nodes.at("gpu100").facts.at("beta")->at("p").at("text") == "2");
   CHECK(st.UnreachableCount() == 3);
   CHECK(st.ProbeErrorCount() == 1);
+}
+
+TEST_CASE("a module read in part counts as a module error, keeps its facts, through a snapshot too") {
+  auto nodes = MakeNodes(2);
+  EchoModule a("alpha", "echo a");
+  EchoModule b("beta", "echo b");
+  FakeFactory f;
+  f.reply = [](const std::string& node) -> std::string {
+    return Section(kNonce, "alpha", node == "gpu101" ? "PART" : "1", 0) + Section(kNonce, "beta", "2", 0);
+  };
+  plans::GatherOptions opt;
+  opt.nonce = kNonce;
+  auto st = plans::Gather(Ptrs(nodes), {&a, &b}, f, opt);
+  CHECK(st.UnreachableCount() == 0);
+  CHECK(st.ProbeErrorCount() == 1);
+  CHECK(st.nodes.at("gpu100").ModuleErrorCount() == 0);
+  CHECK(st.nodes.at("gpu101").ModuleErrorCount() == 1);
+  auto check_node = [](const plans::NodeObservation& o) {
+    plans::NodeFacts nf = plans::ToNodeFacts(o);
+    CHECK(nf.facts["alpha"]["p"]["text"] == "PART");   // what was read is kept
+    REQUIRE(nf.module_errors.count("alpha") == 1);
+    CHECK(nf.module_errors.at("alpha") == "probe.alpha: tool: garbled");
+    CHECK(nf.module_errors.count("beta") == 0);
+  };
+  check_node(st.nodes.at("gpu101"));
+  auto back = plans::ObservedStateFromJson(plans::ToJson(st));
+  REQUIRE(back.ok());
+  CHECK(back->ProbeErrorCount() == 1);
+  check_node(back->nodes.at("gpu101"));
 }
 
 TEST_CASE("the facts digest is canonical: order-free, stable through JSON, sensitive to values") {

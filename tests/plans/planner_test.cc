@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "plans/observed.h"
 #include "plans/plan_json.h"
 #include "plans/planner.h"
 
@@ -201,6 +202,42 @@ TEST_CASE("planner: unreadable nodes are left out and the plan is incomplete") {
   CHECK(plan.unreadable[1].reason.find("probe error: kernel") == 0);
   for (const auto& b : plan.batches)
     for (const auto& n : b.nodes) CHECK(n == "gpu01");
+}
+
+TEST_CASE("planner: a module read only in part is a module error where it is pinned (issue 12)") {
+  // The snapshot of gpu03 holds kernel facts with a part error: the facts read are kept, and the
+  // node is not planned on them, as with any module error.
+  World w(3, 3, "1");
+  plans::NodeObservation o;
+  o.node = "gpu03";
+  o.reachable = true;
+  o.facts.emplace("kernel", modules::Facts{
+      {"value", "k1"},
+      {modules::kPartErrorsKey,
+       {{{"part", "boot_id"}, {"code", "probe.kernel"}, {"message", "boot_id: not a UUID in line 1"}}}}});
+  w.observed["gpu03"] = plans::ToNodeFacts(o);
+  CHECK(w.observed["gpu03"].facts["kernel"]["value"] == "k1");
+  auto plan = plans::MakePlan(w.Input());
+  REQUIRE(plan.unreadable.size() == 1);
+  CHECK(plan.unreadable[0].node == "gpu03");
+  CHECK(plan.unreadable[0].reason == "probe error: kernel: probe.kernel: boot_id: not a UUID in line 1");
+  CHECK_FALSE(plan.complete);
+}
+
+TEST_CASE("planner: a module error where nothing is pinned changes no verdict and is said once") {
+  World w(3, 3, "1");
+  w.observed["gpu01"].module_errors["sysctl"] = "probe.sysctl: garbage";   // sysctl: not pinned
+  w.observed["gpu03"].module_errors["sysctl"] = "probe.sysctl: more garbage";
+  auto plan = plans::MakePlan(w.Input());
+  CHECK(plan.complete);
+  CHECK(plan.nodes.size() == 3);
+  REQUIRE(plan.diags.items().size() == 1);
+  const Diagnostic& d = plan.diags.items()[0];
+  CHECK(d.severity == Severity::kWarning);
+  CHECK(d.code == "probe.sysctl");
+  CHECK(d.message == "sysctl could not be read whole on 2 node(s) (gpu01, gpu03): probe.sysctl: garbage; "
+                     "nothing they pin depends on it, so it changes no verdict");
+  CHECK_FALSE(plan.diags.HasErrors());
 }
 
 TEST_CASE("planner: repair when the marker's commit wanted the same value, intent otherwise") {

@@ -1,5 +1,7 @@
 // Every drift format: content checks, and the machine formats validated against the schemas
-// their consumers use (JUnit XML: junit-10.xsd via xmllint; SARIF: the 2.1.0 JSON Schema).
+// their consumers use (JUnit XML: junit-10.xsd via xmllint; SARIF: the 2.1.0 JSON Schema). The
+// two schemas are third-party data outside the project (tests/third_party_schemas.h): without
+// them, those validations are skipped with a message.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "plans/report/drift_render.h"
 #include "plans/report/json_validate.h"
 #include "plans/report/report_fixture.h"
+#include "third_party_schemas.h"
 
 using namespace plumb;
 using namespace plumb::plans::report;
@@ -149,22 +152,30 @@ TEST_CASE("drift junit: one testcase per node x key, validates against junit-10.
   CHECK(xml.find("<testsuites name=\"plumb drift pod-a\" tests=\"13\" failures=\"2\" errors=\"1\"") !=
         std::string::npos);
   CHECK(xml.find("&lt;sysctl&gt; &amp; &quot;quotes&quot;") != std::string::npos);
+  std::string skip;
+  auto xsd = testing::ThirdPartySchema("junit-10.xsd", "the JUnit XML schema", &skip);
+  if (!xsd) {
+    MESSAGE(skip);
+    return;
+  }
   std::string path = TempFile("drift.xml", xml);
   std::string out;
-  int rc = Run("xmllint --noout --schema '" + std::string(PLUMB_TEST_DATA) + "/junit-10.xsd' '" +
-                   path + "'",
-               &out);
+  int rc = Run("xmllint --noout --schema '" + *xsd + "' '" + path + "'", &out);
   INFO("xmllint (install libxml2-utils: scripts/install-deps.sh): " << out);
   CHECK(rc == 0);
   CHECK(out.find("validates") != std::string::npos);
 }
 
 TEST_CASE("drift junit: xmllint rejects a broken document (the validation can fail)") {
+  std::string skip;
+  auto xsd = testing::ThirdPartySchema("junit-10.xsd", "the JUnit XML schema", &skip);
+  if (!xsd) {
+    MESSAGE(skip);
+    return;
+  }
   std::string path = TempFile("bad.xml", "<testsuites><testsuite name=\"x\"/></testsuites>\n");
   std::string out;
-  int rc = Run("xmllint --noout --schema '" + std::string(PLUMB_TEST_DATA) + "/junit-10.xsd' '" +
-                   path + "'",
-               &out);
+  int rc = Run("xmllint --noout --schema '" + *xsd + "' '" + path + "'", &out);
   CHECK(rc != 0);   // testsuite lacks the required tests/failures/errors
 }
 
@@ -184,12 +195,18 @@ TEST_CASE("drift sarif: results at the pin's file:line, waived as suppressed; sc
   for (const auto& r : results) suppressed += r.contains("suppressions");
   CHECK(suppressed == 1);
   CHECK(s["runs"][0]["invocations"][0]["toolExecutionNotifications"].size() == 1);
-  auto errors = testing::ValidateAgainst(std::string(PLUMB_TEST_DATA) + "/sarif-schema-2.1.0.json", s);
+  std::string skip;
+  auto schema = testing::ThirdPartySchema("sarif-schema-2.1.0.json", "the SARIF 2.1.0 JSON Schema", &skip);
+  if (!schema) {
+    MESSAGE(skip);
+    return;
+  }
+  auto errors = testing::ValidateAgainst(*schema, s);
   INFO((errors.empty() ? std::string() : errors.front()));
   CHECK(errors.empty());
   // ...and the validator is not a rubber stamp.
   s["runs"][0]["results"][0]["level"] = "fatal";
-  CHECK_FALSE(testing::ValidateAgainst(std::string(PLUMB_TEST_DATA) + "/sarif-schema-2.1.0.json", s).empty());
+  CHECK_FALSE(testing::ValidateAgainst(*schema, s).empty());
 }
 
 TEST_CASE("drift prom: textfile exposition with HELP/TYPE, per node/module gauges") {

@@ -134,7 +134,7 @@ cuda_for_driver() {
   case ${1%%.*} in
     525) echo 12.0 ;; 530) echo 12.1 ;; 535) echo 12.2 ;; 545) echo 12.3 ;;
     550) echo 12.4 ;; 555) echo 12.5 ;; 560) echo 12.6 ;; 565) echo 12.7 ;;
-    570) echo 12.8 ;; 575) echo 12.9 ;; 580) echo 13.0 ;; *) echo 12.0 ;;
+    570) echo 12.8 ;; 575) echo 12.9 ;; 580) echo 13.0 ;; 610) echo 13.3 ;; *) echo 12.0 ;;
   esac
 }
 # nvcc's own version in a toolkit release (from NVIDIA's version.json files).
