@@ -118,6 +118,9 @@ std::vector<std::string> FlagConflicts(const ApplyArgs& a) {
                                   "its nodes and its commit, and was approved when it started)",
                                   f));
   }
+  if (has("--reboot-grace") && !has("--resume"))
+    out.push_back("--reboot-grace only matters to --resume (how long a reboot a crashed run "
+                  "asked for may still be on its way)");
   if (has("--retry-failed") && file)
     out.push_back("--retry-failed plans the failed nodes anew; it takes no plan file");
   return out;
@@ -167,7 +170,13 @@ class LockKeeper {
       while (!cv_.wait_for(lk, std::chrono::seconds(60), [this] { return done_; })) {
         auto exp = Rfc(std::chrono::system_clock::now() + std::chrono::minutes(10));
         if (Status s = j_.RenewLock(cluster_, run_, exp); !s) {
-          // Another run may hold the cluster now: start nothing more, finish what runs.
+          if (s.error().code != "journal.lock-lost") {
+            // The journal itself cannot be written (a full disk): the engine sees that on its
+            // next write and ends the run as failed, recording its end once it can.
+            Err("plumb apply: cannot renew the cluster lock: " + s.error().message);
+            continue;
+          }
+          // Another run holds the cluster now: start nothing more, finish what runs.
           Err("plumb apply: lost the cluster lock (" + s.error().message +
               "); stopping: no new node starts, the nodes in progress finish");
           g_stop = true;
@@ -239,7 +248,7 @@ bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Pla
   return true;
 }
 
-// The nodes `run` left failed: the journal's record, else the scheduler's reasons.
+// The nodes `run` left failed, as this journal recorded them.
 Result<std::vector<std::string>> FailedNodesOf(plans::Journal& journal, const std::string& run) {
   auto nodes = journal.Nodes(run);
   if (!nodes) return nodes.error();
@@ -255,6 +264,47 @@ int ExitFor(const plans::RolloutResult& res) {
   if (res.outcome == "interrupted") return kExitInterrupted;
   if (res.outcome == "paused" || res.outcome == "incomplete") return kExitPartial;
   return kExitError;   // failed, halted, crashed, a journal that could not be written
+}
+
+// One drainer per scheduler kind, and which one each rollout policy uses. Slurm and kubectl
+// run on this host through `local` (SLURM_CONF from the environment).
+struct Schedulers {
+  std::map<inventory::DrainScheduler, std::unique_ptr<modules::Drainer>> by_kind;
+  std::map<std::string, modules::Drainer*> by_rollout;
+  Schedulers(const inventory::Cluster& c, transport::Shell& local) {
+    for (const auto& [name, p] : c.rollouts) {
+      auto& d = by_kind[p.scheduler];
+      if (!d) d = MakeDrainer(p.scheduler, local);
+      by_rollout[name] = d.get();
+    }
+  }
+};
+
+std::map<std::string, std::string> SchedulerEnv() {
+  std::map<std::string, std::string> env;
+  if (const char* sc = std::getenv("SLURM_CONF")) env["SLURM_CONF"] = sc;
+  return env;
+}
+
+// The nodes `run` left failed when this journal does not have the run (another runner's): the
+// scheduler still names them ("plumb:<run>:failed:..."), read through the repo at `at`.
+Result<std::vector<std::string>> FailedNodesFromScheduler(const GlobalOptions& at,
+                                                          const std::string& run) {
+  inventory::LoadedCluster here = inventory::LoadCluster({at.repo, at.ref, false});
+  if (!here.ok())
+    return Diagnostic::Error("apply.retry", "the cluster repo did not load:\n" + here.diags.ToText());
+  transport::LocalShell local(SchedulerEnv());
+  Schedulers s(here.cluster, local);
+  std::set<std::string> failed;
+  for (const auto& [kind, d] : s.by_kind) {
+    auto q = d->Query({});
+    if (!q) return q.error();
+    for (const auto& [name, n] : *q)
+      if (auto pr = n.drain ? plans::ParsePlumbReason(n.reason) : std::nullopt;
+          pr && pr->run == run && pr->failed)
+        failed.insert(name);
+  }
+  return std::vector<std::string>(failed.begin(), failed.end());
 }
 
 int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
@@ -309,6 +359,12 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
         std::printf("run %s is already done\n", run_id.c_str());
         return kExitOk;
       }
+      if (!a.plan_file.empty()) {
+        Err(fmt::format("plumb apply: error: run {} is in {}: --resume continues it with the plan "
+                        "it recorded; the plan file {} would not be read (give it only when the "
+                        "journal lost the run)", run_id, journal_path, a.plan_file));
+        return kExitError;
+      }
       auto j = nlohmann::json::parse((*rec)->plan_json, nullptr, false);
       auto p = plans::PlanFromJson(j);
       if (!p) return Fail(p.error());
@@ -331,19 +387,21 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (!a.retry_failed.empty()) {
     auto rec = journal.GetRun(a.retry_failed);
     if (!rec) return Fail(rec.error());
-    if (!rec->has_value())
-      return Fail(Diagnostic::Error("apply.retry", fmt::format("run {} is not in {}",
-                                                               a.retry_failed, journal_path),
-                                    {}, {}, "plumb runs lists the runs of this journal"));
-    auto failed = FailedNodesOf(journal, a.retry_failed);
+    auto failed = rec->has_value() ? FailedNodesOf(journal, a.retry_failed)
+                                   : FailedNodesFromScheduler(at, a.retry_failed);
     if (!failed) return Fail(failed.error());
+    if (!rec->has_value())
+      Err(fmt::format("plumb apply: run {} is not in {}; the scheduler names the node(s) it left "
+                      "failed; planning them at {}", a.retry_failed, journal_path, at.ref));
     if (failed->empty()) {
       std::printf("run %s left no node failed: nothing to retry\n", a.retry_failed.c_str());
       return kExitOk;
     }
     retry_limit = inventory::CompressHostlist(*failed);
-    if (!a.given.count("--ref")) at.ref = (*rec)->commit;   // the run's own commit
-    if (!a.given.count("--repo") && !(*rec)->repo.empty()) at.repo = (*rec)->repo;
+    if (rec->has_value()) {
+      if (!a.given.count("--ref")) at.ref = (*rec)->commit;   // the run's own commit
+      if (!a.given.count("--repo") && !(*rec)->repo.empty()) at.repo = (*rec)->repo;
+    }
     Err(fmt::format("plumb apply: retrying the node(s) run {} left failed: {}", a.retry_failed,
                     retry_limit));
   }
@@ -385,42 +443,46 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   }
 
   // 3. What the engine talks to: one scheduler per rollout policy.
-  std::map<std::string, std::string> env;
-  if (const char* sc = std::getenv("SLURM_CONF")) env["SLURM_CONF"] = sc;
-  transport::LocalShell local(env);
-  std::map<inventory::DrainScheduler, std::unique_ptr<modules::Drainer>> drainers_by_kind;
-  std::map<std::string, modules::Drainer*> drainers;
-  for (const auto& [name, p] : lc.cluster.rollouts) {
-    auto& d = drainers_by_kind[p.scheduler];
-    if (!d) d = MakeDrainer(p.scheduler, local);
-    drainers[name] = d.get();
-  }
+  transport::LocalShell local(SchedulerEnv());
+  Schedulers schedulers(lc.cluster, local);
+  std::map<std::string, modules::Drainer*>& drainers = schedulers.by_rollout;
   auto drainer_for = [&](const std::string& rollout) -> modules::Drainer* {
     auto it = drainers.find(rollout);
     return it == drainers.end() ? nullptr : it->second;
   };
   std::unique_ptr<modules::Drainer> fallback = MakeDrainer(inventory::DrainScheduler::kNone, local);
 
+  // The scheduler's view now: who is out (for the checks below and for --limit's batches).
+  std::map<std::string, modules::SchedulerNode> view;
+  std::string view_error;
+  for (const auto& [name, d] : drainers) {
+    auto q = d->Query({});
+    if (!q) {
+      view_error = q.error().message;
+      break;
+    }
+    for (auto& [n, s] : *q) view.emplace(n, s);
+  }
   if (!plan_now) {
-    // The digest says the file is as sealed; the commit says what it may ask.
-    if (auto d = plans::CheckPlanAgainstCommit(plan, lc.cluster, lc.desired); d.HasErrors())
+    // The digest says the file is as sealed; the commit says what it may ask. Nodes the plan
+    // says are out cost no budget only if the scheduler shows them out now.
+    if (auto d = plans::CheckPlanAgainstCommit(plan, lc.cluster, lc.desired,
+                                               view_error.empty() ? &view : nullptr);
+        d.HasErrors())
       return FailAll(d, fmt::format("the plan does not follow from commit {} (it was edited, or "
-                                    "made by another plumb); nothing was touched:",
-                                    plan.source.commit.substr(0, 12)));
+                                    "made by another plumb, or nodes it took as out are back in "
+                                    "service{}); nothing was touched:",
+                                    plan.source.commit.substr(0, 12),
+                                    view_error.empty() ? "" : "; the scheduler could not be read: " +
+                                                                  view_error));
   }
   if (!a.limit.empty() && !a.resume && (!plan_now || !retry_limit.empty())) {
     // A saved plan (or the failed nodes) narrowed: only the plan's nodes that match, batches
     // formed again under the same policies and the scheduler's view now.
     auto keep = plans::SelectPlanNodes(plan, lc.cluster, a.limit);
     if (!keep) return Fail(keep.error());
-    std::map<std::string, modules::SchedulerNode> view;
-    for (const auto& [name, d] : drainers) {
-      auto q = d->Query({});
-      if (!q)
-        return Fail(Diagnostic::Error("apply.limit",
-                                      "cannot form the batches for --limit: " + q.error().message));
-      for (auto& [n, s] : *q) view.emplace(n, s);
-    }
+    if (!view_error.empty())
+      return Fail(Diagnostic::Error("apply.limit", "cannot form the batches for --limit: " + view_error));
     std::vector<std::string> left_out;
     plan = plans::LimitPlan(plan, *keep, lc.cluster, lc.desired, view, &left_out);
     if (!left_out.empty())
@@ -571,8 +633,10 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     for (const auto& n : res.nodes)
       if (n.status == "failed" && n.left_drained) left.push_back(n.node);
     const bool canary_failed = res.halt_reason.find("canary") != std::string::npos;
-    if (res.outcome == "interrupted" || (res.outcome == "halted" && !canary_failed))
-      std::printf("continue with: plumb apply --resume %s\n", run_id.c_str());
+    if (res.outcome == "interrupted" || res.outcome == "incomplete" ||
+        (res.outcome == "halted" && !canary_failed))
+      std::printf("continue with: plumb apply --resume %s%s\n", run_id.c_str(),
+                  res.outcome == "incomplete" ? " (it retries the busy and stale nodes)" : "");
     if (!left.empty())
       std::printf("left drained by this run: %s. Fix the cause, then: plumb apply --retry-failed "
                   "%s (re-plans and retries them; returns them to service once they converge)%s\n",

@@ -107,7 +107,13 @@ Diagnostics CheckPlan(const Plan& plan) {
 }
 
 Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& cluster,
-                                   const DesiredByNode& desired) {
+                                   const DesiredByNode& desired,
+                                   const std::map<std::string, modules::SchedulerNode>* live) {
+  auto out_now = [&](const std::string& node) {
+    if (!live) return false;
+    auto it = live->find(node);
+    return it != live->end() && it->second.Unavailable();
+  };
   Diagnostics d;
   const std::string at = plan.source.commit.substr(0, 12);
   if (plan.cluster != cluster.name)
@@ -180,7 +186,7 @@ Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& c
                         fmt::format("batch {} (rollout '{}') holds {}, which rolls with '{}'",
                                     b.index + 1, b.rollout, name, np->second->rollout),
                         fmt::format("batches[{}].nodes", b.index)));
-      if (!np->second->NeedsDrain() || np->second->already_unavailable) continue;
+      if (!np->second->NeedsDrain() || (np->second->already_unavailable && out_now(name))) continue;
       ++costing;
       if (!policy.domain_by.empty()) {
         const inventory::Node* node = cluster.FindNode(name);

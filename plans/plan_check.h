@@ -25,8 +25,12 @@ namespace plumb::plans {
 
 Diagnostics CheckPlan(const Plan& plan);
 
+/// `live`: the scheduler's view now. A node the plan says was already out costs no budget in a
+/// batch only when `live` shows it out too (the flag is the plan's word; a re-sealed plan could
+/// set it everywhere); null: no node is taken as already out.
 Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& cluster,
-                                   const DesiredByNode& desired);
+                                   const DesiredByNode& desired,
+                                   const std::map<std::string, modules::SchedulerNode>* live);
 
 /// The plan's nodes (with changes) that `pattern` (inventory/node_pattern.h; @group through the
 /// cluster) selects. A positive term that names no node of the plan is an error, naming it and

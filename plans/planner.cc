@@ -280,17 +280,24 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
       problem = fmt::format("no facts from module {}", mod);
       break;
     }
-    for (modules::Action& a : m->Diff(nd.desired, *f)) {
+    // Differences a waiver covers are shown in the plan, never applied: the waiver's owner
+    // decided they stay.
+    WaiverSplit split = SplitWaived(m->Diff(nd.desired, *f), [&](const std::string& key) {
+      WaiverSet::Match w = st.waivers->Find(name, key);
+      return w.waiver && !w.expired ? w.waiver : nullptr;
+    });
+    for (WaivedPiece& p : split.waived) {
+      PlannedAction pa;
+      pa.reason = ReasonFor(then, name, nd, p.action.pointer);
+      pa.origin = nd.OriginOf(p.action.pointer);
+      pa.action = std::move(p.action);
+      waived.push_back({std::move(pa), p.waiver->nodes, p.waiver->keys, p.waiver->reason,
+                        p.waiver->owner, p.waiver->expires, p.waiver->where});
+    }
+    for (modules::Action& a : split.kept) {
       PlannedAction pa;
       pa.reason = ReasonFor(then, name, nd, a.pointer);
       pa.origin = nd.OriginOf(a.pointer);
-      if (WaiverSet::Match w = st.waivers->Find(name, ActionKey(a)); w.waiver && !w.expired) {
-        // Shown in the plan, never applied: the waiver's owner decided this difference stays.
-        pa.action = std::move(a);
-        waived.push_back({std::move(pa), w.waiver->nodes, w.waiver->keys, w.waiver->reason,
-                          w.waiver->owner, w.waiver->expires, w.waiver->where});
-        continue;
-      }
       np.disruption = std::max(np.disruption, a.disruption);
       pa.action = std::move(a);
       np.actions.push_back(std::move(pa));

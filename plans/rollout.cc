@@ -17,6 +17,7 @@
 
 #include "modules/marker/marker.h"
 #include "plans/drain_reason.h"
+#include "plans/waivers.h"
 #include "plans/report/plan_text.h"
 #include "plans/window.h"
 
@@ -128,6 +129,7 @@ class NodeRun {
   nlohmann::json Desired() const;
   /// Action ids the modules still want, from fresh facts; error text if facts are unusable.
   Result<std::vector<modules::Action>> Remaining(const NodeFacts& f) const;
+  std::vector<modules::Action> WithoutWaived(std::vector<modules::Action> actions) const;
   std::chrono::milliseconds Backoff(std::chrono::milliseconds cur) const;
 
   Engine& e_;
@@ -138,6 +140,7 @@ class NodeRun {
   std::optional<NodeRecord> prior_node_;
   bool adopted_;
   bool touched_ = false;          // plumb already changed or drained it in this run
+  bool changed_ = false;          // plumb already changed it (an action, a reboot...)
   bool drained_by_us_ = false;
   bool admin_ = false;
   std::string admin_reason_;
@@ -198,9 +201,15 @@ class Engine {
   }
   /// The scheduler stayed unreadable past its timeout: admit nothing more; the run pauses.
   void SchedulerGaveUp(const std::string& why) {
-    std::lock_guard lock(mu_);
+    // Its own mutex: this is called with mu_ held (the admission loop) and without it (node
+    // threads).
+    std::lock_guard lock(sched_mu_);
     if (scheduler_reason_.empty()) scheduler_reason_ = why;
     scheduler_down_ = true;
+  }
+  std::string scheduler_reason() {
+    std::lock_guard lock(sched_mu_);
+    return scheduler_reason_;
   }
   bool scheduler_down() const { return scheduler_down_.load(); }
 
@@ -245,6 +254,7 @@ class Engine {
   std::atomic<bool> dead_{false};
   std::atomic<bool> journal_broken_{false};
   std::atomic<bool> scheduler_down_{false};
+  std::mutex sched_mu_;
   std::string scheduler_reason_;
   std::mutex lease_mu_;
   std::condition_variable lease_cv_;   // wakes the renewer at the run's end
@@ -347,15 +357,22 @@ void NodeRun::Fail(const std::string& step, const std::string& error) {
   out_.step = step;
   out_.error = error;
   modules::Drainer& sched = Sched();
-  if (!drained_by_us_ && !admin_) {
-    // A drain call that reported an error may still have taken effect (a timed-out scontrol),
-    // and a resumed run past its marker never drained in this process: if the scheduler shows
-    // this run's reason, the drain is ours, and the node must say why it stays out.
+  {
+    // Who holds the drain now. A drain call that reported an error may still have taken effect
+    // (a timed-out scontrol), and a resumed run past its marker never drained in this process:
+    // this run's reason makes the drain ours. An admin who drained it meanwhile keeps it, and
+    // their reason (a later run must not take "RMA gpu3" for a failure of ours).
     auto q = sched.Query({np_.node});
     if (q)
-      if (auto it = q->find(np_.node); it != q->end() && it->second.drain &&
-                                        RunOfReason(it->second.reason) == e_.opts().run_id)
-        drained_by_us_ = true;
+      if (auto it = q->find(np_.node); it != q->end() && it->second.drain && !admin_) {
+        if (RunOfReason(it->second.reason) == e_.opts().run_id) {
+          drained_by_us_ = true;
+        } else {
+          drained_by_us_ = false;
+          admin_ = true;
+          admin_reason_ = it->second.reason;
+        }
+      }
   }
   if (drained_by_us_) {
     // Keep it out of service, and say why where an operator looks first: the scheduler
@@ -381,10 +398,15 @@ void NodeRun::Interrupt(const std::string& step) {
 bool NodeRun::ContinueTo(const std::string& next) {
   if (e_.dead()) throw Dead{};
   if (auto to = e_.LeaseLostTo(np_.node)) {
-    // Our lease expired (a long outage) and another run took the node: it is theirs now.
+    // Our lease expired (a long outage) and another run took the node: it is theirs now. It
+    // may still carry our drain: say so, so someone returns it (--resume of this run does).
     lease_held_ = false;
     out_.step = next;
-    Busy("lost its lease to run " + *to + " before " + next + "; left to that run");
+    out_.left_drained = drained_by_us_;
+    Busy("lost its lease to run " + *to + " before " + next + "; left to that run" +
+         (drained_by_us_ ? " (still drained by this run: plumb apply --resume " +
+                               e_.opts().run_id + " returns it once that run is done)"
+                         : ""));
     return false;
   }
   if (!Stopping()) return true;
@@ -521,16 +543,38 @@ void NodeRun::ReleaseLease() {
 bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   // The digest proves the plan file was not changed in transit, not that its actions are
   // what the commit asks: a re-sealed plan could carry other versions or parameters. With the
-  // node's facts equal to the plan's, the modules must derive every planned action again.
-  auto derived = Remaining(facts);
-  if (!derived) return true;   // facts unusable here: verify will say so
+  // node's facts equal to the plan's, its modules must derive every planned action again.
+  // Out-of-band modules (BMC) are not re-probed here; cmd/ checks their desired values against
+  // the commit. An in-band module whose facts cannot be used stops the node: unchecked, it
+  // would be changed on the plan's word alone.
+  const nlohmann::json desired = Desired();
+  std::set<std::string> mods;
+  for (const PlannedAction& pa : np_.actions) mods.insert(pa.action.module);
+  std::vector<modules::Action> derived;
+  for (const std::string& name : mods) {
+    const modules::Module* m = e_.deps().modules(name);
+    if (!m) continue;   // ApplyAction says "no module" for it
+    auto fit = facts.facts.find(name);
+    if (m->HasBmcProbe() && fit == facts.facts.end()) continue;
+    std::string why;
+    if (auto err = facts.module_errors.find(name); err != facts.module_errors.end()) why = err->second;
+    else if (fit == facts.facts.end()) why = "no facts from it";
+    if (!why.empty()) {
+      Fail("probe", fmt::format("cannot check the plan's {} actions against commit {}: {}", name,
+                                e_.plan().source.commit.substr(0, 12), why));
+      return false;
+    }
+    for (auto& a : m->Diff(desired, *fit)) derived.push_back(std::move(a));
+  }
+  derived = WithoutWaived(std::move(derived));
   for (const PlannedAction& pa : np_.actions) {
-    if (!facts.facts.contains(pa.action.module)) continue;   // out of band (BMC): checked by cmd
-    auto same = std::find_if(derived->begin(), derived->end(), [&](const modules::Action& d) {
+    const modules::Module* m = e_.deps().modules(pa.action.module);
+    if (!m || (m->HasBmcProbe() && !facts.facts.contains(pa.action.module))) continue;
+    auto same = std::find_if(derived.begin(), derived.end(), [&](const modules::Action& d) {
       return d.id == pa.action.id && d.after == pa.action.after && d.params == pa.action.params &&
              d.disruption == pa.action.disruption;
     });
-    if (same == derived->end()) {
+    if (same == derived.end()) {
       Fail("probe", fmt::format("the plan's action {} ({}) does not follow from commit {} and "
                                 "the node's facts: the plan file was edited; make a new plan",
                                 pa.action.id, pa.action.summary,
@@ -585,15 +629,20 @@ Result<std::vector<modules::Action>> NodeRun::Remaining(const NodeFacts& f) cons
       return Diagnostic::Error("apply.probe", fmt::format("no facts from module {}", name));
     for (auto& a : m->Diff(desired, *fit)) left.push_back(std::move(a));
   }
-  // A difference the plan shows as waived is the waiver owner's to keep: never "left to do".
-  if (const NodeWaived* w = e_.plan().FindWaived(np_.node)) {
-    std::erase_if(left, [&](const modules::Action& a) {
-      return std::any_of(w->changes.begin(), w->changes.end(), [&](const WaivedChange& c) {
-        return c.change.action.id == a.id || ActionKey(c.change.action) == ActionKey(a);
-      });
-    });
-  }
-  return left;
+  return WithoutWaived(std::move(left));
+}
+
+std::vector<modules::Action> NodeRun::WithoutWaived(std::vector<modules::Action> actions) const {
+  // A difference the plan shows as waived is the waiver owner's to keep: never "left to do",
+  // split the way the planner split it (members of a map one by one).
+  const NodeWaived* w = e_.plan().FindWaived(np_.node);
+  if (!w) return actions;
+  static const inventory::Waiver kPlanWaiver;
+  return SplitWaived(std::move(actions), [&](const std::string& key) -> const inventory::Waiver* {
+           for (const WaivedChange& c : w->changes)
+             if (ActionKey(c.change.action) == key) return &kPlanWaiver;
+           return nullptr;
+         }).kept;
 }
 
 void NodeRun::Run() {
@@ -603,8 +652,17 @@ void NodeRun::Run() {
     admin_ = prior_node_->admin_drained;
     admin_reason_ = prior_node_->admin_reason;
   }
-  for (const auto& s : prior_)
-    if (s.step != "probe") touched_ = true;
+  // Touched = plumb changed it, or holds it drained, in this run: then its facts differ
+  // because of us and the stale check cannot apply. A lease, a probe, or a drain it gave
+  // back (undrain: another claim on the budget was older) leave it untouched.
+  for (const auto& s : prior_) {
+    const std::string kind = StepKind(s.step);
+    if (kind == "drain" && s.outcome != "failed" && s.outcome != "skipped") touched_ = true;
+    if (kind == "undrain" && s.outcome == "ok") touched_ = false;
+    if (kind == "apply" || kind == "reboot" || kind == "wait-boot" || kind == "verify" ||
+        kind == "health" || kind == "marker" || kind == "resume")
+      changed_ = touched_ = true;
+  }
   touched_ = touched_ || adopted_;
   Put("running");
   e_.Emit({.kind = RolloutEvent::Kind::kNote, .batch = batch_.index, .node = np_.node,
@@ -723,6 +781,9 @@ bool NodeRun::Drain() {
     Put("running");
   }
   if (ours) drained_by_us_ = true;
+  // A resumed run whose drain is in place but that changed nothing yet (a crash right after
+  // the drain, or between a give-way and its resume call): the budget is checked again.
+  if (ours && !changed_ && !admin_ && !BudgetHolds()) return false;
   if (!admin_ && !ours) {
     // A node a failed plumb run left drained is taken over: relabelled with this run's reason,
     // so this run returns it to service once it converges (and says why if it fails again).
@@ -756,35 +817,60 @@ bool NodeRun::Redrain(const modules::SchedulerNode& n) {
 bool NodeRun::BudgetHolds() {
   const std::vector<std::string> scope = e_.ScopeOf(np_.rollout);
   const int limit = policy_.MaxUnavailable(static_cast<int>(scope.size()));
-  auto q = Sched().Query(scope);
-  if (!q) return true;   // the engine's read just before admission stands; later steps re-read
-  struct Claim {
-    int64_t since;
-    std::string run, node;
-  };
-  std::vector<Claim> claims;
+  // Read the scope, waiting while the scheduler cannot be read: no change starts on a count
+  // nobody could make (fail closed).
+  Result<std::map<std::string, modules::SchedulerNode>> q =
+      Diagnostic::Error(std::string(modules::kSchedulerUnavailable), "not read");
+  {
+    const auto start = e_.deps().clock->Now();
+    milliseconds wait = e_.opts().timing.poll_initial;
+    for (;;) {
+      q = Sched().Query(scope);
+      if (q) break;
+      if (e_.dead()) throw Dead{};
+      if (Stopping() || e_.deps().clock->Now() - start >= std::chrono::seconds(policy_.scheduler_timeout_s)) {
+        if (!Stopping())
+          e_.SchedulerGaveUp(fmt::format("{} could not be read for {}s: {}", Sched().Name(),
+                                         policy_.scheduler_timeout_s, q.error().message));
+        Interrupt("drain");   // drained, nothing changed: --resume checks the budget again
+        return false;
+      }
+      Heartbeat("drain", start, fmt::format("{} unavailable ({}): cannot count who is out",
+                                            Sched().Name(), q.error().message), "scheduler");
+      e_.deps().clock->Sleep(wait);
+      wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
+    }
+  }
+  int64_t mine = 0;
+  if (auto it = q->find(np_.node); it != q->end()) mine = it->second.reason_since;
+  int out = 0, older = 0;
+  std::vector<std::string> who;
   for (const auto& [name, n] : *q) {
     if (!n.Unavailable()) continue;
+    ++out;
+    if (name == np_.node) continue;
     auto pr = n.drain ? ParsePlumbReason(n.reason) : std::nullopt;
-    // Out for any other reason (an admin, down): there before any claim of a run.
-    if (!pr || pr->failed) claims.push_back({-1, "", name});
-    else claims.push_back({n.reason_since, pr->run, name});
+    // Out for any other reason (an admin, down, a failed run): there before any claim. A claim
+    // of the same second, or of an unknown time, counts as older too: on a tie both runs give
+    // way (and retry after a random delay) rather than both holding.
+    const bool claim = pr && !pr->failed;
+    if (!claim || mine == 0 || n.reason_since == 0 || n.reason_since <= mine) {
+      ++older;
+      who.push_back(claim ? fmt::format("{} (run {})", name, pr->run) : name);
+    }
   }
-  if (static_cast<int>(claims.size()) <= limit) return true;
-  std::sort(claims.begin(), claims.end(), [](const Claim& a, const Claim& b) {
-    return std::tie(a.since, a.run, a.node) < std::tie(b.since, b.run, b.node);
-  });
-  size_t pos = 0;
-  while (pos < claims.size() && claims[pos].node != np_.node) ++pos;
-  if (static_cast<int>(pos) < limit) return true;   // an older claim: a newer one gives way
-  std::vector<std::string> who;
-  for (const Claim& c : claims)
-    if (c.node != np_.node) who.push_back(c.run.empty() ? c.node : c.node + " (run " + c.run + ")");
+  if (out <= limit || older < limit) return true;
   const std::string why = fmt::format(
       "{} node(s) out in its scope, max_unavailable {}: {} took nodes out meanwhile; returned to "
-      "service untouched, to be admitted later", claims.size(), limit, fmt::join(who, ", "));
+      "service untouched, to be admitted later", out, limit, fmt::join(who, ", "));
+  // Give the drain back, but only the drain that is still ours.
+  auto me = q->find(np_.node);
+  const bool still_ours = me != q->end() && me->second.drain &&
+                          RunOfReason(me->second.reason) == e_.opts().run_id;
   StepResult r = Step("undrain", {{"why", why}}, [&] {
+    if (!still_ours) return StepResult::Skipped("not drained by this run any more");
     Status s = SchedulerCall("undrain", [&] { return Sched().Resume(np_.node); });
+    if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
     return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
   });
   if (!Check("undrain", r)) return false;
@@ -810,7 +896,7 @@ bool NodeRun::StillOut(const std::string& next) {
   }
   if (got != SchedRead::kOk || n.drain || n.down) return true;
   if (!Redrain(n)) {
-    Fail(next, "the scheduler lost plumb's drain and it could not be set again");
+    Interrupt(next);   // the scheduler went away again: the node stays as it is, resumable
     return false;
   }
   return WaitDrained();   // a job may have started on it meanwhile
@@ -1208,16 +1294,24 @@ void Engine::RenewLeases(const std::atomic<bool>& done) {
       std::lock_guard lock(lease_mu_);
       nodes.assign(leases_held_.begin(), leases_held_.end());
     }
-    for (const std::string& n : nodes) {
-      if (done.load() || dead()) return;
-      auto r = d_.leases->Renew(n, Me(), opts_.timing.lease_ttl);
-      // Unreachable (rebooting): the lease written before the reboot covers the reboot.
-      if (!r || r->kind != LeaseReply::Kind::kLost) continue;
-      std::lock_guard lock(lease_mu_);
-      if (!leases_held_.count(n)) continue;   // released meanwhile: nothing was lost
-      leases_lost_[n] = r->other.run.empty() ? std::string("(none: the lease was removed)")
-                                             : r->other.run;
-    }
+    // In parallel (a few at a time): one node that answers slowly (rebooting, a 60 s timeout)
+    // must not hold the others' renewals past their expiry.
+    std::atomic<size_t> next{0};
+    auto renew = [&] {
+      for (size_t i = next++; i < nodes.size() && !done.load() && !dead(); i = next++) {
+        const std::string& n = nodes[i];
+        auto r = d_.leases->Renew(n, Me(), opts_.timing.lease_ttl);
+        // Unreachable (rebooting): the lease written before the reboot covers the reboot.
+        if (!r || r->kind != LeaseReply::Kind::kLost) continue;
+        std::lock_guard lock(lease_mu_);
+        if (!leases_held_.count(n)) continue;   // released meanwhile: nothing was lost
+        leases_lost_[n] = r->other.run.empty() ? std::string("(none: the lease was removed)")
+                                               : r->other.run;
+      }
+    };
+    std::vector<std::thread> workers;
+    for (size_t w = 0; w < std::min<size_t>(16, nodes.size()); ++w) workers.emplace_back(renew);
+    for (auto& t : workers) t.join();
   }
 }
 
@@ -1540,7 +1634,7 @@ RolloutResult Engine::Run() {
     res.halt_reason = "outside the maintenance window";
     res.next_window = next_window;
   } else if (scheduler_down() && res.halt_reason.empty()) {
-    res.halt_reason = "the scheduler could not be read: " + scheduler_reason_;
+    res.halt_reason = "the scheduler could not be read: " + scheduler_reason();
   }
   if (journal_broken_ && res.halt_reason.empty())
     res.halt_reason = "the journal could not be written; no new node was started";
@@ -1551,7 +1645,8 @@ RolloutResult Engine::Run() {
     // A full disk may free up: try for a while before giving up, so the run row does not stay
     // "running" (`plumb runs` shows a run whose owner is gone as such either way).
     Status s = d_.journal->EndRun(opts_.run_id, res.outcome, Now(), line);
-    for (int i = 0; !s && journal_broken_ && i < 6 && !(d_.stop && d_.stop->load()); ++i) {
+    // (Not cut short by a Ctrl-C: the run's record is what --resume reads; a second one exits.)
+    for (int i = 0; !s && journal_broken_ && i < 6; ++i) {
       Emit({.kind = RolloutEvent::Kind::kNote,
             .message = "the journal cannot be written (" + s.error().message +
                        "); retrying to record the run's end"});

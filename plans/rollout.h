@@ -97,7 +97,7 @@ struct RolloutTiming {
   std::chrono::milliseconds scheduler_poll_max{30000};
   /// A node lease lasts this long unless renewed; renewed this often while the run works.
   std::chrono::seconds lease_ttl{900};
-  std::chrono::seconds lease_renew{60};
+  std::chrono::milliseconds lease_renew{60000};
   /// While a step waits (jobs to finish, a reboot, the scheduler), a progress event this often.
   std::chrono::seconds heartbeat{30};
 };

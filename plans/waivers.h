@@ -9,7 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include <functional>
+
 #include "inventory/model.h"
+#include "modules/module.h"
 #include "inventory/node_pattern.h"
 
 namespace plumb::plans {
@@ -40,6 +43,23 @@ class WaiverSet {
   };
   std::vector<Entry> entries_;
 };
+
+/// One difference a waiver keeps: the action (or the part of it) and the waiver.
+struct WaivedPiece {
+  modules::Action action;
+  const inventory::Waiver* waiver = nullptr;   ///< null when the caller's test names none
+};
+/// `actions` split into what is applied and what waivers keep. An action is waived whole when
+/// its key is; an action on a map (BIOS attributes: key "bios", after {"SriovGlobalEnable":
+/// ...}) loses the members whose own key ("bios.SriovGlobalEnable") is waived, keeps the rest
+/// (its summary says which were left out), and is waived whole when all are. `waived(key)`
+/// returns the waiver covering a key, or null.
+struct WaiverSplit {
+  std::vector<modules::Action> kept;
+  std::vector<WaivedPiece> waived;
+};
+WaiverSplit SplitWaived(std::vector<modules::Action> actions,
+                        const std::function<const inventory::Waiver*(const std::string& key)>& waived);
 
 /// Is `today` (YYYY-MM-DD) past the waiver's last day?
 bool WaiverExpired(const inventory::Waiver& w, std::string_view today);

@@ -35,7 +35,7 @@ for p in "${points[@]}"; do
   [[ $p == *:* ]] && nth=${p##*:}
   if ((first)); then
     "$TB" exec env PLUMB_CRASH_AT="$point:$nth" PLUMB_JOURNAL="$JOURNAL" "$PLUMB" apply \
-      --repo "$REPO" --ref HEAD --auto-approve --reboot-grace 8 --poll-max-ms 500 \
+      --repo "$REPO" --ref HEAD --auto-approve --poll-max-ms 500 \
       >"$AP_TMP/out" 2>"$AP_TMP/err" && rc=0 || rc=$?
     first=0
   else

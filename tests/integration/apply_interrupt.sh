@@ -14,7 +14,7 @@ health_timeout: 1m"
 # Start the apply in the background and interrupt it once n1's driver install has happened
 # (the node is drained and being changed: the worst moment for a Ctrl-C).
 "$TB" exec env PLUMB_JOURNAL="$JOURNAL" "$PLUMB" apply --repo "$REPO" --ref HEAD --auto-approve \
-  --reboot-grace 8 --poll-max-ms 500 >"$AP_TMP/out" 2>"$AP_TMP/err" &
+  --poll-max-ms 500 >"$AP_TMP/out" 2>"$AP_TMP/err" &
 wrapper=$!
 for _ in $(seq 1 300); do
   [[ $(count_events n1 'apt-get install nvidia-driver-550') -ge 1 ]] && break

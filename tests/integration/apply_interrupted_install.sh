@@ -12,9 +12,9 @@ canary: 0
 max_failures: 0
 health: [ \"nvidia-smi -L\" ]
 health_timeout: 1m"
-"$TB" state n1 apt_delay=4 >/dev/null
+"$TB" state n1 apt_delay=8 >/dev/null   # a wide window for the kill, on a loaded machine
 "$TB" exec env PLUMB_JOURNAL="$JOURNAL" "$PLUMB" apply --repo "$REPO" --ref HEAD --auto-approve \
-  --reboot-timeout 120 --reboot-grace 8 --poll-max-ms 500 >"$AP_TMP/out" 2>"$AP_TMP/err" &
+  --reboot-timeout 120 --poll-max-ms 500 >"$AP_TMP/out" 2>"$AP_TMP/err" &
 wrapper=$!
 for _ in $(seq 1 600); do
   [[ $(count_events n1 'apt-get unpack nvidia-driver-550') -ge 1 ]] && break

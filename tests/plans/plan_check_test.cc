@@ -69,7 +69,7 @@ struct Fixture {
 TEST_CASE("plan check: a plan as the planner made it passes") {
   Fixture f;
   CHECK_FALSE(plans::CheckPlan(f.plan).HasErrors());
-  CHECK_FALSE(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired).HasErrors());
+  CHECK_FALSE(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr).HasErrors());
 }
 
 TEST_CASE("plan check: a re-sealed plan with a raised max_unavailable is refused, naming it") {
@@ -77,7 +77,7 @@ TEST_CASE("plan check: a re-sealed plan with a raised max_unavailable is refused
   f.plan.rollouts["roll"].max_unavailable_count = 12;
   plans::SealPlan(f.plan);   // the digest is fine: integrity is not authority
   CHECK(plans::VerifyPlanDigest(f.plan).ok());
-  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired);
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr);
   REQUIRE(d.HasErrors());
   CHECK(f.Errors(d).find("rollouts.roll.max_unavailable") != std::string::npos);
   CHECK(f.Errors(d).find("says max_unavailable 12 but commit") != std::string::npos);
@@ -91,7 +91,7 @@ TEST_CASE("plan check: merged batches beyond the commit's max_unavailable are re
   for (const auto& n : f.plan.nodes) all.nodes.push_back(n.node);
   f.plan.batches = {all};
   plans::SealPlan(f.plan);
-  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired);
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr);
   REQUIRE(d.HasErrors());
   CHECK(f.Errors(d).find("batches[0].nodes: batch 1 takes 8 node(s) out at once") != std::string::npos);
   CHECK(f.Errors(d).find("canary 1") != std::string::npos);
@@ -101,7 +101,7 @@ TEST_CASE("plan check: a dropped canary and a changed desired value are refused"
   Fixture f;
   f.plan.batches[0].canary = false;
   f.plan.nodes[2].actions[0].action.after = "k9";
-  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired);
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr);
   CHECK(f.Errors(d).find("batches[0].canary") != std::string::npos);
   CHECK(f.Errors(d).find("nodes.n3.kernel: node n3: the plan sets kernel to k9 but commit") !=
         std::string::npos);
@@ -133,7 +133,7 @@ TEST_CASE("plan --limit: only the plan's matching nodes, batches formed again, t
   CHECK(p.batches[0].canary);                 // the same policy: a canary first
   CHECK(p.batches[0].nodes.size() == 1);
   CHECK(plans::VerifyPlanDigest(p).ok());    // sealed anew
-  CHECK_FALSE(plans::CheckPlanAgainstCommit(p, f.cluster, f.desired).HasErrors());
+  CHECK_FALSE(plans::CheckPlanAgainstCommit(p, f.cluster, f.desired, nullptr).HasErrors());
   // Groups work; a term that names no node of the plan is an error naming it.
   auto odd = plans::SelectPlanNodes(f.plan, f.cluster, "@odd,!n1");
   REQUIRE(odd.ok());
@@ -153,7 +153,29 @@ TEST_CASE("plan check: a scalar carried as the text its tool prints still matche
   a.pointer = "/sysctl/vm.swappiness";
   a.after = "10";
   f.plan.nodes[0].actions.push_back({a, plans::ChangeReason::kIntent, {}});
-  CHECK_FALSE(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired).HasErrors());
+  CHECK_FALSE(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr).HasErrors());
   f.plan.nodes[0].actions.back().action.after = "11";
-  CHECK(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired).HasErrors());
+  CHECK(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr).HasErrors());
+}
+
+TEST_CASE("plan check: 'already out' is the plan's word; only the live view makes it cost nothing") {
+  // A re-sealed plan marks every node already out and merges them into one batch.
+  Fixture f;
+  for (auto& n : f.plan.nodes) n.already_unavailable = true;
+  plans::Batch all;
+  all.rollout = "roll";
+  all.canary = true;
+  for (const auto& n : f.plan.nodes) all.nodes.push_back(n.node);
+  f.plan.batches = {all};
+  // Without a live view nobody is out: refused.
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr);
+  CHECK(f.Errors(d).find("takes 8 node(s) out at once") != std::string::npos);
+  // The scheduler shows only n1 and n2 out: the other six still cost.
+  std::map<std::string, modules::SchedulerNode> live;
+  for (const char* n : {"n1", "n2"}) {
+    live[n].name = n;
+    live[n].drain = true;
+  }
+  auto d2 = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, &live);
+  CHECK(f.Errors(d2).find("takes 6 node(s) out at once") != std::string::npos);
 }

@@ -4,13 +4,16 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <future>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "fakes/fake_cluster.h"
 #include "plans/planner.h"
 #include "plans/rollout.h"
+#include "plans/waivers.h"
 
 using namespace plumb;
 using fakes::FakeCluster;
@@ -138,6 +141,34 @@ struct Bed {
     return "?";
   }
 };
+
+
+// Runs the rollout of b.plan with `obs` (the run begun in `journal`, b's own by default).
+plans::RolloutResult RunWith(Bed& b, plans::Observer& obs, bool leases = true, bool begin = true,
+                             plans::Journal* journal = nullptr) {
+  plans::Journal& j = journal ? *journal : *b.journal;
+  if (begin) {
+    plans::RunRecord rr;
+    rr.id = b.run;
+    rr.cluster = "t";
+    rr.plan_digest = "x";
+    rr.plan_json = "{}";
+    rr.commit = b.plan.source.commit;
+    rr.started_at = plans::Rfc3339(b.clock.Now());
+    REQUIRE(j.BeginRun(rr).ok());
+  }
+  plans::RolloutDeps d;
+  d.journal = &j;
+  d.drainer = &b.fake;
+  d.prober = &b.fake;
+  d.transport = &b.fake;
+  if (leases) d.leases = &b.leases;
+  d.modules = [&b](std::string_view n) { return b.Find(n); };
+  d.clock = &b.clock;
+  d.observer = &obs;
+  d.stop = &b.stop;
+  return plans::RunRollout(b.plan, b.opts, d);
+}
 
 }  // namespace
 
@@ -273,25 +304,7 @@ TEST_CASE("rollout: the scheduler going down mid-rollout keeps in-flight nodes w
     }
   } downer;
   downer.b = &b;
-  plans::RunRecord rr;
-  rr.id = b.run;
-  rr.cluster = "t";
-  rr.plan_digest = "x";
-  rr.plan_json = "{}";
-  rr.commit = b.plan.source.commit;
-  rr.started_at = plans::Rfc3339(b.clock.Now());
-  REQUIRE(b.journal->BeginRun(rr).ok());
-  plans::RolloutDeps d;
-  d.journal = b.journal.get();
-  d.drainer = &b.fake;
-  d.prober = &b.fake;
-  d.transport = &b.fake;
-  d.leases = &b.leases;
-  d.modules = [&b](std::string_view n) { return b.Find(n); };
-  d.clock = &b.clock;
-  d.observer = &downer;
-  d.stop = &b.stop;
-  auto r = plans::RunRollout(b.plan, b.opts, d);
+  auto r = RunWith(b, downer);
   CHECK(r.outcome == "paused");
   CHECK(Bed::StatusOf(r, "n01") == "interrupted");
   for (const auto& o : r.nodes) CHECK(o.status != "failed");
@@ -489,17 +502,8 @@ TEST_CASE("rollout: a journal that cannot be written stops the run as an error, 
   b.MakePlan();
   b.fake.RunJob("n01", std::chrono::minutes(2));
   FullDiskJournal journal(*b.journal);
-  plans::RunRecord rr;
-  rr.id = b.run;
-  rr.cluster = "t";
-  rr.plan_digest = "x";
-  rr.plan_json = "{}";
-  rr.commit = b.plan.source.commit;
-  rr.started_at = plans::Rfc3339(b.clock.Now());
-  REQUIRE(journal.BeginRun(rr).ok());
   struct Filler : plans::Observer {
     FullDiskJournal* j;
-    Bed* b;
     void OnEvent(const plans::RolloutEvent& e) override {
       if (e.kind == plans::RolloutEvent::Kind::kWait && e.node == "n01") j->full = true;
       // The run's end is retried: the second attempt finds space again.
@@ -509,18 +513,7 @@ TEST_CASE("rollout: a journal that cannot be written stops the run as an error, 
     }
   } filler;
   filler.j = &journal;
-  filler.b = &b;
-  plans::RolloutDeps d;
-  d.journal = &journal;
-  d.drainer = &b.fake;
-  d.prober = &b.fake;
-  d.transport = &b.fake;
-  d.leases = &b.leases;
-  d.modules = [&b](std::string_view n) { return b.Find(n); };
-  d.clock = &b.clock;
-  d.observer = &filler;
-  d.stop = &b.stop;
-  auto r = plans::RunRollout(b.plan, b.opts, d);
+  auto r = RunWith(b, filler, true, true, &journal);
   CHECK(r.outcome == "failed");      // an error (exit 1), not "interrupted" (130)
   CHECK(r.journal_failed);
   CHECK(b.fake.Count("n02", "drain") == 0);   // nothing new started
@@ -549,24 +542,7 @@ TEST_CASE("rollout: a drain the scheduler lost (a restart) is set again before a
     }
   } forget;
   forget.b = &b;
-  plans::RunRecord rr;
-  rr.id = b.run;
-  rr.cluster = "t";
-  rr.plan_digest = "x";
-  rr.plan_json = "{}";
-  rr.commit = b.plan.source.commit;
-  rr.started_at = plans::Rfc3339(b.clock.Now());
-  REQUIRE(b.journal->BeginRun(rr).ok());
-  plans::RolloutDeps d;
-  d.journal = b.journal.get();
-  d.drainer = &b.fake;
-  d.prober = &b.fake;
-  d.transport = &b.fake;
-  d.modules = [&b](std::string_view n) { return b.Find(n); };
-  d.clock = &b.clock;
-  d.observer = &forget;
-  d.stop = &b.stop;
-  auto r = plans::RunRollout(b.plan, b.opts, d);
+  auto r = RunWith(b, forget, false);
   CHECK(r.outcome == "done");
   CHECK(b.fake.Count("n01", "drain") == 2);    // drained again
   CHECK(b.fake.violations().empty());          // nothing changed while the new job ran
@@ -594,4 +570,142 @@ TEST_CASE("rollout: another run's drain at the same moment: the newer claim give
   bool undrain = false;
   for (const auto& s : *steps) undrain |= s.step == "undrain" && s.outcome == "ok";
   CHECK(undrain);
+}
+
+
+TEST_CASE("rollout: the scheduler down past its timeout mid-batch pauses the run (no deadlock)") {
+  // Review finding: with nodes still queued in a batch, the admission loop gave up on the
+  // scheduler while holding its own lock, and locked it again: the run never returned.
+  Bed b(5, 2);
+  b.policy.scheduler_timeout_s = 60;
+  b.MakePlan();
+  b.fake.Drain("n05", "admin: fan");   // after planning: the batch cannot start all at once
+  struct Down : plans::Observer {
+    Bed* b;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (e.kind == plans::RolloutEvent::Kind::kNodeEnd && e.node == "n01")
+        b->fake.scheduler_down_until = b->clock.Now() + std::chrono::hours(1);
+    }
+  } down;
+  down.b = &b;
+  auto fut = std::async(std::launch::async, [&] { return RunWith(b, down); });
+  REQUIRE(fut.wait_for(std::chrono::seconds(120)) == std::future_status::ready);
+  auto r = fut.get();
+  CHECK(r.outcome == "paused");
+  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+}
+
+TEST_CASE("rollout: --resume re-checks a node that was busy: changed by the other run, it is stale") {
+  // Review finding: a `lease` step made a busy node look "touched", so --resume skipped its
+  // stale check and undid what the other run had done.
+  Bed b(2);
+  b.MakePlan();
+  b.leases.Hold("n02", "20261231-000000-ffff", std::chrono::hours(1));
+  Events ev;
+  auto first = RunWith(b, ev);
+  CHECK(Bed::StatusOf(first, "n02") == "busy");
+  // The other run converges n02 to k3 and lets it go.
+  b.fake.node("n02").running["kernel"] = "k3";
+  b.fake.node("n02").installed["kernel"] = "k3";
+  REQUIRE(b.leases.Release("n02", "20261231-000000-ffff").ok());
+  b.opts.resume = true;
+  auto again = RunWith(b, ev, true, /*begin=*/false);
+  CHECK(Bed::StatusOf(again, "n02") == "stale");
+  CHECK(b.fake.node("n02").running["kernel"] == "k3");   // not reverted
+  CHECK(b.fake.Count("n02", "set ") == 0);
+}
+
+TEST_CASE("rollout: a same-second claim of another run: this one gives way too (a tie holds nobody)") {
+  // Review finding: claims were ranked by (time, run id), so on a tie the lower run id held
+  // while the higher one, checking first, had held too. Now a tie counts as older: both give
+  // way and retry after a random delay.
+  Bed b(3, 1);
+  b.MakePlan();
+  b.fake.other_run = "20991231-000000-ffff";   // a higher id than ours
+  b.fake.other_run_drains["n01"] = "n03";
+  Events ev;
+  auto r = RunWith(b, ev);
+  CHECK(r.outcome == "done");
+  auto calls = b.fake.CallsOf("n01");
+  REQUIRE(calls.size() >= 2);
+  CHECK(calls[1] == "resume");   // gave way at once, before any change
+  CHECK(b.fake.violations().empty());
+}
+
+TEST_CASE("rollout: an admin who drains a node mid-change keeps the node and their reason") {
+  // Review finding: a failure after an admin re-drained the node overwrote "RMA gpu3" with
+  // plumb's failure reason, which a later run would take over and return to service.
+  Bed b(1);
+  b.MakePlan();
+  b.fake.node("n01").apply_fails = true;
+  struct Admin : plans::Observer {
+    Bed* b;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (e.kind == plans::RolloutEvent::Kind::kStep && e.step.rfind("apply:", 0) == 0 &&
+          e.status == "start") {
+        b->fake.node("n01").reason = "RMA gpu3";
+      }
+    }
+  } admin;
+  admin.b = &b;
+  auto r = RunWith(b, admin);
+  CHECK(Bed::StatusOf(r, "n01") == "failed");
+  CHECK(b.fake.node("n01").reason == "RMA gpu3");
+  CHECK(b.fake.node("n01").drain);
+}
+
+TEST_CASE("rollout: a lease lost to another run mid-change: the node is left to it, and said so") {
+  // The renewer (every 20 ms here) finds the lease taken while n01 waits for its job.
+  Bed b(1);
+  b.opts.timing.lease_renew = std::chrono::milliseconds(20);
+  b.opts.timing.heartbeat = std::chrono::seconds(1);
+  b.MakePlan();
+  b.fake.RunJob("n01", std::chrono::minutes(2));
+  struct Steal : plans::Observer {
+    Bed* b;
+    bool done = false;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (!done && e.kind == plans::RolloutEvent::Kind::kWait && e.node == "n01") {
+        done = true;
+        b->leases.Hold("n01", "20991231-000000-0001", std::chrono::hours(1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));   // let the renewer see it
+      }
+    }
+  } steal;
+  steal.b = &b;
+  auto r = RunWith(b, steal);
+  CHECK(Bed::StatusOf(r, "n01") == "busy");
+  for (const auto& o : r.nodes) {
+    CHECK(o.left_drained);
+    CHECK(o.error.find("20991231-000000-0001") != std::string::npos);
+  }
+  CHECK(b.fake.Count("n01", "set ") == 0);
+}
+
+TEST_CASE("waivers: a waiver on one member of a map-valued action keeps that member only") {
+  // bios: {A: 1, B: 2} differs in both; a waiver covers bios.B.
+  modules::Action a;
+  a.module = "bios";
+  a.id = "bios.attributes";
+  a.key = "bios";
+  a.pointer = "/bios";
+  a.before = {{"A", 0}, {"B", 0}};
+  a.after = {{"A", 1}, {"B", 2}};
+  a.summary = "set BIOS A=1 B=2";
+  inventory::Waiver w;
+  w.keys = "bios.B";
+  auto split = plans::SplitWaived({a}, [&](const std::string& key) -> const inventory::Waiver* {
+    return key == "bios.B" ? &w : nullptr;
+  });
+  REQUIRE(split.kept.size() == 1);
+  CHECK(split.kept[0].after == nlohmann::json{{"A", 1}});
+  CHECK(split.kept[0].summary.find("waived, left as they are: B") != std::string::npos);
+  REQUIRE(split.waived.size() == 1);
+  CHECK(split.waived[0].action.key == "bios.B");
+  CHECK(split.waived[0].action.pointer == "/bios/B");
+  CHECK(split.waived[0].action.after == 2);
+  // Every member waived: the action is waived whole.
+  auto all = plans::SplitWaived({a}, [&](const std::string&) { return &w; });
+  CHECK(all.kept.empty());
+  CHECK(all.waived.size() == 1);
 }
