@@ -94,6 +94,22 @@ class NodeRun {
   /// counted. When over, the newest claims give way: this node is returned to service at once,
   /// untouched, and "deferred" for a later admission. False when it gave way.
   bool BudgetHolds();
+  /// Before this node's drain: claims it in the scheduler, then reads its scope; true when the
+  /// nodes out plus every live claim (this one included) fit max_unavailable, so the drain may
+  /// go ahead. Otherwise clears the claim, defers the node (given way, untouched) and returns
+  /// false. See modules/drain/claim.h for why this keeps runs of different journals within one
+  /// budget. True at once for a scheduler that shows no claims (none).
+  bool ClaimHolds(const modules::SchedulerNode& sn);
+  /// Clears this run's claim on the node (best effort: a claim left behind expires).
+  void DropClaim(const modules::SchedulerNode& sn);
+  /// The scope as the scheduler shows it, waiting while it cannot be read: no change starts on
+  /// a count nobody could make (fail closed). nullopt when the node must stop (interrupted at
+  /// `step`, the run paused past scheduler_timeout, or stopping).
+  std::optional<std::map<std::string, modules::SchedulerNode>> ReadScope(
+      const std::string& step, Clock::TimePoint start);
+  /// Gives the node back to the pool for a later admission: "deferred", lease released, and a
+  /// random pause to desynchronise from the run it collided with.
+  void Defer(const std::string& why);
   bool ApplyAction(const PlannedAction& pa);
   bool Reboot();
   bool Verify();
@@ -146,6 +162,7 @@ class NodeRun {
   std::string admin_reason_;
   bool returned_ = false;
   bool lease_held_ = false;
+  bool claimed_ = false;          // this run's claim is on the node (ClaimHolds)
   std::optional<Clock::TimePoint> last_heartbeat_;
   std::string note_;              // what the node waits for, for `plumb runs RUN`
   std::string started_at_;
@@ -785,6 +802,8 @@ bool NodeRun::Drain() {
   // the drain, or between a give-way and its resume call): the budget is checked again.
   if (ours && !changed_ && !admin_ && !BudgetHolds()) return false;
   if (!admin_ && !ours) {
+    // A node already out (a failed run left it drained) costs no budget: no claim needed.
+    if (took_over.empty() && !ClaimHolds(sn)) return false;
     // A node a failed plumb run left drained is taken over: relabelled with this run's reason,
     // so this run returns it to service once it converges (and says why if it fails again).
     const std::string reason = DrainReason(e_.opts().run_id, "drain");
@@ -797,6 +816,7 @@ bool NodeRun::Drain() {
     });
     // Even a failed drain call may have taken effect: resume it on failure only if it did.
     if (r.outcome == "ok") drained_by_us_ = true;
+    DropClaim(sn);   // the drain counts from here on (or there is no drain to count)
     if (!Check("drain", r)) return false;
     if (took_over.empty() && !BudgetHolds()) return false;
   }
@@ -814,35 +834,126 @@ bool NodeRun::Redrain(const modules::SchedulerNode& n) {
   return s.ok();
 }
 
+std::optional<std::map<std::string, modules::SchedulerNode>> NodeRun::ReadScope(
+    const std::string& step, Clock::TimePoint start) {
+  const std::vector<std::string> scope = e_.ScopeOf(np_.rollout);
+  const auto patience = std::chrono::seconds(policy_.scheduler_timeout_s);
+  milliseconds wait = e_.opts().timing.poll_initial;
+  for (;;) {
+    auto q = Sched().Query(scope);
+    if (q) return std::move(*q);
+    if (e_.dead()) throw Dead{};
+    if (Stopping() || e_.deps().clock->Now() - start >= patience) {
+      if (!Stopping())
+        e_.SchedulerGaveUp(fmt::format("{} could not be read for {}s: {}", Sched().Name(),
+                                       policy_.scheduler_timeout_s, q.error().message));
+      Interrupt(step);
+      return std::nullopt;
+    }
+    Heartbeat(step, start, fmt::format("{} unavailable ({}): cannot count who is out",
+                                       Sched().Name(), q.error().message), "scheduler");
+    e_.deps().clock->Sleep(wait);
+    wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
+  }
+}
+
+bool NodeRun::ClaimHolds(const modules::SchedulerNode& sn) {
+  modules::Drainer& sched = Sched();
+  if (!sched.SharesClaims()) return true;
+  const int limit = policy_.MaxUnavailable(static_cast<int>(e_.ScopeOf(np_.rollout).size()));
+  const auto start = e_.deps().clock->Now();
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            start.time_since_epoch()).count();
+  const modules::NodeClaim mine{e_.opts().run_id, now_s};
+  StepResult r = Step("claim", {{"scheduler", std::string(sched.Name())}}, [&] {
+    Status s = SchedulerCall("claim", [&] { return sched.SetClaim(sn, mine); });
+    if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
+    return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
+  });
+  claimed_ = r.outcome == "ok";
+  if (!Check("claim", r)) return false;
+  milliseconds wait = e_.opts().timing.poll_initial;
+  const auto patience = std::chrono::seconds(policy_.scheduler_timeout_s);
+  for (;;) {
+    auto q = ReadScope("claim", start);
+    if (!q) {
+      DropClaim(sn);
+      return false;
+    }
+    // Everything that is out, or about to be: nodes out for any reason, and every live claim
+    // (this run's other nodes' too: they were admitted against the same count).
+    int taken = 1;   // this node
+    std::vector<std::string> who, unsettled;
+    for (const auto& [name, n] : *q) {
+      if (name == np_.node) continue;
+      const bool claimed = n.claim && ClaimLive(*n.claim, now_s);
+      if (!n.Unavailable() && !claimed) continue;
+      ++taken;
+      if (n.Unavailable() && n.Unsettled()) unsettled.push_back(name);
+      who.push_back(!n.Unavailable() && n.claim->run != e_.opts().run_id
+                        ? fmt::format("{} (claimed by run {})", name, n.claim->run)
+                        : name);
+    }
+    if (taken <= limit) return true;
+    // Over only because the scheduler has not heard from some nodes (a restart): wait for
+    // them as long as for an unreadable scheduler, nothing changing here.
+    const bool only_unsettled = taken - static_cast<int>(unsettled.size()) <= limit;
+    if (only_unsettled && e_.deps().clock->Now() - start < patience && !Stopping()) {
+      if (e_.dead()) throw Dead{};
+      Heartbeat("claim", start,
+                fmt::format("{} has not heard from {} (not responding): cannot count them yet; "
+                            "waiting up to {}s", sched.Name(), fmt::join(unsettled, ", "),
+                            policy_.scheduler_timeout_s),
+                "scheduler");
+      e_.deps().clock->Sleep(wait);
+      wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
+      continue;
+    }
+    DropClaim(sn);
+    if (Stopping()) {
+      Interrupt("claim");
+      return false;
+    }
+    Defer(fmt::format("{} node(s) out or claimed in its scope with this one, max_unavailable "
+                      "{}: {}; not drained, to be admitted later",
+                      taken, limit, fmt::join(who, ", ")));
+    return false;
+  }
+}
+
+void NodeRun::DropClaim(const modules::SchedulerNode& sn) {
+  if (!claimed_) return;
+  claimed_ = false;
+  // One try, no waiting: a claim left behind only holds a slot until it expires.
+  if (Status s = Sched().SetClaim(sn, modules::NodeClaim{}); !s)
+    e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
+             .message = fmt::format("could not clear its claim ({}); it expires within {}s",
+                                    s.error().message, modules::kClaimTtlSeconds)});
+}
+
+void NodeRun::Defer(const std::string& why) {
+  out_.status = "deferred";
+  out_.error = why;
+  Put("running");
+  ReleaseLease();
+  // Desynchronise from the other run, which is counting the same nodes right now.
+  static thread_local std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> jitter(500, 3000);
+  e_.deps().clock->Sleep(milliseconds(jitter(rng)));
+}
+
 bool NodeRun::BudgetHolds() {
   const std::vector<std::string> scope = e_.ScopeOf(np_.rollout);
   const int limit = policy_.MaxUnavailable(static_cast<int>(scope.size()));
   const auto start = e_.deps().clock->Now();
   const auto patience = std::chrono::seconds(policy_.scheduler_timeout_s);
   milliseconds wait = e_.opts().timing.poll_initial;
-  Result<std::map<std::string, modules::SchedulerNode>> q =
-      Diagnostic::Error(std::string(modules::kSchedulerUnavailable), "not read");
+  std::optional<std::map<std::string, modules::SchedulerNode>> q;
   int out = 0, older = 0;
   std::vector<std::string> who;
   for (;;) {
-    // Read the scope, waiting while the scheduler cannot be read: no change starts on a count
-    // nobody could make (fail closed).
-    q = Sched().Query(scope);
-    if (!q) {
-      if (e_.dead()) throw Dead{};
-      if (Stopping() || e_.deps().clock->Now() - start >= patience) {
-        if (!Stopping())
-          e_.SchedulerGaveUp(fmt::format("{} could not be read for {}s: {}", Sched().Name(),
-                                         policy_.scheduler_timeout_s, q.error().message));
-        Interrupt("drain");   // drained, nothing changed: --resume checks the budget again
-        return false;
-      }
-      Heartbeat("drain", start, fmt::format("{} unavailable ({}): cannot count who is out",
-                                            Sched().Name(), q.error().message), "scheduler");
-      e_.deps().clock->Sleep(wait);
-      wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
-      continue;
-    }
+    q = ReadScope("drain", start);   // drained, nothing changed: --resume checks again
+    if (!q) return false;
     int64_t mine = 0;
     if (auto it = q->find(np_.node); it != q->end()) mine = it->second.reason_since;
     out = 0, older = 0;
@@ -905,14 +1016,7 @@ bool NodeRun::BudgetHolds() {
   });
   if (!Check("undrain", r)) return false;
   drained_by_us_ = false;
-  out_.status = "deferred";
-  out_.error = why;
-  Put("running");
-  ReleaseLease();
-  // Desynchronise from the other run, which is counting the same nodes right now.
-  static thread_local std::mt19937 rng(std::random_device{}());
-  std::uniform_int_distribution<int> jitter(500, 3000);
-  e_.deps().clock->Sleep(milliseconds(jitter(rng)));
+  Defer(why);
   return false;
 }
 

@@ -6,10 +6,12 @@
 /// is never resumed by plumb.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "modules/drain/claim.h"
 #include "schemas/result.h"
 
 namespace plumb::modules {
@@ -40,6 +42,11 @@ struct SchedulerNode {
   int running_jobs = 0;
   std::vector<std::string> jobs;   ///< "1234 (alice: train-llm)" for reports
   std::vector<SchedulerJob> job_details;   ///< the same jobs, with their time limits
+  /// A plumb run's claim on the node (modules/drain/claim.h), if any: about to drain it.
+  std::optional<NodeClaim> claim;
+  /// The free-text field the claim lives in, as the scheduler has it (Slurm's node comment,
+  /// with an admin's words kept), so a claim can be written without losing them.
+  std::string comment;
 
   /// Out of service for the purpose of max_unavailable.
   bool Unavailable() const { return drain || down; }
@@ -70,6 +77,16 @@ class Drainer {
   virtual Status Drain(const std::string& node, const std::string& reason) = 0;
   /// Returns the node to service.
   virtual Status Resume(const std::string& node) = 0;
+
+  /// Does this scheduler show one run's claims to the others (modules/drain/claim.h)? A
+  /// scheduler only this process sees (none) has no other run to tell.
+  virtual bool SharesClaims() const { return false; }
+  /// Writes `claim` on `current.name` (what Query just showed of it), or clears the node's
+  /// claim when claim.run is empty. Takes nothing out of service.
+  virtual Status SetClaim(const SchedulerNode& current, const NodeClaim& claim) {
+    (void)current, (void)claim;
+    return OkStatus();
+  }
 };
 
 }  // namespace plumb::modules

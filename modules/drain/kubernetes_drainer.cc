@@ -24,6 +24,8 @@ Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text) {
     n.reason = it.value(json::json_pointer("/metadata/annotations/" +
                                            std::string("plumb.dev~1drain-reason")),
                         "");
+    n.comment = it.value(json::json_pointer("/metadata/annotations/plumb.dev~1claim"), "");
+    n.claim = FindClaim(n.comment);
     bool ready = false;
     if (auto c = it.find("status"); c != it.end() && c->contains("conditions"))
       for (const auto& cond : (*c)["conditions"])
@@ -114,6 +116,19 @@ Status KubernetesDrainer::Drain(const std::string& node, const std::string& reas
       if (Status s = Check(r, cmds[i]); !s) return s;
   }
   return OkStatus();
+}
+
+std::string KubernetesDrainer::ClaimCommand(const std::string& node, const NodeClaim& claim) {
+  const std::string a(kKubeClaimAnnotation);
+  if (claim.run.empty())
+    return "kubectl annotate node " + transport::ShellQuote(node) + " " + transport::ShellQuote(a + "-");
+  return "kubectl annotate node " + transport::ShellQuote(node) + " --overwrite " +
+         transport::ShellQuote(fmt::format("{}={}@{}", a, claim.run, claim.since));
+}
+
+Status KubernetesDrainer::SetClaim(const SchedulerNode& current, const NodeClaim& claim) {
+  const std::string c = ClaimCommand(current.name, claim);
+  return Check(shell_.Run(c, timeout_), c);
 }
 
 Status KubernetesDrainer::Resume(const std::string& node) {

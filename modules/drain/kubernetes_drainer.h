@@ -10,6 +10,8 @@
 namespace plumb::modules {
 
 inline constexpr const char* kKubeReasonAnnotation = "plumb.dev/drain-reason";
+/// A run's claim before it drains (modules/drain/claim.h), "<run>@<unix seconds>".
+inline constexpr const char* kKubeClaimAnnotation = "plumb.dev/claim";
 
 class KubernetesDrainer final : public Drainer {
  public:
@@ -23,7 +25,11 @@ class KubernetesDrainer final : public Drainer {
   Status Drain(const std::string& node, const std::string& reason) override;
   /// Uncordons and removes the annotation.
   Status Resume(const std::string& node) override;
+  bool SharesClaims() const override { return true; }
+  /// Sets (or removes) the plumb.dev/claim annotation.
+  Status SetClaim(const SchedulerNode& current, const NodeClaim& claim) override;
 
+  static std::string ClaimCommand(const std::string& node, const NodeClaim& claim);
   static std::vector<std::string> DrainCommands(const std::string& node, const std::string& reason);
   static std::vector<std::string> ResumeCommands(const std::string& node);
 

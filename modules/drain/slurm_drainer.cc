@@ -101,6 +101,11 @@ std::string SlurmDrainer::ResumeCommand(const std::string& node) {
   return "scontrol update nodename=" + transport::ShellQuote(node) + " state=resume";
 }
 
+std::string SlurmDrainer::ClaimCommand(const SchedulerNode& current, const NodeClaim& claim) {
+  return "scontrol update nodename=" + transport::ShellQuote(current.name) +
+         " comment=" + transport::ShellQuote(WithClaim(current.comment, claim));
+}
+
 namespace {
 Status Check(const Result<transport::CommandOutput>& r, const std::string& what) {
   if (auto u = UnavailableFrom(r, what)) return *u;
@@ -119,6 +124,10 @@ Status SlurmDrainer::Drain(const std::string& node, const std::string& reason) {
 
 Status SlurmDrainer::Resume(const std::string& node) {
   return Check(Run(ResumeCommand(node)), "scontrol resume " + node);
+}
+
+Status SlurmDrainer::SetClaim(const SchedulerNode& current, const NodeClaim& claim) {
+  return Check(Run(ClaimCommand(current, claim)), "scontrol comment " + current.name);
 }
 
 }  // namespace plumb::modules

@@ -22,10 +22,14 @@ class SlurmDrainer final : public Drainer {
   Status Drain(const std::string& node, const std::string& reason) override;
   /// `scontrol update nodename=<node> state=resume`.
   Status Resume(const std::string& node) override;
+  bool SharesClaims() const override { return true; }
+  /// `scontrol update nodename=<node> comment=<the comment with the claim token>`.
+  Status SetClaim(const SchedulerNode& current, const NodeClaim& claim) override;
 
   /// The commands, for tests and --explain.
   static std::string DrainCommand(const std::string& node, const std::string& reason);
   static std::string ResumeCommand(const std::string& node);
+  static std::string ClaimCommand(const SchedulerNode& current, const NodeClaim& claim);
 
  private:
   Result<transport::CommandOutput> Run(const std::string& cmd);

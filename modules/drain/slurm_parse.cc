@@ -114,6 +114,8 @@ Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view tex
     Classify(s, words);
     s.reason = Str(n, "reason");
     if (std::string at = Str(n, "reason_changed_at"); !at.empty()) s.reason_since = std::atoll(at.c_str());
+    s.comment = Str(n, "comment");
+    s.claim = FindClaim(s.comment);
     out[s.name] = s;
   }
   return out;
@@ -140,6 +142,21 @@ Result<std::map<std::string, SchedulerNode>> ParseScontrolNodes(std::string_view
       if (tag != std::string::npos && reason.back() == ']') reason.resize(tag);
       s.reason = reason;
     }
+    // Comment=<free text> runs up to the next " Key=" (one-line output has no other delimiter).
+    if (auto cm = line.find(" Comment="); cm != std::string::npos) {
+      std::string rest = line.substr(cm + 9);
+      for (size_t i = 0; i < rest.size(); ++i) {
+        if (rest[i] != ' ') continue;
+        const auto eq = rest.find('=', i + 1), sp = rest.find(' ', i + 1);
+        if (eq != std::string::npos && (sp == std::string::npos || eq < sp) && eq > i + 1 &&
+            std::isupper(static_cast<unsigned char>(rest[i + 1]))) {
+          rest.resize(i);
+          break;
+        }
+      }
+      if (rest != "(null)") s.comment = rest;
+    }
+    s.claim = FindClaim(s.comment);
     out[s.name] = s;
   }
   if (out.empty() && text.find_first_not_of(" \n") != std::string_view::npos)

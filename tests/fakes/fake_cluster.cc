@@ -69,6 +69,21 @@ std::vector<std::string> FakeCluster::violations() const {
 }
 
 void FakeCluster::TickLocked(FakeNode& n) {
+  const auto now = clock_.Now();
+  if (n.other_drain_at != plans::Clock::TimePoint{} && now >= n.other_drain_at) {
+    n.other_drain_at = {};
+    n.drain = true;
+    n.reason = "plumb:" + other_run + ":drain";
+    n.reason_since = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+    n.release_at = now + other_holds;
+    n.comment = modules::WithClaim(n.comment, {});
+    Log(n.name, "drain " + n.reason);
+    CountOutLocked();
+  }
+  if (n.other_unclaim_at != plans::Clock::TimePoint{} && now >= n.other_unclaim_at) {
+    n.other_unclaim_at = {};
+    n.comment = modules::WithClaim(n.comment, {});
+  }
   if (n.release_at != plans::Clock::TimePoint{} && clock_.Now() >= n.release_at) {
     n.release_at = {};
     n.drain = false;
@@ -115,6 +130,8 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
     s.down = n.rebooting || n.admin_down;
     s.reason = n.reason;
     s.reason_since = n.reason_since;
+    s.comment = n.comment;
+    s.claim = modules::FindClaim(n.comment);
     s.state = n.rebooting ? "down*" : n.admin_down ? "down" : n.drain ? (job ? "draining" : "drained") : job ? "mixed" : "idle";
     if (auto u = unresponsive_until.find(name); u != unresponsive_until.end() && clock_.Now() < u->second) {
       s.down = s.unresponsive = true;
@@ -150,6 +167,33 @@ Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   }
   CountOutLocked();
   if (n.drain_errs) return Diagnostic::Error("fake.timeout", "scontrol timed out");
+  return OkStatus();
+}
+
+std::vector<std::string> FakeCluster::claims() const {
+  std::lock_guard lock(mu_);
+  return claims_;
+}
+
+Status FakeCluster::SetClaim(const modules::SchedulerNode& current,
+                             const modules::NodeClaim& claim) {
+  std::lock_guard lock(mu_);
+  if (clock_.Now() < scheduler_down_until) {
+    ++calls_while_down;
+    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
+                             "slurm unavailable: Unable to contact slurm controller");
+  }
+  auto& n = nodes_.at(current.name);
+  n.comment = modules::WithClaim(current.comment, claim);
+  claims_.push_back(current.name + (claim.run.empty() ? ": unclaim" : ": claim " + claim.run));
+  if (claim.run.empty()) return OkStatus();
+  if (auto it = other_run_claims.find(current.name); it != other_run_claims.end()) {
+    auto& o = nodes_.at(it->second);
+    o.comment = modules::WithClaim(o.comment, {other_run, claim.since});
+    claims_.push_back(it->second + ": claim " + other_run);
+    (other_claim_drains ? o.other_drain_at : o.other_unclaim_at) = clock_.Now() + other_drain_after;
+    other_run_claims.erase(it);
+  }
   return OkStatus();
 }
 

@@ -42,6 +42,9 @@ struct FakeNode {
   std::string marker;             ///< marker JSON written by plumb
   long long reason_since = 0;     ///< when the reason was set (fake unix seconds)
   plans::Clock::TimePoint release_at{};   ///< another run returns it then (0: never)
+  std::string comment;                    ///< the scheduler's free text (claims live here)
+  plans::Clock::TimePoint other_drain_at{};     ///< another run drains it then (0: never)
+  plans::Clock::TimePoint other_unclaim_at{};   ///< another run drops its claim then
 };
 
 class FakeCluster final : public modules::Drainer, public plans::Prober,
@@ -84,6 +87,17 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   std::map<std::string, plans::Clock::TimePoint> unresponsive_until;
   /// Resume of these nodes is refused (Slurm's "Invalid node state specified").
   std::set<std::string> refuse_resume;
+  /// Another plumb run racing for the same slot through claims: when plumb claims the key
+  /// node, that run has just claimed the value node (same second, run `other_run`). If
+  /// `other_claim_drains`, it read the scope before plumb's claim, saw room, and drains the
+  /// value node `other_drain_after` later (holding it `other_holds`); otherwise it saw plumb's
+  /// claim as well and drops its own `other_drain_after` later, draining nothing.
+  std::map<std::string, std::string> other_run_claims;
+  bool other_claim_drains = true;
+  std::chrono::seconds other_drain_after{1};
+  /// Claims written and cleared, in order: "n01: claim <run>", "n01: unclaim" (kept apart
+  /// from calls(), which lists what changes service).
+  std::vector<std::string> claims() const;
 
   // Drainer
   std::string_view Name() const override { return "fake"; }
@@ -91,6 +105,8 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
       const std::vector<std::string>& nodes) override;
   Status Drain(const std::string& node, const std::string& reason) override;
   Status Resume(const std::string& node) override;
+  bool SharesClaims() const override { return true; }
+  Status SetClaim(const modules::SchedulerNode& current, const modules::NodeClaim& claim) override;
   // Prober
   plans::NodeFacts Probe(const std::string& node) override;
   // NodeTransport
@@ -111,6 +127,7 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   std::map<std::string, FakeNode> nodes_;
   std::vector<std::string> calls_;
   std::vector<std::string> violations_;
+  std::vector<std::string> claims_;
   int max_out_ = 0;
 };
 

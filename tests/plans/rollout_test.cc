@@ -178,7 +178,7 @@ TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifi
     names.push_back(s.step);
     CHECK_MESSAGE(!s.outcome.empty(), s.step);
   }
-  CHECK(names == std::vector<std::string>{"probe", "drain", "wait-drained", "apply:kernel.install",
+  CHECK(names == std::vector<std::string>{"probe", "claim", "drain", "wait-drained", "apply:kernel.install",
                                           "reboot", "wait-boot", "verify", "health:1", "marker",
                                           "resume"});
   auto run = w.journal->GetRun(w.run_id);
@@ -393,7 +393,7 @@ TEST_CASE("rollout: Ctrl-C abandons the wait safely; resume finishes the job") {
 }
 
 TEST_CASE("rollout: a crash at any journaled point, then resume: converges, nothing twice") {
-  const char* kinds[] = {"probe", "drain", "wait-drained", "apply", "reboot",
+  const char* kinds[] = {"probe", "claim", "drain", "wait-drained", "apply", "reboot",
                          "wait-boot", "verify", "health", "marker", "resume"};
   int points = 0;
   for (const char* kind : kinds) {
@@ -423,7 +423,7 @@ TEST_CASE("rollout: a crash at any journaled point, then resume: converges, noth
       }
     }
   }
-  CHECK(points == 40);
+  CHECK(points == 44);
 }
 
 TEST_CASE("rollout: a crash after a BMC power cycle: resume waits for the boot, no second cycle") {

@@ -51,6 +51,37 @@ TEST_CASE("slurm drainer: drain and resume commands quote node and reason") {
   CHECK(sh.ran.back() == "scontrol update nodename='n1' state=resume");
 }
 
+TEST_CASE("slurm drainer: a claim goes into the node's comment, the admin's words kept and quoted") {
+  ScriptedShell sh;
+  SlurmDrainer d(sh);
+  CHECK(d.SharesClaims());
+  SchedulerNode n;
+  n.name = "n1";
+  n.comment = "don't reboot before 5pm";
+  const NodeClaim c{"r1", 100};
+  const std::string set = SlurmDrainer::ClaimCommand(n, c);
+  CHECK(set == "scontrol update nodename='n1' comment='don'\\''t reboot before 5pm [plumb-claim:r1@100]'");
+  n.comment += " [plumb-claim:r1@100]";
+  const std::string clear = SlurmDrainer::ClaimCommand(n, {});
+  CHECK(clear == "scontrol update nodename='n1' comment='don'\\''t reboot before 5pm'");
+  sh.answers[set] = {0, "", ""};
+  n.comment = "don't reboot before 5pm";
+  CHECK(d.SetClaim(n, c).ok());
+  CHECK(sh.ran.back() == set);
+}
+
+TEST_CASE("kubernetes drainer: a claim is an annotation, read back by ParseNodes") {
+  CHECK(KubernetesDrainer::ClaimCommand("k1", {"r1", 100}) ==
+        "kubectl annotate node 'k1' --overwrite 'plumb.dev/claim=r1@100'");
+  CHECK(KubernetesDrainer::ClaimCommand("k1", {}) == "kubectl annotate node 'k1' 'plumb.dev/claim-'");
+  auto n = kube::ParseNodes(R"({"items":[{"metadata":{"name":"k1","annotations":{"plumb.dev/claim":"r1@100"}},
+    "spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}}]})");
+  REQUIRE(n.ok());
+  REQUIRE(n->at("k1").claim);
+  CHECK(n->at("k1").claim->run == "r1");
+  CHECK_FALSE(n->at("k1").Unavailable());
+}
+
 TEST_CASE("slurm drainer: query joins sinfo and squeue, and falls back without JSON") {
   ScriptedShell sh;
   SlurmDrainer d(sh);

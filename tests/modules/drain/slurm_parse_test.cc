@@ -89,6 +89,24 @@ TEST_CASE("slurm: scontrol show node -o, the fallback, agrees with sinfo --json"
   CHECK_FALSE(slurm::ParseScontrolNodes("garbage\n").ok());
 }
 
+TEST_CASE("slurm: a claim in a node's comment, next to an admin's words, from JSON and the fallback") {
+  auto a = slurm::ParseSinfoJson(Data("sinfo-22.05-claim.json"));
+  auto b = slurm::ParseScontrolNodes(Data("scontrol-show-node-22.05-claim.txt"));
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  for (const auto* nodes : {&*a, &*b}) {
+    const auto& n1 = nodes->at("n1");
+    CHECK(n1.comment == "GPU3 fan noisy [plumb-claim:20261201-191500-ab12@1796152500]");
+    REQUIRE(n1.claim);
+    CHECK(n1.claim->run == "20261201-191500-ab12");
+    CHECK(n1.claim->since == 1796152500);
+    CHECK_FALSE(n1.Unavailable());          // a claim takes nothing out of service
+    CHECK(nodes->at("n2").comment.empty());
+    CHECK_FALSE(nodes->at("n2").claim);
+    CHECK(nodes->at("n2").reason == "RMA gpu3");
+  }
+}
+
 TEST_CASE("slurm: the 23.02+ shape (arrays, wrapped numbers) reads the same") {
   auto nodes = slurm::ParseSinfoJson(Data("sinfo-24.05-shape.json"));
   REQUIRE(nodes.ok());
