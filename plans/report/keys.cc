@@ -72,6 +72,33 @@ std::string ModuleForPointer(std::string_view p) {
   return PointerToKey("/" + std::string(rest.substr(0, rest.find('/'))));
 }
 
+modules::Disruption KeyDisruption(std::string_view p) {
+  using modules::Disruption;
+  // Key prefixes first (a module whose keys disturb differently), then whole modules.
+  struct KeyRow { std::string_view prefix; Disruption d; };
+  static constexpr KeyRow kKeys[] = {
+      {"/nvidia/persistence_mode", Disruption::kNone},
+      {"/nvidia/fabricmanager", Disruption::kDrain},
+      {"/firmware_images", Disruption::kNone},   // where an image is fetched from: no change by itself
+  };
+  for (const KeyRow& r : kKeys)
+    if (PointerUnder(p, r.prefix)) return r.d;
+  struct ModuleRow { std::string_view module; Disruption d; };
+  static constexpr ModuleRow kModules[] = {
+      {"kernel", Disruption::kReboot},        {"nvidia_driver", Disruption::kReboot},
+      {"cuda", Disruption::kDrain},           {"nccl", Disruption::kDrain},
+      {"ofed", Disruption::kReboot},          {"packages", Disruption::kDrain},
+      {"sysctl", Disruption::kNone},          {"services", Disruption::kServiceRestart},
+      {"kernel_modules", Disruption::kReboot}, {"infiniband", Disruption::kDrain},
+      {"roce", Disruption::kDrain},           {"firmware", Disruption::kFirmwareFlash},
+      {"bios", Disruption::kReboot},          {"power", Disruption::kReboot},
+  };
+  const std::string module = ModuleForPointer(p);
+  for (const ModuleRow& r : kModules)
+    if (r.module == module) return r.d;
+  return Disruption::kNone;
+}
+
 bool GlobMatch(std::string_view pattern, std::string_view text) {
   return fnmatch(std::string(pattern).c_str(), std::string(text).c_str(), 0) == 0;
 }
