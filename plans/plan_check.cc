@@ -117,7 +117,7 @@ Diagnostics CheckDesiredUnchanged(const Plan& plan, const inventory::Cluster& cl
       const nlohmann::json planned = st == plan.desired_states.end() ? nlohmann::json()
                                                                      : st->second.image;
       g.keys = ImageDifferences(planned, image);
-      if (st != plan.desired_states.end() && files_now) {
+      if (st != plan.desired_states.end() && files_now && !plan.desired_files.empty()) {
         std::vector<std::string> files = st->second.files;
         for (const std::string& f : DesiredFiles(it->second, cluster)) files.push_back(f);
         std::sort(files.begin(), files.end());
@@ -146,7 +146,7 @@ Diagnostics CheckDesiredUnchanged(const Plan& plan, const inventory::Cluster& cl
                                 "{}",
                                 inventory::CompressHostlist(g.nodes), at, from,
                                 g.files.empty() ? "" : "; changed: " + g.files, keys),
-                    fmt::format("nodes.{}", g.nodes.front()),
+                    "",
                     "review and plan the commit to apply: plumb plan --ref " + at + " --out PLAN.json"));
   }
   return d;

@@ -36,6 +36,12 @@ std::string Names(const std::vector<std::string>& names) {
   return names.size() > 1 ? fmt::format("{} ({} nodes)", list, names.size()) : list;
 }
 
+// The same inside HTML (a <summary>), where markdown is not read.
+std::string HtmlNames(const std::vector<std::string>& names) {
+  std::string list = "<code>" + HtmlEscape(inventory::CompressHostlist(names)) + "</code>";
+  return names.size() > 1 ? fmt::format("{} ({} nodes)", list, names.size()) : list;
+}
+
 // One part of the comment: a heading and its items, cut at an item when space runs out.
 struct Section {
   std::string head;                  ///< "#### Batches\n\n| ... |\n|---|\n"
@@ -153,7 +159,7 @@ std::vector<Section> Sections(const Plan& plan) {
       for (const NodePlan* n : members) names.push_back(n->node);
       const NodePlan& first = *members.front();
       std::string block = fmt::format(
-          "<details><summary>{} — {}</summary>\n\n", Names(names),
+          "<details><summary>{} — {}</summary>\n\n", HtmlNames(names),
           first.return_to_service ? "return to service (left drained by a failed run)"
                                   : modules::DisruptionName(first.disruption));
       if (!first.actions.empty()) {

@@ -25,6 +25,7 @@ export GIT_COMMITTER_NAME=alice GIT_COMMITTER_EMAIL=alice@example.com
 # what the testbed nodes run, so nothing to change.
 cp "$PLUMB_SRC/tests/integration/data/plan/baseline.yaml" "$REPO/stacks/gpu-2025q4.yaml"
 git -C "$REPO" add -A && git -C "$REPO" commit -q -m "baseline"
+git -C "$REPO" branch -M main   # tb cluster-repo leaves git's default branch name
 ORIGIN=$AP_TMP/origin.git DEV=$AP_TMP/dev
 git clone -q --bare "$REPO" "$ORIGIN"
 git clone -q "$ORIGIN" "$DEV"
@@ -81,7 +82,7 @@ check "github PR: the plan job ran, the apply job did not" \
   bash -c "grep -q '^job plan$' $AP_TMP/out && grep -q '^job apply: skipped' $AP_TMP/out"
 check "github PR: the plan file is the artefact" test -s "$ART/101/plumb-plan/plan.json"
 check "github PR: the plan is the PR comment" grep -q "Plan: 2 node(s) to change (2 drain)" "$STUB/comment-1.md"
-check "github PR: the comment names the signer" grep -q "signed by ssh alice@example.com" "$STUB/comment-1.md"
+check "github PR: the comment names the signer" grep -qF 'signed by ssh alice\@example.com' "$STUB/comment-1.md"
 check "github PR: the comment shows the batches" grep -q "#### Batches" "$STUB/comment-1.md"
 check "github PR: nothing changed on the nodes" test "$(events_total)" = "$events0"
 
@@ -108,7 +109,7 @@ check "github merge: the reviewed plan was accepted at the merge commit" \
   grep -q "the plan was made at ${PR_HEAD:0:12}; .* is at ${MERGE:0:12}" "$AP_TMP/out"
 for n in n1 n2; do
   check "github merge: $n runs DCGM 1:3.3.7" \
-    bash -c "$TB ssh $n dpkg-query -W -f='\${Version}' datacenter-gpu-manager | grep -qx '1:3.3.7'"
+    bash -c "$TB ssh $n dpkg-query -W datacenter-gpu-manager | grep -q '[[:space:]]1:3.3.7\$'"
   check "github merge: $n's marker records the merge commit" bash -c "$TB ssh $n cat /var/lib/plumb/marker.json | grep -q $MERGE"
   check "github merge: $n is back in service" test "$(state_of $n)" = idle
 done

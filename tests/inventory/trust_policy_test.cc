@@ -6,6 +6,7 @@
 
 using namespace plumb;
 using namespace plumb::inventory;
+using Files = std::map<std::string, std::string>;
 
 namespace {
 std::string Codes(const LoadedPolicy& p) {
@@ -21,7 +22,7 @@ TEST_CASE("trust policy: absent, and a valid one with its keys read from the sam
   CHECK(p.ok());
   CHECK_FALSE(p.policy.has_value());
 
-  MemorySource tree({{"policy.yaml", "require_signed_commits: true\nallowed_signers: keys/allowed\n"
+  MemorySource tree(Files{{"policy.yaml", "require_signed_commits: true\nallowed_signers: keys/allowed\n"
                                      "gpg_keyring: keys/allowed.gpg\n"},
                      {"keys/allowed", "alice@example.com ssh-ed25519 AAAA\n"},
                      {"keys/allowed.gpg", std::string("\x99\x01\x0d", 3)}});
@@ -35,28 +36,28 @@ TEST_CASE("trust policy: absent, and a valid one with its keys read from the sam
 
 TEST_CASE("trust policy: every mistake is a located error") {
   SUBCASE("a misspelt key: did you mean") {
-    MemorySource t({{"policy.yaml", "require_signed_commit: true\n"}});
+    MemorySource t(Files{{"policy.yaml", "require_signed_commit: true\n"}});
     auto p = LoadTrustPolicy(t);
     CHECK_FALSE(p.ok());
     CHECK(Codes(p).find("policy.yaml:1:1") != std::string::npos);
     CHECK(Codes(p).find("require_signed_commits") != std::string::npos);
   }
   SUBCASE("signatures required, no keys") {
-    MemorySource t({{"policy.yaml", "require_signed_commits: true\n"}});
+    MemorySource t(Files{{"policy.yaml", "require_signed_commits: true\n"}});
     CHECK(Codes(LoadTrustPolicy(t)).find("policy.no-keys policy.yaml:1:25") != std::string::npos);
   }
   SUBCASE("a key file that is not in the tree") {
-    MemorySource t({{"policy.yaml", "require_signed_commits: true\nallowed_signers: nope\n"}});
+    MemorySource t(Files{{"policy.yaml", "require_signed_commits: true\nallowed_signers: nope\n"}});
     CHECK(Codes(LoadTrustPolicy(t)).find("policy.missing-file policy.yaml:2:18") != std::string::npos);
   }
   SUBCASE("a path out of the repo") {
-    MemorySource t({{"policy.yaml", "allowed_signers: a/../../etc/passwd\n"}});
+    MemorySource t(Files{{"policy.yaml", "allowed_signers: a/../../etc/passwd\n"}});
     CHECK(Codes(LoadTrustPolicy(t)).find("policy.path") != std::string::npos);
-    MemorySource abs({{"policy.yaml", "allowed_signers: /etc/passwd\n"}});
+    MemorySource abs(Files{{"policy.yaml", "allowed_signers: /etc/passwd\n"}});
     CHECK(Codes(LoadTrustPolicy(abs)).find("schema.pattern") != std::string::npos);
   }
   SUBCASE("a string for a boolean") {
-    MemorySource t({{"policy.yaml", "require_signed_commits: yes\n"}});
+    MemorySource t(Files{{"policy.yaml", "require_signed_commits: yes\n"}});
     CHECK(Codes(LoadTrustPolicy(t)).find("schema.type") != std::string::npos);
   }
 }

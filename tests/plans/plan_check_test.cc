@@ -189,7 +189,8 @@ namespace {
 // The Fixture's plan with its desired state recorded, as `plumb plan` records it, from a tree
 // where n1..n8 take stack "s" from stacks/s.yaml.
 struct MergeFixture : Fixture {
-  inventory::MemorySource before{{{"inventory.yaml", "nodes: ..."}, {"stacks/s.yaml", "kernel: k2\n"}}};
+  inventory::MemorySource before{std::map<std::string, std::string>{
+      {"inventory.yaml", "nodes: ..."}, {"stacks/s.yaml", "kernel: k2\n"}}};
   MergeFixture() {
     inventory::Stack s;
     s.name = "s";
@@ -229,7 +230,8 @@ TEST_CASE("plan at another commit: refused naming the nodes, keys and files that
   for (const char* n : {"n1", "n3", "n5", "n7"}) main[n].desired = nlohmann::json{{"kernel", "k3"}};
   // A key the plan does not change at all: it differs all the same.
   main["n2"].desired = nlohmann::json{{"kernel", "k2"}, {"sysctl", {{"vm.swappiness", 10}}}};
-  inventory::MemorySource after{{{"inventory.yaml", "nodes: ..."}, {"stacks/s.yaml", "kernel: k3\n"}}};
+  inventory::MemorySource after{std::map<std::string, std::string>{
+      {"inventory.yaml", "nodes: ..."}, {"stacks/s.yaml", "kernel: k3\n"}}};
   auto d = plans::CheckPlanAgainstCommit(f.plan, f.At(kMerge), main, nullptr, &after);
   REQUIRE(d.HasErrors());
   const std::string e = f.Errors(d);

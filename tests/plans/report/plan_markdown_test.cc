@@ -46,7 +46,7 @@ TEST_CASE("plan markdown: summary first, disruption, batches, peak, estimate, jo
   CHECK(Has(md, "**Peak nodes out at once:** 1"));
   CHECK(Has(md, "**Estimated duration:** 11m"));
   CHECK(Has(md, "- `gpu002`: 1234 (alice: train-llm)"));
-  CHECK(Has(md, "<details><summary>`gpu002` — reboot</summary>"));
+  CHECK(Has(md, "<details><summary><code>gpu002</code> — reboot</summary>"));
   CHECK(Has(md, "| ~ | `nvidia.driver` | `535.161.08` | `550.90.07` | reboot | intent | "
                 "`stacks/h100.yaml:2:19` |"));
   CHECK(Has(md, "PLAN INCOMPLETE"));
@@ -77,7 +77,7 @@ TEST_CASE("plan markdown: identical nodes collapse; waived keys listed; values e
   nw.changes.push_back(wc);
   p.waived.push_back(nw);
   const std::string md = PlanToMarkdown(p);
-  CHECK(Has(md, "<summary>`gpu[001-004,006-016]` (15 nodes) — reboot</summary>"));
+  CHECK(Has(md, "<summary><code>gpu[001-004,006-016]</code> (15 nodes) — reboot</summary>"));
   CHECK(Has(md, "`5\\|<img src=x>'`"));   // in a code span: shown, not rendered
   CHECK(Has(md, "#### Waived (left as they are)"));
   CHECK(Has(md, "vendor hotfix &lt;b&gt;pending&lt;/b&gt; | \\@infra |"));
