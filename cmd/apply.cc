@@ -559,7 +559,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     r.plan_digest = plan.digest;
     r.plan_json = plans::PlanToJson(plan).dump();
     r.commit = lc.cluster.source.commit;   // the commit applied (the markers'), maybe not the plan's
-    r.plan_commit = plan.source.commit;
+    if (plan.source.commit != r.commit) r.plan_commit = plan.source.commit;
     r.repo = lo.repo;
     r.who = plans::WhoFromEnvironment([](const char* v) { return std::getenv(v); },
                                       plans::UserName(), a.approved_by);

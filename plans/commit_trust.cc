@@ -131,7 +131,15 @@ Result<CommitTrust> CheckCommitTrust(const std::string& repo, const std::string&
   std::optional<inventory::TrustPolicy> policy;
   if (!base.empty()) {
     auto tree = inventory::GitTreeSource::Open(repo, base);
-    if (!tree) return tree.error();
+    if (!tree) {
+      // The usual cause: a shallow clone that lacks the parent (CI checkouts default to depth 1).
+      Diagnostic d = tree.error();
+      d.message = fmt::format("cannot read the trusted base {} ({}) of commit {}: {}", Short(base),
+                              base_from, Short(info->commit), d.message);
+      d.hint = "fetch the history (actions/checkout fetch-depth: 0, GIT_DEPTH: 0), or name a "
+               "base the clone has with --trust-policy-from";
+      return d;
+    }
     inventory::LoadedPolicy lp = inventory::LoadTrustPolicy(**tree);
     if (!lp.ok())
       return Diagnostic::Error("trust.policy",

@@ -75,7 +75,8 @@ class Repo {
     int rc = std::system(cmd.c_str());
     std::ifstream in(out);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    REQUIRE_MESSAGE(rc == 0, cmd + "\n" + text);
+    const std::string why = cmd + "\n" + text;
+    REQUIRE_MESSAGE(rc == 0, why);
     while (!text.empty() && text.back() == '\n') text.pop_back();
     return text;
   }

@@ -188,7 +188,8 @@ void Tamper(const std::string& path, const std::string& sql) {
   std::string msg = err ? err : "";
   sqlite3_free(err);
   sqlite3_close(raw);
-  REQUIRE_MESSAGE(rc == SQLITE_OK, sql + ": " + msg);
+  const std::string why = sql + ": " + msg;
+  REQUIRE_MESSAGE(rc == SQLITE_OK, why);
 }
 
 std::string Problems(const plans::ChainReport& r) {
