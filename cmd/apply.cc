@@ -30,6 +30,7 @@
 
 #include "cmd/apply_deps.h"
 #include "cmd/command.h"
+#include "cmd/repo_load.h"
 #include "cmd/read_run.h"
 #include "cmd/subcommands.h"
 #include "inventory/hostlist.h"
@@ -297,7 +298,7 @@ std::map<std::string, std::string> SchedulerEnv() {
 // scheduler still names them ("plumb:<run>:failed:..."), read through the repo at `at`.
 Result<std::vector<std::string>> FailedNodesFromScheduler(const GlobalOptions& at,
                                                           const std::string& run) {
-  inventory::LoadedCluster here = inventory::LoadCluster({at.repo, at.ref, false});
+  inventory::LoadedCluster here = LoadRepo(at.repo, at.ref, false);
   if (!here.ok())
     return Diagnostic::Error("apply.retry", "the cluster repo did not load:\n" + here.diags.ToText());
   transport::LocalShell local(SchedulerEnv());
@@ -423,8 +424,8 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   // 2. The cluster repo at the commit to apply (a plan made now brings its own load): a saved
   //    plan's own commit; with --ref, what the ref names now (the merge of the reviewed plan,
   //    accepted below only if it wants the same of every planned node); a resumed run's.
-  inventory::LoadOptions lo;
-  lo.repo = at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo;
+  inventory::LoadOptions lo = RepoLoadOptions(
+      at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo, at.ref, false);
   if (!plan_now) {
     lo.ref = plan.source.commit;
     if (!run_commit.empty()) {

@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include "modules/registry.h"
+
 namespace plumb::plans::report {
 namespace {
 
@@ -58,23 +60,10 @@ bool PointerUnder(std::string_view pointer, std::string_view prefix) {
   return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
 }
 
-std::string ModuleForPointer(std::string_view p) {
-  struct Row { std::string_view prefix, module; };
-  static constexpr Row kTable[] = {
-      {"/nvidia/driver", "nvidia_driver"},   {"/nvidia/persistence_mode", "nvidia_driver"},
-      {"/nvidia/fabricmanager", "nvidia_driver"}, {"/nvidia/cuda", "cuda"},
-      {"/nvidia/nccl", "nccl"},              {"/fabric/infiniband", "infiniband"},
-      {"/fabric/roce", "roce"},
-  };
-  for (const Row& r : kTable)
-    if (PointerUnder(p, r.prefix)) return std::string(r.module);
-  std::string_view rest = p.substr(p.empty() || p[0] != '/' ? 0 : 1);
-  return PointerToKey("/" + std::string(rest.substr(0, rest.find('/'))));
-}
-
 modules::Disruption KeyDisruption(std::string_view p) {
   using modules::Disruption;
-  // Key prefixes first (a module whose keys disturb differently), then whole modules.
+  // Key prefixes first (a module whose keys disturb differently), then whole modules, by the
+  // module that checks the key (the registry's ModuleInfo::owns).
   struct KeyRow { std::string_view prefix; Disruption d; };
   static constexpr KeyRow kKeys[] = {
       {"/nvidia/persistence_mode", Disruption::kNone},
@@ -90,12 +79,13 @@ modules::Disruption KeyDisruption(std::string_view p) {
       {"ofed", Disruption::kReboot},          {"packages", Disruption::kDrain},
       {"sysctl", Disruption::kNone},          {"services", Disruption::kServiceRestart},
       {"kernel_modules", Disruption::kReboot}, {"infiniband", Disruption::kDrain},
-      {"roce", Disruption::kDrain},           {"firmware", Disruption::kFirmwareFlash},
-      {"bios", Disruption::kReboot},          {"power", Disruption::kReboot},
+      {"firmware", Disruption::kFirmwareFlash}, {"bios", Disruption::kReboot},
+      {"power", Disruption::kReboot},
   };
-  const std::string module = ModuleForPointer(p);
+  const modules::Module* owner = modules::OwnerOf(p);
+  if (owner == nullptr) return Disruption::kNone;   // no module checks it: nothing changes
   for (const ModuleRow& r : kModules)
-    if (r.module == module) return r.d;
+    if (r.module == owner->Name()) return r.d;
   return Disruption::kNone;
 }
 
