@@ -297,7 +297,8 @@ Result<Plan> PlanFromJson(const json& j) {
   try {
     int version = j.at("format_version").get<int>();
     // Version 1 (no desired-state digests) is still read: a run an older plumb journaled
-    // resumes. It is written back as version 2 and applies at its own commit only.
+    // resumes. It keeps its version (written back as it was, so its digest holds) and applies
+    // at its own commit only.
     if (version != kPlanFormatVersion && version != 1)
       return Diagnostic::Error("plan.version",
                                fmt::format("plan format_version {} is not supported (this plumb "
