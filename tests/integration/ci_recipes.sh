@@ -122,6 +122,33 @@ check "github merge: the run records the signer (the forge's key) and the author
   pyj "$AP_TMP/runs.json" "j[0]['who']['signer'].startswith('ssh forge@example.com') and j[0]['who']['author'].startswith('alice')"
 check "github merge: the record step verified the journal" grep -q "^verified: every run" "$AP_TMP/out"
 
+# The recipe's exit handling: a pull request whose commit the policy refuses (unsigned) fails
+# the pipeline at the plan step (plumb's exit 1 is an error, not "no changes"), posts no
+# comment and keeps no plan; a push that no pull request merged has no reviewed plan to apply.
+git -C "$DEV" checkout -q -b pr-3
+sed -i 's/vm.swappiness: 60/vm.swappiness: 30/' "$DEV/stacks/gpu-2025q4.yaml"
+git -C "$DEV" commit -q -am "unsigned pull request"
+git -C "$DEV" push -q origin pr-3
+PR3=$(git -C "$DEV" rev-parse HEAD)
+git -C "$DEV" checkout -q main
+events_gh=$(events_total)
+sed -e "s/$PR_HEAD/$PR3/g" -e 's/"number": 1/"number": 3/' -e 's/"run_id": 101/"run_id": 103/' \
+  "$AP_TMP/gh-pr.json" >"$AP_TMP/gh-pr3.json"
+ci github "$GH" "$AP_TMP/gh-pr3.json"
+check "github PR, unsigned: the pipeline fails with plumb's exit 1 (rc=$RC)" test "$RC" = 1
+check "github PR, unsigned: the plan step says plumb plan failed, and why" \
+  bash -c "grep -q 'plumb plan failed (exit 1)' $AP_TMP/out && grep -q 'is not signed' $AP_TMP/out"
+check "github PR, unsigned: the steps after plan did not run" grep -q -- "-- comment: skipped" "$AP_TMP/out"
+check "github PR, unsigned: no comment was posted" test ! -e "$STUB/comment-3.md"
+check "github PR, unsigned: no plan was kept as the artefact" test ! -e "$ART/103"
+check "github PR, unsigned: nothing changed on the nodes" test "$(events_total)" = "$events_gh"
+sed -e "s/$MERGE/$PR3/g" -e 's/"run_id": 102/"run_id": 104/' "$AP_TMP/gh-push.json" >"$AP_TMP/gh-push3.json"
+ci github "$GH" "$AP_TMP/gh-push3.json"
+check "github push of a commit no pull request merged: the pipeline fails (rc=$RC)" test "$RC" = 1
+check "  saying there is no reviewed plan, before plumb apply runs" \
+  bash -c "grep -q 'did not come from a pull request' $AP_TMP/out && grep -q -- '-- apply: skipped' $AP_TMP/out"
+check "  nothing changed on the nodes" test "$(events_total)" = "$events_gh"
+
 # ---- GitLab CI ----------------------------------------------------------------------------
 GL=$PLUMB_SRC/examples/ci/gitlab/.gitlab-ci.yml
 git -C "$DEV" checkout -q -b mr-2
