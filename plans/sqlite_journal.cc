@@ -6,14 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <mutex>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "plans/digest.h"
 #include "plans/journal.h"
+#include "plans/journal_chain.h"
 
 namespace plumb::plans {
 namespace {
@@ -497,16 +496,7 @@ class SqliteJournal final : public Journal {
 
  private:
   // ---- the hash chain -------------------------------------------------------------------
-  struct Entry {
-    int64_t seq = 0;
-    std::string tbl, key, how, image, prev, hash;
-  };
-
-  static std::string EntryHash(const Entry& e) {
-    // Every field but the hash itself; the newline cannot occur in the fields before `image`.
-    return "sha256:" + Sha256Hex(fmt::format("{}\n{}\n{}\n{}\n{}\n{}", e.prev, e.seq, e.tbl,
-                                             e.key, e.how, e.image));
-  }
+  using Entry = chain::Entry;
 
   // The row of `tbl` keyed `key` as the chain records it: every column by name (big texts as
   // their SHA-256, a JSON detail as written), minus what changes without meaning (a node's
@@ -591,7 +581,7 @@ class SqliteJournal final : public Journal {
     if (!last) return last.error();
     e.seq = last->has_value() ? (*last)->seq + 1 : 1;
     e.prev = last->has_value() ? (*last)->hash : "";
-    e.hash = EntryHash(e);
+    e.hash = chain::EntryHash(e);
     Stmt ins(db_, "INSERT INTO chain(seq, tbl, row_key, how, image, prev_hash, hash) "
                   "VALUES (?,?,?,?,?,?,?)");
     ins.Bind(e.seq).Bind(e.tbl).Bind(e.key).Bind(e.how).Bind(e.image).Bind(e.prev).Bind(e.hash);
@@ -631,35 +621,7 @@ class SqliteJournal final : public Journal {
     return OkStatus();
   }
 
-  // "steps row 17 (run R, node n1, step verify)": a row named as an auditor would look for it.
-  static std::string RowName(const std::string& tbl, const std::string& key,
-                             const nlohmann::json& image) {
-    auto f = [&](const char* k) { return image.is_object() ? image.value(k, "") : std::string(); };
-    if (tbl == "steps")
-      return fmt::format("steps row {} (run {}, node {}, step {})", key, f("run_id"), f("node"),
-                         f("step"));
-    if (tbl == "runs") return fmt::format("run {}", key);
-    if (tbl == "nodes") return fmt::format("nodes row {}", key);
-    return fmt::format("facts row {} (run {}, node {}, {})", key, f("run_id"), f("node"), f("phase"));
-  }
-
-  static std::string FieldChanges(const nlohmann::json& was, const nlohmann::json& now) {
-    std::string out;
-    std::set<std::string> keys;
-    for (auto it = was.begin(); it != was.end(); ++it) keys.insert(it.key());
-    for (auto it = now.begin(); it != now.end(); ++it) keys.insert(it.key());
-    for (const std::string& k : keys) {
-      const nlohmann::json a = was.contains(k) ? was.at(k) : nlohmann::json();
-      const nlohmann::json b = now.contains(k) ? now.at(k) : nlohmann::json();
-      if (a == b) continue;
-      out += fmt::format("{}{} {} in the chain, {} now", out.empty() ? "" : "; ", k, a.dump(),
-                         b.dump());
-    }
-    return out;
-  }
-
   Result<ChainReport> VerifyLocked(const std::string& anchor) {
-    ChainReport r;
     std::vector<Entry> entries;
     {
       Stmt q(db_, "SELECT seq, tbl, row_key, how, image, prev_hash, hash FROM chain ORDER BY seq");
@@ -668,49 +630,7 @@ class SqliteJournal final : public Journal {
       while ((rc = q.Step()) == SQLITE_ROW) entries.push_back(EntryFrom(q));
       if (rc != SQLITE_DONE) return DbError(db_, "reading the chain");
     }
-    std::map<std::string, int64_t> seq_of_hash;
-    for (const Entry& e : entries) seq_of_hash[e.hash] = e.seq;
-    std::map<std::pair<std::string, std::string>, const Entry*> last_of_row;
-    std::string prev;
-    int64_t expect = 1;
-    for (const Entry& e : entries) {
-      if (e.seq != expect)
-        r.problems.push_back(
-            e.seq > expect
-                ? fmt::format("chain entries {}..{} are missing: deleted", expect, e.seq - 1)
-                : fmt::format("chain entry {} is out of sequence (after entry {})", e.seq, expect - 1));
-      if (e.prev != prev) {
-        auto other = seq_of_hash.find(e.prev);
-        if (other != seq_of_hash.end() && other->second != e.seq - 1)
-          r.problems.push_back(fmt::format("chain entry {} ({}) was written after entry {}, not "
-                                           "after entry {}: entries were reordered",
-                                           e.seq, RowName(e.tbl, e.key, nlohmann::json()),
-                                           other->second, expect - 1));
-        else if (e.seq == expect)
-          r.problems.push_back(fmt::format("chain entry {} does not follow the entry before it "
-                                           "(its previous hash is not that entry's): the entry "
-                                           "before it was edited or replaced",
-                                           e.seq));
-      }
-      if (EntryHash(e) != e.hash) {
-        auto img = nlohmann::json::parse(e.image, nullptr, false);
-        r.problems.push_back(fmt::format("chain entry {} ({}) was edited: its hash does not match "
-                                         "its content",
-                                         e.seq, RowName(e.tbl, e.key, img)));
-      }
-      if (e.how == "adopt") ++r.adopted;
-      last_of_row[{e.tbl, e.key}] = &e;
-      prev = e.hash;
-      expect = e.seq + 1;
-    }
-    r.entries = static_cast<int64_t>(entries.size());
-    r.head = entries.empty() ? "" : entries.back().hash;
-    if (!anchor.empty() && !seq_of_hash.count(anchor))
-      r.problems.push_back(fmt::format("the recorded head {} is not in the chain: the chain was "
-                                       "rewritten (or cut) since it was recorded",
-                                       anchor));
-    // Every row as it is now against its last chained image.
-    std::set<std::pair<std::string, std::string>> seen;
+    std::vector<chain::Row> rows;
     for (const char* tbl : kChainedTables) {
       const std::string t = tbl;
       const std::string sql = "SELECT * FROM " + t + (t == "nodes" ? " ORDER BY run_id, node"
@@ -724,29 +644,11 @@ class SqliteJournal final : public Journal {
         std::string key = t == "nodes" ? now.value("run_id", "") + "/" + now.value("node", "")
                           : t == "runs" ? now.value("id", "")
                                         : std::to_string(now.value("id", int64_t{0}));
-        seen.insert({t, key});
-        auto it = last_of_row.find({t, key});
-        if (it == last_of_row.end()) {
-          r.problems.push_back(fmt::format("{} is not in the chain: it was written outside plumb",
-                                           RowName(t, key, now)));
-          continue;
-        }
-        auto was = nlohmann::json::parse(it->second->image, nullptr, false);
-        if (CanonicalJson(now) != it->second->image)
-          r.problems.push_back(fmt::format("{} was edited after it was written (chain entry {}): "
-                                           "{}",
-                                           RowName(t, key, now), it->second->seq,
-                                           FieldChanges(was, now)));
+        rows.push_back({t, std::move(key), std::move(now)});
       }
       if (rc != SQLITE_DONE) return DbError(db_, "reading " + t);
     }
-    for (const auto& [row, e] : last_of_row)
-      if (!seen.count(row))
-        r.problems.push_back(fmt::format("{} was deleted (chain entry {} recorded it)",
-                                         RowName(row.first, row.second,
-                                                 nlohmann::json::parse(e->image, nullptr, false)),
-                                         e->seq));
-    return r;
+    return chain::Verify(entries, rows, anchor);
   }
 
   // ---------------------------------------------------------------------------------------
