@@ -11,7 +11,8 @@ using Files = std::map<std::string, std::string>;
 namespace {
 std::string Codes(const LoadedPolicy& p) {
   std::string s;
-  for (const auto& d : p.diags.items()) s += d.code + " " + d.where.ToString() + ": " + d.message + "\n";
+  for (const auto& d : p.diags.items())
+    s += d.code + " " + d.where.ToString() + ": " + d.message + " (hint: " + d.hint + ")\n";
   return s;
 }
 }  // namespace

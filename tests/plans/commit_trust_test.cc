@@ -55,11 +55,13 @@ class Repo {
   Repo() {
     char tmpl[] = "/tmp/plumb-trust-test.XXXXXX";
     dir_ = mkdtemp(tmpl);
+    out_ = dir_ + ".out";   // beside the repo: .git does not exist before init
     Git("init -q -b main");
   }
   ~Repo() {
     std::error_code ec;
     fs::remove_all(dir_, ec);
+    fs::remove(out_, ec);
   }
   const std::string& dir() const { return dir_; }
   void Write(const std::string& path, const std::string& text) {
@@ -68,7 +70,7 @@ class Repo {
   }
   void Remove(const std::string& path) { fs::remove(fs::path(dir_) / path); }
   std::string Git(const std::string& args) {
-    const std::string out = dir_ + "/.git/plumb-test-out";
+    const std::string& out = out_;
     std::string cmd = "cd '" + dir_ + "' && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null "
                       "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t.example GIT_COMMITTER_NAME=t "
                       "GIT_COMMITTER_EMAIL=t@t.example git " + args + " >'" + out + "' 2>&1";
@@ -112,6 +114,7 @@ class Repo {
 
  private:
   std::string dir_;
+  std::string out_;
 };
 
 std::string SshSig(const std::string& body) {
