@@ -220,7 +220,13 @@ Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& c
   const std::string& applied = cluster.source.commit.empty() ? plan.source.commit
                                                              : cluster.source.commit;
   const std::string at = applied.substr(0, 12);
-  if (applied != plan.source.commit) d.Append(CheckDesiredUnchanged(plan, cluster, desired, files));
+  if (applied != plan.source.commit) {
+    Diagnostics changed = CheckDesiredUnchanged(plan, cluster, desired, files);
+    // What the nodes want differs there: that is the refusal, named by node, key and file; the
+    // per-change checks below would only say the same again of each change.
+    if (changed.HasErrors()) return changed;
+    d.Append(changed);
+  }
   if (plan.cluster != cluster.name)
     d.Add(PlanError("plan.authority",
                     fmt::format("the plan is for cluster '{}', commit {} says '{}'", plan.cluster,

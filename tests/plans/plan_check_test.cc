@@ -197,6 +197,7 @@ struct MergeFixture : Fixture {
     s.file = "stacks/s.yaml";
     cluster.stacks["s"] = s;
     for (auto& [n, nd] : desired) nd.stack = "s";
+    plan.created_at = "2027-01-01T00:00:00.000Z";   // as the planner stamps it (the schema asks)
     plans::RecordDesiredState(plan, cluster, desired, &before);
     plans::SealPlan(plan);
   }
@@ -281,7 +282,8 @@ TEST_CASE("plan file: desired states survive the round trip; an edited image is 
   MergeFixture f;
   const std::string text = plans::SealPlanToFile(f.plan);
   auto back = plans::PlanFromJson(nlohmann::json::parse(text));
-  REQUIRE(back.ok());
+  const std::string why = back.ok() ? std::string() : back.error().message;
+  REQUIRE_MESSAGE(back.ok(), why);
   CHECK(plans::VerifyPlanDigest(*back).ok());
   CHECK(back->desired_states.size() == 1);
   CHECK(back->desired_files == f.plan.desired_files);
