@@ -49,6 +49,7 @@
 #include "plans/recover.h"
 #include "plans/report/plan_text.h"
 #include "plans/rollout.h"
+#include "plans/run_who.h"
 #include "plans/ssh_factory.h"
 
 namespace plumb::cmd {
@@ -78,6 +79,8 @@ struct ApplyArgs {
   int poll_max_ms = 5000;
   int reboot_grace_s = 60;
   std::string plan_out;
+  std::string trust_from;    ///< --trust-policy-from
+  std::string approved_by;   ///< --approved-by
   std::set<std::string> given;   ///< the flags on the command line, for the conflict rules
 };
 
@@ -103,7 +106,7 @@ std::vector<std::string> FlagConflicts(const ApplyArgs& a) {
   if (has("--force-unlock")) {
     for (const char* f : {"--ref", "--limit", "--auto-approve", "--resume", "--retry-failed",
                           "--plan-out", "--reboot-timeout", "--reboot-grace", "--poll-max-ms",
-                          "--repo", "--format"})
+                          "--repo", "--format", "--trust-policy-from", "--approved-by"})
       if (has(f)) out.push_back(fmt::format("{} does nothing with --force-unlock (it only releases "
                                             "a lock; it takes --journal and --dead-owner)", f));
     if (file) out.push_back("a plan file does nothing with --force-unlock");
@@ -113,7 +116,7 @@ std::vector<std::string> FlagConflicts(const ApplyArgs& a) {
   if (has("--resume") && has("--retry-failed"))
     out.push_back("--resume continues a run, --retry-failed starts a new one: give one of them");
   if (has("--resume")) {
-    for (const char* f : {"--limit", "--ref", "--auto-approve", "--plan-out"})
+    for (const char* f : {"--limit", "--ref", "--auto-approve", "--plan-out", "--approved-by"})
       if (has(f))
         out.push_back(fmt::format("{} does nothing with --resume (a resumed run keeps its plan, "
                                   "its nodes and its commit, and was approved when it started)",
@@ -210,12 +213,16 @@ class LockKeeper {
 // must carry out the desired state of the very commit it planned (a second load of a branch
 // could see a newer commit).
 Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit,
-                            inventory::LoadedCluster& loaded) {
+                            const std::string& trust_from, inventory::LoadedCluster& loaded,
+                            std::optional<plans::CommitTrust>& trust) {
   ReadRunArgs read;
   read.limit = limit;
+  read.check_trust = true;
+  read.trust_from = trust_from;
   auto rr = DoReadRun(g, read);
   if (!rr.ok()) return rr.error();
   loaded = std::move((*rr)->loaded);
+  trust = std::move((*rr)->trust);
   plans::Plan plan = std::move((*rr)->run.plan);
   plan.diags.Append((*rr)->run.diags);
   plan.diags.Append(loaded.diags);   // warnings only (errors stopped the load): as plan shows
@@ -336,6 +343,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   // 1. The plan: from the journal (--resume), a file, or made now (--ref, --retry-failed).
   plans::Plan plan;
   std::string run_id;
+  std::string run_commit;   // --resume: the commit the journaled run applies
   bool run_in_journal = false;
   if (a.resume) {
     run_id = a.resume_run;
@@ -370,6 +378,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
       auto p = plans::PlanFromJson(j);
       if (!p) return Fail(p.error());
       plan = *p;
+      run_commit = (*rec)->commit;   // the commit the run applies (maybe not the plan's)
     } else if (a.plan_file.empty()) {
       Err(fmt::format("plumb apply: run {} is not in {}; give its plan file too "
                       "(plumb apply --resume {} PLAN.json) so plumb can finish the nodes Slurm "
@@ -412,26 +421,31 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
       return FailAll(d, "the plan is not a valid plan:");
   }
 
-  // 2. The cluster repo at the plan's commit (a plan made now brings its own load).
+  // 2. The cluster repo at the commit to apply (a plan made now brings its own load): a saved
+  //    plan's own commit; with --ref, what the ref names now (the merge of the reviewed plan,
+  //    accepted below only if it wants the same of every planned node); a resumed run's.
   inventory::LoadOptions lo = RepoLoadOptions(
       at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo, at.ref, false);
   if (!plan_now) {
-    if (a.given.count("--ref")) {
+    lo.ref = plan.source.commit;
+    if (!run_commit.empty()) {
+      lo.ref = run_commit;
+    } else if (a.given.count("--ref")) {
       auto c = inventory::ResolveCommit(lo.repo, g.ref);
       if (!c) return Fail(c.error());
+      lo.ref = *c;
       if (*c != plan.source.commit)
-        return Fail(Diagnostic::Error(
-            "apply.commit-moved",
-            fmt::format("the plan was made at {} but {} now resolves to {}", plan.source.commit,
-                        g.ref, *c),
-            {}, {}, "make a new plan at the new commit"));
+        Err(fmt::format("plumb apply: the plan was made at {}; {} is at {}: applying it there if "
+                        "every planned node wants the same", plan.source.commit.substr(0, 12),
+                        g.ref, c->substr(0, 12)));
     }
-    lo.ref = plan.source.commit;
   }
   inventory::LoadedCluster lc;
+  std::optional<plans::CommitTrust> trust;
   if (plan_now) {
-    // --retry-failed plans its failed nodes; a --limit given too narrows that plan below.
-    auto p = PlanNow(at, retry_limit.empty() ? a.limit : retry_limit, lc);
+    // --retry-failed plans its failed nodes; a --limit given too narrows that plan below. The
+    // commit is judged by the signing policy before any node is read.
+    auto p = PlanNow(at, retry_limit.empty() ? a.limit : retry_limit, a.trust_from, lc, trust);
     if (!p) return Fail(p.error());
     plan = std::move(p.value());
     lo.repo = at.repo;
@@ -441,6 +455,13 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (!lc.ok()) {
     Err(lc.diags.ToText());
     return kExitError;
+  }
+  if (!trust) {
+    // The commit applied, judged by the signing policy of its trusted base, before any node,
+    // scheduler or journal run is touched.
+    auto t = CheckTrust(lo.repo, lc.cluster.source.commit, a.trust_from);
+    if (!t) return Fail(t.error());
+    trust = std::move(t.value());
   }
 
   // 3. What the engine talks to: one scheduler per rollout policy.
@@ -468,14 +489,21 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     // The digest says the file is as sealed; the commit says what it may ask. Nodes the plan
     // says are out cost no budget only if the scheduler shows them out now.
     if (auto d = plans::CheckPlanAgainstCommit(plan, lc.cluster, lc.desired,
-                                               view_error.empty() ? &view : nullptr);
-        d.HasErrors())
+                                               view_error.empty() ? &view : nullptr,
+                                               lc.files.get());
+        d.HasErrors()) {
+      const std::string applied = lc.cluster.source.commit.substr(0, 12);
+      if (lc.cluster.source.commit != plan.source.commit)
+        return FailAll(d, fmt::format("the plan (made at {}) does not hold at commit {}, which {} "
+                                      "names; nothing was touched:",
+                                      plan.source.commit.substr(0, 12), applied, g.ref));
       return FailAll(d, fmt::format("the plan does not follow from commit {} (it was edited, or "
                                     "made by another plumb, or nodes it took as out are back in "
                                     "service{}); nothing was touched:",
-                                    plan.source.commit.substr(0, 12),
+                                    applied,
                                     view_error.empty() ? "" : "; the scheduler could not be read: " +
                                                                   view_error));
+    }
   }
   if (!a.limit.empty() && !a.resume && (!plan_now || !retry_limit.empty())) {
     // A saved plan (or the failed nodes) narrowed: only the plan's nodes that match, batches
@@ -531,8 +559,14 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     r.cluster = plan.cluster;
     r.plan_digest = plan.digest;
     r.plan_json = plans::PlanToJson(plan).dump();
-    r.commit = plan.source.commit;
+    r.commit = lc.cluster.source.commit;   // the commit applied (the markers'), maybe not the plan's
+    if (plan.source.commit != r.commit) r.plan_commit = plan.source.commit;
     r.repo = lo.repo;
+    r.who = plans::WhoFromEnvironment([](const char* v) { return std::getenv(v); },
+                                      plans::UserName(), a.approved_by);
+    r.who.author = trust->info.author;
+    r.who.committer = trust->info.committer;
+    r.who.signer = trust->signer ? trust->signer->ToString() : trust->note;
     r.started_at = Rfc(now);
     r.owner_host = host;
     r.owner_pid = getpid();
@@ -553,6 +587,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   // 6. Run.
   plans::RolloutOptions opts;
   opts.run_id = run_id;
+  opts.commit = lc.cluster.source.commit;
   opts.resume = a.resume && run_in_journal;
   opts.owner_host = host;
   opts.owner_pid = getpid();
@@ -668,7 +703,9 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   opts.push_back(sub->add_option("--repo", g.repo, "Cluster repo (a git repository)")
                      ->capture_default_str());
   opts.push_back(sub->add_option("--ref", g.ref,
-                                 "Plan at this ref now; with a plan file, refuse if it moved; "
+                                 "Plan at this ref now; with a plan file, apply at the commit the "
+                                 "ref names now (the merge of the reviewed plan) if every planned "
+                                 "node wants the same there, else refuse naming nodes and keys; "
                                  "with --retry-failed, plan there instead of the run's commit"));
   opts.push_back(sub->add_flag("--working-tree", g.working_tree,
                                "(refused: apply reads committed files only)"));
@@ -693,6 +730,16 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                                  "Only these nodes (n[1-3,5], gpu*, @h100, !gpu003): of a plan "
                                  "made now, of a plan file (its batches formed again), or of a "
                                  "--retry-failed"));
+  {
+    std::string* tf = &a->trust_from;
+    sub->add_option("--trust-policy-from", *tf,
+                    "Judge the commit by the signing policy (policy.yaml) at this ref (default: "
+                    "the commit's first parent; never the commit itself)");
+    opts.push_back(sub->get_option("--trust-policy-from"));
+  }
+  opts.push_back(sub->add_option("--approved-by", a->approved_by,
+                                 "Who approved this change, for the run record (default: "
+                                 "$PLUMB_APPROVED_BY, which the CI recipes set)"));
   opts.push_back(sub->add_option("--plan-out", a->plan_out,
                                  "Also write the plan being applied here (after --limit)"));
   opts.push_back(sub->add_option("--reboot-timeout", a->reboot_timeout_s,
@@ -708,6 +755,9 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "Examples:\n"
       "  plumb apply plan.json                      apply a reviewed plan (shown, then y/N)\n"
       "  plumb apply plan.json --auto-approve       the same from a pipeline\n"
+      "  plumb apply plan.json --ref main --auto-approve --trust-policy-from $BEFORE\n"
+      "                                             after the merge: the reviewed plan at main's\n"
+      "                                             commit, if main wants the same of its nodes\n"
       "  plumb apply plan.json --limit 'n[1-3,5]'   only those nodes of the plan\n"
       "  plumb apply --ref main                     plan now, show it, ask\n"
       "  plumb apply --resume                       continue the last unfinished run\n"

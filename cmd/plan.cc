@@ -9,6 +9,7 @@
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "plans/plan_json.h"
+#include "plans/report/plan_markdown.h"
 #include "plans/report/plan_text.h"
 
 namespace plumb::cmd {
@@ -26,13 +27,25 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
   plan.diags.Append(rr.loaded.diags);   // warnings only (errors stopped the load)
   // The digest is for the plan file; the text plan does not show it, so it is only computed
   // (with the file's JSON, once) when a file or JSON is asked for.
-  const bool want_file = g.format == "json" || !a.out.empty();
+  const bool want_file = g.format == "json" || g.format == "markdown" || !a.out.empty();
   std::string file;
   if (want_file) file = plans::SealPlanToFile(plan);
 
+  // The commit as the signing policy judged it: shown to the reviewer with the plan.
+  std::vector<std::string> notes;
+  if (rr.trust)
+    notes.push_back(fmt::format("Commit {}: {}", rr.trust->commit.substr(0, 12), rr.trust->note));
   if (g.format == "json") {
     std::fwrite(file.data(), 1, file.size(), stdout);
+  } else if (g.format == "markdown") {
+    plans::report::MarkdownOptions mo;
+    mo.notes = notes;
+    if (!a.out.empty())
+      mo.artefact = fmt::format("the plan file `{}` (the pipeline's artefact)",
+                                a.out.substr(a.out.rfind('/') + 1));
+    std::fputs(plans::report::PlanToMarkdown(plan, mo).c_str(), stdout);
   } else {
+    for (const std::string& n : notes) std::fprintf(stderr, "%s\n", n.c_str());
     if (plan.source.working_tree)
       std::fprintf(stderr, "warning: planning UNCOMMITTED edits in %s; apply will refuse this "
                            "plan unless forced\n", plan.source.repo.c_str());
@@ -48,7 +61,9 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
       return kExitError;
     }
-    if (g.format != "json") std::printf("Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
+    if (g.format == "text") std::printf("Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
+    if (g.format == "markdown")
+      std::fprintf(stderr, "Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
   }
   if (a.detailed_exitcode && plan.HasChanges()) return kExitChanges;
   if (!plan.complete) {
@@ -78,13 +93,17 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "plan", "Show what apply would change on each node and what it would disturb (read-only)");
   AddSourceOptions(*sub, g);
   AddReadRunOptions(*sub, a.read);
+  AddTrustOption(*sub, a.read.trust_from);
+  a.read.check_trust = true;
   sub->add_flag("--no-scheduler", a.read.no_scheduler,
                 "Do not query Slurm (the plan then cannot count nodes already out or running jobs)");
   sub->add_option("--out", a.out, "Write the plan file (JSON, schemas/plan.schema.json) for apply");
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
                 "Exit 0 no changes, 2 changes pending, 1 error (also: no changes but nodes unreadable)");
-  sub->add_option("--format", g.format, "Output: text (human) or json (the plan file)")
-      ->check(CLI::IsMember({"text", "json"}))
+  sub->add_option("--format", g.format,
+                  "Output: text (human), json (the plan file), or markdown (a pull-request "
+                  "comment, at most 65,536 characters: cut with a count and a pointer to --out)")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   sub->footer(
       "Reads the cluster repo at --ref, the nodes' live state (or --facts), and Slurm (read\n"
@@ -92,11 +111,16 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "node drifted from what it was applied at; intent: the repo changed), identical nodes\n"
       "collapsed, and a summary: nodes to drain/reboot/re-flash, batches, peak nodes out,\n"
       "estimated duration, jobs blocking a drain, unreadable nodes.\n\n"
+      "When the repo has a policy.yaml asking for signed commits, the commit must be signed by\n"
+      "a key the policy at its trusted base allows (its first parent, or --trust-policy-from);\n"
+      "otherwise the plan is refused before any node is read.\n\n"
       "Exit: 0 ok; with --detailed-exitcode 0 no changes, 2 changes; 1 error, including an\n"
       "incomplete plan with no changes (some nodes unreadable: they are listed).\n\n"
       "Examples:\n"
       "  plumb plan --repo pod-a --ref main\n"
       "  plumb plan --ref $SHA --out plan.json --detailed-exitcode     # CI on a pull request\n"
+      "  plumb plan --ref $SHA --out plan.json --format markdown --trust-policy-from origin/main\n"
+      "      > comment.md                                              # the PR comment\n"
       "  plumb plan --facts facts.json --limit 'gpu0[01-16]'");
   sub->callback([&run, &g] { run = [&g] { return RunPlanCommand(g, a); }; });
 }

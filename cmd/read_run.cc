@@ -26,6 +26,7 @@
 #include "plans/gather.h"
 #include "plans/node_select.h"
 #include "plans/snapshot_prefetch.h"
+#include "plans/signature_tools.h"
 #include "plans/ssh_factory.h"
 
 namespace plumb::cmd {
@@ -138,6 +139,20 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
 
 std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
 
+void AddTrustOption(CLI::App& sub, std::string& trust_from) {
+  sub.add_option("--trust-policy-from", trust_from,
+                 "Judge the commit by the signing policy (policy.yaml) at this ref: a protected "
+                 "branch or tag, the target branch before the merge (default: the commit's first "
+                 "parent; never the commit itself)");
+}
+
+Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string& commit,
+                                      const std::string& trust_from) {
+  transport::LocalShell local;
+  plans::ToolSignatureVerifier verifier(local);
+  return plans::CheckCommitTrust(repo, commit, trust_from, verifier);
+}
+
 
 
 Status WriteOutputWith(const std::string& path, const std::function<void(std::ostream&)>& write) {
@@ -204,6 +219,7 @@ Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunA
   in.modules = rr.modules.pointers;
   in.scheduler = p->scheduler.drainer.get();
   in.now = plans::Rfc3339(std::chrono::system_clock::now());
+  in.files = rr.loaded.files.get();
   const GlobalOptions at = g;
   in.load_at = [at](const std::string& commit) -> Result<plans::DesiredByNode> {
     inventory::LoadedCluster old = inventory::LoadCluster({at.repo, commit, false, {}});
@@ -238,6 +254,13 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   auto prepared = Prepare(g, a, *rr);
   if (!prepared.ok()) return prepared.error();
   p = std::move(prepared.value());
+  // The signed-commit policy, before any node is read: a refused commit is never planned.
+  // Uncommitted edits have no signature to judge (and apply refuses their plans anyway).
+  if (a.check_trust && !g.working_tree) {
+    auto trust = CheckTrust(g.repo, rr->loaded.cluster.source.commit, a.trust_from);
+    if (!trust) return trust.error();
+    rr->trust = std::move(trust.value());
+  }
   if (!a.facts.empty()) {
     // A recorded snapshot is planned node by node as it is parsed: its facts are never all in
     // memory at once (10,000 nodes: ~800 MB as one JSON tree).

@@ -5,6 +5,7 @@
 /// writes to a node.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "inventory/load.h"
+#include "plans/commit_trust.h"
 #include "plans/observed.h"
 #include "plans/plan_run.h"
 
@@ -29,6 +31,10 @@ struct ReadRunArgs {
   bool read_scheduler = true; ///< plan: yes (max_unavailable, blocking jobs); drift: no
   bool no_scheduler = false;  ///< --no-scheduler: plan without Slurm's view (says so)
   bool read_bmc = true;       ///< --no-bmc: skip Redfish (firmware/bios keys then unchecked)
+  /// plan, apply: judge the commit by the signed-commit policy of its trusted base
+  /// (plans/commit_trust.h) before any node is read; drift reports on any commit.
+  bool check_trust = false;
+  std::string trust_from;     ///< --trust-policy-from REF ("" = the commit's first parent)
 };
 
 /// Adds --limit, --facts, --fanout, --accept-new-host-keys to `sub`.
@@ -41,7 +47,17 @@ struct ReadRun {
   std::vector<const modules::Module*> ran; ///< the modules whose facts this run has
   std::set<std::string> ran_names;
   plans::PlanRun run;                      ///< the plan (unsealed) and run-level notes
+  /// The commit's signature as the policy judged it (check_trust on a commit); else nullopt.
+  std::optional<plans::CommitTrust> trust;
 };
+
+/// Adds --trust-policy-from to `sub` (plan, apply).
+void AddTrustOption(CLI::App& sub, std::string& trust_from);
+
+/// Judges `commit` of `repo` by the signed-commit policy of its trusted base, with ssh-keygen
+/// and gpg on this host. An error (code trust.*) refuses the commit.
+Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string& commit,
+                                      const std::string& trust_from);
 
 /// Everything up to the plan. On an error that leaves nothing to plan (bad repo, bad --limit,
 /// unreadable snapshot) returns the diagnostics to print, and the caller exits 1.

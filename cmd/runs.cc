@@ -43,6 +43,8 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
     const plans::RunRecord& rr = **r;
     if (g.format == "json") {
       nlohmann::json out = {{"id", rr.id}, {"cluster", rr.cluster}, {"commit", rr.commit},
+                            {"plan_commit", rr.plan_commit.empty() ? rr.commit : rr.plan_commit},
+                            {"who", rr.who.ToJson()},
                             {"plan_digest", rr.plan_digest}, {"started_at", rr.started_at},
                             {"ended_at", rr.ended_at}, {"outcome", rr.outcome},
                             {"state", Outcome(rr)},
@@ -60,6 +62,20 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
                 rr.cluster.c_str(), rr.commit.c_str(), rr.started_at.c_str(),
                 rr.ended_at.empty() ? "(running)" : rr.ended_at.c_str(), Outcome(rr).c_str(),
                 rr.owner_host.c_str(), static_cast<long long>(rr.owner_pid), rr.summary.c_str());
+    const plans::RunWho& w = rr.who;
+    if (!rr.plan_commit.empty() && rr.plan_commit != rr.commit)
+      std::printf("  plan reviewed at %s, applied at %s (same desired state)\n",
+                  rr.plan_commit.c_str(), rr.commit.c_str());
+    std::printf("  operator %s%s\n  approved by %s\n  author %s, committer %s\n  commit %s\n",
+                w.operator_user.empty() ? "(not recorded)" : w.operator_user.c_str(),
+                w.ci.empty() ? ""
+                             : fmt::format(", CI {} triggered by {}{}", w.ci, w.ci_actor,
+                                           w.ci_job.empty() ? "" : " (" + w.ci_job + ")")
+                                   .c_str(),
+                w.approver.empty() ? "(none recorded)" : w.approver.c_str(),
+                w.author.empty() ? "?" : w.author.c_str(),
+                w.committer.empty() ? "?" : w.committer.c_str(),
+                w.signer.empty() ? "(signature not recorded)" : w.signer.c_str());
     for (const auto& n : *nodes) {
       // A running node shows its current step and what it waits for (jobs, a reboot).
       const std::string what = n.status == "running" && !n.note.empty() ? n.note : n.error;
@@ -78,16 +94,23 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : *runs)
       out.push_back({{"id", r.id}, {"cluster", r.cluster}, {"commit", r.commit},
+                     {"plan_commit", r.plan_commit.empty() ? r.commit : r.plan_commit},
+                     {"who", r.who.ToJson()},
                      {"started_at", r.started_at}, {"ended_at", r.ended_at},
                      {"outcome", r.outcome}, {"state", Outcome(r)}, {"summary", r.summary}});
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
   if (runs->empty()) std::printf("no runs in the journal\n");
-  for (const auto& r : *runs)
-    std::printf("%-22s %-10s %-12s %-24s %s\n", r.id.c_str(), r.cluster.c_str(),
-                r.commit.substr(0, 12).c_str(), r.started_at.c_str(),
+  for (const auto& r : *runs) {
+    // By whom: the approver when one was recorded, else who ran it (and the CI's actor).
+    std::string by = r.who.operator_user.empty() ? "?" : r.who.operator_user;
+    if (!r.who.ci_actor.empty()) by = r.who.ci + ":" + r.who.ci_actor;
+    if (!r.who.approver.empty()) by += " ok:" + r.who.approver;
+    std::printf("%-22s %-10s %-12s %-24s %-20s %s\n", r.id.c_str(), r.cluster.c_str(),
+                r.commit.substr(0, 12).c_str(), r.started_at.c_str(), by.c_str(),
                 (Outcome(r) + (r.summary.empty() ? "" : ": " + r.summary)).c_str());
+  }
   return kExitOk;
 }
 
@@ -95,11 +118,21 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
 
 void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   auto* a = new RunsArgs;
-  auto* sub = app.add_subcommand("runs", "List apply runs from the journal (or one run's nodes)");
+  auto* sub = app.add_subcommand(
+      "runs", "List apply runs from the journal, with who ran and approved them (or one run's "
+              "nodes)");
   sub->add_option("run", a->run, "Show this run's nodes");
   sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
   sub->add_option("--limit", a->limit, "How many runs")->capture_default_str();
   sub->add_option("--format", g.format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  sub->footer(
+      "Each run records its operator (OS user), the CI job and who triggered it (GitHub Actions,\n"
+      "GitLab CI), the approver (apply --approved-by or $PLUMB_APPROVED_BY), and the commit's\n"
+      "author, committer and verified signer.\n\n"
+      "Examples:\n"
+      "  plumb runs                       the latest runs: commit, when, by whom, outcome\n"
+      "  plumb runs 20261130-220000-4f2a  one run: who, and where each node stands\n"
+      "  plumb runs --format json --limit 100");
   sub->callback([&run, &g, a] { run = [&g, a] { return RunRuns(g, *a); }; });
 }
 

@@ -16,6 +16,7 @@ void RegisterHistory(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterAudit(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterModules(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
@@ -31,6 +32,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterPlan,
     RegisterDiff,
     RegisterDrift,
+    RegisterAudit,
     RegisterModules,
 };
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <algorithm>
+#include <ctime>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -203,6 +204,61 @@ Result<std::string> ResolveCommit(const std::string& repo_path, const std::strin
   RepoPtr repo;
   if (auto st = OpenRepo(repo_path, repo); !st) return st.error();
   return Resolve(repo.p, repo_path, ref, nullptr);
+}
+
+namespace {
+
+std::string Who(const git_signature* s) {
+  if (s == nullptr) return {};
+  return fmt::format("{} <{}>", s->name ? s->name : "", s->email ? s->email : "");
+}
+
+std::string Utc(const git_signature* s) {
+  if (s == nullptr) return {};
+  std::time_t t = static_cast<std::time_t>(s->when.time);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Result<CommitInfo> ReadCommitInfo(const std::string& repo_path, const std::string& ref) {
+  RepoPtr repo;
+  if (auto st = OpenRepo(repo_path, repo); !st) return st.error();
+  git_commit* c = nullptr;
+  auto sha = Resolve(repo.p, repo_path, ref, &c);
+  if (!sha) return sha.error();
+  Owned<git_commit, git_commit_free> commit;
+  commit.p = c;
+  CommitInfo info;
+  info.commit = *sha;
+  for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
+    char p[GIT_OID_HEXSZ + 1] = {};
+    git_oid_tostr(p, sizeof p, git_commit_parent_id(c, i));
+    info.parents.push_back(p);
+  }
+  info.author = Who(git_commit_author(c));
+  info.committer = Who(git_commit_committer(c));
+  info.author_time = Utc(git_commit_author(c));
+  info.commit_time = Utc(git_commit_committer(c));
+  if (const char* s = git_commit_summary(c)) info.summary = s;
+  git_buf signature = GIT_BUF_INIT, signed_data = GIT_BUF_INIT;
+  git_oid oid;
+  git_oid_fromstr(&oid, sha->c_str());
+  int rc = git_commit_extract_signature(&signature, &signed_data, repo.p, &oid, nullptr);
+  if (rc == 0) {
+    info.signature.assign(signature.ptr, signature.size);
+    info.signed_data.assign(signed_data.ptr, signed_data.size);
+  }
+  git_buf_dispose(&signature);
+  git_buf_dispose(&signed_data);
+  if (rc != 0 && rc != GIT_ENOTFOUND)
+    return Diagnostic::Error("source.git", fmt::format("cannot read the signature of {}: {}", *sha,
+                                                       LastGitError()));
+  return info;
 }
 
 bool IsGitRepo(const std::string& repo_path) {

@@ -3,6 +3,7 @@
 /// libgit2's headers stay in git_source.cc.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "inventory/file_source.h"
 #include "schemas/result.h"
@@ -34,6 +35,24 @@ class GitTreeSource : public FileSource {
 
 /// The full SHA that `ref` names in the repository at `repo` (errors as GitTreeSource::Open).
 Result<std::string> ResolveCommit(const std::string& repo, const std::string& ref);
+
+/// One commit's metadata and signature, as git stores them (for the signed-commit policy and
+/// the audit record). The signature is git's: an SSH (`-----BEGIN SSH SIGNATURE-----`) or
+/// OpenPGP (`-----BEGIN PGP SIGNATURE-----`) armour over `signed_data`, the commit object
+/// without its `gpgsig` header, read with git_commit_extract_signature.
+struct CommitInfo {
+  std::string commit;                 ///< full SHA
+  std::vector<std::string> parents;   ///< full SHAs, first parent first
+  std::string author, committer;      ///< "Name <email>"
+  std::string author_time, commit_time;   ///< RFC 3339 UTC
+  std::string summary;                ///< the message's first line
+  std::string signature;              ///< "" when the commit is not signed
+  std::string signed_data;            ///< what the signature signs ("" when unsigned)
+};
+
+/// The commit `ref` names in `repo` (errors as GitTreeSource::Open; "source.git" when the
+/// commit cannot be read).
+Result<CommitInfo> ReadCommitInfo(const std::string& repo, const std::string& ref);
 
 /// True if `repo` is the top of a git repository (has a .git, or is a bare repository).
 bool IsGitRepo(const std::string& repo);

@@ -6,6 +6,12 @@
 ///
 /// `Journal` is an interface so a shared backend (PostgreSQL) can be added without touching the
 /// engine; SqliteJournal is the default (schemas/journal.md documents its tables).
+///
+/// Tamper evidence (schema 3): every write to runs, steps, nodes and facts also appends the
+/// row as written to a hash chain, each entry holding the previous entry's hash. VerifyChain
+/// replays it and compares the tables with it, so an edited, deleted, inserted or reordered
+/// row is named. The chain cannot stop someone who rewrites it whole from the edit on; the
+/// head hash kept elsewhere (an audit export, a CI log) is what exposes that.
 /// Implementations must be safe to call from several threads at once (one per node in a batch).
 #include <cstdint>
 #include <memory>
@@ -15,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plans/run_who.h"
 #include "schemas/result.h"
 
 namespace plumb::plans {
@@ -25,8 +32,11 @@ struct RunRecord {
   std::string cluster;
   std::string plan_digest;
   std::string plan_json;     ///< the whole plan file, so --resume needs nothing else
-  std::string commit;
+  std::string commit;        ///< the commit applied (what the node markers record)
+  /// The commit the plan was made at, when apply accepted it at another (a merge); else "".
+  std::string plan_commit;
   std::string repo;
+  RunWho who;                ///< operator, CI actor, approver, commit author/committer/signer
   std::string started_at;    ///< RFC 3339 UTC with milliseconds
   std::string ended_at;      ///< "" while running
   std::string owner_host;
@@ -66,6 +76,18 @@ struct NodeRecord {
   std::string ended_at;
   /// While running: what it waits for ("waiting for 1 job(s): 1234 (alice: train, 58m left)").
   std::string note;
+};
+
+/// What VerifyChain found.
+struct ChainReport {
+  int64_t entries = 0;
+  std::string head;                    ///< the last entry's hash ("" when the chain is empty)
+  /// One line per problem, naming the entry or the row: "steps row 17 (run R, node n1, step
+  /// verify) was edited after it was written: outcome 'failed' in the chain, 'ok' now".
+  std::vector<std::string> problems;
+  /// Rows written before the journal had a chain that it took in as they were (migration 3).
+  int64_t adopted = 0;
+  bool ok() const { return problems.empty(); }
 };
 
 /// Who holds the cluster lock.
@@ -133,6 +155,19 @@ class Journal {
   virtual Result<std::optional<LockInfo>> GetLock(const std::string& cluster) = 0;
   /// The lock `run` holds, on whichever cluster; nullopt when it holds none.
   virtual Result<std::optional<LockInfo>> LockOfRun(const std::string& run) = 0;
+
+  /// Replays the hash chain and compares every row with its last chained image. `anchor`: a
+  /// head hash recorded earlier (an audit export's); it must be an entry of the chain, else the
+  /// chain was rewritten since. A journal without a chain answers "journal.no-chain".
+  virtual Result<ChainReport> VerifyChain(const std::string& anchor = {}) {
+    return Diagnostic::Error("journal.no-chain", "this journal keeps no hash chain");
+  }
+  /// Is `node` named by any run of this journal (a step, or a node row)?
+  virtual Result<bool> KnowsNode(const std::string& node) {
+    auto h = History(node, 1);
+    if (!h) return h.error();
+    return !h->empty();
+  }
 };
 
 /// Opens (creating and migrating as needed) the SQLite journal at `path`. WAL mode,
@@ -144,6 +179,6 @@ Result<std::unique_ptr<Journal>> OpenSqliteJournal(const std::string& path);
 std::string DefaultJournalPath();
 
 /// The schema version SqliteJournal migrates to.
-inline constexpr int kJournalSchemaVersion = 2;
+inline constexpr int kJournalSchemaVersion = 3;
 
 }  // namespace plumb::plans

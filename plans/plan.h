@@ -8,6 +8,8 @@
 ///   - within a batch, the nodes that need a drain never exceed the batch's `budget`;
 ///   - unreadable nodes are in `unreadable`, never in `nodes` or `batches`, and make
 ///     `complete` false;
+///   - every planned node's `desired_digest` (when set) keys an entry of `desired_states`
+///     whose image hashes to it (plans/desired_record.h);
 ///   - `digest` is SHA-256 over the canonical JSON of everything else (plan_json.cc).
 #include <map>
 #include <string>
@@ -19,7 +21,9 @@
 
 namespace plumb::plans {
 
-inline constexpr int kPlanFormatVersion = 1;
+/// 2: desired-state digests (desired_states, desired_files, nodes[].desired_digest). Version 1
+/// plans (a run journaled by an older plumb) are still read; they apply at their own commit only.
+inline constexpr int kPlanFormatVersion = 2;
 
 /// Why a change is wanted. kRepair: the desired value is what it was at the commit recorded in
 /// the node's marker, so the node drifted. kIntent: the desired value changed since (or the node
@@ -41,6 +45,10 @@ struct NodePlan {
   std::vector<PlannedAction> actions;
   modules::Disruption disruption = modules::Disruption::kNone;   ///< max over actions
   std::string facts_digest;            ///< SHA-256 of observed facts, for the stale check
+  /// The digest of the node's desired-state image at the plan's commit (plans/desired_record.h):
+  /// apply at another commit accepts the node only if that commit's image hashes the same.
+  /// "" in a version 1 plan.
+  std::string desired_digest;
   std::string marker_commit;           ///< commit in the node's marker, "" if none
   bool already_unavailable = false;    ///< drained or down in the scheduler when planned
   bool admin_drained = false;          ///< drained by someone other than plumb
@@ -93,6 +101,12 @@ struct BlockingJobs {
   std::vector<std::string> jobs;
 };
 
+/// One desired-state image the plan's nodes share, and the repo files it came from.
+struct DesiredState {
+  nlohmann::json image;                ///< {"desired", "rollout", "waivers"}
+  std::vector<std::string> files;      ///< repo paths, sorted
+};
+
 struct Plan {
   int format_version = kPlanFormatVersion;
   inventory::Source source;
@@ -107,6 +121,10 @@ struct Plan {
   std::map<std::string, inventory::RolloutPolicy> rollouts;   ///< the policies used
   std::vector<Batch> batches;
   std::vector<BlockingJobs> blocking_jobs;
+  /// The planned nodes' desired-state images, by digest (NodePlan::desired_digest).
+  std::map<std::string, DesiredState> desired_states;
+  /// SHA-256 ("sha256:<hex>") of each repo file an image came from, at the plan's commit.
+  std::map<std::string, std::string> desired_files;
   int peak_unavailable = 0;            ///< max nodes out at once, counting those already out
   int est_seconds = 0;
   bool complete = true;

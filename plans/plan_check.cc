@@ -6,6 +6,8 @@
 
 #include "inventory/hostlist.h"
 #include "inventory/node_pattern.h"
+#include "plans/desired_record.h"
+#include "plans/digest.h"
 #include "plans/plan_json.h"
 
 namespace plumb::plans {
@@ -65,7 +67,90 @@ std::vector<std::pair<std::string, std::string>> PolicyFields(const inventory::R
   };
 }
 
+// Which of the plan's recorded files differ at the commit applied (by their digest there).
+std::string ChangedFiles(const std::vector<std::string>& files, const Plan& plan,
+                         const inventory::FileSource* now) {
+  std::string out;
+  for (const std::string& f : files) {
+    auto was = plan.desired_files.find(f);
+    std::string is;
+    if (now)
+      if (auto text = now->Read(f); text.ok() && text->has_value()) is = "sha256:" + Sha256Hex(**text);
+    const bool same = was != plan.desired_files.end() && was->second == is;
+    if (!same) out += (out.empty() ? "" : ", ") + f;
+  }
+  return out;
+}
+
 }  // namespace
+
+Diagnostics CheckDesiredUnchanged(const Plan& plan, const inventory::Cluster& cluster,
+                                  const DesiredByNode& desired,
+                                  const inventory::FileSource* files_now) {
+  Diagnostics d;
+  const std::string from = plan.source.commit.substr(0, 12);
+  const std::string at = cluster.source.commit.substr(0, 12);
+  // One diagnostic per (planned image, image now): a change to a stack names its nodes once.
+  struct Differing {
+    std::vector<std::string> nodes;
+    std::vector<std::string> keys;
+    std::string files;
+  };
+  std::map<std::pair<std::string, std::string>, Differing> differing;
+  std::vector<std::string> missing, unrecorded;
+  for (const NodePlan& n : plan.nodes) {
+    auto it = desired.find(n.node);
+    if (it == desired.end()) {
+      missing.push_back(n.node);
+      continue;
+    }
+    if (n.desired_digest.empty()) {
+      unrecorded.push_back(n.node);
+      continue;
+    }
+    const nlohmann::json image = DesiredImage(it->second, cluster);
+    const std::string now = JsonDigest(image);
+    if (now == n.desired_digest) continue;
+    Differing& g = differing[{n.desired_digest, now}];
+    if (g.nodes.empty()) {
+      auto st = plan.desired_states.find(n.desired_digest);
+      const nlohmann::json planned = st == plan.desired_states.end() ? nlohmann::json()
+                                                                     : st->second.image;
+      g.keys = ImageDifferences(planned, image);
+      if (st != plan.desired_states.end() && files_now && !plan.desired_files.empty()) {
+        std::vector<std::string> files = st->second.files;
+        for (const std::string& f : DesiredFiles(it->second, cluster)) files.push_back(f);
+        std::sort(files.begin(), files.end());
+        files.erase(std::unique(files.begin(), files.end()), files.end());
+        g.files = ChangedFiles(files, plan, files_now);
+      }
+    }
+    g.nodes.push_back(n.node);
+  }
+  if (!unrecorded.empty())
+    d.Add(PlanError("plan.commit-moved",
+                    fmt::format("the plan was made at {} and records no desired state for {} (a "
+                                "version 1 plan): it applies at its own commit only, not at {}",
+                                from, inventory::CompressHostlist(unrecorded), at),
+                    "nodes", "make a new plan at the commit to apply, or apply this one without --ref"));
+  if (!missing.empty())
+    d.Add(PlanError("plan.desired-changed",
+                    fmt::format("{} planned at {} but not in commit {}",
+                                inventory::CompressHostlist(missing), from, at),
+                    "nodes"));
+  for (const auto& [digests, g] : differing) {
+    std::string keys;
+    for (const std::string& k : g.keys) keys += "\n    " + k;
+    d.Add(PlanError("plan.desired-changed",
+                    fmt::format("{}: the desired state at {} differs from the plan's (made at {}){}"
+                                "{}",
+                                inventory::CompressHostlist(g.nodes), at, from,
+                                g.files.empty() ? "" : "; changed: " + g.files, keys),
+                    "",
+                    "review and plan the commit to apply: plumb plan --ref " + at + " --out PLAN.json"));
+  }
+  return d;
+}
 
 Diagnostics CheckPlan(const Plan& plan) {
   Diagnostics d;
@@ -91,6 +176,21 @@ Diagnostics CheckPlan(const Plan& plan) {
     if (planned.count(u.node))
       d.Add(PlanError("plan.invalid", fmt::format("node {} is both planned and unreadable", u.node),
                       "unreadable"));
+  for (const NodePlan& n : plan.nodes) {
+    if (n.desired_digest.empty()) continue;   // a version 1 plan
+    auto st = plan.desired_states.find(n.desired_digest);
+    if (st == plan.desired_states.end())
+      d.Add(PlanError("plan.invalid",
+                      fmt::format("node {}: its desired digest {} has no entry in the plan's "
+                                  "desired states", n.node, n.desired_digest),
+                      fmt::format("nodes.{}.desired_digest", n.node)));
+  }
+  for (const auto& [digest, st] : plan.desired_states)
+    if (JsonDigest(st.image) != digest)
+      d.Add(PlanError("plan.invalid",
+                      fmt::format("the desired state recorded as {} hashes to {}", digest,
+                                  JsonDigest(st.image)),
+                      "desired.states"));
   if (!plan.unreadable.empty() && plan.complete)
     d.Add(PlanError("plan.invalid", "the plan has unreadable nodes but says it is complete",
                     "complete"));
@@ -108,14 +208,25 @@ Diagnostics CheckPlan(const Plan& plan) {
 
 Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& cluster,
                                    const DesiredByNode& desired,
-                                   const std::map<std::string, modules::SchedulerNode>* live) {
+                                   const std::map<std::string, modules::SchedulerNode>* live,
+                                   const inventory::FileSource* files) {
   auto out_now = [&](const std::string& node) {
     if (!live) return false;
     auto it = live->find(node);
     return it != live->end() && it->second.Unavailable();
   };
   Diagnostics d;
-  const std::string at = plan.source.commit.substr(0, 12);
+  // The commit being applied: the plan's own, or (apply PLAN --ref main) the merge of it.
+  const std::string& applied = cluster.source.commit.empty() ? plan.source.commit
+                                                             : cluster.source.commit;
+  const std::string at = applied.substr(0, 12);
+  if (applied != plan.source.commit) {
+    Diagnostics changed = CheckDesiredUnchanged(plan, cluster, desired, files);
+    // What the nodes want differs there: that is the refusal, named by node, key and file; the
+    // per-change checks below would only say the same again of each change.
+    if (changed.HasErrors()) return changed;
+    d.Append(changed);
+  }
   if (plan.cluster != cluster.name)
     d.Add(PlanError("plan.authority",
                     fmt::format("the plan is for cluster '{}', commit {} says '{}'", plan.cluster,
@@ -289,6 +400,9 @@ Plan LimitPlan(const Plan& plan, const std::set<std::string>& keep,
   std::erase_if(out.nodes, [&](const NodePlan& n) { return dropped(n.node); });
   std::erase_if(out.waived, [&](const NodeWaived& w) { return dropped(w.node); });
   std::erase_if(out.blocking_jobs, [&](const BlockingJobs& b) { return dropped(b.node); });
+  std::set<std::string> states_kept;
+  for (const NodePlan& n : out.nodes) states_kept.insert(n.desired_digest);
+  std::erase_if(out.desired_states, [&](const auto& kv) { return !states_kept.count(kv.first); });
   // The batches are formed again (same policies, the scheduler's view now): the plan's own
   // batches were cut for other nodes.
   Diagnostics kept;

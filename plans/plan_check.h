@@ -6,6 +6,10 @@
 ///     max_unavailable or merging batches has a valid digest. Apply loads the commit the plan
 ///     names anyway; this re-derives from it the rollout policies and the constraints every
 ///     batch must meet, and each change's desired value, and names every field that differs.
+///     Applied at another commit than the plan's (`apply PLAN --ref main` after the merge), it
+///     first checks CheckDesiredUnchanged; the rest is checked against the commit applied.
+///   CheckDesiredUnchanged: every planned node wants the same at the commit applied as at the
+///     plan's (their desired-state digests, plans/desired_record.h), whatever the commit.
 ///   SelectPlanNodes / LimitPlan: `apply PLAN --limit`: the plan's nodes a pattern names, and the
 ///     plan narrowed to them with its batches formed again under the same policies.
 #include <map>
@@ -14,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inventory/file_source.h"
 #include "inventory/model.h"
 #include "modules/drain/drainer.h"
 #include "plans/plan.h"
@@ -27,10 +32,22 @@ Diagnostics CheckPlan(const Plan& plan);
 
 /// `live`: the scheduler's view now. A node the plan says was already out costs no budget in a
 /// batch only when `live` shows it out too (the flag is the plan's word; a re-sealed plan could
-/// set it everywhere); null: no node is taken as already out.
+/// set it everywhere); null: no node is taken as already out. `cluster` and `desired` are the
+/// commit applied (cluster.source.commit; when it is not the plan's, CheckDesiredUnchanged
+/// runs too, and `files`, that commit's tree, lets it name the files that changed).
 Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& cluster,
                                    const DesiredByNode& desired,
-                                   const std::map<std::string, modules::SchedulerNode>* live);
+                                   const std::map<std::string, modules::SchedulerNode>* live,
+                                   const inventory::FileSource* files = nullptr);
+
+/// Errors (code "plan.desired-changed", or "plan.commit-moved" for a plan that records no
+/// desired state) naming each planned node whose desired-state image at `cluster`'s commit
+/// differs from the plan's, with the keys that differ and the files that changed; nodes with
+/// the same difference are named once, as a host list. Empty when every planned node wants
+/// the same at both commits.
+Diagnostics CheckDesiredUnchanged(const Plan& plan, const inventory::Cluster& cluster,
+                                  const DesiredByNode& desired,
+                                  const inventory::FileSource* files_now = nullptr);
 
 /// The plan's nodes (with changes) that `pattern` (inventory/node_pattern.h; @group through the
 /// cluster) selects. A positive term that names no node of the plan is an error, naming it and

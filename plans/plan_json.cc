@@ -101,10 +101,12 @@ Result<PlannedAction> PlannedActionFrom(const json& aj) {
                        LocationFrom(aj.value("origin", json()))};
 }
 
-json NodeJson(const NodePlan& n) {
+// `version`: the plan's format_version; a version 1 plan (read back from an older run's
+// journal) is written as it was, so its digest still matches.
+json NodeJson(const NodePlan& n, int version) {
   json actions = json::array();
   for (const PlannedAction& a : n.actions) actions.push_back(PlannedActionJson(a));
-  return json{{"node", n.node},
+  json out{{"node", n.node},
           {"rollout", n.rollout},
           {"disruption", modules::DisruptionName(n.disruption)},
           {"facts_digest", n.facts_digest},
@@ -118,6 +120,8 @@ json NodeJson(const NodePlan& n) {
                                          {"reason", n.left_reason}}},
           {"return_to_service", n.return_to_service},
           {"actions", std::move(actions)}};
+  if (version >= 2) out["desired_digest"] = n.desired_digest;
+  return out;
 }
 
 json WaivedJson(const std::vector<NodeWaived>& waived) {
@@ -138,7 +142,7 @@ json WaivedJson(const std::vector<NodeWaived>& waived) {
 json BodyJson(const Plan& plan, bool with_nodes = true) {
   json nodes = json::array();
   if (with_nodes)
-    for (const NodePlan& n : plan.nodes) nodes.push_back(NodeJson(n));
+    for (const NodePlan& n : plan.nodes) nodes.push_back(NodeJson(n, plan.format_version));
   json unreadable = json::array();
   for (const auto& u : plan.unreadable) unreadable.push_back({{"node", u.node}, {"reason", u.reason}});
   json rollouts = json::object();
@@ -150,7 +154,14 @@ json BodyJson(const Plan& plan, bool with_nodes = true) {
                        {"est_seconds", b.est_seconds}});
   json blocking = json::array();
   for (const auto& bj : plan.blocking_jobs) blocking.push_back({{"node", bj.node}, {"jobs", bj.jobs}});
-  return {{"format_version", plan.format_version},
+  json states = json::object();
+  for (const auto& [digest, st] : plan.desired_states) {
+    json entry = st.image;
+    entry["files"] = st.files;
+    states[digest] = std::move(entry);
+  }
+  json desired = {{"states", std::move(states)}, {"files", plan.desired_files}};
+  json body = {{"format_version", plan.format_version},
           {"source", {{"repo", plan.source.repo}, {"ref", plan.source.ref},
                       {"commit", plan.source.commit}, {"working_tree", plan.source.working_tree}}},
           {"cluster", plan.cluster},
@@ -166,6 +177,8 @@ json BodyJson(const Plan& plan, bool with_nodes = true) {
           {"peak_unavailable", plan.peak_unavailable},
           {"est_seconds", plan.est_seconds},
           {"diagnostics", plan.diags.ToJson()}};
+  if (plan.format_version >= 2) body["desired"] = std::move(desired);
+  return body;
 }
 
 }  // namespace
@@ -189,7 +202,7 @@ std::string SealPlanToFile(Plan& plan) {
   std::vector<std::string> compact(plan.nodes.size()), indented(plan.nodes.size());
   ForEachRange(plan.nodes.size(), 256, [&](size_t begin, size_t end, size_t) {
     for (size_t i = begin; i < end; ++i) {
-      const json node = NodeJson(plan.nodes[i]);
+      const json node = NodeJson(plan.nodes[i], plan.format_version);
       compact[i] = CanonicalJson(node);
       report::AppendIndented(indented[i], node, 2);
     }
@@ -283,10 +296,13 @@ Result<Plan> PlanFromJson(const json& j) {
   }
   try {
     int version = j.at("format_version").get<int>();
-    if (version != kPlanFormatVersion)
+    // Version 1 (no desired-state digests) is still read: a run an older plumb journaled
+    // resumes. It keeps its version (written back as it was, so its digest holds) and applies
+    // at its own commit only.
+    if (version != kPlanFormatVersion && version != 1)
       return Diagnostic::Error("plan.version",
                                fmt::format("plan format_version {} is not supported (this plumb "
-                                           "reads version {})", version, kPlanFormatVersion),
+                                           "reads versions 1 and {})", version, kPlanFormatVersion),
                                {}, "format_version", "re-create the plan with this plumb");
     Plan plan;
     plan.format_version = version;
@@ -301,6 +317,7 @@ Result<Plan> PlanFromJson(const json& j) {
       np.node = n.at("node").get<std::string>();
       np.rollout = n.at("rollout").get<std::string>();
       np.facts_digest = n.at("facts_digest").get<std::string>();
+      np.desired_digest = n.value("desired_digest", "");
       np.marker_commit = n.value("marker_commit", "");
       np.already_unavailable = n.value("already_unavailable", false);
       np.admin_drained = n.value("admin_drained", false);
@@ -352,6 +369,17 @@ Result<Plan> PlanFromJson(const json& j) {
     for (const json& bj : j.at("blocking_jobs"))
       plan.blocking_jobs.push_back({bj.at("node").get<std::string>(),
                                     bj.at("jobs").get<std::vector<std::string>>()});
+    if (version >= 2) {
+      const json& d = j.at("desired");
+      for (const auto& [digest, entry] : d.at("states").items()) {
+        DesiredState st;
+        st.files = entry.value("files", std::vector<std::string>());
+        st.image = entry;
+        st.image.erase("files");
+        plan.desired_states[digest] = std::move(st);
+      }
+      plan.desired_files = d.at("files").get<std::map<std::string, std::string>>();
+    }
     plan.peak_unavailable = j.at("peak_unavailable").get<int>();
     plan.est_seconds = j.at("est_seconds").get<int>();
     for (const json& d : j.at("diagnostics")) {

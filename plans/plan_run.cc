@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "plans/desired_record.h"
+
 namespace plumb::plans {
 
 PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<PlanRun>()) {
@@ -60,6 +62,8 @@ void PlanRunner::Add(NodeObservation&& node) {
 
 PlanRun PlanRunner::Finish() {
   run_->plan = builder_->Finish();
+  // What each planned node wants, so apply can accept the plan at the merge commit.
+  RecordDesiredState(run_->plan, *in_.cluster, *in_.desired, in_.files);
   const std::set<std::string>& seen = builder_->ModulesSeen();
   for (const modules::Module* m : in_.modules)
     if (seen.empty() || seen.count(std::string(m->Name()))) run_->modules_run.push_back(m);

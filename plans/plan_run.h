@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "inventory/file_source.h"
 #include "inventory/model.h"
 #include "modules/drain/drainer.h"
 #include "modules/module.h"
@@ -40,6 +41,9 @@ struct PlanRunInput {
   /// Read-only scheduler view (Query only). Null = not read (noted in the diagnostics).
   modules::Drainer* scheduler = nullptr;
   DesiredLoader load_at;                     ///< may be empty: every change is then intent
+  /// The tree `cluster` was loaded from, for the plan's record of the files each node's desired
+  /// state came from (plans/desired_record.h); may be null (no file digests then).
+  const inventory::FileSource* files = nullptr;
   std::string now;                           ///< RFC 3339 UTC
 };
 

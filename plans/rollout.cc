@@ -179,6 +179,10 @@ class Engine {
 
   // Shared with NodeRun.
   const Plan& plan() const { return plan_; }
+  /// The commit applied (the markers'): the options', else the plan's.
+  const std::string& Commit() const {
+    return opts_.commit.empty() ? plan_.source.commit : opts_.commit;
+  }
   const RolloutOptions& opts() const { return opts_; }
   RolloutDeps& deps() { return d_; }
   bool dead() const { return dead_.load(); }
@@ -578,7 +582,7 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
     else if (fit == facts.facts.end()) why = "no facts from it";
     if (!why.empty()) {
       Fail("probe", fmt::format("cannot check the plan's {} actions against commit {}: {}", name,
-                                e_.plan().source.commit.substr(0, 12), why));
+                                e_.Commit().substr(0, 12), why));
       return false;
     }
     for (auto& a : m->Diff(desired, *fit)) derived.push_back(std::move(a));
@@ -595,7 +599,7 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
       Fail("probe", fmt::format("the plan's action {} ({}) does not follow from commit {} and "
                                 "the node's facts: the plan file was edited; make a new plan",
                                 pa.action.id, pa.action.summary,
-                                e_.plan().source.commit.substr(0, 12)));
+                                e_.Commit().substr(0, 12)));
       return false;
     }
   }
@@ -1284,7 +1288,7 @@ bool NodeRun::Marker() {
     ctx.shell = *sh;
     ctx.command_timeout = e_.opts().timing.command_timeout;
     const modules::ApplyOutcome o = kMarker.Apply(
-        ctx, modules::marker::WriteAction(e_.plan().source.commit, e_.opts().run_id, e_.Now()));
+        ctx, modules::marker::WriteAction(e_.Commit(), e_.opts().run_id, e_.Now()));
     if (!o.ok()) {
       shell_.reset();
       return StepResult::Failed("writing the marker: " + o.error().message);
@@ -1517,7 +1521,7 @@ RolloutResult Engine::Run() {
         .batches = static_cast<int>(plan_.batches.size()),
         .message = fmt::format("{} {} node(s) in {} batch(es), commit {}",
                                opts_.resume ? "continuing" : "applying", total,
-                               plan_.batches.size(), plan_.source.commit.substr(0, 12))});
+                               plan_.batches.size(), Commit().substr(0, 12))});
 
   std::string halt_reason;
   bool paused = false;

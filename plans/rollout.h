@@ -104,6 +104,9 @@ struct RolloutTiming {
 
 struct RolloutOptions {
   std::string run_id;
+  /// The commit applied: what the node markers record. "" = the plan's. Differs from the
+  /// plan's when a reviewed plan is applied at the merge commit (plans/plan_check.h).
+  std::string commit;
   bool resume = false;              ///< continue run_id from the journal
   std::string owner_host;
   int64_t owner_pid = 0;

@@ -5,11 +5,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 
 #include <fmt/format.h>
 
+#include "plans/digest.h"
 #include "plans/journal.h"
+#include "plans/journal_chain.h"
 
 namespace plumb::plans {
 namespace {
@@ -82,11 +85,33 @@ CREATE TABLE locks (
 ALTER TABLE nodes ADD COLUMN note TEXT NOT NULL DEFAULT '';
 ALTER TABLE locks ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';
 )sql",
+    // 3: who stands behind a run (operator, CI actor, approver, the commit's author, committer
+    // and signer), the commit a plan was made at when applied at another, and the hash chain:
+    // every write to runs, steps, nodes and facts appends the row as written, with the hash of
+    // the entry before it (see "Tamper evidence" in journal.h). The rows already here are
+    // taken into the chain as they are (how = 'adopt') in the same transaction.
+    R"sql(
+ALTER TABLE runs ADD COLUMN plan_commit TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN who TEXT NOT NULL DEFAULT '{}';
+CREATE TABLE chain (
+  seq       INTEGER PRIMARY KEY,
+  tbl       TEXT NOT NULL,
+  row_key   TEXT NOT NULL,
+  how       TEXT NOT NULL,
+  image     TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash      TEXT NOT NULL
+);
+CREATE INDEX chain_by_row ON chain(tbl, row_key);
+)sql",
 };
+
+// The chain's tables, in the order a migration adopts their rows.
+const char* const kChainedTables[] = {"runs", "steps", "nodes", "facts"};
 
 #define kRunSelect                                                                          \
   "SELECT id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, ended_at, "    \
-  "owner_host, owner_pid, outcome, summary FROM runs"
+  "owner_host, owner_pid, outcome, summary, plan_commit, who FROM runs"
 #define kStepSelect                                                                          \
   "SELECT s.id, s.run_id, s.node, s.step, s.detail, s.started_at, s.ended_at, s.duration_ms, " \
   "s.outcome, s.error, COALESCE(r.commit_sha, '') FROM steps s LEFT JOIN runs r ON r.id = s.run_id"
@@ -123,6 +148,9 @@ class Stmt {
     return p ? std::string(p, sqlite3_column_bytes(s_, col)) : std::string();
   }
   int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  int Columns() const { return sqlite3_column_count(s_); }
+  const char* Name(int col) const { return sqlite3_column_name(s_, col); }
+  bool IsInt(int col) const { return sqlite3_column_type(s_, col) == SQLITE_INTEGER; }
 
  private:
   sqlite3* db_;
@@ -164,6 +192,7 @@ class SqliteJournal final : public Journal {
     for (int v = version; v < kLatest; ++v) {
       if (Status s = Exec("BEGIN IMMEDIATE"); !s) return s;
       Status s = Exec(kMigrations[v]);
+      if (s && v + 1 == 3) s = AdoptRows();
       if (s) {
         Stmt ins(db_, "INSERT INTO schema_migrations(version, applied_at) "
                       "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))");
@@ -181,29 +210,40 @@ class SqliteJournal final : public Journal {
 
   Status BeginRun(const RunRecord& r) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_,
-           "INSERT INTO runs(id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, "
-           "ended_at, owner_host, owner_pid, outcome, summary) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-    s.Bind(r.id).Bind(r.cluster).Bind(r.plan_digest).Bind(r.plan_json).Bind(r.commit)
-        .Bind(r.repo).Bind(r.started_at).Bind(r.ended_at).Bind(r.owner_host).Bind(r.owner_pid)
-        .Bind(r.outcome.empty() ? std::string("running") : r.outcome).Bind(r.summary);
-    return Done(s, "recording run " + r.id);
+    return Chained("runs", [&]() -> Result<std::string> {
+      Stmt s(db_,
+             "INSERT INTO runs(id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, "
+             "ended_at, owner_host, owner_pid, outcome, summary, plan_commit, who) "
+             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      s.Bind(r.id).Bind(r.cluster).Bind(r.plan_digest).Bind(r.plan_json).Bind(r.commit)
+          .Bind(r.repo).Bind(r.started_at).Bind(r.ended_at).Bind(r.owner_host).Bind(r.owner_pid)
+          .Bind(r.outcome.empty() ? std::string("running") : r.outcome).Bind(r.summary)
+          .Bind(r.plan_commit).Bind(r.who.ToJson().dump());
+      if (Status d = Done(s, "recording run " + r.id); !d) return d.error();
+      return r.id;
+    });
   }
 
   Status EndRun(const std::string& run, const std::string& outcome, const std::string& ended_at,
                 const std::string& summary) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_, "UPDATE runs SET outcome=?, ended_at=?, summary=? WHERE id=?");
-    s.Bind(outcome).Bind(ended_at).Bind(summary).Bind(run);
-    return Done(s, "ending run " + run);
+    return Chained("runs", [&]() -> Result<std::string> {
+      Stmt s(db_, "UPDATE runs SET outcome=?, ended_at=?, summary=? WHERE id=?");
+      s.Bind(outcome).Bind(ended_at).Bind(summary).Bind(run);
+      if (Status d = Done(s, "ending run " + run); !d) return d.error();
+      return run;
+    });
   }
 
   Status ReopenRun(const std::string& run, const std::string& host, int64_t pid) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_,
-           "UPDATE runs SET outcome='running', ended_at='', owner_host=?, owner_pid=? WHERE id=?");
-    s.Bind(host).Bind(pid).Bind(run);
-    return Done(s, "reopening run " + run);
+    return Chained("runs", [&]() -> Result<std::string> {
+      Stmt s(db_,
+             "UPDATE runs SET outcome='running', ended_at='', owner_host=?, owner_pid=? WHERE id=?");
+      s.Bind(host).Bind(pid).Bind(run);
+      if (Status d = Done(s, "reopening run " + run); !d) return d.error();
+      return run;
+    });
   }
 
   Result<std::optional<RunRecord>> GetRun(const std::string& run) override {
@@ -231,10 +271,16 @@ class SqliteJournal final : public Journal {
 
   Result<int64_t> StepIntent(const StepRecord& st) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_, "INSERT INTO steps(run_id, node, step, detail, started_at) VALUES (?,?,?,?,?)");
-    s.Bind(st.run).Bind(st.node).Bind(st.step).Bind(st.detail.dump()).Bind(st.started_at);
-    if (Status d = Done(s, "recording intent " + st.step); !d) return d.error();
-    return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+    int64_t id = 0;
+    Status done = Chained("steps", [&]() -> Result<std::string> {
+      Stmt s(db_, "INSERT INTO steps(run_id, node, step, detail, started_at) VALUES (?,?,?,?,?)");
+      s.Bind(st.run).Bind(st.node).Bind(st.step).Bind(st.detail.dump()).Bind(st.started_at);
+      if (Status d = Done(s, "recording intent " + st.step); !d) return d.error();
+      id = static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+      return std::to_string(id);
+    });
+    if (!done) return done.error();
+    return id;
   }
 
   Status StepOutcome(int64_t id, const std::string& outcome, const std::string& error,
@@ -248,10 +294,13 @@ class SqliteJournal final : public Journal {
       if (q.ok() && q.Step() == SQLITE_ROW) merged = ParseDetail(q.Text(0));
     }
     if (detail.is_object() && merged.is_object()) merged.update(detail);
-    Stmt s(db_, "UPDATE steps SET outcome=?, error=?, ended_at=?, duration_ms=?, detail=? "
-                "WHERE id=?");
-    s.Bind(outcome).Bind(error).Bind(ended_at).Bind(duration_ms).Bind(merged.dump()).Bind(id);
-    return Done(s, "recording outcome");
+    return Chained("steps", [&]() -> Result<std::string> {
+      Stmt s(db_, "UPDATE steps SET outcome=?, error=?, ended_at=?, duration_ms=?, detail=? "
+                  "WHERE id=?");
+      s.Bind(outcome).Bind(error).Bind(ended_at).Bind(duration_ms).Bind(merged.dump()).Bind(id);
+      if (Status d = Done(s, "recording outcome"); !d) return d.error();
+      return std::to_string(id);
+    });
   }
 
   Result<std::vector<StepRecord>> Steps(const std::string& run, const std::string& node) override {
@@ -277,6 +326,7 @@ class SqliteJournal final : public Journal {
 
   Status PutNode(const NodeRecord& n) override {
     std::lock_guard lock(mu_);
+    return Chained("nodes", [&]() -> Result<std::string> {
     Stmt s(db_,
            "INSERT INTO nodes(run_id, node, status, last_step, admin_drained, admin_reason, error, "
            "started_at, ended_at, note) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, node) "
@@ -287,7 +337,9 @@ class SqliteJournal final : public Journal {
     s.Bind(n.run).Bind(n.node).Bind(n.status).Bind(n.last_step)
         .Bind(int64_t{n.admin_drained ? 1 : 0}).Bind(n.admin_reason).Bind(n.error)
         .Bind(n.started_at).Bind(n.ended_at).Bind(n.note);
-    return Done(s, "recording node " + n.node);
+    if (Status d = Done(s, "recording node " + n.node); !d) return d.error();
+    return n.run + "/" + n.node;
+    });
   }
 
   Result<std::vector<NodeRecord>> Nodes(const std::string& run) override {
@@ -320,12 +372,15 @@ class SqliteJournal final : public Journal {
                    const std::string& digest, const nlohmann::json& facts,
                    const std::string& taken_at) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_, "INSERT INTO facts(run_id, node, phase, digest, facts, taken_at) "
-                "VALUES (?,?,?,?,?,?)");
-    s.Bind(run).Bind(node).Bind(phase).Bind(digest)
-        .Bind(facts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
-        .Bind(taken_at);
-    return Done(s, "saving facts of " + node);
+    return Chained("facts", [&]() -> Result<std::string> {
+      Stmt s(db_, "INSERT INTO facts(run_id, node, phase, digest, facts, taken_at) "
+                  "VALUES (?,?,?,?,?,?)");
+      s.Bind(run).Bind(node).Bind(phase).Bind(digest)
+          .Bind(facts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+          .Bind(taken_at);
+      if (Status d = Done(s, "saving facts of " + node); !d) return d.error();
+      return std::to_string(sqlite3_last_insert_rowid(db_));
+    });
   }
 
   Result<bool> AcquireLock(const LockInfo& want, const std::string& now,
@@ -418,7 +473,185 @@ class SqliteJournal final : public Journal {
     return DbError(db_, "reading lock");
   }
 
+  Result<bool> KnowsNode(const std::string& node) override {
+    std::lock_guard lock(mu_);
+    Stmt q(db_, "SELECT 1 FROM steps WHERE node=? UNION ALL SELECT 1 FROM nodes WHERE node=? "
+                "LIMIT 1");
+    q.Bind(node).Bind(node);
+    if (!q.ok()) return DbError(db_, "reading nodes");
+    int rc = q.Step();
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return DbError(db_, "reading nodes");
+  }
+
+  Result<ChainReport> VerifyChain(const std::string& anchor) override {
+    std::lock_guard lock(mu_);
+    // One read transaction: the chain and the tables as of one moment.
+    if (Status s = Exec("BEGIN"); !s) return s.error();
+    auto report = VerifyLocked(anchor);
+    (void)Exec("COMMIT");
+    return report;
+  }
+
  private:
+  // ---- the hash chain -------------------------------------------------------------------
+  using Entry = chain::Entry;
+
+  // The row of `tbl` keyed `key` as the chain records it: every column by name (big texts as
+  // their SHA-256, a JSON detail as written), minus what changes without meaning (a node's
+  // note, rewritten at every heartbeat). nullopt when there is no such row.
+  Result<std::optional<nlohmann::json>> RowImage(const std::string& tbl, const std::string& key) {
+    std::string sql;
+    std::vector<std::string> binds;
+    if (tbl == "runs") {
+      sql = "SELECT * FROM runs WHERE id=?";
+      binds = {key};
+    } else if (tbl == "steps" || tbl == "facts") {
+      sql = "SELECT * FROM " + tbl + " WHERE id=?";
+      binds = {key};
+    } else if (tbl == "nodes") {
+      auto slash = key.find('/');
+      sql = "SELECT * FROM nodes WHERE run_id=? AND node=?";
+      binds = {key.substr(0, slash), slash == std::string::npos ? "" : key.substr(slash + 1)};
+    } else {
+      return Diagnostic::Error("journal.chain", "no chained table " + tbl);
+    }
+    Stmt q(db_, sql.c_str());
+    if (tbl == "steps" || tbl == "facts") q.Bind(static_cast<int64_t>(std::atoll(key.c_str())));
+    else for (const std::string& b : binds) q.Bind(b);
+    if (!q.ok()) return DbError(db_, "reading a row for the chain");
+    int rc = q.Step();
+    if (rc == SQLITE_DONE) return std::optional<nlohmann::json>();
+    if (rc != SQLITE_ROW) return DbError(db_, "reading a row for the chain");
+    return std::optional<nlohmann::json>(ImageFrom(tbl, q));
+  }
+
+  static nlohmann::json ImageFrom(const std::string& tbl, const Stmt& q) {
+    nlohmann::json image = nlohmann::json::object();
+    for (int c = 0; c < q.Columns(); ++c) {
+      const std::string name = q.Name(c);
+      if (tbl == "nodes" && name == "note") continue;
+      if ((tbl == "runs" && name == "plan_json") || (tbl == "facts" && name == "facts")) {
+        image[name + "_sha256"] = Sha256Hex(q.Text(c));
+        continue;
+      }
+      if (q.IsInt(c)) image[name] = q.Int(c);
+      else image[name] = q.Text(c);
+    }
+    return image;
+  }
+
+  Result<std::optional<Entry>> LastEntry(const char* where = nullptr, const std::string& tbl = {},
+                                         const std::string& key = {}) {
+    std::string sql = "SELECT seq, tbl, row_key, how, image, prev_hash, hash FROM chain";
+    if (where) sql += where;
+    sql += " ORDER BY seq DESC LIMIT 1";
+    Stmt q(db_, sql.c_str());
+    if (where) q.Bind(tbl).Bind(key);
+    if (!q.ok()) return DbError(db_, "reading the chain");
+    int rc = q.Step();
+    if (rc == SQLITE_DONE) return std::optional<Entry>();
+    if (rc != SQLITE_ROW) return DbError(db_, "reading the chain");
+    return std::optional<Entry>(EntryFrom(q));
+  }
+
+  static Entry EntryFrom(const Stmt& q) {
+    return {q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(6)};
+  }
+
+  // Appends the row's image now; inside the caller's transaction. `skip_same`: not when the
+  // row's last entry already says the same (a node whose note alone changed).
+  Status Append(const std::string& tbl, const std::string& key, const std::string& how,
+                bool skip_same) {
+    auto image = RowImage(tbl, key);
+    if (!image) return image.error();
+    if (!image->has_value()) return DbError(db_, "chaining a row that is not there");
+    Entry e;
+    e.tbl = tbl;
+    e.key = key;
+    e.how = how;
+    e.image = CanonicalJson(**image);
+    if (skip_same) {
+      auto mine = LastEntry(" WHERE tbl=? AND row_key=?", tbl, key);
+      if (!mine) return mine.error();
+      if (mine->has_value() && (*mine)->image == e.image) return OkStatus();
+    }
+    auto last = LastEntry();
+    if (!last) return last.error();
+    e.seq = last->has_value() ? (*last)->seq + 1 : 1;
+    e.prev = last->has_value() ? (*last)->hash : "";
+    e.hash = chain::EntryHash(e);
+    Stmt ins(db_, "INSERT INTO chain(seq, tbl, row_key, how, image, prev_hash, hash) "
+                  "VALUES (?,?,?,?,?,?,?)");
+    ins.Bind(e.seq).Bind(e.tbl).Bind(e.key).Bind(e.how).Bind(e.image).Bind(e.prev).Bind(e.hash);
+    return Done(ins, "appending to the chain");
+  }
+
+  // One write and its chain entry, in one transaction (BEGIN IMMEDIATE: no other process's
+  // entry can come between reading the chain's head and appending to it). `write` returns
+  // the key of the row it wrote.
+  Status Chained(const std::string& tbl, const std::function<Result<std::string>()>& write) {
+    if (Status s = Exec("BEGIN IMMEDIATE"); !s) return s;
+    auto key = write();
+    Status s = key ? Append(tbl, *key, "write", tbl == "nodes") : Status(key.error());
+    if (!s) {
+      (void)Exec("ROLLBACK");
+      return s;
+    }
+    return Exec("COMMIT");
+  }
+
+  // Migration 3: the rows written before there was a chain, taken in as they are.
+  Status AdoptRows() {
+    for (const char* tbl : kChainedTables) {
+      const std::string t = tbl;
+      std::string sql = t == "runs"    ? "SELECT id FROM runs ORDER BY started_at, id"
+                        : t == "nodes" ? "SELECT run_id || '/' || node FROM nodes ORDER BY run_id, node"
+                                       : "SELECT id FROM " + t + " ORDER BY id";
+      std::vector<std::string> keys;
+      {
+        Stmt q(db_, sql.c_str());
+        if (!q.ok()) return DbError(db_, "adopting rows into the chain");
+        while (q.Step() == SQLITE_ROW) keys.push_back(q.Text(0));
+      }
+      for (const std::string& k : keys)
+        if (Status s = Append(t, k, "adopt", false); !s) return s;
+    }
+    return OkStatus();
+  }
+
+  Result<ChainReport> VerifyLocked(const std::string& anchor) {
+    std::vector<Entry> entries;
+    {
+      Stmt q(db_, "SELECT seq, tbl, row_key, how, image, prev_hash, hash FROM chain ORDER BY seq");
+      if (!q.ok()) return DbError(db_, "reading the chain");
+      int rc;
+      while ((rc = q.Step()) == SQLITE_ROW) entries.push_back(EntryFrom(q));
+      if (rc != SQLITE_DONE) return DbError(db_, "reading the chain");
+    }
+    std::vector<chain::Row> rows;
+    for (const char* tbl : kChainedTables) {
+      const std::string t = tbl;
+      const std::string sql = "SELECT * FROM " + t + (t == "nodes" ? " ORDER BY run_id, node"
+                                                     : t == "runs" ? " ORDER BY started_at, id"
+                                                                   : " ORDER BY id");
+      Stmt q(db_, sql.c_str());
+      if (!q.ok()) return DbError(db_, "reading " + t);
+      int rc;
+      while ((rc = q.Step()) == SQLITE_ROW) {
+        nlohmann::json now = ImageFrom(t, q);
+        std::string key = t == "nodes" ? now.value("run_id", "") + "/" + now.value("node", "")
+                          : t == "runs" ? now.value("id", "")
+                                        : std::to_string(now.value("id", int64_t{0}));
+        rows.push_back({t, std::move(key), std::move(now)});
+      }
+      if (rc != SQLITE_DONE) return DbError(db_, "reading " + t);
+    }
+    return chain::Verify(entries, rows, anchor);
+  }
+
+  // ---------------------------------------------------------------------------------------
 
   static RunRecord RunFrom(const Stmt& s) {
     RunRecord r;
@@ -434,6 +667,8 @@ class SqliteJournal final : public Journal {
     r.owner_pid = s.Int(9);
     r.outcome = s.Text(10);
     r.summary = s.Text(11);
+    r.plan_commit = s.Text(12);
+    r.who = RunWho::FromJson(nlohmann::json::parse(s.Text(13), nullptr, false));
     return r;
   }
   static LockInfo LockFrom(const Stmt& s) {

@@ -37,7 +37,7 @@ std::vector<KeyChange> DiffNode(const inventory::NodeDesired* a, const inventory
     if (before == after || (before.is_object() && !before.empty()) ||
         (after.is_object() && !after.empty()))
       continue;
-    KeyChange c{PointerToKey(p), p, before, after, {}};
+    KeyChange c{PointerToKey(p), p, before, after, {}, KeyDisruption(p)};
     if (b && !after.is_null()) c.origin = b->OriginOf(p);
     else if (a) c.origin = a->OriginOf(p);
     out.push_back(std::move(c));
@@ -50,8 +50,8 @@ char Symbol(const KeyChange& c) {
 }
 
 std::string Line(const KeyChange& c) {
-  std::string s = fmt::format("    {} {}: {} -> {}", Symbol(c), c.key, ShowValue(c.before),
-                              ShowValue(c.after));
+  std::string s = fmt::format("    {} {}: {} -> {}  ({})", Symbol(c), c.key, ShowValue(c.before),
+                              ShowValue(c.after), modules::DisruptionName(c.disruption));
   if (c.origin.known()) s += "  " + c.origin.ToString();
   return s;
 }
@@ -76,6 +76,28 @@ std::string GroupName(const std::vector<const NodeDiff*>& g) {
   for (const NodeDiff* n : g) names.push_back(n->node);
   std::string s = inventory::CompressHostlist(names);
   return g.size() > 1 ? fmt::format("{} ({} nodes)", s, g.size()) : s;
+}
+
+std::string Hosts(const std::vector<std::string>& names) {
+  std::string s = inventory::CompressHostlist(names);
+  return names.size() > 1 ? fmt::format("{} ({} nodes)", s, names.size()) : s;
+}
+
+// The changed nodes by the most their changes can disturb, as plan's summary labels them.
+std::vector<std::pair<std::string, std::vector<std::string>>> DisruptionRows(const DesiredDiff& d) {
+  std::map<modules::Disruption, std::vector<std::string>> by;
+  for (const NodeDiff& n : d.nodes)
+    if (!n.changes.empty()) by[n.disruption].push_back(n.node);
+  const std::pair<modules::Disruption, const char*> labels[] = {
+      {modules::Disruption::kFirmwareFlash, "re-flash + reboot"},
+      {modules::Disruption::kReboot, "drain + reboot"},
+      {modules::Disruption::kDrain, "drain"},
+      {modules::Disruption::kServiceRestart, "service restart"},
+      {modules::Disruption::kNone, "live (no drain)"}};
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto& [dis, label] : labels)
+    if (by.count(dis)) out.emplace_back(label, by[dis]);
+  return out;
 }
 
 std::string MdCell(const std::string& s) {
@@ -116,6 +138,7 @@ DesiredDiff DiffDesired(const DesiredByNode& before, const DesiredByNode& after)
     if (a) nd.stack_before = a->stack, nd.rollout_before = a->rollout;
     if (b) nd.stack_after = b->stack, nd.rollout_after = b->rollout;
     nd.changes = DiffNode(a, b);
+    for (const KeyChange& c : nd.changes) nd.disruption = std::max(nd.disruption, c.disruption);
     if (nd.kind == NodeDiff::Kind::kChanged && nd.changes.empty() &&
         nd.stack_before == nd.stack_after && nd.rollout_before == nd.rollout_after) {
       ++d.unchanged;
@@ -131,8 +154,9 @@ std::string DesiredDiffToText(const DesiredDiff& d) {
   for (const auto& g : Groups(d)) {
     const NodeDiff& n = *g.front();
     const char sym = n.kind == NodeDiff::Kind::kAdded ? '+' : n.kind == NodeDiff::Kind::kRemoved ? '-' : '~';
-    out += fmt::format("\n{} {}{}\n", sym, GroupName(g),
-                       n.kind == NodeDiff::Kind::kChanged ? "" : fmt::format(" ({} node)", NodeDiffKindName(n.kind)));
+    out += fmt::format("\n{} {}{}{}\n", sym, GroupName(g),
+                       n.kind == NodeDiff::Kind::kChanged ? "" : fmt::format(" ({} node)", NodeDiffKindName(n.kind)),
+                       n.changes.empty() ? "" : fmt::format("  [{}]", modules::DisruptionName(n.disruption)));
     if (n.stack_before != n.stack_after)
       out += fmt::format("    stack: {} -> {}\n", n.stack_before.empty() ? "(none)" : n.stack_before,
                          n.stack_after.empty() ? "(none)" : n.stack_after);
@@ -141,9 +165,14 @@ std::string DesiredDiffToText(const DesiredDiff& d) {
                          n.rollout_after.empty() ? "(none)" : n.rollout_after);
     for (const KeyChange& c : n.changes) out += Line(c) + "\n";
   }
-  if (d.nodes.empty()) out += "\nNo desired-state changes.\n";
-  else
-    out += fmt::format("\n{} node(s) change, {} unchanged.\n", d.nodes.size(), d.unchanged);
+  if (d.nodes.empty()) {
+    out += "\nNo desired-state changes.\n";
+    return out;
+  }
+  out += "\nDisruption (the most each change can take; the plan, which reads the nodes, may find less):\n";
+  for (const auto& [label, names] : DisruptionRows(d))
+    out += fmt::format("  {:<18} {}\n", label, Hosts(names));
+  out += fmt::format("\n{} node(s) change, {} unchanged.\n", d.nodes.size(), d.unchanged);
   return out;
 }
 
@@ -155,11 +184,13 @@ json DesiredDiffToJson(const DesiredDiff& d) {
       json o = nullptr;
       if (c.origin.known()) o = {{"file", c.origin.file}, {"line", c.origin.line}, {"column", c.origin.column}};
       changes.push_back({{"key", c.key}, {"pointer", c.pointer}, {"before", c.before},
-                         {"after", c.after}, {"origin", o}});
+                         {"after", c.after}, {"origin", o},
+                         {"disruption", modules::DisruptionName(c.disruption)}});
     }
     nodes.push_back({{"node", n.node}, {"kind", NodeDiffKindName(n.kind)},
                      {"stack", {{"before", n.stack_before}, {"after", n.stack_after}}},
                      {"rollout", {{"before", n.rollout_before}, {"after", n.rollout_after}}},
+                     {"disruption", modules::DisruptionName(n.disruption)},
                      {"changes", std::move(changes)}});
   }
   return {{"from", d.from}, {"to", d.to}, {"cluster", d.cluster}, {"unchanged", d.unchanged},
@@ -177,19 +208,28 @@ std::string DesiredDiffToMarkdown(const DesiredDiff& d) {
   }
   out += fmt::format("**{} node(s) change** ({} added, {} removed), {} unchanged.\n",
                      d.nodes.size(), added, removed, d.unchanged);
+  const auto rows = DisruptionRows(d);
+  if (!rows.empty()) {
+    out += "\n#### Disruption\n\nThe most each change can take (the plan, which reads the "
+           "nodes, may find less).\n\n| disruption | nodes |\n|---|---|\n";
+    for (const auto& [label, names] : rows)
+      out += fmt::format("| {} | {} |\n", label, MdCell(Hosts(names)));
+  }
   for (const auto& g : Groups(d)) {
     const NodeDiff& n = *g.front();
-    out += fmt::format("\n#### {}{}\n\n", MdCell(GroupName(g)),
-                       n.kind == NodeDiff::Kind::kChanged ? "" : fmt::format(" — {}", NodeDiffKindName(n.kind)));
+    out += fmt::format("\n#### {}{}{}\n\n", MdCell(GroupName(g)),
+                       n.kind == NodeDiff::Kind::kChanged ? "" : fmt::format(" — {}", NodeDiffKindName(n.kind)),
+                       n.changes.empty() ? "" : fmt::format(" [{}]", modules::DisruptionName(n.disruption)));
     if (n.stack_before != n.stack_after)
       out += fmt::format("Stack: {} → {}\n\n", MdCell(n.stack_before), MdCell(n.stack_after));
     if (n.rollout_before != n.rollout_after)
       out += fmt::format("Rollout: {} → {}\n\n", MdCell(n.rollout_before), MdCell(n.rollout_after));
     if (n.changes.empty()) continue;
-    out += "| | key | before | after | pinned at |\n|---|---|---|---|---|\n";
+    out += "| | key | before | after | disruption | pinned at |\n|---|---|---|---|---|---|\n";
     for (const KeyChange& c : n.changes)
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", Symbol(c), MdCell(c.key),
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", Symbol(c), MdCell(c.key),
                          MdCell(ShowValue(c.before)), MdCell(ShowValue(c.after)),
+                         modules::DisruptionName(c.disruption),
                          c.origin.known() ? MdCell(c.origin.ToString()) : "");
   }
   return out;

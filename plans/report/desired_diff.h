@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "modules/module.h"
 #include "plans/planner.h"
 #include "schemas/diagnostics.h"
 
@@ -17,6 +18,8 @@ struct KeyChange {
   std::string pointer;           ///< "/nvidia/driver"
   nlohmann::json before, after;  ///< null when the key is absent on that side
   Location origin;               ///< where `after` is written (where `before` was, if removed)
+  /// The most this change can disturb a node (keys.h KeyDisruption): the diff sees no node.
+  modules::Disruption disruption = modules::Disruption::kNone;
 };
 
 struct NodeDiff {
@@ -25,6 +28,7 @@ struct NodeDiff {
   Kind kind = Kind::kChanged;
   std::string stack_before, stack_after, rollout_before, rollout_after;
   std::vector<KeyChange> changes;   ///< by key; stack/rollout renames are not key changes
+  modules::Disruption disruption = modules::Disruption::kNone;   ///< max over `changes`
 };
 const char* NodeDiffKindName(NodeDiff::Kind k);
 

@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include "modules/registry.h"
+
 namespace plumb::plans::report {
 namespace {
 
@@ -56,6 +58,35 @@ std::vector<std::string> LeafPointers(const nlohmann::json& doc) {
 bool PointerUnder(std::string_view pointer, std::string_view prefix) {
   if (pointer.size() < prefix.size() || pointer.substr(0, prefix.size()) != prefix) return false;
   return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
+}
+
+modules::Disruption KeyDisruption(std::string_view p) {
+  using modules::Disruption;
+  // Key prefixes first (a module whose keys disturb differently), then whole modules, by the
+  // module that checks the key (the registry's ModuleInfo::owns).
+  struct KeyRow { std::string_view prefix; Disruption d; };
+  static constexpr KeyRow kKeys[] = {
+      {"/nvidia/persistence_mode", Disruption::kNone},
+      {"/nvidia/fabricmanager", Disruption::kDrain},
+      {"/firmware_images", Disruption::kNone},   // where an image is fetched from: no change by itself
+  };
+  for (const KeyRow& r : kKeys)
+    if (PointerUnder(p, r.prefix)) return r.d;
+  struct ModuleRow { std::string_view module; Disruption d; };
+  static constexpr ModuleRow kModules[] = {
+      {"kernel", Disruption::kReboot},        {"nvidia_driver", Disruption::kReboot},
+      {"cuda", Disruption::kDrain},           {"nccl", Disruption::kDrain},
+      {"ofed", Disruption::kReboot},          {"packages", Disruption::kDrain},
+      {"sysctl", Disruption::kNone},          {"services", Disruption::kServiceRestart},
+      {"kernel_modules", Disruption::kReboot}, {"infiniband", Disruption::kDrain},
+      {"firmware", Disruption::kFirmwareFlash}, {"bios", Disruption::kReboot},
+      {"power", Disruption::kReboot},
+  };
+  const modules::Module* owner = modules::OwnerOf(p);
+  if (owner == nullptr) return Disruption::kNone;   // no module checks it: nothing changes
+  for (const ModuleRow& r : kModules)
+    if (r.module == owner->Name()) return r.d;
+  return Disruption::kNone;
 }
 
 bool GlobMatch(std::string_view pattern, std::string_view text) {

@@ -22,10 +22,24 @@ expect_rc 1 "tampered plan refused" -- "$PLUMB" apply "$E2E_TMP/tampered.json" -
   --journal "$J" --auto-approve
 expect_grep "digest mismatch" "$E2E_ERR" "the refusal names the digest mismatch"
 
-git -C "$U/repo" commit -q --allow-empty -m "a newer commit on the branch"
-expect_rc 1 "plan whose --ref moved refused" -- "$PLUMB" apply "$E2E_TMP/plan.json" --repo "$U/repo" \
-  --ref HEAD --journal "$J" --auto-approve
-expect_grep "now resolves to" "$E2E_ERR" "the refusal names both commits"
+# The reviewed plan after the merge: the branch moved on, but wants the same of every planned
+# node: accepted at the new commit (shown, then it stops at the question: no terminal here).
+git -C "$U/repo" commit -q --allow-empty -m "merge: nothing the planned nodes want changed"
+expect_rc 1 "a plan at a newer commit that wants the same: accepted (stops at the question)" -- \
+  "$PLUMB" apply "$E2E_TMP/plan.json" --repo "$U/repo" --ref HEAD --journal "$J"
+expect_grep "applying it there if every planned node wants the same" "$E2E_ERR" "  names both commits"
+expect_grep "refusing to apply without confirmation" "$E2E_ERR" "  got as far as the question"
+expect_grep "Batches:" "$E2E_OUT" "  the plan was shown"
+# The branch changed what planned nodes want: refused before anything, naming nodes, key, file.
+sed -i 's/"kernel": "[^"]*"/"kernel": "6.9.9-changed-after-review"/' "$U"/repo/stacks/*.yaml
+git -C "$U/repo" commit -q -am "a change nobody reviewed in this plan"
+expect_rc 1 "a plan at a newer commit that wants something else: refused" -- "$PLUMB" apply \
+  "$E2E_TMP/plan.json" --repo "$U/repo" --ref HEAD --journal "$J" --auto-approve
+expect_grep "does not hold at commit" "$E2E_ERR" "  says the plan does not hold there"
+expect_grep "gpu\\[00001-00004\\] \\(4 nodes\\)|gpu\\[00001-00004\\]: the desired state" "$E2E_ERR" "  names the nodes"
+expect_grep "kernel: .* -> 6.9.9-changed-after-review" "$E2E_ERR" "  names the key and both values"
+expect_grep "changed: .*stacks/" "$E2E_ERR" "  names the file that changed"
+git -C "$U/repo" reset -q --hard HEAD~2
 
 # apply --ref plans with plan's own read path: --limit takes plan's patterns, and a pattern
 # naming nothing is an error before any node is read (it used to be a comma list, and an

@@ -23,11 +23,18 @@ expect_grep '^~ gpu\[00001-00003,00005-00007\] \(6 nodes\)  \[reboot\]' "$E2E_OU
 expect_grep '~ nvidia.driver: 535.161.08 -> 550.90.07  \(reboot, repair\)|~ nvidia.driver: 535.161.08 -> 550.90.07  \(reboot, intent\)' "$E2E_OUT" "driver change with disruption and reason"
 expect_grep '~ sysctl.vm.swappiness: 1 -> 60  \(none, repair\)' "$E2E_OUT" "hand-made sysctl change is a repair"
 expect_grep '^Peak nodes out at once: ' "$E2E_OUT" "peak nodes out"
-expect_grep '"format_version": 1' "$E2E_TMP/plan.json" "plan file written"
+expect_grep '"format_version": 2' "$E2E_TMP/plan.json" "plan file written"
 expect_rc 0 "plan without --detailed-exitcode: 0" -- P plan --repo "$U/repo" --facts "$U/facts.json" "${RO[@]}"
 expect_rc 2 "plan --format json: 2" -- P plan --repo "$U/repo" --facts "$U/facts.json" "${RO[@]}" --format json --detailed-exitcode
-python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["format_version"]==1 and len(j["nodes"])==8' "$E2E_OUT" \
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["format_version"]==2 and len(j["nodes"])==8' "$E2E_OUT" \
   && pass "plan json parses, 8 nodes" || fail "plan json parses, 8 nodes"
+expect_rc 2 "plan --format markdown: 2, and the plan file written" -- P plan --repo "$U/repo" --facts "$U/facts.json" \
+  "${RO[@]}" --format markdown --detailed-exitcode --out "$E2E_TMP/plan-md.json"
+expect_grep '^### plumb plan: cluster `bench` at `[0-9a-f]{12}`' "$E2E_OUT" "markdown: the heading"
+expect_grep '^\*\*Plan: 8 node\(s\) to change \(8 reboot\)' "$E2E_OUT" "markdown: the summary line first"
+expect_grep '^<details><summary><code>gpu\[00001-00003,00005-00007\]</code> \(6 nodes\) — reboot</summary>' "$E2E_OUT" "markdown: nodes collapsed by host list"
+expect_grep 'the whole plan: the plan file `plan-md.json`' "$E2E_OUT" "markdown: points at the plan file"
+[[ -s $E2E_TMP/plan-md.json ]] && pass "markdown: the plan file is written too" || fail "markdown: the plan file is written too"
 
 expect_rc 2 "drift found: 2" -- P drift --repo "$U/repo" --facts "$U/facts.json" --no-bmc
 for fmt in json junit sarif prom html; do
@@ -80,8 +87,12 @@ expect_rc 1 "unknown --limit term: 1" -- P plan --repo "$S/repo" --facts "$S/fac
 cp "$U/repo/stacks/bench.yaml" "$S/repo/stacks/bench.yaml"
 git -C "$S/repo" commit -qam upgrade
 expect_rc 2 "diff --detailed-exitcode with changes: 2" -- P diff --repo "$S/repo" HEAD~1 HEAD --detailed-exitcode --format markdown
-expect_grep '^#### `gpu\[00001-00008\] \(8 nodes\)`' "$E2E_OUT" "markdown collapses identical nodes"
-expect_grep '^\| ~ \| `nvidia.driver` \| `535.161.08` \| `550.90.07` \| `stacks/bench.yaml:4:13` \|$' "$E2E_OUT" "markdown row with the pin's location"
+expect_grep '^#### `gpu\[00001-00008\] \(8 nodes\)` \[reboot\]' "$E2E_OUT" "markdown collapses identical nodes, with their disruption"
+expect_grep '^\| ~ \| `nvidia.driver` \| `535.161.08` \| `550.90.07` \| reboot \| `stacks/bench.yaml:4:13` \|$' "$E2E_OUT" "markdown row with the disruption and the pin's location"
+expect_grep '^\| drain \+ reboot \| `gpu\[00001-00008\] \(8 nodes\)` \|$' "$E2E_OUT" "markdown disruption summary"
+expect_rc 0 "diff in text" -- P diff --repo "$S/repo" HEAD~1 HEAD
+expect_grep '^~ gpu\[00001-00008\] \(8 nodes\)  \[reboot\]$' "$E2E_OUT" "text: each node group with its disruption"
+expect_grep '^  drain \+ reboot     gpu\[00001-00008\] \(8 nodes\)$' "$E2E_OUT" "text: the disruption summary"
 expect_rc 0 "diff of a commit with itself: 0" -- P diff --repo "$S/repo" HEAD HEAD --detailed-exitcode
 # Output files: written whole or not at all. A report goes to a private temp file renamed over
 # the target (mode as any new file: umask), and a directory that cannot be written is an error

@@ -174,3 +174,207 @@ TEST_CASE("journal: default path follows PLUMB_JOURNAL, then XDG_STATE_HOME, the
   setenv("HOME", "/home/u", 1);
   CHECK(plans::DefaultJournalPath() == "/home/u/.local/state/plumb/journal.db");
 }
+
+// ---- the hash chain: tamper evidence ---------------------------------------------------
+
+namespace {
+
+// Runs `sql` on the journal's file behind plumb's back, as someone with sqlite3 would.
+void Tamper(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(raw);
+  const std::string why = sql + ": " + msg;
+  REQUIRE_MESSAGE(rc == SQLITE_OK, why);
+}
+
+std::string Problems(const plans::ChainReport& r) {
+  std::string s;
+  for (const auto& p : r.problems) s += p + "\n";
+  return s;
+}
+
+// One run: two nodes, a few steps (one failed), node rows, a facts snapshot, the end.
+void WriteRun(plans::Journal& j) {
+  plans::RunRecord r = Run("r1", "2027-01-01T00:00:00.000Z");
+  r.plan_commit = std::string(40, 'b');
+  r.who.operator_user = "alice";
+  r.who.approver = "carol";
+  r.who.signer = "ssh carol (SHA256:c)";
+  REQUIRE(j.BeginRun(r).ok());
+  for (const char* node : {"gpu001", "gpu002"}) {
+    for (const char* step : {"drain", "apply:kernel.install", "verify"}) {
+      plans::StepRecord s;
+      s.run = "r1";
+      s.node = node;
+      s.step = step;
+      s.started_at = "2027-01-01T00:00:01.000Z";
+      auto id = j.StepIntent(s);
+      REQUIRE(id.ok());
+      const bool fail = std::string(node) == "gpu002" && std::string(step) == "verify";
+      REQUIRE(j.StepOutcome(*id, fail ? "failed" : "ok", fail ? "kernel still 5.15" : "",
+                            "2027-01-01T00:00:02.000Z", 1000, {}).ok());
+    }
+    plans::NodeRecord n;
+    n.run = "r1";
+    n.node = node;
+    n.status = "running";
+    REQUIRE(j.PutNode(n).ok());
+    n.note = "waiting for 1 job(s)";   // a heartbeat: not a new chain entry
+    REQUIRE(j.PutNode(n).ok());
+    n.status = std::string(node) == "gpu002" ? "failed" : "done";
+    REQUIRE(j.PutNode(n).ok());
+    REQUIRE(j.SaveFacts("r1", node, "after", "sha256:f", {{"kernel", "6.1"}}, "2027-01-01T00:00:03.000Z").ok());
+  }
+  REQUIRE(j.EndRun("r1", "failed", "2027-01-01T01:00:00.000Z", "1 done, 1 failed").ok());
+}
+
+}  // namespace
+
+TEST_CASE("journal chain: every write is chained; an untouched journal verifies") {
+  TempDb db;
+  auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+  WriteRun(*j);
+  auto r = j->VerifyChain();
+  REQUIRE(r.ok());
+  CHECK_MESSAGE(r->ok(), Problems(*r));
+  // run: begin + end; 6 steps x (intent + outcome); nodes: 2 x (running, final); 2 facts.
+  CHECK(r->entries == 2 + 12 + 4 + 2);
+  CHECK(r->head.rfind("sha256:", 0) == 0);
+  CHECK(j->VerifyChain(r->head)->ok());   // the head an export recorded is in the chain
+  auto run = j->GetRun("r1");
+  REQUIRE(run.ok());
+  CHECK((*run)->plan_commit == std::string(40, 'b'));
+  CHECK((*run)->who.approver == "carol");
+  CHECK((*run)->who.signer == "ssh carol (SHA256:c)");
+  CHECK(*j->KnowsNode("gpu002"));
+  CHECK_FALSE(*j->KnowsNode("gpu003"));
+}
+
+TEST_CASE("journal chain: an edited, deleted or inserted row is named") {
+  TempDb db;
+  {
+    auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+    WriteRun(*j);
+  }
+  SUBCASE("UPDATE steps SET outcome='ok' (the failure that goes unnoticed without the chain)") {
+    Tamper(db.path, "UPDATE steps SET outcome='ok', error='' WHERE node='gpu002' AND step='verify'");
+    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->ok());
+    CHECK(Problems(*r).find("steps row 6 (run r1, node gpu002, step verify) was edited after it "
+                            "was written (chain entry") != std::string::npos);
+    CHECK(Problems(*r).find("outcome \"failed\" in the chain, \"ok\" now") != std::string::npos);
+  }
+  SUBCASE("a deleted step") {
+    Tamper(db.path, "DELETE FROM steps WHERE node='gpu002' AND step='verify'");
+    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    CHECK(Problems(*r).find("steps row 6 (run r1, node gpu002, step verify) was deleted") !=
+          std::string::npos);
+  }
+  SUBCASE("a row inserted behind plumb's back") {
+    Tamper(db.path, "INSERT INTO steps(run_id, node, step, started_at, outcome) VALUES "
+                    "('r1', 'gpu002', 'verify', '2027-01-01T00:00:09.000Z', 'ok')");
+    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    CHECK(Problems(*r).find("steps row 7 (run r1, node gpu002, step verify) is not in the chain") !=
+          std::string::npos);
+  }
+  SUBCASE("a run's outcome") {
+    Tamper(db.path, "UPDATE runs SET outcome='done'");
+    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    CHECK(Problems(*r).find("run r1 was edited") != std::string::npos);
+  }
+}
+
+TEST_CASE("journal chain: an edited, deleted or reordered chain entry is named") {
+  TempDb db;
+  std::string head;
+  {
+    auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+    WriteRun(*j);
+    head = j->VerifyChain()->head;
+  }
+  SUBCASE("the entry edited together with its row, to hide the edit") {
+    Tamper(db.path, "UPDATE steps SET outcome='ok', error='' WHERE id=6;"
+                    "UPDATE chain SET image=replace(replace(image, '\"outcome\":\"failed\"', "
+                    "'\"outcome\":\"ok\"'), '\"error\":\"kernel still 5.15\"', '\"error\":\"\"') "
+                    "WHERE tbl='steps' AND row_key='6'");
+    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    CHECK(Problems(*r).find("(steps row 6 (run r1, node gpu002, step verify)) was edited: its hash "
+                            "does not match its content") != std::string::npos);
+  }
+  SUBCASE("an entry deleted") {
+    Tamper(db.path, "DELETE FROM chain WHERE seq=5");
+    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    CHECK(Problems(*r).find("chain entries 5..5 are missing: deleted") != std::string::npos);
+  }
+  SUBCASE("two entries swapped") {
+    Tamper(db.path, "UPDATE chain SET seq=-1 WHERE seq=3; UPDATE chain SET seq=3 WHERE seq=4; "
+                    "UPDATE chain SET seq=4 WHERE seq=-1");
+    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    CHECK(Problems(*r).find("entries were reordered") != std::string::npos);
+  }
+  SUBCASE("the chain rewritten from scratch: only the recorded head tells") {
+    // Dropping the last entries and their rows leaves a consistent, shorter chain.
+    // Dropping the last entry and putting its row back as the entry before says leaves a
+    // consistent, shorter chain: only a head recorded elsewhere exposes it.
+    Tamper(db.path, "DELETE FROM chain WHERE seq=(SELECT MAX(seq) FROM chain);"
+                    "UPDATE runs SET outcome='running', ended_at='', summary=''");
+    auto j = plans::OpenSqliteJournal(db.path).value();
+    CHECK_MESSAGE(j->VerifyChain()->ok(), Problems(*j->VerifyChain()));
+    auto r = j->VerifyChain(head);
+    REQUIRE(r->problems.size() == 1);
+    CHECK(Problems(*r).find("the recorded head " + head + " is not in the chain") != std::string::npos);
+  }
+}
+
+TEST_CASE("journal chain: a schema-2 journal is migrated; its rows are taken in as they were") {
+  TempDb db;
+  // A journal as plumb 0.1 (schema 2) left it, with a run and a step.
+  std::filesystem::create_directories(std::filesystem::path(db.path).parent_path());
+  Tamper(db.path, R"sql(
+CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);
+CREATE TABLE runs (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, plan_digest TEXT NOT NULL,
+  plan_json TEXT NOT NULL, commit_sha TEXT NOT NULL, repo TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL, ended_at TEXT NOT NULL DEFAULT '', owner_host TEXT NOT NULL DEFAULT '',
+  owner_pid INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT 'running',
+  summary TEXT NOT NULL DEFAULT '');
+CREATE TABLE steps (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL REFERENCES runs(id),
+  node TEXT NOT NULL, step TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '{}', started_at TEXT NOT NULL,
+  ended_at TEXT NOT NULL DEFAULT '', duration_ms INTEGER NOT NULL DEFAULT 0,
+  outcome TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '');
+CREATE TABLE nodes (run_id TEXT NOT NULL REFERENCES runs(id), node TEXT NOT NULL, status TEXT NOT NULL,
+  last_step TEXT NOT NULL DEFAULT '', admin_drained INTEGER NOT NULL DEFAULT 0,
+  admin_reason TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL DEFAULT '', ended_at TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, node));
+CREATE TABLE facts (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, node TEXT NOT NULL,
+  phase TEXT NOT NULL, digest TEXT NOT NULL, facts TEXT NOT NULL, taken_at TEXT NOT NULL);
+CREATE TABLE locks (cluster TEXT PRIMARY KEY, run_id TEXT NOT NULL, owner_host TEXT NOT NULL,
+  owner_pid INTEGER NOT NULL, since TEXT NOT NULL, expires TEXT NOT NULL,
+  owner_start TEXT NOT NULL DEFAULT '');
+INSERT INTO schema_migrations VALUES (1, 'then'), (2, 'then');
+INSERT INTO runs(id, cluster, plan_digest, plan_json, commit_sha, started_at, outcome)
+  VALUES ('old', 'pod-a', 'sha256:p', '{"format_version":1}', 'aaaa', '2026-06-01T00:00:00.000Z', 'done');
+INSERT INTO steps(run_id, node, step, started_at, outcome) VALUES ('old', 'gpu001', 'verify',
+  '2026-06-01T00:00:01.000Z', 'failed');
+)sql");
+  {
+    auto j = plans::OpenSqliteJournal(db.path);
+    REQUIRE_MESSAGE(j.ok(), j.error().ToString());
+    auto r = (*j)->VerifyChain();
+    REQUIRE(r.ok());
+    CHECK(r->ok());
+    CHECK(r->adopted == 2);
+    CHECK((*j)->GetRun("old")->value().who.operator_user.empty());   // not recorded then
+  }
+  // From now on an edit of the old rows is caught too.
+  Tamper(db.path, "UPDATE steps SET outcome='ok'");
+  auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+  CHECK(Problems(*r).find("steps row 1 (run old, node gpu001, step verify) was edited") !=
+        std::string::npos);
+}

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "inventory/file_source.h"
+#include "plans/desired_record.h"
 #include "plans/plan_check.h"
 #include "plans/plan_json.h"
 #include "plans/planner.h"
@@ -178,4 +180,132 @@ TEST_CASE("plan check: 'already out' is the plan's word; only the live view make
   }
   auto d2 = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, &live);
   CHECK(f.Errors(d2).find("takes 6 node(s) out at once") != std::string::npos);
+}
+
+// ---- A reviewed plan applied at another commit (the merge of its pull request) ----------
+
+namespace {
+
+// The Fixture's plan with its desired state recorded, as `plumb plan` records it, from a tree
+// where n1..n8 take stack "s" from stacks/s.yaml.
+struct MergeFixture : Fixture {
+  inventory::MemorySource before{std::map<std::string, std::string>{
+      {"inventory.yaml", "nodes: ..."}, {"stacks/s.yaml", "kernel: k2\n"}}};
+  MergeFixture() {
+    inventory::Stack s;
+    s.name = "s";
+    s.file = "stacks/s.yaml";
+    cluster.stacks["s"] = s;
+    for (auto& [n, nd] : desired) nd.stack = "s";
+    plan.created_at = "2027-01-01T00:00:00.000Z";   // as the planner stamps it (the schema asks)
+    plans::RecordDesiredState(plan, cluster, desired, &before);
+    plans::SealPlan(plan);
+  }
+  // The cluster at the merge commit: the same, unless a test changes it.
+  inventory::Cluster At(const std::string& sha) const {
+    inventory::Cluster c = cluster;
+    c.source.commit = sha;
+    return c;
+  }
+};
+
+const std::string kMerge(40, 'b');
+
+}  // namespace
+
+TEST_CASE("plan at another commit: accepted when every planned node wants the same there") {
+  MergeFixture f;
+  REQUIRE(f.plan.desired_states.size() == 1);   // eight nodes, one shared image
+  for (const auto& n : f.plan.nodes) CHECK(n.desired_digest == f.plan.desired_states.begin()->first);
+  CHECK(f.plan.desired_files.count("stacks/s.yaml"));
+  CHECK_FALSE(plans::CheckPlan(f.plan).HasErrors());
+  // A merge commit that changed nothing any planned node wants (a README, another cluster's
+  // stack): the plan holds there.
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.At(kMerge), f.desired, nullptr, &f.before);
+  CHECK_MESSAGE(!d.HasErrors(), f.Errors(d));
+}
+
+TEST_CASE("plan at another commit: refused naming the nodes, keys and files that differ") {
+  MergeFixture f;
+  plans::DesiredByNode main = f.desired;
+  for (const char* n : {"n1", "n3", "n5", "n7"}) main[n].desired = nlohmann::json{{"kernel", "k3"}};
+  // A key the plan does not change at all: it differs all the same.
+  main["n2"].desired = nlohmann::json{{"kernel", "k2"}, {"sysctl", {{"vm.swappiness", 10}}}};
+  inventory::MemorySource after{std::map<std::string, std::string>{
+      {"inventory.yaml", "nodes: ..."}, {"stacks/s.yaml", "kernel: k3\n"}}};
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.At(kMerge), main, nullptr, &after);
+  REQUIRE(d.HasErrors());
+  const std::string e = f.Errors(d);
+  // The four odd nodes differ the same way: named once, as a host list, with the key.
+  CHECK(e.find("n[1,3,5,7]: the desired state at bbbbbbbbbbbb differs from the plan's (made at "
+               "aaaaaaaaaaaa); changed: stacks/s.yaml") != std::string::npos);
+  CHECK(e.find("kernel: k2 -> k3") != std::string::npos);
+  CHECK(e.find("n2: the desired state") != std::string::npos);
+  CHECK(e.find("sysctl.vm.swappiness: (absent) -> 10") != std::string::npos);
+  CHECK(e.find("n4") == std::string::npos);   // unchanged nodes are not named
+  for (const Diagnostic& x : d.items()) CHECK(x.code == "plan.desired-changed");
+}
+
+TEST_CASE("plan at another commit: a new waiver, another rollout, a removed node are differences") {
+  MergeFixture f;
+  inventory::Cluster main = f.At(kMerge);
+  inventory::Waiver w;
+  w.nodes = "n4";
+  w.keys = "kernel";
+  w.expires = "2099-01-01";
+  main.waivers.push_back(w);
+  plans::DesiredByNode desired = f.desired;
+  desired["n6"].rollout = "other";
+  desired.erase("n8");
+  auto d = plans::CheckPlanAgainstCommit(f.plan, main, desired, nullptr);
+  const std::string e = f.Errors(d);
+  CHECK(e.find("n4: the desired state") != std::string::npos);
+  CHECK(e.find("waivers: [] -> [{\"expires\":\"2099-01-01\",\"keys\":\"kernel\"}]") != std::string::npos);
+  CHECK(e.find("rollout: roll -> other") != std::string::npos);
+  CHECK(e.find("n8 planned at aaaaaaaaaaaa but not in commit bbbbbbbbbbbb") != std::string::npos);
+}
+
+TEST_CASE("plan at another commit: a plan that records no desired state applies at its own only") {
+  Fixture f;   // no RecordDesiredState: as a version 1 plan
+  auto d = plans::CheckPlanAgainstCommit(f.plan, [&] {
+    inventory::Cluster c = f.cluster;
+    c.source.commit = kMerge;
+    return c;
+  }(), f.desired, nullptr);
+  REQUIRE(d.HasErrors());
+  CHECK(d.items().front().code == "plan.commit-moved");
+  // At its own commit nothing changes: the per-change check alone.
+  CHECK_FALSE(plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr).HasErrors());
+}
+
+TEST_CASE("plan file: desired states survive the round trip; an edited image is caught") {
+  MergeFixture f;
+  const std::string text = plans::SealPlanToFile(f.plan);
+  auto back = plans::PlanFromJson(nlohmann::json::parse(text));
+  const std::string why = back.ok() ? std::string() : back.error().message;
+  REQUIRE_MESSAGE(back.ok(), why);
+  CHECK(plans::VerifyPlanDigest(*back).ok());
+  CHECK(back->desired_states.size() == 1);
+  CHECK(back->desired_files == f.plan.desired_files);
+  CHECK(back->nodes[0].desired_digest == f.plan.nodes[0].desired_digest);
+  CHECK_FALSE(plans::CheckPlan(*back).HasErrors());
+  // Someone edits the recorded image (to pass the check at a commit that wants more) and
+  // re-seals: the image no longer hashes to its key.
+  back->desired_states.begin()->second.image["desired"]["kernel"] = "k9";
+  plans::SealPlan(*back);
+  auto d = plans::CheckPlan(*back);
+  CHECK(f.Errors(d).find("hashes to") != std::string::npos);
+}
+
+TEST_CASE("plan file: a version 1 plan (an older plumb's journal) still reads and verifies") {
+  Fixture f;
+  f.plan.format_version = 1;
+  plans::SealPlan(f.plan);
+  nlohmann::json j = plans::PlanToJson(f.plan);
+  CHECK_FALSE(j.contains("desired"));
+  CHECK_FALSE(j["nodes"][0].contains("desired_digest"));
+  auto back = plans::PlanFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(back->format_version == 1);
+  CHECK(plans::VerifyPlanDigest(*back).ok());
 }

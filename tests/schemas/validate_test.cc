@@ -153,7 +153,7 @@ const BadInput kBadInputs[] = {
 
 TEST_CASE("schemas are built in, valid JSON, draft-07") {
   for (const char* name : {"inventory.schema.json", "stack.schema.json", "rollout.schema.json",
-                           "waivers.schema.json"}) {
+                           "waivers.schema.json", "policy.schema.json"}) {
     CAPTURE(name);
     const nlohmann::json* s = SchemaJson(name);
     REQUIRE(s != nullptr);

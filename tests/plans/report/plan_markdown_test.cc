@@ -1,0 +1,112 @@
+// The plan as a pull-request comment: every section of the text plan, in markdown, escaped,
+// and never over GitHub's 65,536-character limit (cut with a count and a pointer).
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "plans/report/plan_markdown.h"
+#include "plans/report/report_fixture.h"
+
+using namespace plumb;
+using plans::report::MarkdownOptions;
+using plans::report::PlanToMarkdown;
+
+namespace {
+
+plans::Plan FullPlan(testing::ReportWorld& w) {
+  plans::Plan p = w.plan;
+  inventory::RolloutPolicy roll;
+  roll.name = "roll";
+  p.rollouts["roll"] = roll;
+  p.batches.push_back({0, "roll", true, {"gpu002"}, {"r01"}, 1, 600});
+  p.batches.push_back({1, "roll", false, {"gpu001"}, {}, 1, 15});
+  p.peak_unavailable = 1;
+  p.est_seconds = 615;
+  p.blocking_jobs.push_back({"gpu002", {"1234 (alice: train-llm)"}});
+  p.digest = "sha256:" + std::string(64, 'e');
+  return p;
+}
+
+bool Has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("plan markdown: summary first, disruption, batches, peak, estimate, jobs, changes") {
+  testing::ReportWorld w;
+  MarkdownOptions o;
+  o.notes = {"Commit cccccccccccc: signed by ssh alice@example (SHA256:x)"};
+  o.artefact = "the plan file `plan.json`";
+  const std::string md = PlanToMarkdown(FullPlan(w), o);
+  CHECK(md.rfind("### plumb plan: cluster `pod-a` at `cccccccccccc` (ref `main`)\n\n"
+                 "**Plan: 2 node(s) to change (1 reboot, 1 none), 1 in sync, 1 unreadable.**", 0) == 0);
+  CHECK(Has(md, "> Commit cccccccccccc: signed by ssh alice\\@example (SHA256:x)"));
+  CHECK(Has(md, "| drain + reboot | `gpu002` |"));
+  CHECK(Has(md, "| live (no drain) | `gpu001` |"));
+  CHECK(Has(md, "| 1 | canary | `gpu002` | ~10m | `roll` | `r01` |"));
+  CHECK(Has(md, "**Peak nodes out at once:** 1"));
+  CHECK(Has(md, "**Estimated duration:** 11m"));
+  CHECK(Has(md, "- `gpu002`: 1234 (alice: train-llm)"));
+  CHECK(Has(md, "<details><summary><code>gpu002</code> — reboot</summary>"));
+  CHECK(Has(md, "| ~ | `nvidia.driver` | `535.161.08` | `550.90.07` | reboot | intent | "
+                "`stacks/h100.yaml:2:19` |"));
+  CHECK(Has(md, "PLAN INCOMPLETE"));
+  CHECK(Has(md, "- `gpu004`: timeout"));
+  CHECK(Has(md, "plan digest `sha256:eeee"));
+  CHECK_FALSE(Has(md, "Truncated"));
+}
+
+TEST_CASE("plan markdown: identical nodes collapse; waived keys listed; values escaped") {
+  testing::ReportWorld w;
+  plans::Plan p = w.plan;
+  p.nodes.clear();
+  p.unreadable.clear();
+  for (int i = 1; i <= 16; ++i) {
+    plans::NodePlan n = w.plan.nodes[1];
+    n.node = fmt::format("gpu{:03}", i);
+    p.nodes.push_back(n);
+  }
+  // A value read from a node may hold anything: it must not break the table or add markup.
+  p.nodes[4].actions[0].action.before = "5|<img src=x>`";
+  plans::NodeWaived nw;
+  nw.node = "gpu001";
+  plans::WaivedChange wc;
+  wc.change = w.plan.nodes[1].actions[0];
+  wc.reason = "vendor hotfix <b>pending</b>";
+  wc.owner = "@infra";
+  wc.expires = "2099-01-01";
+  nw.changes.push_back(wc);
+  p.waived.push_back(nw);
+  const std::string md = PlanToMarkdown(p);
+  CHECK(Has(md, "<summary><code>gpu[001-004,006-016]</code> (15 nodes) — reboot</summary>"));
+  CHECK(Has(md, "`5\\|<img src=x>'`"));   // in a code span: shown, not rendered
+  CHECK(Has(md, "#### Waived (left as they are)"));
+  CHECK(Has(md, "vendor hotfix &lt;b&gt;pending&lt;/b&gt; | \\@infra |"));
+}
+
+TEST_CASE("plan markdown: a plan too big for a comment is cut with a count and a pointer") {
+  testing::ReportWorld w;
+  plans::Plan p = w.plan;
+  p.nodes.clear();
+  p.unreadable.clear();
+  // 3,000 nodes, each with its own change: far more than 65,536 characters.
+  for (int i = 0; i < 3000; ++i) {
+    plans::NodePlan n = w.plan.nodes[1];
+    n.node = fmt::format("gpu{:05}", i);
+    n.actions[0].action.after = fmt::format("550.90.{}", i);
+    p.nodes.push_back(n);
+    p.batches.push_back({i, "roll", i == 0, {n.node}, {}, 1, 600});
+  }
+  MarkdownOptions o;
+  o.artefact = "the plan file `plan.json`";
+  const std::string md = PlanToMarkdown(p, o);
+  CHECK(md.size() <= 65536);
+  CHECK(md.size() > 60000);   // it uses the room it has
+  CHECK(Has(md, "**Plan: 3000 node(s) to change"));   // the summary always shows
+  CHECK(Has(md, "more batches not shown (the comment limit is 65536 characters): see the plan "
+                "file `plan.json`"));
+  CHECK(Has(md, "**Truncated**"));
+  CHECK(Has(md, "the whole plan: the plan file `plan.json`"));
+  // A smaller limit: still within it.
+  o.max_chars = 5000;
+  CHECK(PlanToMarkdown(p, o).size() <= 5000);
+}

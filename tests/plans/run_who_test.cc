@@ -1,0 +1,50 @@
+// Who stands behind a run: the operator, the CI job and its actor, the approver.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+
+#include "plans/run_who.h"
+
+using namespace plumb;
+
+namespace {
+plans::EnvLookup Env(std::map<std::string, std::string> vars) {
+  auto held = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [held](const char* name) -> const char* {
+    auto it = held->find(name);
+    return it == held->end() ? nullptr : it->second.c_str();
+  };
+}
+}  // namespace
+
+TEST_CASE("run who: a terminal, GitHub Actions, GitLab CI; the approver's precedence") {
+  auto local = plans::WhoFromEnvironment(Env({}), "alice", "");
+  CHECK(local.operator_user == "alice");
+  CHECK(local.ci.empty());
+  CHECK(local.approver.empty());
+
+  auto gh = plans::WhoFromEnvironment(
+      Env({{"GITHUB_ACTIONS", "true"}, {"GITHUB_ACTOR", "bob"}, {"GITHUB_TRIGGERING_ACTOR", "carol"},
+           {"GITHUB_SERVER_URL", "https://github.example"}, {"GITHUB_REPOSITORY", "org/pod-a"},
+           {"GITHUB_RUN_ID", "42"}, {"PLUMB_APPROVED_BY", "dave"}}),
+      "runner", "");
+  CHECK(gh.ci == "github");
+  CHECK(gh.ci_actor == "carol");   // who re-ran it, when someone did
+  CHECK(gh.ci_job == "https://github.example/org/pod-a/actions/runs/42");
+  CHECK(gh.approver == "dave");
+  CHECK(gh.operator_user == "runner");
+
+  auto gl = plans::WhoFromEnvironment(
+      Env({{"GITLAB_CI", "true"}, {"GITLAB_USER_LOGIN", "erin"},
+           {"CI_JOB_URL", "https://gitlab.example/pod-a/-/jobs/7"}, {"PLUMB_APPROVED_BY", "dave"}}),
+      "gitlab-runner", "frank");
+  CHECK(gl.ci == "gitlab");
+  CHECK(gl.ci_actor == "erin");
+  CHECK(gl.ci_job == "https://gitlab.example/pod-a/-/jobs/7");
+  CHECK(gl.approver == "frank");   // --approved-by wins over the variable
+
+  plans::RunWho back = plans::RunWho::FromJson(gl.ToJson());
+  CHECK(back.ToJson() == gl.ToJson());
+  CHECK(plans::RunWho::FromJson(nullptr).operator_user.empty());
+}
