@@ -16,6 +16,7 @@ void RegisterHistory(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterWatch(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -30,6 +31,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterPlan,
     RegisterDiff,
     RegisterDrift,
+    RegisterWatch,
 };
 
 }  // namespace plumb::cmd

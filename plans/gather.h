@@ -52,6 +52,16 @@ NodeObservation ProbeNode(const std::string& node, transport::Shell& shell,
                           const std::vector<const modules::Module*>& modules,
                           std::chrono::milliseconds timeout, const std::string& nonce = {});
 
+/// ProbeNode with a fresh nonce, for a caller that keeps each node's last observation (plumb
+/// watch): when the node printed byte for byte what it printed then (`last_raw_digest`, the
+/// nonce aside) and the script exited 0, the output is not parsed again: `*unchanged` is set
+/// and the observation carries the raw digest and no facts (the caller's are still right).
+/// Otherwise it is ProbeNode's observation and `*unchanged` is false.
+NodeObservation ProbeNodeIfChanged(const std::string& node, transport::Shell& shell,
+                                   const std::vector<const modules::Module*>& modules,
+                                   std::chrono::milliseconds timeout,
+                                   const std::string& last_raw_digest, bool* unchanged);
+
 /// A fresh 128-bit random nonce, hex.
 std::string NewNonce();
 

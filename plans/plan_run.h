@@ -40,6 +40,10 @@ struct PlanRunInput {
   /// Read-only scheduler view (Query only). Null = not read (noted in the diagnostics).
   modules::Drainer* scheduler = nullptr;
   DesiredLoader load_at;                     ///< may be empty: every change is then intent
+  /// Asked before `load_at` for a marker commit: the desired state there if the caller holds
+  /// it (and keeps it alive past the run), else null. A long-lived caller (plumb watch, which
+  /// plans every few seconds) keeps older commits this way instead of loading them per run.
+  std::function<const DesiredByNode*(const std::string& commit)> find_loaded;
   std::string now;                           ///< RFC 3339 UTC
 };
 
@@ -65,6 +69,9 @@ class PlanRunner {
   PlanRunner& operator=(const PlanRunner&) = delete;
 
   void Add(NodeObservation&& node);
+  /// The same for a node already in the planner's form (ToNodeFacts), e.g. kept from an
+  /// earlier observation.
+  void Add(const std::string& node, const NodeFacts& facts);
   /// The plan (not sealed: see SealPlan). Call once.
   PlanRun Finish();
 

@@ -162,6 +162,35 @@ TEST_CASE("the combined probe script runs every snippet once and splits back exa
   CHECK(obs.raw_digest.size() == 64);
 }
 
+TEST_CASE("a re-probe that prints what it printed last time is not parsed again (watch)") {
+  // The probe reads a file the test changes: the same bytes twice, then different ones.
+  char path[] = "/tmp/plumb-ifchanged-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  auto write = [&](const char* text) { std::ofstream(path) << text; };
+  write("one\n");
+  EchoModule a("alpha", std::string("plumb_cat x ") + path);
+  LocalShell sh;
+  bool unchanged = true;
+  auto first = plans::ProbeNodeIfChanged("n1", sh, {&a}, 5s, "", &unchanged);
+  REQUIRE(first.reachable);
+  CHECK_FALSE(unchanged);
+  CHECK(first.facts.at("alpha")->at("x").at("text") == "one\n");
+  // Fresh nonces each time, yet the same output: recognised, facts left to the caller.
+  auto second = plans::ProbeNodeIfChanged("n1", sh, {&a}, 5s, first.raw_digest, &unchanged);
+  CHECK(unchanged);
+  CHECK(second.reachable);
+  CHECK(second.facts.empty());
+  CHECK(second.raw_digest == first.raw_digest);
+  write("two\n");
+  auto third = plans::ProbeNodeIfChanged("n1", sh, {&a}, 5s, first.raw_digest, &unchanged);
+  CHECK_FALSE(unchanged);
+  CHECK(third.facts.at("alpha")->at("x").at("text") == "two\n");
+  CHECK(sh.runs == 3);
+  std::remove(path);
+}
+
 TEST_CASE("a node whose output is cut short or has no markers is reported, not parsed") {
   EchoModule a("alpha", "plumb_run x true");
   EchoModule b("beta", "plumb_run y true");
