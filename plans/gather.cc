@@ -61,16 +61,18 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
     obs.error = ran.error();
     return finish();
   }
-  obs.raw_digest = Sha256Hex(Replace(ran->out, nonce, "NONCE"));
-  if (last_raw_digest != nullptr && unchanged != nullptr && *last_raw_digest == obs.raw_digest &&
-      ran->exit_status == 0) {
-    // Byte for byte what the node printed last time, and parsers are pure: the facts are the
-    // caller's already. Parsing is most of a probe's client CPU once the session is open.
+  if (last_raw_digest != nullptr && unchanged != nullptr && ran->exit_status == 0 &&
+      (ran->out == modules::UnchangedLine(nonce) ||
+       Sha256Hex(Replace(ran->out, nonce, "NONCE")) == *last_raw_digest)) {
+    // Byte for byte what the node printed last time (the node said so, or it printed it
+    // again), and parsers are pure: the facts are the caller's already.
     *unchanged = true;
     obs.reachable = true;
+    obs.raw_digest = *last_raw_digest;
     obs.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
     return obs;
   }
+  obs.raw_digest = Sha256Hex(Replace(ran->out, nonce, "NONCE"));
   if (modules.empty()) {  // nothing to probe: the round trip only proved the node answers
     obs.reachable = true;
     return finish();
@@ -145,6 +147,7 @@ NodeObservation ProbeNodeIfChanged(const std::string& node, transport::Shell& sh
   const std::string nonce = NewNonce();
   auto in_band = InBand(modules);
   auto script = modules::BuildProbeScript(in_band, nonce);
+  if (script.ok()) script = modules::WrapReprobe(*script, nonce, last_raw_digest);
   if (!script.ok()) {
     NodeObservation obs;
     obs.node = node;

@@ -53,10 +53,12 @@ NodeObservation ProbeNode(const std::string& node, transport::Shell& shell,
                           std::chrono::milliseconds timeout, const std::string& nonce = {});
 
 /// ProbeNode with a fresh nonce, for a caller that keeps each node's last observation (plumb
-/// watch): when the node printed byte for byte what it printed then (`last_raw_digest`, the
-/// nonce aside) and the script exited 0, the output is not parsed again: `*unchanged` is set
-/// and the observation carries the raw digest and no facts (the caller's are still right).
-/// Otherwise it is ProbeNode's observation and `*unchanged` is false.
+/// watch). The script is wrapped (modules::WrapReprobe) so the node prints its output in one
+/// go, or, when it is byte for byte what it printed last time (`last_raw_digest`, the nonce
+/// aside), only a short "unchanged" line. Either way an unchanged output (and exit 0) is not
+/// parsed again: `*unchanged` is set and the observation carries the raw digest and no facts
+/// (the caller's are still right). Otherwise it is ProbeNode's observation and `*unchanged` is
+/// false.
 NodeObservation ProbeNodeIfChanged(const std::string& node, transport::Shell& shell,
                                    const std::vector<const modules::Module*>& modules,
                                    std::chrono::milliseconds timeout,

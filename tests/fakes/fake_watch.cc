@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/probe_script.h"
 #include "plans/digest.h"
 
 namespace plumb::fakes {
@@ -85,6 +86,17 @@ Result<transport::CommandOutput> WatchFleet::RunOn(const std::string& node, std:
   if (!n.down.empty()) return Diagnostic::Error(n.down, node + ": " + n.down);
   transport::CommandOutput out;
   out.out = ProbeOutput(node, command);
+  // What the node's sha256sum does in the wrapped re-probe (modules::WrapReprobe): the digest
+  // the client sent, if the output (nonce aside) still has it, means "unchanged".
+  const std::string nonce = NonceOf(command);
+  const size_t at = command.find("sha256sum)\" = '");
+  if (!n.no_sha256sum && at != std::string_view::npos) {
+    std::string said(command.substr(at + 15, 64));
+    std::string text = out.out;
+    for (size_t p = text.find(nonce); p != std::string::npos; p = text.find(nonce, p + 5))
+      text.replace(p, nonce.size(), "NONCE");
+    if (plans::Sha256Hex(text) == said) out.out = modules::UnchangedLine(nonce);
+  }
   return out;
 }
 

@@ -27,6 +27,8 @@ struct WatchNode {
                                                {"net.core.rmem_max", "212992"}};
   /// When set, the node cannot be read: every Run fails with this code ("ssh.refused"...).
   std::string down;
+  /// A node without sha256sum: a re-probe always prints the whole output.
+  bool no_sha256sum = false;
 };
 
 /// The ShellFactory of a fleet of WatchNodes. Records every session opened and closed and every

@@ -150,8 +150,12 @@ TEST_CASE("watch --once: every node read once over its own session; the drift it
     CHECK(w.fleet.closed[n] == 1);   // closed before Run returned
     CHECK(w.fleet.CallsOf(n).size() == 1);
   }
-  // Read-only: the one command a node ever gets is the probe script.
-  for (const auto& c : w.fleet.calls) CHECK(c.command.rfind("# plumb probe: read-only\n", 0) == 0);
+  // Read-only: the one command a node ever gets is the probe script (wrapped to print its
+  // output in one go).
+  for (const auto& c : w.fleet.calls) {
+    CHECK(c.command.rfind("plumb_probe() {\n# plumb probe: read-only\n", 0) == 0);
+    CHECK(c.command.find("\n}\nplumb_o=$(plumb_probe)\n") != std::string::npos);
+  }
 
   const std::string m = w.watcher->Metrics();
   CHECK(Has(m, R"(plumb_watch_key_drift{cluster="t",node="n2",key="sysctl.vm.swappiness"} 1)"));
@@ -175,6 +179,7 @@ TEST_CASE("watch --once: every node read once over its own session; the drift it
 TEST_CASE("watch: sessions stay open across rounds, reads are spread over the interval, and a "
           "node that printed the same is neither parsed nor judged again") {
   World w;
+  w.fleet.node("n4").no_sha256sum = true;   // prints its output whole: the client compares
   w.opt.spread = 1;
   CHECK(w.Run(3) == 0);
   CHECK(w.events.events.empty());
