@@ -1,9 +1,9 @@
 # The two quick-start commands: `make demo` and `make test`. Both install what is missing.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_WERROR=ON
 
-.PHONY: all deps build test unit demo clean
+.PHONY: all deps build test unit demo clean check-sanitize
 
 all: build
 
@@ -26,8 +26,24 @@ test: build
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
-demo: build
+# The demo needs the binary only: no unit tests, no fuzz targets.
+demo: deps $(BUILD)/CMakeCache.txt
+	@bash scripts/fetch-valijson.sh $(BUILD)/_deps/valijson
+	cmake --build $(BUILD) -j $(JOBS) --target plumb
 	@bash examples/demo.sh $(BUILD)/plumb
+
+# The unit tests under AddressSanitizer+UBSan and under ThreadSanitizer, each in a build tree
+# of its own (build-asan, build-tsan).
+check-sanitize: deps
+	@for s in address thread; do \
+	  d=$(BUILD)-$$( [ $$s = address ] && echo asan || echo tsan ); \
+	  bash scripts/fetch-valijson.sh $$d/_deps/valijson && \
+	  cmake -S . -B $$d -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_SANITIZE=$$s >/dev/null && \
+	  cmake --build $$d -j $(JOBS) --target unit_tests && \
+	  echo "== unit tests under $$s sanitizer" && \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
+	    UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1" $$d/tests/unit_tests || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -30,6 +30,7 @@
 
 #include "cmd/apply_deps.h"
 #include "cmd/command.h"
+#include "cmd/repo_load.h"
 #include "cmd/read_run.h"
 #include "cmd/subcommands.h"
 #include "inventory/hostlist.h"
@@ -290,7 +291,7 @@ std::map<std::string, std::string> SchedulerEnv() {
 // scheduler still names them ("plumb:<run>:failed:..."), read through the repo at `at`.
 Result<std::vector<std::string>> FailedNodesFromScheduler(const GlobalOptions& at,
                                                           const std::string& run) {
-  inventory::LoadedCluster here = inventory::LoadCluster({at.repo, at.ref, false});
+  inventory::LoadedCluster here = LoadRepo(at.repo, at.ref, false);
   if (!here.ok())
     return Diagnostic::Error("apply.retry", "the cluster repo did not load:\n" + here.diags.ToText());
   transport::LocalShell local(SchedulerEnv());
@@ -412,8 +413,8 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   }
 
   // 2. The cluster repo at the plan's commit (a plan made now brings its own load).
-  inventory::LoadOptions lo;
-  lo.repo = at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo;
+  inventory::LoadOptions lo = RepoLoadOptions(
+      at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo, at.ref, false);
   if (!plan_now) {
     if (a.given.count("--ref")) {
       auto c = inventory::ResolveCommit(lo.repo, g.ref);

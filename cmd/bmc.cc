@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
+#include "cmd/read_run.h"
+#include "cmd/repo_load.h"
 #include "inventory/load.h"
 #include "inventory/node_pattern.h"
 #include "modules/bios/bios.h"
@@ -92,7 +94,7 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
       s.targets.push_back(t);
     }
   } else {
-    inventory::LoadedCluster lc = inventory::LoadCluster({g.repo, g.ref, g.working_tree});
+    inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
     if (!lc.ok()) {
       std::fputs(lc.diags.ToText().c_str(), stderr);
       return Diagnostic::Error("inventory.invalid", "the cluster repo is invalid; run plumb validate");
@@ -168,12 +170,6 @@ int Fail(const Diagnostic& d) {
   return kExitError;
 }
 
-std::vector<const modules::Module*> Ptrs(const std::vector<modules::ModulePtr>& mods) {
-  std::vector<const modules::Module*> out;
-  for (const auto& m : mods) out.push_back(m.get());
-  return out;
-}
-
 std::string Summary(const plans::BmcObservation& o) {
   if (!o.reachable) {
     return fmt::format("{:<12} unreachable [{}]: {}{}", o.node, o.error.code, o.error.message,
@@ -198,9 +194,9 @@ std::string Summary(const plans::BmcObservation& o) {
 int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
   auto s = Prepare(g, o);
   if (!s.ok()) return Fail(s.error());
-  auto mods = modules::BmcModules();
+  const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
-  auto obs = plans::GatherBmc(s.value().targets, Ptrs(mods), o.fanout,
+  auto obs = plans::GatherBmc(s.value().targets, mods, o.fanout,
                               [&](const plans::BmcTarget& t) { return factory->Open(t); });
   bool partial = false;
   nlohmann::json all = nlohmann::json::array();
@@ -210,8 +206,9 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
     all.push_back(plans::ToJson(ob));
   }
   if (!o.out.empty()) {
-    std::ofstream f(o.out);
-    f << nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1) << "\n";
+    Status st = WriteOutput(
+        o.out, nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1) + "\n");
+    if (!st) return Fail(st.error());
   }
   if (g.format == "json") {
     std::printf("%s\n", nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1).c_str());
@@ -236,7 +233,7 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
 int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
   auto s = Prepare(g, o);
   if (!s.ok()) return Fail(s.error());
-  auto mods = modules::BmcModules();
+  const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
   int rc = kExitOk;
   bool changes = false;
@@ -272,26 +269,18 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
                       modules::DisruptionName(a.disruption));
         }
         if (apply) {
-          std::string outcome;
-          Status st = OkStatus();
-          if (a.module == "firmware") {
-            auto r = modules::firmware::ApplyFirmware(*bmc, a);
-            if (r.ok()) outcome = r.value().Describe(); else st = r.error();
-          } else if (a.module == "bios") {
-            auto r = modules::bios::ApplyBios(*bmc, a);
-            if (r.ok()) outcome = r.value(); else st = r.error();
+          // Through the module contract, like every verb: its outcome says what happened.
+          modules::NodeContext ctx;
+          ctx.bmc = bmc.get();
+          const modules::ApplyOutcome out = m->Apply(ctx, a);
+          if (out.ok()) {
+            aj["outcome"] = modules::ApplyOutcomeName(out.kind);
+            aj["said"] = out.message;
+            if (g.format != "json")
+              std::printf("  -> %s: %s\n", modules::ApplyOutcomeName(out.kind), out.message.c_str());
           } else {
-            modules::NodeContext ctx;
-            ctx.bmc = bmc.get();
-            st = m->Apply(ctx, a);
-            if (st.ok()) outcome = "done";
-          }
-          if (st.ok()) {
-            aj["outcome"] = outcome;
-            if (g.format != "json") std::printf("  -> %s\n", outcome.c_str());
-          } else {
-            aj["error"] = st.error().ToJson();
-            Err("plumb: " + t.node + ": " + st.error().ToString());
+            aj["error"] = out.error().ToJson();
+            Err("plumb: " + t.node + ": " + out.error().ToString());
             rc = kExitError;
           }
         }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
+#include "cmd/repo_load.h"
 #include "inventory/load.h"
 #include "plans/report/desired_diff.h"
 
@@ -18,8 +19,8 @@ struct DiffArgs {
 };
 
 int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
-  inventory::LoadedCluster before = inventory::LoadCluster({g.repo, a.from, false});
-  inventory::LoadedCluster after = inventory::LoadCluster({g.repo, a.to, false});
+  inventory::LoadedCluster before = LoadRepo(g.repo, a.from, false);
+  inventory::LoadedCluster after = LoadRepo(g.repo, a.to, false);
   bool bad = false;
   for (const auto* lc : {&before, &after}) {
     if (lc->ok()) continue;

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cmd/gather_support.h"
+#include "cmd/repo_load.h"
 #include "inventory/load.h"
 #include "modules/probe_script.h"
 #include "modules/registry.h"
@@ -10,11 +11,7 @@ namespace plumb::cmd {
 std::string RepoRoot(const GlobalOptions& g) { return g.repo; }
 
 Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g, Diagnostics& diags) {
-  inventory::LoadOptions opt;
-  opt.repo = g.repo;
-  opt.ref = g.ref;
-  opt.working_tree = g.working_tree;
-  inventory::LoadedCluster loaded = inventory::LoadCluster(opt);
+  inventory::LoadedCluster loaded = LoadRepo(g.repo, g.ref, g.working_tree);
   // Gather observes; it needs the nodes and their SSH settings, not the desired state. Errors
   // that only concern desired state (stacks, rollouts, waivers, pin coherence, a node with no
   // stack yet) are shown as warnings; anything wrong with the source or the inventory itself

@@ -1,4 +1,5 @@
 #include "cmd/read_run.h"
+#include "cmd/repo_load.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
 #include "plans/clock.h"
+#include "plans/atomic_file.h"
 #include "plans/bmc_gather.h"
 #include "plans/gather.h"
 #include "plans/node_select.h"
@@ -146,33 +148,7 @@ Status WriteOutputWith(const std::string& path, const std::function<void(std::os
       return Diagnostic::Error("output.write", "cannot write the output to stdout");
     return OkStatus();
   }
-  // A private temp file next to the target (two runs writing the same --out never share one),
-  // renamed over it only once everything is written: readers see the old file or the new one.
-  std::string tmp = path + ".tmp.XXXXXX";
-  const int fd = mkstemp(tmp.data());
-  if (fd < 0)
-    return Diagnostic::Error("output.write", fmt::format("cannot create a temp file next to '{}': "
-                                                         "{}", path, std::strerror(errno)));
-  ::close(fd);
-  auto fail = [&tmp](std::string message) {
-    std::remove(tmp.c_str());
-    return Diagnostic::Error("output.write", std::move(message));
-  };
-  try {
-    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    if (!out) return fail(fmt::format("cannot write '{}'", tmp));
-    write(out);
-    if (!out.flush()) return fail(fmt::format("cannot write '{}'", tmp));
-  } catch (const std::exception& e) {
-    return fail(fmt::format("'{}' not written: {}", path, e.what()));
-  }
-  // mkstemp makes the file 0600; a report or plan file is as readable as any other output.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::chmod(tmp.c_str(), 0666 & ~mask);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return fail(fmt::format("cannot rename '{}' to '{}'", tmp, path));
-  return OkStatus();
+  return plans::WriteFileAtomically(path, write);
 }
 
 Status WriteOutput(const std::string& path, const std::string& text) {
@@ -230,7 +206,7 @@ Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunA
   in.now = plans::Rfc3339(std::chrono::system_clock::now());
   const GlobalOptions at = g;
   in.load_at = [at](const std::string& commit) -> Result<plans::DesiredByNode> {
-    inventory::LoadedCluster old = inventory::LoadCluster({at.repo, commit, false});
+    inventory::LoadedCluster old = inventory::LoadCluster({at.repo, commit, false, {}});
     if (!old.ok()) {
       const auto& items = old.diags.items();
       std::string why = "did not load";
@@ -247,7 +223,7 @@ Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunA
 
 Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a) {
   auto rr = std::make_unique<ReadRun>();
-  const inventory::LoadOptions load{g.repo, g.ref, g.working_tree};
+  const inventory::LoadOptions load = RepoLoadOptions(g.repo, g.ref, g.working_tree);
   std::unique_ptr<Prepared> p;
   // A recorded snapshot starts parsing now, while the repo loads on this thread (which leaves
   // the other cores idle otherwise), a bounded number of nodes ahead. Its parsing threads
@@ -258,7 +234,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     prefetch = std::make_unique<plans::SnapshotPrefetch>(a.facts, PrefetchNodes(), kPrefetchBytes,
                                                          std::max<size_t>(cores - 1, 1));
   }
-  rr->loaded = inventory::LoadCluster(load);
+  rr->loaded = inventory::LoadCluster(load);   // `load` carries the registry's key check
   auto prepared = Prepare(g, a, *rr);
   if (!prepared.ok()) return prepared.error();
   p = std::move(prepared.value());

@@ -47,8 +47,6 @@ struct ReadRun {
 /// unreadable snapshot) returns the diagnostics to print, and the caller exits 1.
 Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a);
 
-/// "2026-11-29T23:59:01Z" now, UTC.
-std::string NowRfc3339();
 /// The first 10 characters of an RFC 3339 time: "2026-11-29".
 std::string DayOf(const std::string& rfc3339);
 /// Writes `text` to `path` (atomically: temp file + rename), or to stdout when `path` is empty.

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "cmd/command.h"
+#include "cmd/read_run.h"
 #include "schemas/embedded.h"
 
 namespace plumb::cmd {
@@ -35,10 +36,11 @@ int RunSchemas(const SchemasOptions& o) {
     fs::path p = fs::path(o.out) / std::string(f.name);
     std::error_code ec;
     fs::create_directories(p.parent_path(), ec);
-    std::ofstream out(p, std::ios::binary);
-    out.write(f.contents.data(), static_cast<std::streamsize>(f.contents.size()));
-    if (ec || !out) {
-      std::fprintf(stderr, "plumb: error: cannot write %s\n", p.string().c_str());
+    Status st = ec ? Status(Diagnostic::Error("output.write", "cannot create " +
+                                                             p.parent_path().string()))
+                   : WriteOutput(p.string(), std::string(f.contents));
+    if (!st) {
+      std::fprintf(stderr, "plumb: error: %s\n", st.error().message.c_str());
       return kExitError;
     }
     std::printf("wrote %s\n", p.string().c_str());

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
+#include "cmd/repo_load.h"
 #include "inventory/load.h"
 #include "schemas/json_pointer.h"
 #include "schemas/suggest.h"
@@ -22,7 +23,7 @@ std::string Value(const nlohmann::json& v) {
 }
 
 int RunShow(const GlobalOptions& g, const ShowOptions& o) {
-  inventory::LoadedCluster lc = inventory::LoadCluster({g.repo, g.ref, g.working_tree});
+  inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
   if (!lc.ok()) {
     std::fputs(lc.diags.ToText().c_str(), stderr);
     std::fprintf(stderr, "plumb: error: the cluster repo is invalid (%zu errors); run plumb validate\n",

@@ -17,6 +17,7 @@ void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterWatch(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterModules(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -32,6 +33,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterDiff,
     RegisterDrift,
     RegisterWatch,
+    RegisterModules,
 };
 
 }  // namespace plumb::cmd

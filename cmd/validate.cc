@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
+#include "cmd/repo_load.h"
 #include "inventory/load.h"
 
 namespace plumb::cmd {
@@ -61,8 +62,7 @@ int ShowValidation(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
 }
 
 int RunValidate(const GlobalOptions& g) {
-  inventory::LoadOptions opts{g.repo, g.ref, g.working_tree};
-  auto lc = std::make_unique<inventory::LoadedCluster>(inventory::LoadCluster(opts));
+  auto lc = std::make_unique<inventory::LoadedCluster>(LoadRepo(g.repo, g.ref, g.working_tree));
   int rc = ShowValidation(g, *lc);
   KeepUntilExit(std::move(lc));
   return rc;

@@ -15,6 +15,7 @@
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "cmd/read_run.h"
+#include "cmd/repo_load.h"
 #include "inventory/version.h"
 #include "modules/registry.h"
 #include "modules/transport/metrics_server.h"
@@ -123,7 +124,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   extra.cancel = &g_stop;   // Ctrl-C ends probes in flight within a fraction of a second
   const std::string repo_root = RepoRoot(g);
 
-  plans::watch::GitDesiredSource desired(g.repo, g.ref);
+  plans::watch::GitDesiredSource desired(RepoLoadOptions(g.repo, g.ref, false));
   plans::watch::ThreadPool pool(a.fanout);
   plans::RealClock clock;
   plans::watch::JsonLinesSink sink(events_out, events_name);

@@ -265,4 +265,57 @@ void CheckWaivers(const Cluster& c, Diagnostics& diags) {
   }
 }
 
+namespace {
+
+// Leaves of a desired-state document (scalars, lists, empty maps) as JSON pointers.
+void Leaves(const nlohmann::json& j, const std::string& at, std::vector<std::string>& out) {
+  if (j.is_object() && !j.empty()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      Leaves(it.value(), schemas::PointerAppend(at, it.key()), out);
+    return;
+  }
+  out.push_back(at);
+}
+
+Location NearestOrigin(const OriginMap& origins, std::string p) {
+  while (!p.empty()) {
+    if (auto it = origins.find(p); it != origins.end()) return it->second;
+    p.resize(p.rfind('/'));
+  }
+  return {};
+}
+
+std::string KeyOf(std::string_view pointer) {
+  std::string out;
+  for (size_t i = 1; i < pointer.size(); ++i) {
+    if (pointer[i] == '/') out += '.';
+    else if (pointer[i] == '~' && i + 1 < pointer.size()) out += pointer[++i] == '1' ? '/' : '~';
+    else out += pointer[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+void CheckPinnedKeys(const Cluster& c, const std::function<bool(std::string_view)>& is_checked,
+                     Diagnostics& diags) {
+  std::set<std::string> said;   // one error per key and place, however many groups share it
+  auto check = [&](const nlohmann::json& doc, const OriginMap& origins) {
+    std::vector<std::string> leaves;
+    Leaves(doc, "", leaves);
+    for (const std::string& p : leaves) {
+      if (p.empty() || is_checked(p)) continue;
+      const Location at = NearestOrigin(origins, p);
+      if (!said.insert(at.ToString() + p).second) continue;
+      diags.Add(Diagnostic::Error(
+          "inventory.unchecked-key",
+          fmt::format("'{}' is pinned, but no module of this plumb checks it: it would never be "
+                      "compared or changed", KeyOf(p)),
+          at, KeyOf(p), "remove it; `plumb modules` lists the keys plumb checks"));
+    }
+  };
+  for (const auto& [name, s] : c.stacks) check(s.pins, s.origins);
+  for (const auto& [name, g] : c.groups) check(g.overrides, g.override_origins);
+}
+
 }  // namespace plumb::inventory

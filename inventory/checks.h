@@ -1,8 +1,10 @@
 #pragma once
 /// Semantic checks of a loaded cluster, after the schemas: what no JSON Schema can say.
 /// Each adds located diagnostics and goes on, so one run reports every problem.
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "inventory/model.h"
@@ -31,5 +33,13 @@ void CheckRollouts(const Cluster& cluster, const LoadedDocs& docs, Diagnostics& 
 
 /// Waivers: real calendar dates; expired ones and globs that match no node are warnings.
 void CheckWaivers(const Cluster& cluster, Diagnostics& diags);
+
+/// A pinned key that nothing checks would never be compared or changed, and "no changes" would
+/// be a silent "not looked at": every leaf of every stack's pins and every group's overrides
+/// must pass `is_checked` (the module registry's, which inventory/ cannot see: the caller
+/// passes it). Errors "inventory.unchecked-key" at the value's file:line.
+void CheckPinnedKeys(const Cluster& cluster,
+                     const std::function<bool(std::string_view pointer)>& is_checked,
+                     Diagnostics& diags);
 
 }  // namespace plumb::inventory

@@ -329,8 +329,13 @@ class Loader {
     for (size_t i = 0; i < list->size(); ++i) {
       const json& w = (*list)[i];
       const std::string at = PointerAppend("/waivers", i);
-      Waiver waiver{Str(w, "nodes"), Str(w, "keys"), Str(w, "reason"), Str(w, "owner"),
-                    Str(w, "expires"), doc->marks.At(at)};
+      Waiver waiver;
+      waiver.nodes = Str(w, "nodes");
+      waiver.keys = Str(w, "keys");
+      waiver.reason = Str(w, "reason");
+      waiver.owner = Str(w, "owner");
+      waiver.expires = Str(w, "expires");
+      waiver.where = doc->marks.At(at);
       waiver.index = static_cast<int>(i);
       waiver.expires_at = doc->marks.At(at + "/expires");
       waiver.nodes_at = doc->marks.At(at + "/nodes");
@@ -447,6 +452,7 @@ LoadedCluster LoadCluster(const LoadOptions& options) {
     Diagnostics all;
     all.Add(std::move(warn));
     all.Append(out.diags);
+    if (options.is_checked) CheckPinnedKeys(out.cluster, options.is_checked, all);
     out.diags = std::move(all);
     return out;
   }
@@ -461,6 +467,10 @@ LoadedCluster LoadCluster(const LoadOptions& options) {
   std::shared_ptr<GitTreeSource> tree = std::move(*git);
   LoadedCluster out = LoadClusterFrom(*tree, source);
   out.files = tree;
+  if (options.is_checked) {
+    CheckPinnedKeys(out.cluster, options.is_checked, out.diags);
+    out.diags.Sort();
+  }
   return out;
 }
 

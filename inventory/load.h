@@ -22,9 +22,11 @@
 ///   waivers.*    bad-date; expired, no-match (warnings)
 ///   coherence.*  one per rule id (cuda-driver, fabricmanager-driver, nccl-cuda-major);
 ///                unknown-version (a warning)
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "inventory/file_source.h"
 #include "inventory/model.h"
@@ -37,6 +39,10 @@ struct LoadOptions {
   std::string repo = ".";
   std::string ref = "HEAD";
   bool working_tree = false;  ///< read files from disk (uncommitted edits); never for apply
+  /// Whether a desired-state pointer is checked by some module (the registry's answer; cmd/
+  /// passes it, inventory/ cannot see modules). Set: a pinned key it refuses is an error
+  /// ("inventory.unchecked-key"). Empty: not checked.
+  std::function<bool(std::string_view pointer)> is_checked;
 };
 
 struct LoadedCluster {

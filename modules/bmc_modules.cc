@@ -1,17 +1,17 @@
 #include "modules/bmc_modules.h"
 
-#include "modules/bios/bios.h"
-#include "modules/firmware/firmware.h"
-#include "modules/power/power.h"
+#include "modules/registry.h"
 
 namespace plumb::modules {
 
-std::vector<ModulePtr> BmcModules() {
-  std::vector<ModulePtr> out;
-  out.push_back(std::make_unique<firmware::FirmwareModule>());
-  out.push_back(std::make_unique<bios::BiosModule>());
-  out.push_back(std::make_unique<power::PowerModule>());
-  return out;
+const std::vector<const Module*>& BmcModules() {
+  static const std::vector<const Module*> kBmc = [] {
+    std::vector<const Module*> out;
+    for (const Module* m : AllModules())
+      if (m->HasBmcProbe()) out.push_back(m);
+    return out;
+  }();
+  return kBmc;
 }
 
 }  // namespace plumb::modules

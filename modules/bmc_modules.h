@@ -1,13 +1,13 @@
 #pragma once
-/// The Redfish-backed modules (firmware, bios, power), for the module registry and the
-/// Redfish-only gather. The registry (modules/registry) lists them among all modules.
+/// The Redfish-backed modules (firmware, bios, power): the registry's modules whose channel is
+/// the BMC, in registry order. No second list: a new BMC module is one registry line too.
 #include <vector>
 
 #include "modules/module.h"
 
 namespace plumb::modules {
 
-/// New instances of firmware, bios and power, in that order.
-std::vector<ModulePtr> BmcModules();
+/// The registry's Channel::kBmc modules; the pointers live for the whole program.
+const std::vector<const Module*>& BmcModules();
 
 }  // namespace plumb::modules

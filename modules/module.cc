@@ -80,9 +80,63 @@ Result<Facts> Module::ProbeBmc(transport::Bmc&) const {
   return Diagnostic::Error("probe.unsupported", std::string(Name()) + " has no BMC probe");
 }
 
-Status Module::Apply(NodeContext&, const Action& action) const {
-  return Diagnostic::Error("apply.unsupported",
-                           std::string(Name()) + " cannot apply '" + action.id + "' yet");
+ApplyOutcome Module::Apply(NodeContext&, const Action& action) const {
+  return ApplyOutcome::Failed(Diagnostic::Error(
+      "apply.unsupported", std::string(Name()) + " cannot apply '" + action.id + "' yet"));
+}
+
+bool ModuleInfo::Owns(std::string_view p) const {
+  for (std::string_view prefix : owns)
+    if (p.size() >= prefix.size() && p.substr(0, prefix.size()) == prefix &&
+        (p.size() == prefix.size() || p[prefix.size()] == '/'))
+      return true;
+  return false;
+}
+
+bool Module::Wants(const nlohmann::json& desired) const {
+  for (std::string_view p : Info().owns) {
+    try {
+      const nlohmann::json::json_pointer ptr{std::string(p)};
+      if (!desired.contains(ptr)) continue;
+      const nlohmann::json& v = desired.at(ptr);
+      if (v.is_null() || (v.is_object() && v.empty())) continue;
+      return true;
+    } catch (const nlohmann::json::exception&) {
+      // A pointer through a non-object: nothing there.
+    }
+  }
+  return false;
+}
+
+ApplyOutcome ApplyOutcome::Done(std::string message) {
+  return {Kind::kDone, std::move(message), {}};
+}
+ApplyOutcome ApplyOutcome::Staged(std::string message) {
+  return {Kind::kStaged, std::move(message), {}};
+}
+ApplyOutcome ApplyOutcome::NothingToDo(std::string message) {
+  return {Kind::kNothingToDo, std::move(message), {}};
+}
+ApplyOutcome ApplyOutcome::Failed(Diagnostic error) {
+  std::string m = error.message;
+  return {Kind::kFailed, std::move(m), std::move(error)};
+}
+ApplyOutcome ApplyOutcome::From(const Status& s, std::string done_message) {
+  return s ? Done(std::move(done_message)) : Failed(s.error());
+}
+Status ApplyOutcome::ToStatus() const {
+  if (ok()) return OkStatus();
+  return failure;
+}
+
+const char* ApplyOutcomeName(ApplyOutcome::Kind k) {
+  switch (k) {
+    case ApplyOutcome::Kind::kDone: return "done";
+    case ApplyOutcome::Kind::kStaged: return "staged";
+    case ApplyOutcome::Kind::kNothingToDo: return "nothing-to-do";
+    case ApplyOutcome::Kind::kFailed: return "failed";
+  }
+  return "failed";
 }
 
 }  // namespace plumb::modules

@@ -64,6 +64,53 @@ struct Action {
   static Result<Action> FromJson(const nlohmann::json& j);
 };
 
+/// Where a module reads and changes a node.
+enum class Channel { kInBand, kBmc };
+
+/// A module as data: the registry's row (modules/registry.cc). Everything outside a module's
+/// folder that needs to know about it reads this - which desired keys it checks (the key ->
+/// module map, validate's "pinned but unchecked" error, drift's subjects), which modules read
+/// the BMC, the order of actions, the README's module table (`plumb modules`), the tests'
+/// module lists - so adding a module is its folder, its fixtures and testbed fake, and one
+/// registry line.
+struct ModuleInfo {
+  std::string_view name;                 ///< probe section marker, facts key, journal column
+  /// The desired-state JSON pointers it checks, each with everything below it ("/sysctl",
+  /// "/nvidia/driver"). Empty: a module that only reads (os, marker).
+  std::vector<std::string_view> owns;
+  Channel channel = Channel::kInBand;
+  /// Modules whose actions must run before this one's on the same node (cuda after
+  /// nvidia_driver). A cycle is caught by the registry's unit test.
+  std::vector<std::string_view> after;
+  std::string_view reads;                ///< what it reads, for people
+  std::string_view changes;              ///< how it changes a node
+  std::string_view disruption;           ///< its changes' disruption, per key, in words
+
+  /// Does the desired-state pointer `p` fall under one of `owns`?
+  bool Owns(std::string_view p) const;
+};
+
+/// What Apply did, as a value (not a string to compare): done; staged (it takes effect at the
+/// next reset, e.g. BIOS settings); nothing to do (already so); or failed, with the error.
+struct ApplyOutcome {
+  enum class Kind { kDone, kStaged, kNothingToDo, kFailed };
+  Kind kind = Kind::kDone;
+  std::string message;   ///< what happened, for people ("staged, applies on reset")
+  Diagnostic failure;    ///< kFailed only
+
+  bool ok() const { return kind != Kind::kFailed; }
+  const Diagnostic& error() const { return failure; }
+  static ApplyOutcome Done(std::string message = "done");
+  static ApplyOutcome Staged(std::string message);
+  static ApplyOutcome NothingToDo(std::string message);
+  static ApplyOutcome Failed(Diagnostic error);
+  /// OkStatus -> Done, an error -> Failed.
+  static ApplyOutcome From(const Status& s, std::string done_message = "done");
+  /// The outcome as a Status (for callers that only need ok/error).
+  Status ToStatus() const;
+};
+const char* ApplyOutcomeName(ApplyOutcome::Kind k);   // "done", "staged", "nothing-to-do", "failed"
+
 /// What Apply may touch. Either pointer may be null when that channel is unavailable.
 struct NodeContext {
   const inventory::Node* node = nullptr;
@@ -75,11 +122,11 @@ struct NodeContext {
 class Module {
  public:
   virtual ~Module() = default;
+  /// The module as data (see ModuleInfo); the rest of the contract is behaviour.
+  virtual const ModuleInfo& Info() const = 0;
   /// Stable name: the probe section marker, the facts key, the journal's module column.
-  virtual std::string_view Name() const = 0;
-  /// Modules whose actions must run before this one's on the same node (e.g. cuda after
-  /// nvidia_driver). A cycle is a programming error caught by a unit test of the registry.
-  virtual std::vector<std::string_view> After() const { return {}; }
+  std::string_view Name() const { return Info().name; }
+  const std::vector<std::string_view>& After() const { return Info().after; }
 
   /// In-band probe: a POSIX sh snippet, read-only, whose stdout this module's ParseProbe reads.
   /// Empty if the module has no in-band probe. It must not depend on desired state.
@@ -90,17 +137,18 @@ class Module {
   /// than failing whole (modules/part_facts.h): one bad tool must not hide what the others said.
   virtual Result<Facts> ParseProbe(std::string_view out, int exit_status) const;
 
-  /// Out-of-band probe through the node's BMC (firmware, BIOS, power). Default: none.
-  virtual bool HasBmcProbe() const { return false; }
+  /// Out-of-band probe through the node's BMC (firmware, BIOS, power), for Channel::kBmc.
+  bool HasBmcProbe() const { return Info().channel == Channel::kBmc; }
   virtual Result<Facts> ProbeBmc(transport::Bmc& bmc) const;
 
-  /// Pure: does `desired` (the node's whole merged desired state) say anything this module owns?
-  virtual bool Wants(const nlohmann::json& desired) const = 0;
+  /// Pure: does `desired` (the node's whole merged desired state) pin anything this module
+  /// owns (Info().owns: a value that is neither null nor an empty map)?
+  bool Wants(const nlohmann::json& desired) const;
   /// Pure: the actions that make `facts` agree with `desired`; empty when in sync.
   virtual std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const = 0;
 
   /// Carries out one action (from this module's Diff). Idempotent: running it twice is harmless.
-  virtual Status Apply(NodeContext& ctx, const Action& action) const;
+  virtual ApplyOutcome Apply(NodeContext& ctx, const Action& action) const;
 };
 
 using ModulePtr = std::unique_ptr<Module>;

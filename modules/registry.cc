@@ -32,8 +32,8 @@ const std::vector<const Module*>& AllModules() {
   static const services::ServicesModule kServices;
   static const infiniband::InfinibandModule kInfiniband;
   static const marker::MarkerModule kMarker;
-  // Out-of-band modules (Redfish: firmware, bios, power) are added here, after the in-band
-  // ones, by the Redfish client's work: one static instance and one entry each.
+  // Out-of-band modules (Redfish: firmware, bios, power), after the in-band ones. A module is
+  // one static instance and one entry here; everything else reads its ModuleInfo.
   static const firmware::FirmwareModule kFirmware;
   static const bios::BiosModule kBios;
   static const power::PowerModule kPower;
@@ -43,6 +43,21 @@ const std::vector<const Module*>& AllModules() {
       &kFirmware, &kBios,    &kPower,
   };
   return kAll;
+}
+
+const Module* OwnerOf(std::string_view pointer) {
+  const Module* best = nullptr;
+  size_t best_len = 0;
+  for (const Module* m : AllModules())
+    for (std::string_view prefix : m->Info().owns) {
+      ModuleInfo one;
+      one.owns = {prefix};
+      if (one.Owns(pointer) && prefix.size() >= best_len) {
+        best = m;
+        best_len = prefix.size();
+      }
+    }
+  return best;
 }
 
 const Module* FindModule(std::string_view name) {

@@ -11,5 +11,9 @@ namespace plumb::modules {
 const std::vector<const Module*>& AllModules();
 /// The module called `name`, or nullptr.
 const Module* FindModule(std::string_view name);
+/// The module that checks the desired-state pointer `p` ("/nvidia/driver" -> nvidia_driver),
+/// from each module's ModuleInfo::owns; nullptr when no module does (validate refuses such a
+/// pin; drift reports it unchecked).
+const Module* OwnerOf(std::string_view pointer);
 
 }  // namespace plumb::modules

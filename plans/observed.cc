@@ -1,5 +1,7 @@
 #include "plans/observed.h"
 
+#include "plans/atomic_file.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -187,24 +189,9 @@ NodeFacts ToNodeFacts(NodeObservation&& n) {
   return f;
 }
 
-std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s) {
-  std::map<std::string, NodeFacts> out;
-  for (const auto& [name, n] : s.nodes) out.emplace(name, ToNodeFacts(n));
-  return out;
-}
-
 Status WriteObservedState(const ObservedState& s, const std::string& path) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return Diagnostic::Error("facts.write", fmt::format("cannot write '{}'", tmp));
-    WriteObservedStateJson(s, out);
-    if (!out.flush()) return Diagnostic::Error("facts.write", fmt::format("cannot write '{}'", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Diagnostic::Error("facts.write", fmt::format("cannot rename '{}' to '{}'", tmp, path));
-  }
-  return OkStatus();
+  return WriteFileAtomically(path, [&s](std::ostream& out) { WriteObservedStateJson(s, out); },
+                             "facts.write");
 }
 
 }  // namespace plumb::plans

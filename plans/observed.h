@@ -80,7 +80,6 @@ Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j);
 /// facts instead of copying them.
 NodeFacts ToNodeFacts(const NodeObservation& n);
 NodeFacts ToNodeFacts(NodeObservation&& n);
-std::map<std::string, NodeFacts> ToPlannerObserved(const ObservedState& s);
 
 /// Streams the snapshot to `out` one node at a time (one line per node), never holding a second
 /// copy of every node's facts: the same document ToJson(s) gives. `extra` keys (e.g. a

@@ -9,6 +9,7 @@
 #include "plans/digest.h"
 #include "plans/parallel.h"
 #include "plans/report/json_text.h"
+#include "schemas/validate.h"
 
 namespace plumb::plans {
 namespace {
@@ -262,6 +263,24 @@ Status VerifyPlanDigest(const Plan& plan) {
 }
 
 Result<Plan> PlanFromJson(const json& j) {
+  // Every plan read is checked against schemas/plan.schema.json first: a field that is not
+  // the plan's, of the wrong type or out of range is named, not half-read.
+  if (j.is_object() && j.contains("format_version") && j["format_version"] == kPlanFormatVersion) {
+    Diagnostics d;
+    if (!schemas::ValidateJson(j, "plan.schema.json", "plan file", schemas::Marks{}, d)) {
+      Diagnostic first = d.items().empty() ? Diagnostic::Error("plan.malformed", "invalid plan")
+                                           : d.items().front();
+      std::string more = d.items().size() > 1
+                             ? fmt::format(" (and {} more problem(s))", d.items().size() - 1)
+                             : std::string();
+      return Diagnostic::Error("plan.malformed",
+                               fmt::format("the plan file is not a valid plan: {}{}{}",
+                                           first.key_path.empty() ? "" : first.key_path + ": ",
+                                           first.message, more),
+                               {}, first.key_path,
+                               "a plan file is written by `plumb plan --out`; do not edit it");
+    }
+  }
   try {
     int version = j.at("format_version").get<int>();
     if (version != kPlanFormatVersion)

@@ -817,18 +817,20 @@ bool NodeRun::Redrain(const modules::SchedulerNode& n) {
 bool NodeRun::BudgetHolds() {
   const std::vector<std::string> scope = e_.ScopeOf(np_.rollout);
   const int limit = policy_.MaxUnavailable(static_cast<int>(scope.size()));
-  // Read the scope, waiting while the scheduler cannot be read: no change starts on a count
-  // nobody could make (fail closed).
+  const auto start = e_.deps().clock->Now();
+  const auto patience = std::chrono::seconds(policy_.scheduler_timeout_s);
+  milliseconds wait = e_.opts().timing.poll_initial;
   Result<std::map<std::string, modules::SchedulerNode>> q =
       Diagnostic::Error(std::string(modules::kSchedulerUnavailable), "not read");
-  {
-    const auto start = e_.deps().clock->Now();
-    milliseconds wait = e_.opts().timing.poll_initial;
-    for (;;) {
-      q = Sched().Query(scope);
-      if (q) break;
+  int out = 0, older = 0;
+  std::vector<std::string> who;
+  for (;;) {
+    // Read the scope, waiting while the scheduler cannot be read: no change starts on a count
+    // nobody could make (fail closed).
+    q = Sched().Query(scope);
+    if (!q) {
       if (e_.dead()) throw Dead{};
-      if (Stopping() || e_.deps().clock->Now() - start >= std::chrono::seconds(policy_.scheduler_timeout_s)) {
+      if (Stopping() || e_.deps().clock->Now() - start >= patience) {
         if (!Stopping())
           e_.SchedulerGaveUp(fmt::format("{} could not be read for {}s: {}", Sched().Name(),
                                          policy_.scheduler_timeout_s, q.error().message));
@@ -839,27 +841,47 @@ bool NodeRun::BudgetHolds() {
                                             Sched().Name(), q.error().message), "scheduler");
       e_.deps().clock->Sleep(wait);
       wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
+      continue;
     }
-  }
-  int64_t mine = 0;
-  if (auto it = q->find(np_.node); it != q->end()) mine = it->second.reason_since;
-  int out = 0, older = 0;
-  std::vector<std::string> who;
-  for (const auto& [name, n] : *q) {
-    if (!n.Unavailable()) continue;
-    ++out;
-    if (name == np_.node) continue;
-    auto pr = n.drain ? ParsePlumbReason(n.reason) : std::nullopt;
-    // Out for any other reason (an admin, down, a failed run): there before any claim. A claim
-    // of the same second, or of an unknown time, counts as older too: on a tie both runs give
-    // way (and retry after a random delay) rather than both holding.
-    const bool claim = pr && !pr->failed;
-    if (!claim || mine == 0 || n.reason_since == 0 || n.reason_since <= mine) {
-      ++older;
-      who.push_back(claim ? fmt::format("{} (run {})", name, pr->run) : name);
+    int64_t mine = 0;
+    if (auto it = q->find(np_.node); it != q->end()) mine = it->second.reason_since;
+    out = 0, older = 0;
+    who.clear();
+    std::vector<std::string> unsettled;
+    for (const auto& [name, n] : *q) {
+      if (!n.Unavailable()) continue;
+      ++out;
+      if (name == np_.node) continue;
+      auto pr = n.drain ? ParsePlumbReason(n.reason) : std::nullopt;
+      // Out for any other reason (an admin, down, a failed run): there before any claim. A
+      // claim of the same second, or of an unknown time, counts as older too: on a tie both
+      // runs give way (and retry after a random delay) rather than both holding.
+      const bool claim = pr && !pr->failed;
+      if (!claim || mine == 0 || n.reason_since == 0 || n.reason_since <= mine) {
+        ++older;
+        who.push_back(claim ? fmt::format("{} (run {})", name, pr->run) : name);
+        if (n.Unsettled()) unsettled.push_back(name);
+      }
     }
+    if (out <= limit || older < limit) return true;
+    // Over only because the scheduler has not heard from some nodes (every node, for a while
+    // after slurmctld restarts): that may clear by itself. Wait for it, nothing changing here,
+    // as long as for an unreadable scheduler; then they count as out.
+    const bool only_unsettled = older - static_cast<int>(unsettled.size()) < limit;
+    if (!only_unsettled || e_.deps().clock->Now() - start >= patience) break;
+    if (e_.dead()) throw Dead{};
+    if (Stopping()) {
+      Interrupt("drain");
+      return false;
+    }
+    Heartbeat("drain", start,
+              fmt::format("{} has not heard from {} (not responding): cannot count them yet; "
+                          "waiting up to {}s", Sched().Name(), fmt::join(unsettled, ", "),
+                          policy_.scheduler_timeout_s),
+              "scheduler");
+    e_.deps().clock->Sleep(wait);
+    wait = std::min(wait * 2, e_.opts().timing.scheduler_poll_max);
   }
-  if (out <= limit || older < limit) return true;
   const std::string why = fmt::format(
       "{} node(s) out in its scope, max_unavailable {}: {} took nodes out meanwhile; returned to "
       "service untouched, to be admitted later", out, limit, fmt::join(who, ", "));
@@ -870,8 +892,16 @@ bool NodeRun::BudgetHolds() {
   StepResult r = Step("undrain", {{"why", why}}, [&] {
     if (!still_ours) return StepResult::Skipped("not drained by this run any more");
     Status s = SchedulerCall("undrain", [&] { return Sched().Resume(np_.node); });
-    if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
-    return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
+    if (s) return StepResult::Ok();
+    // The node is untouched either way: giving the drain back can never fail it. A refusal
+    // (Slurm's "Invalid node state specified" for a node it has not heard from since it
+    // restarted) leaves our drain in place, and --resume gives it back or goes on.
+    if (s.error().code != modules::kSchedulerUnavailable) {
+      e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
+               .message = fmt::format("could not give its drain back ({}); left drained by this "
+                                      "run, untouched", s.error().message)});
+    }
+    return StepResult::Interrupted();
   });
   if (!Check("undrain", r)) return false;
   drained_by_us_ = false;
@@ -994,12 +1024,14 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
     ctx.node = node ? node : &stand_in;
     ctx.shell = sh ? *sh : nullptr;
     ctx.bmc = e_.deps().transport->Bmc(np_.node);
-    Status s = m->Apply(ctx, a);
-    if (!s) {
+    const modules::ApplyOutcome o = m->Apply(ctx, a);
+    if (!o.ok()) {
       shell_.reset();   // whatever broke, start the next step on a fresh connection
-      return StepResult::Failed(s.error().message);
+      return StepResult::Failed(o.error().message);
     }
-    return StepResult::Ok();
+    // What the module did goes to the journal: "staged" (a BIOS setting waits for the reset
+    // this node's plan includes), "nothing-to-do" (it was already so).
+    return StepResult::Ok({{"outcome", modules::ApplyOutcomeName(o.kind)}, {"said", o.message}});
   });
   return Check(step, r);
 }
@@ -1147,11 +1179,11 @@ bool NodeRun::Marker() {
     ctx.node = &stand_in;
     ctx.shell = *sh;
     ctx.command_timeout = e_.opts().timing.command_timeout;
-    Status s = kMarker.Apply(ctx, modules::marker::WriteAction(e_.plan().source.commit,
-                                                               e_.opts().run_id, e_.Now()));
-    if (!s) {
+    const modules::ApplyOutcome o = kMarker.Apply(
+        ctx, modules::marker::WriteAction(e_.plan().source.commit, e_.opts().run_id, e_.Now()));
+    if (!o.ok()) {
       shell_.reset();
-      return StepResult::Failed("writing the marker: " + s.error().message);
+      return StepResult::Failed("writing the marker: " + o.error().message);
     }
     return StepResult::Ok();
   });

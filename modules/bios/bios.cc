@@ -8,6 +8,19 @@
 #include "modules/transport/bmc.h"
 
 namespace plumb::modules::bios {
+
+const ModuleInfo& BiosModule::Info() const {
+  static const ModuleInfo kInfo{
+      "bios",
+      {"/bios"},
+      Channel::kBmc,
+      {},
+      "Redfish Bios and its attribute registry",
+      "the Bios settings object, applied on reset",
+      "reboot"};
+  return kInfo;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -200,10 +213,6 @@ Result<Facts> BiosModule::ProbeBmc(transport::Bmc& bmc) const {
                {"last_apply", last}};
 }
 
-bool BiosModule::Wants(const json& desired) const {
-  return desired.is_object() && desired.contains("bios") && desired["bios"].is_object() &&
-         !desired["bios"].empty();
-}
 
 std::vector<Action> BiosModule::Diff(const json& desired, const Facts& facts) const {
   if (!Wants(desired)) return {};
@@ -299,11 +308,13 @@ Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {
   return staged;
 }
 
-Status BiosModule::Apply(NodeContext& ctx, const Action& action) const {
-  if (!ctx.bmc) return NoBmc(Name(), action.id);
+ApplyOutcome BiosModule::Apply(NodeContext& ctx, const Action& action) const {
+  if (!ctx.bmc) return ApplyOutcome::Failed(NoBmc(Name(), action.id));
   auto r = ApplyBios(*ctx.bmc, action);
-  if (!r.ok()) return r.error();
-  return OkStatus();
+  if (!r.ok()) return ApplyOutcome::Failed(r.error());
+  // BIOS settings always wait for a reset; a change already pending is nothing new to do.
+  if (r->rfind("already pending", 0) == 0) return ApplyOutcome::NothingToDo(*r);
+  return ApplyOutcome::Staged(*r);
 }
 
 }  // namespace plumb::modules::bios

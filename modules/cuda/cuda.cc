@@ -9,6 +9,18 @@
 
 namespace plumb::modules::cuda {
 
+const ModuleInfo& CudaModule::Info() const {
+  static const ModuleInfo kInfo{
+      "cuda",
+      {"/nvidia/cuda"},
+      Channel::kInBand,
+      {"nvidia_driver"},
+      "`/usr/local/cuda/version.json`, the toolkit package",
+      "`cuda-toolkit-X-Y`",
+      "drain"};
+  return kInfo;
+}
+
 std::string CudaModule::ProbeScript() const {
   return std::string(
              "plumb_cat version_json /usr/local/cuda/version.json\n"
@@ -26,10 +38,6 @@ Result<Facts> CudaModule::ParseProbe(std::string_view out, int) const {
   return facts;
 }
 
-bool CudaModule::Wants(const nlohmann::json& desired) const {
-  const auto* v = Lookup(desired, {"nvidia", "cuda"});
-  return v && v->is_string();
-}
 
 std::vector<Action> CudaModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   if (!Wants(desired)) return {};
@@ -45,10 +53,10 @@ std::vector<Action> CudaModule::Diff(const nlohmann::json& desired, const Facts&
                      Disruption::kDrain, {{"manager", StringField(facts, "manager")}})};
 }
 
-Status CudaModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome CudaModule::Apply(NodeContext& ctx, const Action& action) const {
   if (action.id != "cuda.install" || !action.after.is_string()) return Module::Apply(ctx, action);
   std::string manager = action.params.value("manager", "");
-  return InstallPins(ctx, Name(), manager, CudaPackages(action.after.get<std::string>(), manager));
+  return ApplyOutcome::From(InstallPins(ctx, Name(), manager, CudaPackages(action.after.get<std::string>(), manager)));
 }
 
 }  // namespace plumb::modules::cuda

@@ -32,6 +32,9 @@ struct SchedulerNode {
   bool drain = false;          ///< drain flag set (draining or drained)
   bool drained = false;        ///< drain flag set AND no job left on the node
   bool down = false;           ///< down / not responding / powered off
+  /// The scheduler has not heard from it lately (Slurm NOT_RESPONDING or UNKNOWN), as every
+  /// node is for a while after slurmctld restarts: nobody's decision, and may clear by itself.
+  bool unresponsive = false;
   std::string reason;          ///< the drain/down reason, "" if none
   int64_t reason_since = 0;    ///< when the reason was set (unix seconds), 0 unknown
   int running_jobs = 0;
@@ -49,6 +52,8 @@ struct SchedulerNode {
     return down && !drain && !reason.empty() && reason != "Not responding" &&
            reason.rfind("plumb:", 0) != 0;
   }
+  /// Out only because the scheduler has not heard from it (yet): no drain, no reason of anyone's.
+  bool Unsettled() const { return unresponsive && !drain && !DownOnPurpose(); }
   /// Taken out by someone other than plumb, who decides when it returns.
   bool HeldByAdmin() const { return (drain && !DrainedByPlumb()) || DownOnPurpose(); }
 };

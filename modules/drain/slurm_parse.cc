@@ -42,6 +42,7 @@ void Classify(SchedulerNode& n, const std::vector<std::string>& words) {
   n.down = w.count("DOWN") || w.count("NOT_RESPONDING") || w.count("POWERED_DOWN") ||
            w.count("POWER_DOWN") || w.count("FAIL") || w.count("FUTURE") ||
            w.count("REBOOT_ISSUED") || w.count("UNKNOWN");
+  n.unresponsive = w.count("NOT_RESPONDING") || w.count("UNKNOWN");
   const bool busy = w.count("ALLOCATED") || w.count("MIXED") || w.count("COMPLETING");
   n.drained = n.drain && !busy;
   std::string s;

@@ -9,6 +9,19 @@
 #include "modules/transport/bmc.h"
 
 namespace plumb::modules::firmware {
+
+const ModuleInfo& FirmwareModule::Info() const {
+  static const ModuleInfo kInfo{
+      "firmware",
+      {"/firmware", "/firmware_images"},
+      Channel::kBmc,
+      {},
+      "Redfish FirmwareInventory and SoftwareInventory",
+      "Redfish SimpleUpdate (or a multipart push)",
+      "firmware-flash"};
+  return kInfo;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -108,10 +121,6 @@ Result<Facts> FirmwareModule::ProbeBmc(transport::Bmc& bmc) const {
   return FirmwareFacts(src);
 }
 
-bool FirmwareModule::Wants(const json& desired) const {
-  return desired.is_object() && desired.contains("firmware") && desired["firmware"].is_object() &&
-         !desired["firmware"].empty();
-}
 
 std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts) const {
   std::vector<Action> out;
@@ -280,11 +289,11 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action)
   return out;
 }
 
-Status FirmwareModule::Apply(NodeContext& ctx, const Action& action) const {
-  if (!ctx.bmc) return NoBmc(Name(), action.id);
+ApplyOutcome FirmwareModule::Apply(NodeContext& ctx, const Action& action) const {
+  if (!ctx.bmc) return ApplyOutcome::Failed(NoBmc(Name(), action.id));
   auto r = ApplyFirmware(*ctx.bmc, action);
-  if (!r.ok()) return r.error();
-  return OkStatus();
+  if (!r.ok()) return ApplyOutcome::Failed(r.error());
+  return r->staged ? ApplyOutcome::Staged(r->Describe()) : ApplyOutcome::Done(r->Describe());
 }
 
 }  // namespace plumb::modules::firmware

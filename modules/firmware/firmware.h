@@ -36,12 +36,10 @@ namespace plumb::modules::firmware {
 
 class FirmwareModule : public Module {
  public:
-  std::string_view Name() const override { return "firmware"; }
-  bool HasBmcProbe() const override { return true; }
+  const ModuleInfo& Info() const override;
   Result<Facts> ProbeBmc(transport::Bmc& bmc) const override;
-  bool Wants(const nlohmann::json& desired) const override;
   std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
-  Status Apply(NodeContext& ctx, const Action& action) const override;
+  ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 };
 
 /// What the facts are made of.

@@ -9,6 +9,19 @@
 #include "modules/module_util.h"
 
 namespace plumb::modules::infiniband {
+
+const ModuleInfo& InfinibandModule::Info() const {
+  static const ModuleInfo kInfo{
+      "infiniband",
+      {"/fabric/infiniband"},
+      Channel::kInBand,
+      {"ofed"},
+      "`ibstat`, `ibv_devinfo`",
+      "none in-band: reported as a fabric fix",
+      "drain"};
+  return kInfo;
+}
+
 namespace {
 
 std::string Upper(std::string s) {
@@ -32,10 +45,6 @@ Result<Facts> InfinibandModule::ParseProbe(std::string_view out, int) const {
   return Facts(FactsFromParts(*parts));
 }
 
-bool InfinibandModule::Wants(const nlohmann::json& desired) const {
-  const auto* ib = Lookup(desired, {"fabric", "infiniband"});
-  return ib && ib->is_object() && !ib->empty();
-}
 
 std::vector<Action> InfinibandModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   std::vector<Action> actions;
@@ -92,9 +101,9 @@ std::vector<Action> InfinibandModule::Diff(const nlohmann::json& desired, const 
   return actions;
 }
 
-Status InfinibandModule::Apply(NodeContext&, const Action& action) const {
-  return Diagnostic::Error("apply.manual", action.summary, {}, action.key,
-                           "fix the fabric, then re-run plumb: the re-probe will find it in sync");
+ApplyOutcome InfinibandModule::Apply(NodeContext&, const Action& action) const {
+  return ApplyOutcome::Failed(Diagnostic::Error("apply.manual", action.summary, {}, action.key,
+                           "fix the fabric, then re-run plumb: the re-probe will find it in sync"));
 }
 
 }  // namespace plumb::modules::infiniband

@@ -10,15 +10,13 @@ namespace plumb::modules::infiniband {
 
 class InfinibandModule final : public Module {
  public:
-  std::string_view Name() const override { return "infiniband"; }
-  std::vector<std::string_view> After() const override { return {"ofed"}; }
+  const ModuleInfo& Info() const override;
   std::string ProbeScript() const override {
     return "plumb_run ibstat ibstat\nplumb_run devinfo ibv_devinfo";
   }
   Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
-  bool Wants(const nlohmann::json& desired) const override;
   std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
-  Status Apply(NodeContext& ctx, const Action& action) const override;
+  ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 };
 
 }  // namespace plumb::modules::infiniband

@@ -9,6 +9,18 @@
 
 namespace plumb::modules::kernel {
 
+const ModuleInfo& KernelModule::Info() const {
+  static const ModuleInfo kInfo{
+      "kernel",
+      {"/kernel"},
+      Channel::kInBand,
+      {},
+      "`uname -r`, boot id, the kernel packages",
+      "install the kernel packages (grubby default on rpm)",
+      "reboot"};
+  return kInfo;
+}
+
 std::string KernelModule::ProbeScript() const {
   return std::string(
              "plumb_run release uname -r\n"
@@ -22,10 +34,6 @@ Result<Facts> KernelModule::ParseProbe(std::string_view out, int) const {
   return Facts(FactsFromParts(*parts));
 }
 
-bool KernelModule::Wants(const nlohmann::json& desired) const {
-  const auto* k = Lookup(desired, {"kernel"});
-  return k && k->is_string();
-}
 
 std::vector<Action> KernelModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   if (!Wants(desired)) return {};
@@ -40,20 +48,20 @@ std::vector<Action> KernelModule::Diff(const nlohmann::json& desired, const Fact
                      {{"manager", StringField(facts, "manager")}})};
 }
 
-Status KernelModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome KernelModule::Apply(NodeContext& ctx, const Action& action) const {
   if (action.id != "kernel.install" || !action.after.is_string())
     return Module::Apply(ctx, action);
   std::string release = action.after.get<std::string>();
   std::string manager = action.params.value("manager", "");
   auto st = InstallPins(ctx, Name(), manager, KernelPackages(release, manager));
-  if (!st.ok()) return st;
+  if (!st.ok()) return ApplyOutcome::Failed(st.error());
   if (manager == "rpm") {
     // dnf makes the newest kernel the default; a pin may be older, so say which one boots.
     auto r = RunChecked(ctx, Name(),
                         "grubby --set-default " + transport::ShellQuote("/boot/vmlinuz-" + release));
-    if (!r.ok()) return r.error();
+    if (!r.ok()) return ApplyOutcome::Failed(r.error());
   }
-  return OkStatus();
+  return ApplyOutcome::Done();
 }
 
 }  // namespace plumb::modules::kernel

@@ -8,6 +8,18 @@
 
 namespace plumb::modules::kernel_modules {
 
+const ModuleInfo& KernelModulesModule::Info() const {
+  static const ModuleInfo kInfo{
+      "kernel_modules",
+      {"/kernel_modules"},
+      Channel::kInBand,
+      {"nvidia_driver", "ofed"},
+      "`/sys/module/*/parameters/*`",
+      "`/etc/modprobe.d/plumb.conf`",
+      "reboot"};
+  return kInfo;
+}
+
 using transport::ShellQuote;
 
 std::string KernelModulesModule::ProbeScript() const {
@@ -21,10 +33,6 @@ Result<Facts> KernelModulesModule::ParseProbe(std::string_view out, int) const {
   return FactsFromParts(*parts);
 }
 
-bool KernelModulesModule::Wants(const nlohmann::json& desired) const {
-  const auto* s = Lookup(desired, {"kernel_modules"});
-  return s && s->is_object() && !s->empty();
-}
 
 std::vector<Action> KernelModulesModule::Diff(const nlohmann::json& desired,
                                               const Facts& facts) const {
@@ -59,7 +67,7 @@ std::string PersistCommand(std::string_view module, std::string_view param, std:
       fmt::arg("v", ShellQuote(value)));
 }
 
-Status KernelModulesModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome KernelModulesModule::Apply(NodeContext& ctx, const Action& action) const {
   std::string module = action.params.value("module", "");
   std::string param = action.params.value("param", "");
   if (module.empty() || !action.after.is_string()) return Module::Apply(ctx, action);
@@ -68,11 +76,11 @@ Status KernelModulesModule::Apply(NodeContext& ctx, const Action& action) const 
   for (char c : value)
     value_ok = value_ok && c != '\n' && c != ' ' && c != '\t' && c != '\\';
   if (!IsSafeName(module) || !IsSafeName(param) || !value_ok)
-    return Diagnostic::Error("apply.kernel_modules",
-                             fmt::format("refusing to write module option {} {}", module, param));
+    return ApplyOutcome::Failed(Diagnostic::Error("apply.kernel_modules",
+                             fmt::format("refusing to write module option {} {}", module, param)));
   auto r = RunChecked(ctx, Name(), PersistCommand(module, param, value));
-  if (!r.ok()) return r.error();
-  return OkStatus();
+  if (!r.ok()) return ApplyOutcome::Failed(r.error());
+  return ApplyOutcome::Done();
 }
 
 }  // namespace plumb::modules::kernel_modules

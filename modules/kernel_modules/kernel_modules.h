@@ -11,13 +11,11 @@ inline constexpr std::string_view kPersistFile = "/etc/modprobe.d/plumb.conf";
 
 class KernelModulesModule final : public Module {
  public:
-  std::string_view Name() const override { return "kernel_modules"; }
-  std::vector<std::string_view> After() const override { return {"nvidia_driver", "ofed"}; }
+  const ModuleInfo& Info() const override;
   std::string ProbeScript() const override;
   Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
-  bool Wants(const nlohmann::json& desired) const override;
   std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
-  Status Apply(NodeContext& ctx, const Action& action) const override;
+  ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 };
 
 /// The command that writes "options <m> <p>=<v>" into kPersistFile atomically.

@@ -8,6 +8,18 @@
 
 namespace plumb::modules::marker {
 
+const ModuleInfo& MarkerModule::Info() const {
+  static const ModuleInfo kInfo{
+      "marker",
+      {},
+      Channel::kInBand,
+      {},
+      "`/var/lib/plumb/marker.json`",
+      "written after verify",
+      "none"};
+  return kInfo;
+}
+
 std::string MarkerModule::ProbeScript() const {
   return fmt::format("plumb_cat marker {}", kMarkerPath);
 }
@@ -28,20 +40,20 @@ Action WriteAction(const std::string& commit, const std::string& run, const std:
                     nullptr, after, Disruption::kNone, after);
 }
 
-Status MarkerModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome MarkerModule::Apply(NodeContext& ctx, const Action& action) const {
   if (action.id != "marker.write") return Module::Apply(ctx, action);
   std::string commit = action.params.value("commit", "");
   std::string run = action.params.value("run", "");
   std::string time = action.params.value("time", "");
   if (!IsCommit(commit) || !IsToken(run) || !IsToken(time))
-    return Diagnostic::Error("apply.marker", "refusing to write a malformed marker");
+    return ApplyOutcome::Failed(Diagnostic::Error("apply.marker", "refusing to write a malformed marker"));
   const std::string tmp = "/var/lib/plumb/.marker.json.tmp";
   std::string cmd = fmt::format(
       "mkdir -p /var/lib/plumb && printf '%s\\n' {} > {} && mv -f {} {}",
       transport::ShellQuote(MarkerJson(commit, run, time)), tmp, tmp, kMarkerPath);
   auto r = RunChecked(ctx, Name(), cmd);
-  if (!r.ok()) return r.error();
-  return OkStatus();
+  if (!r.ok()) return ApplyOutcome::Failed(r.error());
+  return ApplyOutcome::Done();
 }
 
 }  // namespace plumb::modules::marker

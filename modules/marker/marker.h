@@ -10,13 +10,12 @@ inline constexpr std::string_view kMarkerPath = "/var/lib/plumb/marker.json";
 
 class MarkerModule final : public Module {
  public:
-  std::string_view Name() const override { return "marker"; }
+  const ModuleInfo& Info() const override;
   std::string ProbeScript() const override;
   Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
-  bool Wants(const nlohmann::json&) const override { return false; }
   std::vector<Action> Diff(const nlohmann::json&, const Facts&) const override { return {}; }
   /// Only "marker.write" (from WriteAction): writes the file atomically (temp file + mv).
-  Status Apply(NodeContext& ctx, const Action& action) const override;
+  ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 };
 
 /// The action that records `commit` (40 hex), `run` and `time` (RFC 3339) on the node.

@@ -11,6 +11,18 @@
 
 namespace plumb::modules::nccl {
 
+const ModuleInfo& NcclModule::Info() const {
+  static const ModuleInfo kInfo{
+      "nccl",
+      {"/nvidia/nccl"},
+      Channel::kInBand,
+      {"cuda"},
+      "libnccl2 / libnccl packages",
+      "pinned install",
+      "drain"};
+  return kInfo;
+}
+
 std::string NcclModule::ProbeScript() const {
   return packages::PackageListSnippet("pkgs", {"libnccl2", "libnccl-dev"},
                                       {"libnccl", "libnccl-devel"}, false);
@@ -22,10 +34,6 @@ Result<Facts> NcclModule::ParseProbe(std::string_view out, int) const {
   return FactsFromParts(*parts);
 }
 
-bool NcclModule::Wants(const nlohmann::json& desired) const {
-  const auto* v = Lookup(desired, {"nvidia", "nccl"});
-  return v && v->is_string();
-}
 
 std::vector<Action> NcclModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   if (!Wants(desired)) return {};
@@ -44,10 +52,10 @@ std::vector<Action> NcclModule::Diff(const nlohmann::json& desired, const Facts&
                      Disruption::kDrain, {{"manager", manager}})};
 }
 
-Status NcclModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome NcclModule::Apply(NodeContext& ctx, const Action& action) const {
   if (action.id != "nccl.install" || !action.after.is_string()) return Module::Apply(ctx, action);
   std::string manager = action.params.value("manager", "");
-  return InstallPins(ctx, Name(), manager, NcclPackages(action.after.get<std::string>(), manager));
+  return ApplyOutcome::From(InstallPins(ctx, Name(), manager, NcclPackages(action.after.get<std::string>(), manager)));
 }
 
 }  // namespace plumb::modules::nccl

@@ -10,6 +10,19 @@
 
 namespace plumb::modules::nvidia_driver {
 
+const ModuleInfo& NvidiaDriverModule::Info() const {
+  static const ModuleInfo kInfo{
+      "nvidia_driver",
+      {"/nvidia/driver", "/nvidia/fabricmanager", "/nvidia/persistence_mode"},
+      Channel::kInBand,
+      {"kernel"},
+      "`/proc/driver/nvidia/version`, `nvidia-smi --query-gpu`, `modinfo`, `nv-fabricmanager "
+      "--version`, `systemctl show`, the pins' packages",
+      "pinned install; `nvidia-smi -pm`",
+      "driver: reboot; fabricmanager: drain; persistence_mode: none"};
+  return kInfo;
+}
+
 std::string NvidiaDriverModule::ProbeScript() const {
   return std::string(
              "plumb_cat proc_version /proc/driver/nvidia/version\n"
@@ -35,11 +48,6 @@ Result<Facts> NvidiaDriverModule::ParseProbe(std::string_view out, int) const {
   return facts;
 }
 
-bool NvidiaDriverModule::Wants(const nlohmann::json& desired) const {
-  for (const char* k : {"driver", "fabricmanager", "persistence_mode"})
-    if (Lookup(desired, {"nvidia", k})) return true;
-  return false;
-}
 
 std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
                                              const Facts& facts) const {
@@ -104,18 +112,19 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
   return actions;
 }
 
-Status NvidiaDriverModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome NvidiaDriverModule::Apply(NodeContext& ctx, const Action& action) const {
   std::string manager = action.params.value("manager", "");
   if (action.id == "nvidia_driver.install" && action.after.is_string())
-    return InstallPins(ctx, Name(), manager, DriverPackages(action.after.get<std::string>(), manager));
-  if (action.id == "nvidia_driver.reboot") return OkStatus();   // the engine reboots
+    return ApplyOutcome::From(InstallPins(ctx, Name(), manager, DriverPackages(action.after.get<std::string>(), manager)));
+  if (action.id == "nvidia_driver.reboot")   // installed already: the engine's reboot loads it
+    return ApplyOutcome::NothingToDo("installed; the reboot loads it");
   if (action.id == "nvidia_driver.fabricmanager" && action.after.is_string())
-    return InstallPins(ctx, Name(), manager,
-                       FabricManagerPackages(action.after.get<std::string>(), manager));
+    return ApplyOutcome::From(InstallPins(ctx, Name(), manager,
+                       FabricManagerPackages(action.after.get<std::string>(), manager)));
   if (action.id == "nvidia_driver.persistence_mode" && action.after.is_boolean()) {
     auto r = RunChecked(ctx, Name(), action.after.get<bool>() ? "nvidia-smi -pm 1" : "nvidia-smi -pm 0");
-    if (!r.ok()) return r.error();
-    return OkStatus();
+    if (!r.ok()) return ApplyOutcome::Failed(r.error());
+    return ApplyOutcome::Done();
   }
   return Module::Apply(ctx, action);
 }

@@ -9,13 +9,11 @@ namespace plumb::modules::nvidia_driver {
 
 class NvidiaDriverModule final : public Module {
  public:
-  std::string_view Name() const override { return "nvidia_driver"; }
-  std::vector<std::string_view> After() const override { return {"kernel"}; }
+  const ModuleInfo& Info() const override;
   std::string ProbeScript() const override;
   Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
-  bool Wants(const nlohmann::json& desired) const override;
   std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
-  Status Apply(NodeContext& ctx, const Action& action) const override;
+  ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 };
 
 }  // namespace plumb::modules::nvidia_driver

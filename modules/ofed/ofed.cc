@@ -8,6 +8,18 @@
 
 namespace plumb::modules::ofed {
 
+const ModuleInfo& OfedModule::Info() const {
+  static const ModuleInfo kInfo{
+      "ofed",
+      {"/ofed"},
+      Channel::kInBand,
+      {"kernel"},
+      "`ofed_info -s`",
+      "`mlnx-ofed-all`",
+      "reboot"};
+  return kInfo;
+}
+
 std::string OfedModule::ProbeScript() const {
   return "plumb_run ofed_info ofed_info -s\n" + std::string(kPackageManagerSnippet);
 }
@@ -18,10 +30,6 @@ Result<Facts> OfedModule::ParseProbe(std::string_view out, int) const {
   return FactsFromParts(*parts);
 }
 
-bool OfedModule::Wants(const nlohmann::json& desired) const {
-  const auto* v = Lookup(desired, {"ofed"});
-  return v && v->is_string();
-}
 
 std::vector<Action> OfedModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   if (!Wants(desired)) return {};
@@ -34,10 +42,10 @@ std::vector<Action> OfedModule::Diff(const nlohmann::json& desired, const Facts&
                      Disruption::kReboot, {{"manager", StringField(facts, "manager")}})};
 }
 
-Status OfedModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome OfedModule::Apply(NodeContext& ctx, const Action& action) const {
   if (action.id != "ofed.install" || !action.after.is_string()) return Module::Apply(ctx, action);
   std::string manager = action.params.value("manager", "");
-  return InstallPins(ctx, Name(), manager, OfedPackages(action.after.get<std::string>(), manager));
+  return ApplyOutcome::From(InstallPins(ctx, Name(), manager, OfedPackages(action.after.get<std::string>(), manager)));
 }
 
 }  // namespace plumb::modules::ofed

@@ -6,10 +6,9 @@ namespace plumb::modules::os {
 
 class OsModule final : public Module {
  public:
-  std::string_view Name() const override { return "os"; }
+  const ModuleInfo& Info() const override;
   std::string ProbeScript() const override { return "plumb_cat os_release /etc/os-release"; }
   Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
-  bool Wants(const nlohmann::json&) const override { return false; }
   std::vector<Action> Diff(const nlohmann::json&, const Facts&) const override { return {}; }
 };
 

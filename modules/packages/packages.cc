@@ -8,6 +8,18 @@
 
 namespace plumb::modules::packages {
 
+const ModuleInfo& PackagesModule::Info() const {
+  static const ModuleInfo kInfo{
+      "packages",
+      {"/packages"},
+      Channel::kInBand,
+      {"nvidia_driver", "cuda"},
+      "`dpkg-query -W` / `rpm -qa`",
+      "`apt-get install name=version` / `dnf install name-version`",
+      "drain"};
+  return kInfo;
+}
+
 std::string PackageListSnippet(std::string_view part, const std::vector<std::string>& deb_names,
                                const std::vector<std::string>& rpm_names, bool all) {
   std::string deb = fmt::format("plumb_run {} dpkg-query -W -f='{}'", part, kDpkgFormat);
@@ -29,10 +41,6 @@ Result<Facts> PackagesModule::ParseProbe(std::string_view out, int) const {
   return FactsFromParts(*parts);
 }
 
-bool PackagesModule::Wants(const nlohmann::json& desired) const {
-  const auto* p = Lookup(desired, {"packages"});
-  return p && p->is_object() && !p->empty();
-}
 
 std::vector<Action> PackagesModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   std::vector<Action> actions;
@@ -65,13 +73,13 @@ std::vector<Action> PackagesModule::Diff(const nlohmann::json& desired, const Fa
   return actions;
 }
 
-Status PackagesModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome PackagesModule::Apply(NodeContext& ctx, const Action& action) const {
   std::string name = action.params.value("package", "");
   if (name.empty() || !action.after.is_string()) return Module::Apply(ctx, action);
   std::string manager = action.params.value("manager", "");
   std::vector<std::string> held;
   if (action.params.value("held", false)) held.push_back(name);
-  return InstallPins(ctx, Name(), manager, {{name, action.after.get<std::string>(), ""}}, held);
+  return ApplyOutcome::From(InstallPins(ctx, Name(), manager, {{name, action.after.get<std::string>(), ""}}, held));
 }
 
 }  // namespace plumb::modules::packages

@@ -5,6 +5,19 @@
 #include "modules/transport/bmc.h"
 
 namespace plumb::modules::power {
+
+const ModuleInfo& PowerModule::Info() const {
+  static const ModuleInfo kInfo{
+      "power",
+      {"/power"},
+      Channel::kBmc,
+      {},
+      "Redfish System PowerState",
+      "Redfish Reset",
+      "reboot"};
+  return kInfo;
+}
+
 namespace {
 
 nlohmann::json Str(const nlohmann::json& o, const char* k) {
@@ -32,9 +45,6 @@ Result<Facts> PowerModule::ProbeBmc(transport::Bmc& bmc) const {
   return PowerFactsFromSystem(sys.value(), link);
 }
 
-bool PowerModule::Wants(const nlohmann::json& desired) const {
-  return desired.is_object() && desired.contains("power");
-}
 
 std::vector<Action> PowerModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   if (!Wants(desired) || !desired["power"].is_string()) return {};
@@ -46,20 +56,20 @@ std::vector<Action> PowerModule::Diff(const nlohmann::json& desired, const Facts
                      have, want, Disruption::kReboot)};
 }
 
-Status PowerModule::Apply(NodeContext& ctx, const Action& action) const {
-  if (!ctx.bmc) return NoBmc(Name(), action.id);
+ApplyOutcome PowerModule::Apply(NodeContext& ctx, const Action& action) const {
+  if (!ctx.bmc) return ApplyOutcome::Failed(NoBmc(Name(), action.id));
   std::string link;
   auto l = ctx.bmc->SystemLink();
-  if (!l.ok()) return l.error();
+  if (!l.ok()) return ApplyOutcome::Failed(l.error());
   std::string want = action.after.is_string() ? action.after.get<std::string>() : "";
   if (want != "On" && want != "Off") {
-    return Diagnostic::Error("apply.power", "power must be On or Off, got '" + want + "'", {},
-                             "power");
+    return ApplyOutcome::Failed(Diagnostic::Error("apply.power", "power must be On or Off, got '" + want + "'", {},
+                             "power"));
   }
   auto r = ctx.bmc->Reset(l.value(), want == "On" ? transport::ResetKind::kOn
                                                   : transport::ResetKind::kOff);
-  if (!r.ok()) return r.error();
-  return OkStatus();
+  if (!r.ok()) return ApplyOutcome::Failed(r.error());
+  return ApplyOutcome::Done();
 }
 
 }  // namespace plumb::modules::power

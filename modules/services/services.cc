@@ -8,6 +8,19 @@
 #include "modules/services/parse.h"
 
 namespace plumb::modules::services {
+
+const ModuleInfo& ServicesModule::Info() const {
+  static const ModuleInfo kInfo{
+      "services",
+      {"/services"},
+      Channel::kInBand,
+      {"packages", "nvidia_driver", "kernel_modules", "sysctl"},
+      "`systemctl list-unit-files`, `list-units`",
+      "`systemctl enable/disable/start/stop`",
+      "enabled: none; active: service-restart"};
+  return kInfo;
+}
+
 namespace {
 
 bool IsEnabledState(const std::string& s) {
@@ -42,10 +55,6 @@ Result<Facts> ServicesModule::ParseProbe(std::string_view out, int) const {
   return Facts(FactsFromParts(*parts));
 }
 
-bool ServicesModule::Wants(const nlohmann::json& desired) const {
-  const auto* s = Lookup(desired, {"services"});
-  return s && s->is_object() && !s->empty();
-}
 
 std::vector<Action> ServicesModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   std::vector<Action> actions;
@@ -83,18 +92,18 @@ std::vector<Action> ServicesModule::Diff(const nlohmann::json& desired, const Fa
   return actions;
 }
 
-Status ServicesModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome ServicesModule::Apply(NodeContext& ctx, const Action& action) const {
   std::string unit = action.params.value("unit", "");
   if (!SafeUnit(unit) || !action.after.is_boolean())
-    return Diagnostic::Error("apply.services", fmt::format("bad unit name '{}'", unit));
+    return ApplyOutcome::Failed(Diagnostic::Error("apply.services", fmt::format("bad unit name '{}'", unit)));
   bool want = action.after.get<bool>();
   std::string verb;
   if (EndsWith(action.id, ".enabled")) verb = want ? "enable" : "disable";
   else if (EndsWith(action.id, ".active")) verb = want ? "start" : "stop";
   else return Module::Apply(ctx, action);
   auto r = RunChecked(ctx, Name(), fmt::format("systemctl {} {}", verb, transport::ShellQuote(unit)));
-  if (!r.ok()) return r.error();
-  return OkStatus();
+  if (!r.ok()) return ApplyOutcome::Failed(r.error());
+  return ApplyOutcome::Done();
 }
 
 }  // namespace plumb::modules::services

@@ -8,6 +8,18 @@
 
 namespace plumb::modules::sysctl {
 
+const ModuleInfo& SysctlModule::Info() const {
+  static const ModuleInfo kInfo{
+      "sysctl",
+      {"/sysctl"},
+      Channel::kInBand,
+      {},
+      "`sysctl -a`",
+      "`sysctl -w` + `/etc/sysctl.d/90-plumb.conf`",
+      "none"};
+  return kInfo;
+}
+
 using transport::ShellQuote;
 
 Result<Facts> SysctlModule::ParseProbe(std::string_view out, int) const {
@@ -16,10 +28,6 @@ Result<Facts> SysctlModule::ParseProbe(std::string_view out, int) const {
   return FactsFromParts(*parts);
 }
 
-bool SysctlModule::Wants(const nlohmann::json& desired) const {
-  const auto* s = Lookup(desired, {"sysctl"});
-  return s && s->is_object() && !s->empty();
-}
 
 std::vector<Action> SysctlModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
   std::vector<Action> actions;
@@ -48,18 +56,18 @@ std::string PersistCommand(std::string_view key, std::string_view value) {
       fmt::arg("k", ShellQuote(key)), fmt::arg("v", ShellQuote(value)));
 }
 
-Status SysctlModule::Apply(NodeContext& ctx, const Action& action) const {
+ApplyOutcome SysctlModule::Apply(NodeContext& ctx, const Action& action) const {
   std::string key = action.params.value("sysctl", "");
   if (key.empty() || !action.after.is_string()) return Module::Apply(ctx, action);
   std::string value = action.after.get<std::string>();
   if (!IsSafeKey(key) || value.find('\n') != std::string::npos || key.find('\\') != std::string::npos)
-    return Diagnostic::Error("apply.sysctl", fmt::format("refusing to write sysctl '{}'", key), {},
-                             "sysctl." + key);
+    return ApplyOutcome::Failed(Diagnostic::Error("apply.sysctl", fmt::format("refusing to write sysctl '{}'", key), {},
+                             "sysctl." + key));
   auto w = RunChecked(ctx, Name(), "sysctl -w " + ShellQuote(key + "=" + value));
-  if (!w.ok()) return w.error();
+  if (!w.ok()) return ApplyOutcome::Failed(w.error());
   auto p = RunChecked(ctx, Name(), PersistCommand(key, value));
-  if (!p.ok()) return p.error();
-  return OkStatus();
+  if (!p.ok()) return ApplyOutcome::Failed(p.error());
+  return ApplyOutcome::Done();
 }
 
 }  // namespace plumb::modules::sysctl

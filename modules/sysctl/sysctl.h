@@ -11,12 +11,11 @@ inline constexpr std::string_view kPersistFile = "/etc/sysctl.d/90-plumb.conf";
 
 class SysctlModule final : public Module {
  public:
-  std::string_view Name() const override { return "sysctl"; }
+  const ModuleInfo& Info() const override;
   std::string ProbeScript() const override { return "plumb_run values sysctl -a"; }
   Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
-  bool Wants(const nlohmann::json& desired) const override;
   std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
-  Status Apply(NodeContext& ctx, const Action& action) const override;
+  ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 };
 
 /// The command that writes `key = value` into kPersistFile atomically, replacing that key's

@@ -9,6 +9,7 @@
 
 #include "plans/parallel.h"
 #include "inventory/hostlist.h"
+#include "modules/registry.h"
 #include "plans/report/keys.h"
 #include "plans/waivers.h"
 
@@ -76,7 +77,8 @@ std::vector<DriftCheck> TemplateFor(const DriftInput& in, const inventory::NodeD
   for (std::string& p : LeafPointers(*nd.desired)) {
     auto subject = std::make_shared<CheckSubject>();
     subject->key = PointerToKey(p);
-    subject->module = ModuleForPointer(p);
+    const modules::Module* owner = modules::OwnerOf(p);   // null: no module checks it
+    subject->module = owner ? std::string(owner->Name()) : std::string();
     subject->desired = nd.ValueAt(p);
     subject->origin = nd.OriginOf(p);
     subject->pointer = std::move(p);

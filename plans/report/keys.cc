@@ -58,20 +58,6 @@ bool PointerUnder(std::string_view pointer, std::string_view prefix) {
   return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
 }
 
-std::string ModuleForPointer(std::string_view p) {
-  struct Row { std::string_view prefix, module; };
-  static constexpr Row kTable[] = {
-      {"/nvidia/driver", "nvidia_driver"},   {"/nvidia/persistence_mode", "nvidia_driver"},
-      {"/nvidia/fabricmanager", "nvidia_driver"}, {"/nvidia/cuda", "cuda"},
-      {"/nvidia/nccl", "nccl"},              {"/fabric/infiniband", "infiniband"},
-      {"/fabric/roce", "roce"},
-  };
-  for (const Row& r : kTable)
-    if (PointerUnder(p, r.prefix)) return std::string(r.module);
-  std::string_view rest = p.substr(p.empty() || p[0] != '/' ? 0 : 1);
-  return PointerToKey("/" + std::string(rest.substr(0, rest.find('/'))));
-}
-
 bool GlobMatch(std::string_view pattern, std::string_view text) {
   return fnmatch(std::string(pattern).c_str(), std::string(text).c_str(), 0) == 0;
 }

@@ -16,11 +16,6 @@ std::string PointerToKey(std::string_view pointer);
 /// The JSON pointers of every leaf (scalar, list, or empty object) of `doc`, in key order.
 std::vector<std::string> LeafPointers(const nlohmann::json& doc);
 
-/// The module that owns a desired key, per the agreed table (kernel -> kernel, nvidia.driver ->
-/// nvidia_driver, nvidia.cuda -> cuda, fabric.infiniband -> infiniband, ...). Keys outside the
-/// table map to their first segment.
-std::string ModuleForPointer(std::string_view pointer);
-
 /// Is `pointer` equal to `prefix` or below it ("/a/b" is under "/a", "/ab" is not)?
 bool PointerUnder(std::string_view pointer, std::string_view prefix);
 

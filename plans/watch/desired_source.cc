@@ -5,8 +5,7 @@ namespace plumb::plans::watch {
 Result<std::string> GitDesiredSource::Resolve() { return inventory::ResolveCommit(repo_, ref_); }
 
 std::unique_ptr<inventory::LoadedCluster> GitDesiredSource::Load(const std::string& commit) {
-  inventory::LoadOptions opt;
-  opt.repo = repo_;
+  inventory::LoadOptions opt = base_;
   opt.ref = commit;
   auto loaded = std::make_unique<inventory::LoadedCluster>(inventory::LoadCluster(opt));
   // The reports name the ref the user watches; the commit is the one read.

@@ -23,15 +23,18 @@ class DesiredSource {
 
 /// The cluster repo on disk, read with libgit2 at the commit the ref names (no checkout). The
 /// ref is resolved once per Load's caller and the files are read at that very commit, so a ref
-/// that moves in between never mixes two commits.
+/// that moves in between never mixes two commits. `base` is how cmd/ loads a repo
+/// (cmd::RepoLoadOptions: repo, ref, the registry's checked keys); Load reads it at the commit.
 class GitDesiredSource final : public DesiredSource {
  public:
-  GitDesiredSource(std::string repo, std::string ref) : repo_(std::move(repo)), ref_(std::move(ref)) {}
+  explicit GitDesiredSource(inventory::LoadOptions base)
+      : base_(std::move(base)), repo_(base_.repo), ref_(base_.ref) {}
   Result<std::string> Resolve() override;
   std::unique_ptr<inventory::LoadedCluster> Load(const std::string& commit) override;
   std::string ref() const override { return ref_; }
 
  private:
+  inventory::LoadOptions base_;
   std::string repo_, ref_;
 };
 

@@ -116,6 +116,10 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
     s.reason = n.reason;
     s.reason_since = n.reason_since;
     s.state = n.rebooting ? "down*" : n.admin_down ? "down" : n.drain ? (job ? "draining" : "drained") : job ? "mixed" : "idle";
+    if (auto u = unresponsive_until.find(name); u != unresponsive_until.end() && clock_.Now() < u->second) {
+      s.down = s.unresponsive = true;
+      s.state += "*";
+    }
     out[name] = s;
   }
   return out;
@@ -155,6 +159,11 @@ Status FakeCluster::Resume(const std::string& node) {
     ++calls_while_down;
     return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
                              "slurm unavailable: Unable to contact slurm controller");
+  }
+  if (refuse_resume.count(node)) {
+    Log(node, "resume refused");
+    return Diagnostic::Error("slurm.command", "scontrol resume " + node +
+                                                  ": exit 1: slurm_update error: Invalid node state specified");
   }
   auto& n = nodes_.at(node);
   n.drain = false;
@@ -290,17 +299,20 @@ std::vector<modules::Action> FakeModule::Diff(const nlohmann::json& desired,
   return {};
 }
 
-Status FakeModule::Apply(modules::NodeContext& ctx, const modules::Action& action) const {
-  if (action.id == name_ + ".activate") return OkStatus();   // the reboot does it
-  if (!ctx.shell) return Diagnostic::Error("apply.ssh", "no shell");
+modules::ApplyOutcome FakeModule::Apply(modules::NodeContext& ctx,
+                                        const modules::Action& action) const {
+  using modules::ApplyOutcome;
+  if (action.id == name_ + ".activate")
+    return ApplyOutcome::NothingToDo("installed; the reboot activates it");
+  if (!ctx.shell) return ApplyOutcome::Failed(Diagnostic::Error("apply.ssh", "no shell"));
   const std::string cmd = fmt::format("set {} {}{}", name_, action.after.get<std::string>(),
                                       d_ >= modules::Disruption::kReboot ? " reboot" : "");
   auto r = ctx.shell->Run(cmd, std::chrono::seconds(60));
-  if (!r) return r.error();
+  if (!r) return ApplyOutcome::Failed(r.error());
   if (r->exit_status != 0)   // worded like modules/apply_util's RunChecked
-    return Diagnostic::Error("apply.failed",
-                             fmt::format("'{}' exited {}: {}", cmd, r->exit_status, r->err));
-  return OkStatus();
+    return ApplyOutcome::Failed(Diagnostic::Error(
+        "apply.failed", fmt::format("'{}' exited {}: {}", cmd, r->exit_status, r->err)));
+  return ApplyOutcome::Done();
 }
 
 long long FakeLeases::NowUnix() const {

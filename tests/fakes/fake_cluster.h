@@ -79,6 +79,11 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   /// Drain calls made, and Query calls answered, while the scheduler was down (must stay 0/0
   /// answered: a down scheduler never answers).
   int calls_while_down = 0;
+  /// The scheduler has not heard from these nodes until then (fake time): down and
+  /// unresponsive, as Slurm shows every node right after slurmctld restarts.
+  std::map<std::string, plans::Clock::TimePoint> unresponsive_until;
+  /// Resume of these nodes is refused (Slurm's "Invalid node state specified").
+  std::set<std::string> refuse_resume;
 
   // Drainer
   std::string_view Name() const override { return "fake"; }
@@ -115,16 +120,22 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
 /// Apply sends "set <name> <value> [reboot]" to the node's shell.
 class FakeModule final : public modules::Module {
  public:
-  FakeModule(std::string name, modules::Disruption d) : name_(std::move(name)), d_(d) {}
-  std::string_view Name() const override { return name_; }
-  bool Wants(const nlohmann::json& desired) const override { return desired.contains(name_); }
+  FakeModule(std::string name, modules::Disruption d)
+      : name_(std::move(name)), pointer_("/" + name_), d_(d) {
+    info_.name = name_;
+    info_.owns = {pointer_};
+  }
+  FakeModule(const FakeModule&) = delete;   // info_ points into this object
+  const modules::ModuleInfo& Info() const override { return info_; }
   std::vector<modules::Action> Diff(const nlohmann::json& desired,
                                     const modules::Facts& facts) const override;
-  Status Apply(modules::NodeContext& ctx, const modules::Action& action) const override;
+  modules::ApplyOutcome Apply(modules::NodeContext& ctx,
+                              const modules::Action& action) const override;
 
  private:
-  std::string name_;
+  std::string name_, pointer_;
   modules::Disruption d_;
+  modules::ModuleInfo info_;
 };
 
 /// Node leases in memory, expiring in the fake clock (plans/node_lease.h's semantics).

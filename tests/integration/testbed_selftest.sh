@@ -160,10 +160,23 @@ check "... unless --allow-change-held-packages" \
 "$TB" state n3 'apt_fail=^nvidia-driver'
 S n3 apt-get install -y nvidia-driver-550 >/dev/null 2>&1
 rc=$?
-check "apt_fail: exit 100 and nothing installed" eq "$rc/$(S n3 dpkg-query -W nvidia-driver-550 2>/dev/null | wc -l)" "100/0"
-"$TB" state n3 apt_delay=2
+check "apt_fail: exit 100, the package left unpacked but not configured (iU)" \
+  eq "$rc/$(S n3 'dpkg-query -W -f="\${db:Status-Abbrev}" nvidia-driver-550')" "100/iU "
+check "... and apt refuses to run until dpkg --configure -a (exit 100, dpkg was interrupted)" \
+  eq "$(S n3 'apt-get install -y libnccl-dev 2>&1 >/dev/null; echo rc=$?')" \
+  "$(printf '%s\nrc=100' "E: dpkg was interrupted, you must manually run 'dpkg --configure -a' to correct the problem. ")"
+check "dpkg --audit lists it (exit 1)" eq "$(S n3 'dpkg --audit | grep -c nvidia-driver-550; echo rc=${PIPESTATUS[0]}' | xargs)" "1 rc=1"
+"$TB" state n3 -apt_fail
+S n3 'dpkg --configure -a' >/dev/null
+check "dpkg --configure -a finishes it (ii) and --audit is clean" \
+  eq "$(S n3 'dpkg-query -W -f="\${db:Status-Abbrev}" nvidia-driver-550; dpkg --audit; echo rc=$?' | xargs)" "ii rc=0"
+"$TB" state n3 apt_delay=8
 S n3 apt-get install -y libnccl-dev >/dev/null 2>&1 &
-sleep 1
+# wait until it holds the lock (its package is unpacked, then it sleeps), however loaded the machine
+for _ in $(seq 300); do
+  [[ $(S n3 'dpkg-query -W -f="\${db:Status-Abbrev}" libnccl-dev 2>/dev/null') == "iU " ]] && break
+  sleep 0.2
+done
 check "apt_delay: a concurrent apt-get fails on the dpkg lock (exit 100)" \
   eq "$(S n3 'apt-get install -y datacenter-gpu-manager 2>/tmp/err >/dev/null; echo rc=$?; head -1 /tmp/err')" \
   "$(printf 'rc=100\nE: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process %s (apt-get)' "$(cat "$TB_RUN/nodes/n3/state/dpkg.lock.pid")")"

@@ -82,17 +82,17 @@ TEST_CASE("git: refs resolve to full SHAs; files come from the commit's tree") {
 
   // The working tree has uncommitted garbage; reading a ref never sees it.
   repo.Write("stacks/s.yaml", "this: [is not committed\n");
-  auto at_tag = LoadCluster({repo.dir(), "v1", false});
+  auto at_tag = LoadCluster({repo.dir(), "v1", false, {}});
   REQUIRE_MESSAGE(at_tag.ok(), at_tag.diags.ToText());
   CHECK(at_tag.cluster.source.commit == one);
   CHECK(at_tag.cluster.source.ref == "v1");
   CHECK_FALSE(at_tag.cluster.source.working_tree);
   CHECK((*at_tag.desired.at("a").desired)["nvidia"]["driver"] == "550.90.07");
-  auto at_head = LoadCluster({repo.dir(), "HEAD", false});
+  auto at_head = LoadCluster({repo.dir(), "HEAD", false, {}});
   REQUIRE(at_head.ok());
   CHECK((*at_head.desired.at("a").desired)["nvidia"]["driver"] == "560.35.03");
   // Working-tree mode reads the disk (and says so), recording HEAD's commit.
-  auto wt = LoadCluster({repo.dir(), "HEAD", true});
+  auto wt = LoadCluster({repo.dir(), "HEAD", true, {}});
   CHECK_FALSE(wt.ok());
   CHECK(wt.diags.items().at(0).code == "source.working-tree");
   CHECK(wt.diags.items().at(0).severity == Severity::kWarning);
@@ -140,7 +140,7 @@ TEST_CASE("git: unknown refs name nearby refs; errors are diagnostics") {
   CHECK(ResolveCommit(repo.dir(), "--upload-pack=x").error().code == "source.unknown-ref");
   CHECK(ResolveCommit(repo.dir(), "").error().code == "source.unknown-ref");
 
-  auto lc = LoadCluster({repo.dir(), "nope", false});
+  auto lc = LoadCluster({repo.dir(), "nope", false, {}});
   CHECK_FALSE(lc.ok());
   CHECK(lc.diags.items().at(0).code == "source.unknown-ref");
 }
@@ -162,7 +162,7 @@ TEST_CASE("git: not a repository, an empty repository, a repo without inventory.
   no_inv.Write("README.md", "hi\n");
   no_inv.Git("add -A");
   no_inv.Git("commit -q -m one");
-  auto lc = LoadCluster({no_inv.dir(), "HEAD", false});
+  auto lc = LoadCluster({no_inv.dir(), "HEAD", false, {}});
   CHECK_FALSE(lc.ok());
   CHECK(lc.diags.items().at(0).code == "source.missing-inventory");
   CHECK(lc.diags.items().at(0).message == "no inventory.yaml in " + no_inv.dir() + " at HEAD");
@@ -174,13 +174,13 @@ TEST_CASE("git: a symlink in the tree is refused, not followed") {
   fs::create_symlink("real.yaml", fs::path(repo.dir()) / "inventory.yaml");
   repo.Git("add -A");
   repo.Git("commit -q -m one");
-  auto lc = LoadCluster({repo.dir(), "HEAD", false});
+  auto lc = LoadCluster({repo.dir(), "HEAD", false, {}});
   CHECK_FALSE(lc.ok());
   CHECK(lc.diags.items().at(0).code == "source.not-a-file");
 }
 
 TEST_CASE("git source: a --repo that does not exist says so (not 'not a git repository')") {
-  auto lc = LoadCluster({"/nonexistent/plumb-repo", "HEAD", false});
+  auto lc = LoadCluster({"/nonexistent/plumb-repo", "HEAD", false, {}});
   CHECK_FALSE(lc.ok());
   REQUIRE(!lc.diags.items().empty());
   CHECK(lc.diags.items()[0].code == "source.no-repo");

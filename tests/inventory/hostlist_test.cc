@@ -44,12 +44,6 @@ TEST_CASE("keys: pointers read as dotted keys and map to their module") {
   CHECK(PointerToKey("/nvidia/driver") == "nvidia.driver");
   CHECK(PointerToKey("/sysctl/net.core.rmem_max") == "sysctl.net.core.rmem_max");
   CHECK(PointerToKey("/packages/a~1b~0c") == "packages.a/b~c");
-  CHECK(ModuleForPointer("/nvidia/driver") == "nvidia_driver");
-  CHECK(ModuleForPointer("/nvidia/fabricmanager") == "nvidia_driver");
-  CHECK(ModuleForPointer("/nvidia/cuda") == "cuda");
-  CHECK(ModuleForPointer("/fabric/infiniband/mtu") == "infiniband");
-  CHECK(ModuleForPointer("/sysctl/vm.swappiness") == "sysctl");
-  CHECK(ModuleForPointer("/kernel") == "kernel");
   CHECK(PointerUnder("/a/b", "/a"));
   CHECK_FALSE(PointerUnder("/ab", "/a"));
   nlohmann::json doc = {{"a", {{"x/y", 1}, {"e", nlohmann::json::object()}}}, {"b", {1, 2}}};

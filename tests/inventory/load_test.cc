@@ -9,6 +9,7 @@
 
 #include <set>
 
+#include "inventory/checks.h"
 #include "inventory/load.h"
 
 using namespace plumb;
@@ -22,12 +23,6 @@ const char* kRollout = "max_unavailable: 10%\nfailure_domain: { by: rack, mode: 
 LoadedCluster Load(std::map<std::string, std::string> files) {
   MemorySource src(std::move(files));
   return LoadClusterFrom(src, Source{"mem", "HEAD", "0123456789abcdef0123456789abcdef01234567"});
-}
-
-std::vector<std::string> Codes(const LoadedCluster& lc) {
-  std::vector<std::string> out;
-  for (const auto& d : lc.diags.items()) out.push_back(d.code);
-  return out;
 }
 
 const Diagnostic* Find(const LoadedCluster& lc, const std::string& code) {
@@ -233,7 +228,7 @@ TEST_CASE("load: the working tree is read like a commit: a symlink is refused, n
   std::ofstream(dir / "inventory.yaml") << "cluster: c\nnodes: [ { name: a, address: a.example, "
                                            "groups: [g] } ]\ngroups: { g: { stack: s } }\n";
   fs::create_symlink("/etc/passwd", dir / "stacks" / "s.yaml");
-  auto lc = LoadCluster({dir.string(), "HEAD", true});
+  auto lc = LoadCluster({dir.string(), "HEAD", true, {}});
   CHECK_FALSE(lc.ok());
   REQUIRE(Find(lc, "source.not-a-file"));
   CHECK(Find(lc, "source.not-a-file")->message == "stacks/s.yaml is a symlink in the working tree");
@@ -244,12 +239,12 @@ TEST_CASE("load: the working tree is read like a commit: a symlink is refused, n
 TEST_CASE("load: the shipped examples are valid (from disk)") {
   for (const char* ex : {"minimal", "h100-pod"}) {
     CAPTURE(ex);
-    auto lc = LoadCluster({std::string(PLUMB_SOURCE_DIR) + "/examples/" + ex, "HEAD", true});
+    auto lc = LoadCluster({std::string(PLUMB_SOURCE_DIR) + "/examples/" + ex, "HEAD", true, {}});
     CHECK_MESSAGE(lc.ok(), lc.diags.ToText());
     CHECK(lc.diags.items().at(0).code == "source.working-tree");  // the loud warning
     CHECK(lc.cluster.source.working_tree);
   }
-  auto pod = LoadCluster({std::string(PLUMB_SOURCE_DIR) + "/examples/h100-pod", "HEAD", true});
+  auto pod = LoadCluster({std::string(PLUMB_SOURCE_DIR) + "/examples/h100-pod", "HEAD", true, {}});
   CHECK(pod.cluster.nodes.size() == 32);
   CHECK(pod.desired.size() == 32);
   std::set<std::string> racks, stacks;
@@ -350,4 +345,31 @@ TEST_CASE("load: nodes sharing one BMC each name their system on it (bmc_system)
   auto bad = repo("  - { name: n, address: n.example, bmc: https://b.example, bmc_system: \"Node 1;\", groups: [g] }\n");
   CHECK_FALSE(bad.ok());
   CHECK(bad.diags.ToText().find("nodes[0].bmc_system") != std::string::npos);
+}
+
+TEST_CASE("load: a pinned key that no module checks is an error at its file:line") {
+  // inventory/ cannot see modules: the caller says which pointers are checked.
+  inventory::Cluster c;
+  inventory::Stack s;
+  s.name = "h100";
+  s.pins = {{"kernel", "k2"}, {"fabric", {{"roce", {{"trust", "dscp"}}}}}};
+  s.origins = {{"/kernel", {"stacks/h100.yaml", 1, 9}},
+               {"/fabric/roce", {"stacks/h100.yaml", 4, 3}}};
+  c.stacks["h100"] = s;
+  inventory::Group g;
+  g.name = "gpu";
+  g.overrides = {{"fabric", {{"roce", {{"pfc", "0,0,0,1,0,0,0,0"}}}}}};
+  g.override_origins = {{"/fabric/roce/pfc", {"inventory.yaml", 12, 20}}};
+  c.groups["gpu"] = g;
+  Diagnostics d;
+  inventory::CheckPinnedKeys(
+      c, [](std::string_view p) { return p == "/kernel"; }, d);
+  REQUIRE(d.items().size() == 2);
+  std::set<std::string> where;
+  for (const auto& x : d.items()) {
+    CHECK(x.code == "inventory.unchecked-key");
+    where.insert(x.where.ToString() + " " + x.key_path);
+  }
+  CHECK(where == std::set<std::string>{"stacks/h100.yaml:4:3 fabric.roce.trust",
+                                       "inventory.yaml:12:20 fabric.roce.pfc"});
 }

@@ -16,13 +16,11 @@ TEST_CASE("bmc gather: every target read in order, unreachable ones reported, al
     auto f = std::make_unique<testing::FakeRedfish>(origin);
     f->AddSystem({"On", "ForceOff"});
     fakes.push_back(std::move(f));
-    targets.push_back({"n" + std::to_string(i), origin});
+    targets.push_back({"n" + std::to_string(i), origin, ""});
   }
   // n3's BMC does not answer at all.
   fakes[3]->script["GET /redfish/v1/"].assign(8, Diagnostic::Error("http.connect", "refused"));
-  auto mods = modules::BmcModules();
-  std::vector<const modules::Module*> ptrs;
-  for (const auto& m : mods) ptrs.push_back(m.get());
+  const std::vector<const modules::Module*>& ptrs = modules::BmcModules();
   auto obs = GatherBmc(targets, ptrs, 3, [&](const BmcTarget& t) -> std::unique_ptr<transport::Bmc> {
     size_t i = static_cast<size_t>(t.node[1] - '0');
     transport::RedfishOptions o;

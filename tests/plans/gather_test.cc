@@ -30,8 +30,11 @@ namespace {
 // A module whose facts echo its section, so a test sees exactly what the parser got.
 class EchoModule : public modules::Module {
  public:
-  EchoModule(std::string name, std::string probe) : name_(std::move(name)), probe_(std::move(probe)) {}
-  std::string_view Name() const override { return name_; }
+  EchoModule(std::string name, std::string probe) : name_(std::move(name)), probe_(std::move(probe)) {
+    info_.name = name_;
+  }
+  EchoModule(const EchoModule&) = delete;   // info_ points into this object
+  const modules::ModuleInfo& Info() const override { return info_; }
   std::string ProbeScript() const override { return probe_; }
   // Facts: {"status": section status, "<part>": {"text":..., "status":...}...}
   Result<modules::Facts> ParseProbe(std::string_view out, int status) const override {
@@ -46,13 +49,13 @@ class EchoModule : public modules::Module {
     }
     return f;
   }
-  bool Wants(const nlohmann::json&) const override { return false; }
   std::vector<modules::Action> Diff(const nlohmann::json&, const modules::Facts&) const override {
     return {};
   }
 
  private:
   std::string name_, probe_;
+  modules::ModuleInfo info_;
 };
 
 // Runs the command with the local /bin/sh: the combined script is really executed.

@@ -133,8 +133,8 @@ TEST_CASE("journal: runs list newest first; nodes upsert; end run") {
 TEST_CASE("journal: one lock per cluster, with owner and expiry; force-unlock") {
   TempDb db;
   auto j = std::move(plans::OpenSqliteJournal(db.path).value());
-  plans::LockInfo a{"pod-a", "r1", "ci-1", 42, "2027-01-01T00:00:00.000Z", "2027-01-01T00:10:00.000Z"};
-  plans::LockInfo b{"pod-a", "r2", "laptop", 7, "2027-01-01T00:01:00.000Z", "2027-01-01T00:11:00.000Z"};
+  plans::LockInfo a{"pod-a", "r1", "ci-1", 42, "2027-01-01T00:00:00.000Z", "2027-01-01T00:10:00.000Z", ""};
+  plans::LockInfo b{"pod-a", "r2", "laptop", 7, "2027-01-01T00:01:00.000Z", "2027-01-01T00:11:00.000Z", ""};
   plans::LockInfo held;
   CHECK(*j->AcquireLock(a, "2027-01-01T00:00:00.000Z", &held));
   CHECK_FALSE(*j->AcquireLock(b, "2027-01-01T00:01:00.000Z", &held));

@@ -14,8 +14,10 @@ namespace {
 // A module owning /sysctl: one action per differing key, disruption none.
 class SysctlLike : public modules::Module {
  public:
-  std::string_view Name() const override { return "sysctl"; }
-  bool Wants(const json& d) const override { return d.contains("sysctl"); }
+  const modules::ModuleInfo& Info() const override {
+    static const modules::ModuleInfo kInfo{"sysctl", {"/sysctl"}};
+    return kInfo;
+  }
   std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {
     std::vector<modules::Action> out;
     for (auto it = desired["sysctl"].begin(); it != desired["sysctl"].end(); ++it) {
@@ -220,8 +222,10 @@ namespace {
 // A module owning /kernel: one action when the release differs.
 class KernelLike : public modules::Module {
  public:
-  std::string_view Name() const override { return "kernel"; }
-  bool Wants(const json& d) const override { return d.contains("kernel"); }
+  const modules::ModuleInfo& Info() const override {
+    static const modules::ModuleInfo kInfo{"kernel", {"/kernel"}};
+    return kInfo;
+  }
   std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {
     if (facts.value("release", "") == desired["kernel"]) return {};
     modules::Action a;

@@ -13,6 +13,9 @@ using modules::Action;
 using modules::Disruption;
 using nlohmann::json;
 
+// Scheduler states are built with designated initializers naming only what matters.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 namespace {
 
 // A module owning the desired key "/<name>" (a scalar): the action is "set" with the given
@@ -20,10 +23,13 @@ namespace {
 class ScalarModule : public modules::Module {
  public:
   ScalarModule(std::string name, Disruption d, std::vector<std::string_view> after = {})
-      : name_(std::move(name)), disruption_(d), after_(std::move(after)) {}
-  std::string_view Name() const override { return name_; }
-  std::vector<std::string_view> After() const override { return after_; }
-  bool Wants(const json& desired) const override { return desired.contains(name_); }
+      : name_(std::move(name)), pointer_("/" + name_), disruption_(d) {
+    info_.name = name_;
+    info_.owns = {pointer_};
+    info_.after = std::move(after);
+  }
+  ScalarModule(const ScalarModule&) = delete;   // info_ points into this object
+  const modules::ModuleInfo& Info() const override { return info_; }
   std::vector<Action> Diff(const json& desired, const modules::Facts& facts) const override {
     const json& want = desired.at(name_);
     const json have = facts.value("value", json());
@@ -42,8 +48,9 @@ class ScalarModule : public modules::Module {
 
  private:
   std::string name_;
+  std::string pointer_;
   Disruption disruption_;
-  std::vector<std::string_view> after_;
+  modules::ModuleInfo info_;
 };
 
 struct World {

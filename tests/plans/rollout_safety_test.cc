@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <random>
 #include <thread>
@@ -145,7 +146,8 @@ struct Bed {
 
 // Runs the rollout of b.plan with `obs` (the run begun in `journal`, b's own by default).
 plans::RolloutResult RunWith(Bed& b, plans::Observer& obs, bool leases = true, bool begin = true,
-                             plans::Journal* journal = nullptr) {
+                             plans::Journal* journal = nullptr,
+                             const std::function<void(plans::RolloutDeps&)>& tweak = {}) {
   plans::Journal& j = journal ? *journal : *b.journal;
   if (begin) {
     plans::RunRecord rr;
@@ -167,6 +169,7 @@ plans::RolloutResult RunWith(Bed& b, plans::Observer& obs, bool leases = true, b
   d.clock = &b.clock;
   d.observer = &obs;
   d.stop = &b.stop;
+  if (tweak) tweak(d);
   return plans::RunRollout(b.plan, b.opts, d);
 }
 
@@ -207,7 +210,7 @@ TEST_CASE("rollout: an expired lease is taken over, and the journal records whos
 TEST_CASE("rollout: a node another plumb run drained (not failed) is busy, not admin-drained") {
   // Given n01 drained by another plumb run in progress (no lease: an older plumb, or a crash),
   Bed b(2);
-  b.fake.Drain("n01", "plumb:20261231-000000-beef:wait-drained");
+  (void)b.fake.Drain("n01", "plumb:20261231-000000-beef:wait-drained");
   b.MakePlan();
   auto r = b.Apply();
   // then it is neither changed nor resumed (the old bug: changed again, left drained), and the
@@ -226,7 +229,7 @@ TEST_CASE("rollout: a node another plumb run drained (not failed) is busy, not a
 TEST_CASE("rollout: a node a failed run left drained is taken over and returned to service") {
   // Given n01 left drained by a failed step of an earlier run, its change still to do,
   Bed b(1);
-  b.fake.Drain("n01", "plumb:20261231-000000-beef:failed:health:1: gate exited 1");
+  (void)b.fake.Drain("n01", "plumb:20261231-000000-beef:failed:health:1: gate exited 1");
   b.MakePlan();
   const plans::NodePlan* np = b.plan.FindNode("n01");
   REQUIRE(np);
@@ -243,7 +246,7 @@ TEST_CASE("rollout: a node a failed run left drained is taken over and returned 
 TEST_CASE("rollout: an in-sync node a failed run left drained is verified and returned") {
   Bed b(1);
   b.desired["n01"].desired = {{"kernel", "k1"}, {"sysctl", "s1"}};   // nothing to change
-  b.fake.Drain("n01", "plumb:20261231-000000-beef:failed:verify: still differs");
+  (void)b.fake.Drain("n01", "plumb:20261231-000000-beef:failed:verify: still differs");
   b.MakePlan();
   const plans::NodePlan* np = b.plan.FindNode("n01");
   REQUIRE(np);
@@ -579,7 +582,7 @@ TEST_CASE("rollout: the scheduler down past its timeout mid-batch pauses the run
   Bed b(5, 2);
   b.policy.scheduler_timeout_s = 60;
   b.MakePlan();
-  b.fake.Drain("n05", "admin: fan");   // after planning: the batch cannot start all at once
+  (void)b.fake.Drain("n05", "admin: fan");   // after planning: the batch cannot start all at once
   struct Down : plans::Observer {
     Bed* b;
     void OnEvent(const plans::RolloutEvent& e) override {
@@ -630,6 +633,82 @@ TEST_CASE("rollout: a same-second claim of another run: this one gives way too (
   REQUIRE(calls.size() >= 2);
   CHECK(calls[1] == "resume");   // gave way at once, before any change
   CHECK(b.fake.violations().empty());
+}
+
+TEST_CASE("rollout: nodes the scheduler has not heard from (a restart) are waited for, not given way to") {
+  // Integration finding: right after slurmctld restarted, every node showed NOT_RESPONDING; the
+  // budget check counted them all as out and n1 gave way. They are nobody's decision and clear
+  // by themselves: wait for them (nothing changes meanwhile), then count again.
+  Bed b(3, 1);
+  b.MakePlan();
+  struct Restart : plans::Observer {
+    Bed* b;
+    bool done = false;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (!done && e.kind == plans::RolloutEvent::Kind::kStep && e.node == "n01" &&
+          e.step == "drain" && e.status == "ok") {
+        done = true;
+        for (const char* n : {"n02", "n03"})
+          b->fake.unresponsive_until[n] = b->clock.Now() + std::chrono::seconds(40);
+      }
+    }
+  } restart;
+  restart.b = &b;
+  auto r = RunWith(b, restart);
+  CHECK(restart.done);
+  CHECK(r.outcome == "done");
+  auto calls = b.fake.CallsOf("n01");
+  REQUIRE(calls.size() >= 2);
+  CHECK(calls[0] == "drain plumb:" + b.run + ":drain");
+  CHECK(calls[1] != "resume");                  // did not give way
+  CHECK(b.fake.Count("n01", "resume") == 1);    // only the return to service at the end
+  CHECK(b.fake.violations().empty());
+  for (const char* n : {"n01", "n02", "n03"}) CHECK(b.fake.node(n).running["kernel"] == "k2");
+}
+
+TEST_CASE("rollout: nodes that stay unheard from past scheduler_timeout count as out") {
+  Bed b(3, 1);
+  b.policy.scheduler_timeout_s = 60;
+  b.MakePlan();
+  struct Dead : plans::Observer {
+    Bed* b;
+    bool done = false;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (!done && e.kind == plans::RolloutEvent::Kind::kStep && e.node == "n01" &&
+          e.step == "drain" && e.status == "ok") {
+        done = true;
+        b->fake.unresponsive_until["n02"] = b->clock.Now() + std::chrono::seconds(300);
+      }
+    }
+  } dead;
+  dead.b = &b;
+  auto r = RunWith(b, dead);
+  CHECK(dead.done);
+  auto calls = b.fake.CallsOf("n01");
+  REQUIRE(calls.size() >= 2);
+  CHECK(calls[1] == "resume");   // gave way, untouched, after waiting its scheduler_timeout
+  CHECK(b.fake.violations().empty());
+  CHECK(r.outcome == "done");    // admitted again once n02 answered
+}
+
+TEST_CASE("rollout: a drain the scheduler refuses to give back leaves the node interrupted, never failed") {
+  // The node is untouched when it gives way: a refused resume is no failure of the node; it
+  // stays drained by this run, and --resume gives it back or goes on.
+  Bed b(3, 1);
+  b.MakePlan();
+  b.fake.other_run_drains["n01"] = "n03";
+  b.fake.refuse_resume.insert("n01");
+  Events ev;
+  auto r = RunWith(b, ev);
+  CHECK(Bed::StatusOf(r, "n01") == "interrupted");
+  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+  CHECK(b.fake.node("n01").running["kernel"] == "k1");   // untouched
+  CHECK(b.fake.node("n01").drain);
+  CHECK(b.fake.node("n01").reason == "plumb:" + b.run + ":drain");   // ours, for --resume
+  bool said = false;
+  for (const auto& e : ev.Of(plans::RolloutEvent::Kind::kNote))
+    said |= e.node == "n01" && e.message.find("could not give its drain back") != std::string::npos;
+  CHECK(said);
 }
 
 TEST_CASE("rollout: an admin who drains a node mid-change keeps the node and their reason") {
@@ -708,4 +787,50 @@ TEST_CASE("waivers: a waiver on one member of a map-valued action keeps that mem
   auto all = plans::SplitWaived({a}, [&](const std::string&) { return &w; });
   CHECK(all.kept.empty());
   CHECK(all.waived.size() == 1);
+}
+
+namespace {
+
+// Forwards to another drainer, counting the drains that went through it.
+class CountingDrainer final : public modules::Drainer {
+ public:
+  CountingDrainer(modules::Drainer& inner, std::string name) : inner_(inner), name_(std::move(name)) {}
+  std::string_view Name() const override { return name_; }
+  Result<std::map<std::string, modules::SchedulerNode>> Query(const std::vector<std::string>& n) override {
+    return inner_.Query(n);
+  }
+  Status Drain(const std::string& node, const std::string& reason) override {
+    std::lock_guard lock(mu_);
+    drained.push_back(node);
+    return inner_.Drain(node, reason);
+  }
+  Status Resume(const std::string& node) override { return inner_.Resume(node); }
+  std::vector<std::string> drained;
+
+ private:
+  modules::Drainer& inner_;
+  std::string name_;
+  std::mutex mu_;
+};
+
+}  // namespace
+
+TEST_CASE("rollout: each rollout policy drains through its own scheduler") {
+  // Review of the design (issue 13): one drainer served every policy, the last policy's
+  // scheduler winning. n01 rolls with "slurm-pool", n02 with "k8s-pool".
+  Bed b(2);
+  inventory::RolloutPolicy k8s = b.policy;
+  k8s.name = "k8s-pool";
+  k8s.scheduler = inventory::DrainScheduler::kKubernetes;
+  b.cluster.rollouts["k8s-pool"] = k8s;
+  b.desired["n02"].rollout = "k8s-pool";
+  b.MakePlan();
+  CountingDrainer slurm(b.fake, "slurm"), kube(b.fake, "kubernetes");
+  auto r = RunWith(b, b.events, false, true, nullptr, [&](plans::RolloutDeps& d) {
+    d.drainers = {{"roll", &slurm}, {"k8s-pool", &kube}};
+    d.drainer = &slurm;
+  });
+  CHECK(r.outcome == "done");
+  CHECK(slurm.drained == std::vector<std::string>{"n01"});
+  CHECK(kube.drained == std::vector<std::string>{"n02"});
 }

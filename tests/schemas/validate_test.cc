@@ -243,7 +243,6 @@ const Field kFields[] = {
     {"stack.schema.json", "kernel_modules: { @V@: {} }", "kernel_modules."},
     {"stack.schema.json", "kernel_modules: { nvidia: { @V@: 1 } }", "kernel_modules.nvidia."},
     {"stack.schema.json", "kernel_modules: { nvidia: { p: @V@ } }", "kernel_modules.nvidia.p"},
-    {"stack.schema.json", "fabric: { roce: { pfc: @V@ } }", "fabric.roce.pfc"},
     {"stack.schema.json", "firmware: { @V@: \"1.0\" }", "firmware."},
     {"stack.schema.json", "firmware: { BMC: @V@ }", "firmware.BMC"},
     {"stack.schema.json", "firmware_images: { BMC: @V@ }", "firmware_images.BMC"},

@@ -62,6 +62,11 @@ TEST_CASE("slurm: down and not-responding nodes are unavailable") {
   CHECK(nodes->at("n2").down);
   CHECK(nodes->at("n2").drain);
   CHECK(nodes->at("n2").reason == "power supply");
+  // Slurm not hearing from n1 is nobody's decision and may clear by itself; n2 was set down
+  // (and drained) by someone.
+  CHECK(nodes->at("n1").unresponsive);
+  CHECK(nodes->at("n1").Unsettled());
+  CHECK_FALSE(nodes->at("n2").Unsettled());
 }
 
 TEST_CASE("slurm: scontrol show node -o, the fallback, agrees with sinfo --json") {

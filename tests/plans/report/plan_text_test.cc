@@ -153,3 +153,22 @@ TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), b
   CHECK(plans::SealPlanToFile(none) == plans::PlanToJson(none_sealed).dump(2) + "\n");
   CHECK(none.digest == none_sealed.digest);
 }
+
+TEST_CASE("plan file: every plan read is validated against the schema first") {
+  testing::ReportWorld w;
+  plans::Plan p = FullPlan(w);
+  plans::SealPlan(p);
+  auto j = plans::PlanToJson(p);
+  // A member the plan does not have, and a wrong type: refused by name, not half-read.
+  auto extra = j;
+  extra["nodes"][0]["surprise"] = 1;
+  auto r = plans::PlanFromJson(extra);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == "plan.malformed");
+  CHECK(r.error().message.find("surprise") != std::string::npos);
+  auto typed = j;
+  typed["peak_unavailable"] = "many";
+  auto t = plans::PlanFromJson(typed);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().message.find("peak_unavailable") != std::string::npos);
+}

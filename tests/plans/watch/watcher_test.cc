@@ -42,13 +42,12 @@ const char* kStack = "kernel: 5.15.0-105-generic\nsysctl: { vm.swappiness: 60 }\
 class Counting final : public modules::Module {
  public:
   explicit Counting(const modules::Module* m) : m_(m) {}
-  std::string_view Name() const override { return m_->Name(); }
+  const modules::ModuleInfo& Info() const override { return m_->Info(); }
   std::string ProbeScript() const override { return m_->ProbeScript(); }
   Result<modules::Facts> ParseProbe(std::string_view out, int st) const override {
     ++parses;
     return m_->ParseProbe(out, st);
   }
-  bool Wants(const nlohmann::json& d) const override { return m_->Wants(d); }
   std::vector<modules::Action> Diff(const nlohmann::json& d, const modules::Facts& f) const override {
     ++diffs;
     return m_->Diff(d, f);
