@@ -42,7 +42,7 @@ BENCH_OUT=${BENCH_OUT:-$SRC/bench/watch/last-run.md}
 [[ -x $PLUMB ]] || { echo "bench: build plumb first (make build)" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench-watch.XXXXXX")
-export TB_RUN=$WORK/tb
+export TB_RUN=$WORK/$(basename "$WORK")   # its netns (tb-<run>) is this run's own
 WATCH_PID=
 cleanup() {
   [[ -z $WATCH_PID ]] || { kill "$WATCH_PID" 2>/dev/null || true; wait "$WATCH_PID" 2>/dev/null || true; }

@@ -7,15 +7,19 @@
 #   - a new commit changing a pin is desired_changed, then drift on every node at that commit;
 #   - /metrics (curl) passes `promtool check metrics` (Debian's promtool, unpacked by
 #     scripts/fetch-promtool.sh), else a strict parser; --textfile too;
-#   - SIGTERM: exit 0, every session closed; nothing on any node changed but what the test did.
+#   - SIGTERM: exit 0, every session closed; nothing on any node changed but what the test did;
+#   - a second watch with --ref-poll 1h does not see the new commit until SIGHUP, then does;
+#     SIGINT ends it with 0 and its sessions closed;
+#   - --once: one round, drift's exit code (0 in sync at the start, 2 after the new pin);
+#   - open fds after every reconnect (reboot, power cycle, retries) no more than after round 3.
 # Conditions are polled with wide timeouts (a loaded 2-core CI machine), never fixed sleeps.
 . "$(dirname "$0")/lib/gather.sh"
 D=$PLUMB_SRC/tests/integration/data/plan
 GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
-export TB_RUN=$GT_TMP/tb
-WATCH_PID=
+export TB_RUN=$GT_TMP/$(basename "$GT_TMP")   # its netns (tb-<run>) is this test's own
+WATCH_PID= HUP_PID=
 cleanup() {
-  if [[ -n $WATCH_PID ]]; then kill "$WATCH_PID" 2>/dev/null || true; wait "$WATCH_PID" 2>/dev/null || true; fi
+  for p in $WATCH_PID $HUP_PID; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   gt_down
 }
 trap cleanup EXIT
@@ -38,10 +42,30 @@ snapshot() {
 }
 BEFORE=$(snapshot)
 
+# --once: one round over every node, then drift's exit code (0: in sync); nothing left open.
+once() { # EVENTS_FILE: plumb watch --once; its exit status in $ONCE_RC
+  set +e
+  nsenter --net="/run/netns/$TB_NETNS" "$PLUMB" watch --repo "$REPO" --once --events - \
+    >"$1" 2>"$GT_TMP/once.err"
+  ONCE_RC=$?
+  set -e
+}
+once "$GT_TMP/once1.jsonl"
+check "--once in sync: exit 0" test "$ONCE_RC" = 0
+check "--once in sync: no event" test ! -s "$GT_TMP/once1.jsonl"
+check "--once: one round" grep -q 'round 1: 16 node(s)' "$GT_TMP/once.err"
+check "--once: no round 2" bash -c "! grep -q 'round 2:' '$GT_TMP/once.err'"
+
 # nsenter execs plumb in place, so $! is plumb itself (signals reach it directly).
 nsenter --net="/run/netns/$TB_NETNS" "$PLUMB" watch --repo "$REPO" --interval 4s --ref-poll 2s \
   --events "$EV" --listen 127.0.0.1:9472 --textfile "$PROM" 2>"$GT_TMP/watch.err" &
 WATCH_PID=$!
+# A second watch that looks at the ref only every hour: only SIGHUP makes it read it again.
+EV2=$GT_TMP/events2.jsonl
+PROM2=$GT_TMP/watch2.prom
+nsenter --net="/run/netns/$TB_NETNS" "$PLUMB" watch --repo "$REPO" --interval 4s --ref-poll 1h \
+  --events "$EV2" --textfile "$PROM2" 2>"$GT_TMP/watch2.err" &
+HUP_PID=$!
 
 wait_for() { # DESCRIPTION TIMEOUT_S CMD...: polls CMD every 0.5 s until it succeeds
   local desc=$1 limit=$2 start=$SECONDS
@@ -63,9 +87,9 @@ scrape() { "$TB" exec curl -sf http://127.0.0.1:9472/metrics >"$METRICS"; }
 metric() { # metric 'NAME{LABELS}' VALUE: the scrape has that sample with that value
   scrape && grep -qxF "$1 $2" "$METRICS"
 }
-# has_event PYTHON-EXPR: some event line e satisfies EXPR (e is the parsed JSON object)
+# has_event PYTHON-EXPR [FILE]: some event line e satisfies EXPR (e is the parsed JSON object)
 has_event() {
-  python3 - "$EV" "$1" <<'PY'
+  python3 - "${2:-$EV}" "$1" <<'PY'
 import json, sys
 events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 sys.exit(0 if any(eval(sys.argv[2], {}, {"e": e}) for e in events) else 1)
@@ -84,6 +108,9 @@ check "one SSH session per node, kept open" sessions_are 16
 rounds_at_least() { scrape && (($(awk '/^plumb_watch_rounds_total/ {print $2}' "$METRICS") >= $1)); }
 wait_for "three rounds done" 180 rounds_at_least 3
 check "still 16 sessions after 3 rounds" sessions_are 16
+fds() { find "/proc/$WATCH_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+FDS0=$(fds)
+echo "     (open fds after 3 rounds: $FDS0)"
 
 # A hand change on n3.
 T_CHANGE=$(date +%s.%N)
@@ -120,6 +147,11 @@ wait_for "node_rebooted event for n7 (a power cycle is a new boot)" 60 has_event
 wait_for "n7 readable in metrics" 60 metric 'plumb_node_readable{cluster="testbed",node="n7"}' 1
 check "unreadable nodes back to 0" metric 'plumb_watch_unreadable_nodes{cluster="testbed"}' 0
 wait_for "16 sessions again" 60 sessions_are 16
+# Many rounds and reconnects later (n5's reboot, n7's retries while down, its power cycle): the
+# fds are those of round 3 (16 sessions, the events file, the listener), no more.
+fds_bounded() { (($(fds) <= FDS0)); }
+wait_for "open fds no more than after round 3 (was $FDS0)" 60 fds_bounded
+echo "     (open fds now: $(fds), rounds: $(awk '/^plumb_watch_rounds_total/ {print $2}' "$METRICS"))"
 
 # A new commit changes a pin (the ref is HEAD: a commit moves it).
 sed -i 's/net.core.rmem_max: 212992/net.core.rmem_max: 268435456/' "$REPO/stacks/h100.yaml"
@@ -131,6 +163,33 @@ new_pin_drifts() { [[ $(count_events "e['event']=='drift' and e['key']=='sysctl.
 wait_for "drift on all 16 nodes at the new commit" 60 new_pin_drifts
 check "the new pin drifts in metrics" metric 'plumb_watch_key_drift{cluster="testbed",node="n9",key="sysctl.net.core.rmem_max"}' 1
 check "commit label of the verdict is the new commit" bash -c "grep -q 'plumb_drift_exit_code{cluster=\"testbed\",commit=\"$NEW\"} 2' '$METRICS'"
+
+# --once after the new pin: every node drifts, exit 2.
+once "$GT_TMP/once2.jsonl"
+check "--once with drift: exit 2" test "$ONCE_RC" = 2
+check "--once with drift: 16 drift events at the new commit" test \
+  "$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["event"]=="drift" and json.loads(l)["commit"]==sys.argv[2]))' "$GT_TMP/once2.jsonl" "$NEW")" = 16
+
+# The second watch (--ref-poll 1h) still watches the old commit, rounds after the new one...
+rounds2() { awk '/^plumb_watch_rounds_total/ {print $2}' "$PROM2" 2>/dev/null || echo 0; }
+R2=$(rounds2)
+two_more_rounds() { kill -0 "$HUP_PID" && (($(rounds2) >= R2 + 2)); }
+wait_for "the --ref-poll 1h watch ran two more rounds" 120 two_more_rounds
+check "... without seeing the new commit" bash -c "! grep -q '$NEW' '$EV2'"
+# ... until SIGHUP.
+kill -HUP "$HUP_PID"
+wait_for "SIGHUP: desired_changed to the new commit" 60 has_event "e['event']=='desired_changed' and e['commit']=='$NEW'" "$EV2"
+hup_drifts() { [[ $(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["event"]=="drift" and json.loads(l)["commit"]==sys.argv[2]))' "$EV2" "$NEW") == 16 ]]; }
+wait_for "SIGHUP: drift on all 16 nodes at the new commit" 60 hup_drifts
+# SIGINT: exit 0, its sessions closed.
+kill -INT "$HUP_PID"
+set +e
+wait "$HUP_PID"
+RC2=$?
+set -e
+HUP_PID=
+check "SIGINT: exit 0" test "$RC2" = 0
+check "SIGINT: no error in its log" bash -c "! grep -qi 'error' '$GT_TMP/watch2.err'"
 
 # The scrape and the textfile parse.
 scrape
