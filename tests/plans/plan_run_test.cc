@@ -15,7 +15,12 @@ namespace {
 class SysctlLike : public modules::Module {
  public:
   const modules::ModuleInfo& Info() const override {
-    static const modules::ModuleInfo kInfo{"sysctl", {"/sysctl"}};
+    static const modules::ModuleInfo kInfo = [] {
+      modules::ModuleInfo i;
+      i.name = "sysctl";
+      i.owns = {"/sysctl"};
+      return i;
+    }();
     return kInfo;
   }
   std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {
@@ -223,7 +228,12 @@ namespace {
 class KernelLike : public modules::Module {
  public:
   const modules::ModuleInfo& Info() const override {
-    static const modules::ModuleInfo kInfo{"kernel", {"/kernel"}};
+    static const modules::ModuleInfo kInfo = [] {
+      modules::ModuleInfo i;
+      i.name = "kernel";
+      i.owns = {"/kernel"};
+      return i;
+    }();
     return kInfo;
   }
   std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {

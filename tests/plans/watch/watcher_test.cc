@@ -232,10 +232,10 @@ TEST_CASE("watch: a reboot is an event, not a crash: unreadable, retried with ba
   CHECK(w.Run(3) == 0);
   CHECK(w.events.Lines() ==
         std::vector<std::string>{"node_unreadable n2", "node_rebooted n2", "node_readable n2"});
-  const WatchEvent& down = w.Of(EventKind::kNodeUnreadable).at(0);
+  const WatchEvent down = w.Of(EventKind::kNodeUnreadable).at(0);
   CHECK(down.reason.find("ssh.refused") != std::string::npos);
   CHECK(EventSeconds(down) == 75);   // n2's slot in round 2
-  const WatchEvent& reboot = w.Of(EventKind::kNodeRebooted).at(0);
+  const WatchEvent reboot = w.Of(EventKind::kNodeRebooted).at(0);
   CHECK(reboot.previous == "11111111-2222-4333-8444-555555555555");
   CHECK(reboot.boot_id == new_boot);
   CHECK(Has(metrics_while_down, R"(plumb_node_readable{cluster="t",node="n2"} 0)"));
