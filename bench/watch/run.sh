@@ -60,7 +60,7 @@ metric() { # NAME: the value of the watch's sample NAME{cluster="testbed"} (empt
   { "$TB" exec curl -sf http://127.0.0.1:9472/metrics 2>/dev/null || true; } |   # not up yet: empty
     awk -v n="$1" 'index($0, n "{cluster=\"testbed\"} ") == 1 {print $2}'
 }
-rounds_done() { grep -c '^plumb watch: round [0-9]*:' "$WORK/watch.err" || true; }
+rounds_done() { grep -c '^plumb watch: round [0-9]*:' "$WORK/watch.err" 2>/dev/null || true; }
 wait_rounds() { # N TIMEOUT: until N rounds are done (from the watch's log: a scrape of
   # /metrics every second would cost the watch more CPU than the rounds being measured)
   local start=$SECONDS r
