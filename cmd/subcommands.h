@@ -17,6 +17,7 @@ void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterAudit(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterWatch(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterModules(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 inline constexpr Register kSubcommands[] = {
@@ -33,6 +34,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterDiff,
     RegisterDrift,
     RegisterAudit,
+    RegisterWatch,
     RegisterModules,
 };
 

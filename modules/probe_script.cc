@@ -87,6 +87,35 @@ Result<std::string> BuildProbeScript(const std::vector<const Module*>& modules,
   return script;
 }
 
+std::string UnchangedLine(std::string_view nonce) {
+  return fmt::format("@plumb:{}:unchanged\n", nonce);
+}
+
+Result<std::string> WrapReprobe(std::string_view script, std::string_view nonce,
+                                std::string_view last_digest) {
+  if (nonce.size() < 16 || nonce.size() > 64 || !IsHex(nonce) ||
+      (!last_digest.empty() && (last_digest.size() != 64 || !IsHex(last_digest))))
+    return Diagnostic::Error("probe.nonce", "reprobe: bad nonce or digest");
+  // The script becomes a function's body, so it runs as written (its own subshells, `exit`s
+  // and functions) while its output is captured. Only hex (checked above) reaches the text.
+  std::string out =
+      fmt::format("plumb_probe() {{\n{}\n}}\nplumb_o=$(plumb_probe)\nplumb_s=$?\n", script);
+  if (!last_digest.empty()) {
+    out += fmt::format(
+        "if command -v sha256sum >/dev/null 2>&1 && command -v sed >/dev/null 2>&1 && "
+        "[ \"$(printf '%s\\n' \"$plumb_o\" | LC_ALL=C sed 's/{0}/NONCE/g' | sha256sum)\" = '{1}  -' ]; then\n"
+        "  printf '%s:unchanged\\n' '@plumb:{0}'\n"
+        "else\n"
+        "  printf '%s\\n' \"$plumb_o\"\n"
+        "fi\n",
+        nonce, last_digest);
+  } else {
+    out += "printf '%s\\n' \"$plumb_o\"\n";
+  }
+  out += "exit \"$plumb_s\"\n";
+  return out;
+}
+
 ProbeSplit SplitProbeOutput(std::string_view output, std::string_view nonce,
                             const std::vector<std::string>& expected) {
   ProbeSplit split;

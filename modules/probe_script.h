@@ -66,6 +66,20 @@ std::string NewProbeNonce();
 Result<std::string> BuildProbeScript(const std::vector<const Module*>& modules,
                                      std::string_view nonce);
 
+/// `script` (BuildProbeScript's, with `nonce`) as a caller that keeps each node's last output
+/// runs it again and again (plumb watch). The node keeps the output and prints it whole at the
+/// end, in one go (one or two SSH packets instead of one per tool; NUL bytes in a tool's output
+/// are dropped, as command substitution does). When `last_digest` is given (the client's
+/// raw_digest of the node's last output: SHA-256 hex with the nonce replaced by "NONCE") and the
+/// node's sha256sum and sed give the same digest for this output, the node prints only
+/// UnchangedLine(nonce): nothing to send, decrypt, hash or parse. A node without those tools
+/// prints the output. Fails ("probe.nonce") on a malformed nonce or digest; the exit status is
+/// the script's.
+Result<std::string> WrapReprobe(std::string_view script, std::string_view nonce,
+                                std::string_view last_digest);
+/// "@plumb:<nonce>:unchanged\n": what a wrapped probe prints when the output did not change.
+std::string UnchangedLine(std::string_view nonce);
+
 /// Splits the script's stdout. Never fails: what is missing or cut short is reported in
 /// `problems` (and the section is absent or incomplete). `expected` names the modules whose
 /// sections must be there.

@@ -52,6 +52,18 @@ NodeObservation ProbeNode(const std::string& node, transport::Shell& shell,
                           const std::vector<const modules::Module*>& modules,
                           std::chrono::milliseconds timeout, const std::string& nonce = {});
 
+/// ProbeNode with a fresh nonce, for a caller that keeps each node's last observation (plumb
+/// watch). The script is wrapped (modules::WrapReprobe) so the node prints its output in one
+/// go, or, when it is byte for byte what it printed last time (`last_raw_digest`, the nonce
+/// aside), only a short "unchanged" line. Either way an unchanged output (and exit 0) is not
+/// parsed again: `*unchanged` is set and the observation carries the raw digest and no facts
+/// (the caller's are still right). Otherwise it is ProbeNode's observation and `*unchanged` is
+/// false.
+NodeObservation ProbeNodeIfChanged(const std::string& node, transport::Shell& shell,
+                                   const std::vector<const modules::Module*>& modules,
+                                   std::chrono::milliseconds timeout,
+                                   const std::string& last_raw_digest, bool* unchanged);
+
 /// A fresh 128-bit random nonce, hex.
 std::string NewNonce();
 

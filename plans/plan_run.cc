@@ -36,7 +36,10 @@ PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<
   if (!in_.cluster->source.working_tree) pin.previous[in_.cluster->source.commit] = in_.desired;
   PlanRun* run = run_.get();
   DesiredLoader load_at = in_.load_at;
-  pin.load_previous = [run, load_at](const std::string& commit) -> const DesiredByNode* {
+  auto find_loaded = in_.find_loaded;
+  pin.load_previous = [run, load_at, find_loaded](const std::string& commit) -> const DesiredByNode* {
+    if (find_loaded)
+      if (const DesiredByNode* held = find_loaded(commit)) return held;
     if (!load_at) return nullptr;
     auto loaded = load_at(commit);
     if (!loaded.ok()) {
@@ -59,6 +62,8 @@ void PlanRunner::Add(NodeObservation&& node) {
   std::string name = node.node;
   builder_->Add(name, ToNodeFacts(std::move(node)));
 }
+
+void PlanRunner::Add(const std::string& node, const NodeFacts& facts) { builder_->Add(node, facts); }
 
 PlanRun PlanRunner::Finish() {
   run_->plan = builder_->Finish();

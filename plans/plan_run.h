@@ -44,6 +44,10 @@ struct PlanRunInput {
   /// The tree `cluster` was loaded from, for the plan's record of the files each node's desired
   /// state came from (plans/desired_record.h); may be null (no file digests then).
   const inventory::FileSource* files = nullptr;
+  /// Asked before `load_at` for a marker commit: the desired state there if the caller holds
+  /// it (and keeps it alive past the run), else null. A long-lived caller (plumb watch, which
+  /// plans every few seconds) keeps older commits this way instead of loading them per run.
+  std::function<const DesiredByNode*(const std::string& commit)> find_loaded;
   std::string now;                           ///< RFC 3339 UTC
 };
 
@@ -69,6 +73,9 @@ class PlanRunner {
   PlanRunner& operator=(const PlanRunner&) = delete;
 
   void Add(NodeObservation&& node);
+  /// The same for a node already in the planner's form (ToNodeFacts), e.g. kept from an
+  /// earlier observation.
+  void Add(const std::string& node, const NodeFacts& facts);
   /// The plan (not sealed: see SealPlan). Call once.
   PlanRun Finish();
 

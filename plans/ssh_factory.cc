@@ -30,6 +30,7 @@ transport::SshOptions SshOptionsFor(const inventory::SshSettings& ssh, const inv
   o.connect_timeout = std::chrono::seconds(ssh.connect_timeout_s);
   o.accept_new_hostkeys = extra.accept_new_hostkeys;
   if (!extra.kex.empty()) o.kex = extra.kex;
+  o.cancel = extra.cancel;
   return o;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// The real ShellFactory: transport::SshShell per node, its options taken from the inventory's
 /// defaults.ssh plus the node's own overrides.
+#include <atomic>
 #include <string>
 
 #include "inventory/model.h"
@@ -14,6 +15,8 @@ struct SshOverrides {
   bool accept_new_hostkeys = false;   ///< --accept-new-host-keys
   std::string identity_passphrase;    ///< from $PLUMB_SSH_PASSPHRASE; a secret, never printed
   std::string kex;                    ///< empty = transport::kDefaultKex
+  /// Set to true to make connects and commands in progress give up (SshOptions::cancel).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Maps defaults.ssh + node to SshOptions. Relative known_hosts/identity paths are resolved

@@ -4,10 +4,12 @@
 # only for what is missing. Run as root (CI and the testbed run as root).
 set -euo pipefail
 
-# Build: compiler, CMake and the libraries named in the README.
+# Build: compiler, CMake and the libraries named in the README (libmicrohttpd: the metrics
+# endpoint of `plumb watch --listen`).
 build_pkgs=(g++ cmake make pkg-config git ccache
   libssh-dev libcurl4-openssl-dev libssl-dev libgit2-dev libyaml-cpp-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev libmimalloc-dev)
+  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev libmimalloc-dev
+  libmicrohttpd-dev)
 # Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client.
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl

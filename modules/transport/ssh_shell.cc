@@ -90,6 +90,15 @@ std::string Where(const SshOptions& o) {
   return fmt::format("{} ({}@{}:{})", o.node.empty() ? o.host : o.node, o.user, o.host, o.port);
 }
 
+// How often a wait looks at SshOptions::cancel.
+constexpr int kCancelCheckMs = 200;
+
+bool Cancelled(const SshOptions& o) { return o.cancel != nullptr && o.cancel->load(); }
+
+Diagnostic CancelledError(const SshOptions& o) {
+  return Diagnostic::Error("ssh.cancelled", fmt::format("{}: cancelled (shutting down)", Where(o)));
+}
+
 struct FdResult {
   int fd = -1;
   Diagnostic error;
@@ -120,7 +129,17 @@ FdResult ConnectTcp(const SshOptions& o, Clock::time_point deadline) {
     if (rc != 0 && errno == EINPROGRESS) {
       pollfd p{fd, POLLOUT, 0};
       int pr;
-      do { pr = poll(&p, 1, RemainingMs(deadline)); } while (pr < 0 && errno == EINTR);
+      // In slices, so a cancelled caller is not kept waiting for a node that never answers.
+      do {
+        pr = poll(&p, 1, std::min(RemainingMs(deadline), kCancelCheckMs));
+        if (pr == 0 && Cancelled(o)) break;
+      } while ((pr < 0 && errno == EINTR) || (pr == 0 && RemainingMs(deadline) > 0));
+      if (pr == 0 && Cancelled(o)) {
+        close(fd);
+        freeaddrinfo(res);
+        r.error = CancelledError(o);
+        return r;
+      }
       if (pr == 0) { timed_out = true; close(fd); break; }
       int err = 0;
       socklen_t len = sizeof err;
@@ -345,6 +364,7 @@ Status SshShell::Connect() {
 
 Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
+  if (Cancelled(options_)) return CancelledError(options_);
   if (Status st = Connect(); !st.ok()) return st.error();
   ssh_session s = impl_->session;
   const SshOptions& o = options_;
@@ -386,6 +406,14 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
       if (m > 0) { out.err.append(buf, m); progressed = true; }
     }
     if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
+    if (Cancelled(o)) {
+      // Shutting down: the session is dropped like a timed-out one (the node-side deadline of
+      // WithRemoteDeadline ends the command there).
+      ssh_channel_free(ch);
+      ch = nullptr;
+      impl_->Drop();
+      return CancelledError(o);
+    }
     int left = RemainingMs(deadline);
     if (left == 0) {
       // Ask sshd to kill the command, then drop the session: whatever is still in flight
@@ -404,7 +432,7 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
                   "set in inventory.yaml defaults.ssh");
     }
     pollfd p{ssh_get_fd(s), POLLIN, 0};
-    int pr = poll(&p, 1, std::min(left, 1000));
+    int pr = poll(&p, 1, std::min(left, o.cancel != nullptr ? kCancelCheckMs : 1000));
     if (pr < 0 && errno != EINTR) return io_error("poll failed");
   }
   out.exit_status = ssh_channel_get_exit_status(ch);  // waits for exit-status after EOF

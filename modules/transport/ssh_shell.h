@@ -6,10 +6,11 @@
 /// Host keys are always verified against `known_hosts`: an unknown key fails with "ssh.hostkey"
 /// unless `accept_new_hostkeys` (an explicit opt-in) records it; a changed key always fails with
 /// "ssh.hostkey-changed". Error codes: "ssh.refused", "ssh.timeout", "ssh.auth", "ssh.hostkey",
-/// "ssh.hostkey-changed", "ssh.io". Messages never contain secrets (the passphrase).
+/// "ssh.hostkey-changed", "ssh.io", "ssh.cancelled" (SshOptions::cancel). Messages never contain secrets (the passphrase).
 ///
 /// One SshShell is used by one thread at a time; different SshShells may run in parallel.
 /// libssh's headers stay in ssh_shell.cc.
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -36,6 +37,10 @@ struct SshOptions {
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
   bool accept_new_hostkeys = false;   ///< record unknown host keys in known_hosts (never changed ones)
   std::string kex = kDefaultKex;      ///< SSH_OPTIONS_KEY_EXCHANGE list
+  /// When set and true, a connect or command in progress gives up within ~0.2 s with
+  /// "ssh.cancelled" (a long-lived caller shutting down: plumb watch on SIGTERM). The handshake
+  /// itself (inside libssh) is not interruptible and still ends by `connect_timeout`.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class SshShell : public Shell {

@@ -280,10 +280,30 @@ DriftReport MakeDriftReport(const DriftInput& in) {
         w.where, "waivers", "renew it with a new expiry, fix the drift, or delete the waiver"));
   }
 
-  if (r.drift_keys > 0) r.verdict = DriftVerdict::kDrift;
-  else if (r.unreadable_nodes > 0) r.verdict = DriftVerdict::kPartial;
-  else r.verdict = DriftVerdict::kInSync;
+  r.verdict = VerdictFor(r.drift_keys, r.unreadable_nodes);
   return r;
+}
+
+DriftVerdict VerdictFor(int drift_keys, int unreadable_nodes) {
+  if (drift_keys > 0) return DriftVerdict::kDrift;
+  if (unreadable_nodes > 0) return DriftVerdict::kPartial;
+  return DriftVerdict::kInSync;
+}
+
+void Recount(DriftReport& r) {
+  r.drifted_nodes = r.drift_keys = r.waived_keys = r.unreadable_nodes = r.checks = 0;
+  for (const DriftNode& n : r.nodes) {
+    if (!n.readable) {
+      ++r.unreadable_nodes;
+      continue;
+    }
+    const int drift = n.Count(CheckStatus::kDrift);
+    r.checks += static_cast<int>(n.checks.size());
+    r.drift_keys += drift;
+    r.waived_keys += n.Count(CheckStatus::kWaived);
+    if (drift > 0) ++r.drifted_nodes;
+  }
+  r.verdict = VerdictFor(r.drift_keys, r.unreadable_nodes);
 }
 
 int DriftExitCode(const DriftReport& report) {

@@ -108,6 +108,13 @@ DriftReport MakeDriftReport(const DriftInput& in);
 /// 0 in sync, 2 drift, 3 partial (unreadable nodes and no drift), 1 error.
 int DriftExitCode(const DriftReport& report);
 
+/// The verdict of a report with these counts (precedence above; errors are the caller's).
+DriftVerdict VerdictFor(int drift_keys, int unreadable_nodes);
+/// Counts drifted nodes, drift and waived keys, unreadable nodes and checks again from
+/// `r.nodes`, and sets the verdict: for a report whose nodes were changed one by one (the
+/// watch keeps one and replaces each node's verdict as it is read again).
+void Recount(DriftReport& r);
+
 /// Does waiver `w` cover `node`? Its `nodes` is a glob ("gpu00[1-4]", "gpu*") or a Slurm host
 /// list ("gpu[001-016],gpu020").
 bool WaiverCoversNode(const inventory::Waiver& w, const std::string& node);

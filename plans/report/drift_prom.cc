@@ -9,9 +9,18 @@
 namespace plumb::plans::report {
 namespace {
 
+std::string Label(std::string_view v) { return PromLabelValue(v); }
+
+void Family(std::string& out, const char* name, const char* help) {
+  out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+}
+
+}  // namespace
+
 // Label values escape backslash, double quote and newline, and nothing else.
-std::string Label(std::string_view v) {
+std::string PromLabelValue(std::string_view v) {
   std::string out;
+  out.reserve(v.size());
   for (char c : v) {
     if (c == '\\') out += "\\\\";
     else if (c == '"') out += "\\\"";
@@ -20,12 +29,6 @@ std::string Label(std::string_view v) {
   }
   return out;
 }
-
-void Family(std::string& out, const char* name, const char* help) {
-  out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
-}
-
-}  // namespace
 
 std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
   const std::string cluster = Label(r.cluster);

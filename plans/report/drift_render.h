@@ -35,6 +35,8 @@ nlohmann::json DriftToSarif(const DriftReport& r, const RenderOptions& o);
 void DriftToSarif(const DriftReport& r, const RenderOptions& o, std::ostream& out);
 /// Prometheus text exposition for node_exporter's textfile collector.
 std::string DriftToProm(const DriftReport& r, const RenderOptions& o);
+/// `v` escaped as a Prometheus label value (backslash, double quote, newline).
+std::string PromLabelValue(std::string_view v);
 /// One self-contained HTML page (no script, no external resource): a rack x node heat map and a
 /// per-node table.
 std::string DriftToHtml(const DriftReport& r);

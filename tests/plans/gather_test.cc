@@ -63,7 +63,7 @@ class LocalShell : public transport::Shell {
  public:
   Result<transport::CommandOutput> Run(std::string_view command, std::chrono::milliseconds) override {
     ++runs;
-    std::string cmd = "/bin/sh -c " + transport::ShellQuote(command);
+    std::string cmd = env_prefix + "/bin/sh -c " + transport::ShellQuote(command);
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p != nullptr);
     transport::CommandOutput out;
@@ -72,9 +72,12 @@ class LocalShell : public transport::Shell {
     while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.out.append(buf, n);
     int st = pclose(p);
     out.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+    last_out = out.out;
     return out;
   }
   int runs = 0;
+  std::string last_out;
+  std::string env_prefix;   ///< e.g. "env PATH=/nowhere ": a node without sha256sum or sed
 };
 
 // Answers with canned output (or a canned error) and records concurrency.
@@ -163,6 +166,48 @@ TEST_CASE("the combined probe script runs every snippet once and splits back exa
   CHECK(obs.facts.at("phi")->at("u").at("status") == modules::kPartAbsent);
   CHECK(obs.facts_digest.rfind("sha256:", 0) == 0);
   CHECK(obs.raw_digest.size() == 64);
+}
+
+TEST_CASE("a re-probe that prints what it printed last time is not parsed again (watch)") {
+  // The probe reads a file the test changes: the same bytes twice, then different ones.
+  char path[] = "/tmp/plumb-ifchanged-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  auto write = [&](const char* text) { std::ofstream(path) << text; };
+  write("one\n");
+  EchoModule a("alpha", std::string("plumb_cat x ") + path);
+  LocalShell sh;
+  bool unchanged = true;
+  auto first = plans::ProbeNodeIfChanged("n1", sh, {&a}, 5s, "", &unchanged);
+  REQUIRE(first.reachable);
+  CHECK_FALSE(unchanged);
+  CHECK(first.facts.at("alpha")->at("x").at("text") == "one\n");
+  // Fresh nonces each time, yet the same output: the node (this host's sh, sha256sum and sed)
+  // says so in one short line; the facts are left to the caller.
+  auto second = plans::ProbeNodeIfChanged("n1", sh, {&a}, 5s, first.raw_digest, &unchanged);
+  CHECK(unchanged);
+  CHECK(second.reachable);
+  CHECK(second.facts.empty());
+  CHECK(second.raw_digest == first.raw_digest);
+  CHECK(sh.last_out.size() == std::string("@plumb::unchanged\n").size() + 32);
+  CHECK(sh.last_out.find(":unchanged") != std::string::npos);
+  write("two\n");
+  auto third = plans::ProbeNodeIfChanged("n1", sh, {&a}, 5s, first.raw_digest, &unchanged);
+  CHECK_FALSE(unchanged);
+  CHECK(third.facts.at("alpha")->at("x").at("text") == "two\n");
+  CHECK(sh.runs == 3);
+
+  // A node without sha256sum (or sed) prints its output whole; the client tells it is the same.
+  write("one\n");
+  LocalShell bare;
+  bare.env_prefix = "env PATH=/nowhere ";
+  auto fallback = plans::ProbeNodeIfChanged("n1", bare, {&a}, 5s, first.raw_digest, &unchanged);
+  CHECK(unchanged);
+  CHECK(fallback.raw_digest == first.raw_digest);
+  CHECK(bare.last_out.find(":unchanged") == std::string::npos);
+  CHECK(bare.last_out.find(":begin alpha") != std::string::npos);
+  std::remove(path);
 }
 
 TEST_CASE("a node whose output is cut short or has no markers is reported, not parsed") {

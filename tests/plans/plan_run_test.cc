@@ -15,7 +15,12 @@ namespace {
 class SysctlLike : public modules::Module {
  public:
   const modules::ModuleInfo& Info() const override {
-    static const modules::ModuleInfo kInfo{"sysctl", {"/sysctl"}};
+    static const modules::ModuleInfo kInfo = [] {
+      modules::ModuleInfo i;
+      i.name = "sysctl";
+      i.owns = {"/sysctl"};
+      return i;
+    }();
     return kInfo;
   }
   std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {
@@ -111,6 +116,39 @@ TEST_CASE("plan run: repair vs intent from the desired state at each node's mark
   CHECK(run.diags.items()[0].code == "plan.marker-commit");
 }
 
+TEST_CASE("plan run: a caller's held desired states are asked first, so nothing loads twice; "
+          "nodes can come as planner facts") {
+  testing::ReportWorld w;
+  const std::string old_commit(40, '1');
+  plans::DesiredByNode then = w.desired;
+  w.cluster.rollouts["roll"].name = "roll";
+  SysctlLike sysctl;
+  int loads = 0, asked = 0;
+  plans::PlanRunInput in;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.modules = {&sysctl};
+  in.now = "2026-11-29T12:00:00Z";
+  in.find_loaded = [&](const std::string& c) -> const plans::DesiredByNode* {
+    ++asked;
+    return c == old_commit ? &then : nullptr;
+  };
+  in.load_at = [&](const std::string&) -> Result<plans::DesiredByNode> {
+    ++loads;
+    return Diagnostic::Error("git.ref", "unknown revision");
+  };
+  for (int run = 0; run < 3; ++run) {   // the watch plans again and again
+    plans::PlanRunner runner(in);
+    runner.Add("gpu001", plans::ToNodeFacts(Obs("gpu001", 60, old_commit)));
+    plans::PlanRun r = runner.Finish();
+    REQUIRE(r.plan.nodes.size() == 1);
+    CHECK(r.plan.nodes[0].actions.at(0).reason == plans::ChangeReason::kRepair);
+    CHECK(r.previous.empty());   // nothing copied into the run
+  }
+  CHECK(asked == 3);
+  CHECK(loads == 0);
+}
+
 TEST_CASE("plan run: the scheduler is only queried; its view counts nodes already out") {
   testing::ReportWorld w;
   w.cluster.rollouts["roll"].name = "roll";
@@ -190,7 +228,12 @@ namespace {
 class KernelLike : public modules::Module {
  public:
   const modules::ModuleInfo& Info() const override {
-    static const modules::ModuleInfo kInfo{"kernel", {"/kernel"}};
+    static const modules::ModuleInfo kInfo = [] {
+      modules::ModuleInfo i;
+      i.name = "kernel";
+      i.owns = {"/kernel"};
+      return i;
+    }();
     return kInfo;
   }
   std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <arpa/inet.h>
+
+#include <atomic>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -46,6 +48,10 @@ TEST_CASE("ssh options come from defaults.ssh, the node, and the command line") 
   CHECK(o.identity.empty());  // agent
   CHECK(o.accept_new_hostkeys);
   CHECK(o.kex == "diffie-hellman-group14-sha256");
+  CHECK(o.cancel == nullptr);
+  std::atomic<bool> stop{false};
+  extra.cancel = &stop;
+  CHECK(plans::SshOptionsFor(ssh, node, "/srv/pod-a/", extra).cancel == &stop);
 }
 
 namespace {
@@ -101,4 +107,18 @@ TEST_CASE("a peer that accepts TCP but never speaks SSH is 'ssh.timeout' within 
   REQUIRE(!r.ok());
   CHECK(r.error().code == "ssh.timeout");
   CHECK(took < 3s);
+}
+
+TEST_CASE("a cancelled shell gives up at once with 'ssh.cancelled', connecting nowhere") {
+  Listener l;  // accepts TCP, never speaks SSH: without the cancel this waits out the deadline
+  std::atomic<bool> stop{true};
+  transport::SshOptions o = Loopback(l.port);
+  o.connect_timeout = std::chrono::hours(1);
+  o.cancel = &stop;
+  transport::SshShell sh(o);
+  auto r = sh.Run("true", std::chrono::hours(1));
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == "ssh.cancelled");
+  CHECK(r.error().message.find("n1") != std::string::npos);
+  CHECK_FALSE(sh.connected());
 }

@@ -14,6 +14,7 @@
 
 #include "plans/report/drift_render.h"
 #include "plans/report/json_validate.h"
+#include "plans/report/prom_grammar.h"
 #include "plans/report/report_fixture.h"
 #include "third_party_schemas.h"
 
@@ -218,37 +219,11 @@ TEST_CASE("drift prom: textfile exposition with HELP/TYPE, per node/module gauge
   CHECK(p.find("plumb_drift_keys{cluster=\"pod\\\"a\",node=\"gpu002\"} 2\n") != std::string::npos);
   CHECK(p.find("plumb_node_readable{cluster=\"pod\\\"a\",node=\"gpu004\"} 0\n") != std::string::npos);
   CHECK(p.find("plumb_last_run_timestamp_seconds{cluster=\"pod\\\"a\"} 1764417600\n") != std::string::npos);
-  // The exposition grammar, line by line: every sample's family was announced by HELP + TYPE
-  // first, each family once, names and labels well-formed, values numbers.
-  const std::regex sample(
-      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\["\\n])*")(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\["\\n])*")*\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)$)");
-  const std::regex help(R"(^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .+$)");
-  const std::regex type(R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (gauge|counter|untyped)$)");
-  std::set<std::string> helped, typed, seen_families;
-  std::string current;
-  size_t start = 0;
-  int samples = 0;
-  while (start < p.size()) {
-    size_t end = p.find('\n', start);
-    REQUIRE(end != std::string::npos);   // ends with a newline
-    std::string line = p.substr(start, end - start);
-    start = end + 1;
-    std::smatch m;
-    if (std::regex_match(line, m, help)) {
-      CHECK(helped.insert(m[1]).second);
-      current = m[1];
-    } else if (std::regex_match(line, m, type)) {
-      CHECK(m[1] == current);
-      CHECK(typed.insert(m[1]).second);
-    } else {
-      INFO(line);
-      REQUIRE(std::regex_match(line, m, sample));
-      CHECK(m[1] == current);
-      CHECK(typed.count(m[1]));
-      ++samples;
-    }
-  }
-  CHECK(samples == 9 + 3 + 3 + 4 + 1 + 1);
+  // The exposition grammar, line by line (prom_grammar.h).
+  testing::PromCheck check = testing::CheckPromText(p);
+  INFO((check.problems.empty() ? std::string() : check.problems.front()));
+  CHECK(check.problems.empty());
+  CHECK(check.samples == 9 + 3 + 3 + 4 + 1 + 1);
 }
 
 TEST_CASE("drift html: one self-contained page, heat map cell per node, drifted node marked") {

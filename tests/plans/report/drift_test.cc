@@ -249,3 +249,26 @@ TEST_CASE("drift: every read node reports the commit its marker names, in sync o
     if (n.node == "gpu001") CHECK(n.marker_commit == std::string(40, 'b'));
   }
 }
+
+TEST_CASE("drift: Recount gives a report's own counts back, and follows nodes changed one by one") {
+  testing::ReportWorld w;
+  auto r = Report(w);
+  auto counts = [](const plans::report::DriftReport& x) {
+    return std::vector<int>{x.drifted_nodes, x.drift_keys, x.waived_keys, x.unreadable_nodes,
+                            x.checks, static_cast<int>(x.verdict)};
+  };
+  const auto made = counts(r);
+  plans::report::Recount(r);
+  CHECK(counts(r) == made);
+  // gpu001 and gpu002 go unreadable (the watch replaces their verdicts): drift is gone, the
+  // report is partial.
+  for (auto& n : r.nodes)
+    if (n.node == "gpu001" || n.node == "gpu002") {
+      n.readable = false;
+      n.checks.clear();
+    }
+  plans::report::Recount(r);
+  CHECK(r.drift_keys == 0);
+  CHECK(r.unreadable_nodes == 3);
+  CHECK(r.verdict == DriftVerdict::kPartial);
+}

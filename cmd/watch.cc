@@ -1,0 +1,217 @@
+// plumb watch: keep every node under watch. Parses the flags, sets up the process (signals, the
+// file descriptor limit), wires the real transports (SSH sessions, the git repo, the HTTP
+// endpoint, the events file) and runs plans::watch::Watcher. Read-only, like drift.
+#include <malloc.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "cmd/gather_support.h"
+#include "cmd/read_run.h"
+#include "cmd/repo_load.h"
+#include "inventory/version.h"
+#include "modules/registry.h"
+#include "modules/transport/metrics_server.h"
+#include "plans/ssh_factory.h"
+#include "plans/watch/watcher.h"
+
+namespace plumb::cmd {
+namespace {
+
+struct WatchArgs {
+  std::string interval = "60s";
+  double spread = 1.0;
+  int fanout = 64;
+  std::string limit;
+  std::string events;     ///< --events FILE (appended); empty = stdout
+  std::string listen;     ///< --listen ADDRESS:PORT; empty = no endpoint
+  std::string textfile;   ///< --textfile PATH
+  bool once = false;
+  int rounds = 0;
+  std::string ref_poll = "5s";
+  bool accept_new_host_keys = false;
+};
+
+// Set by the signal handlers, read by the watch loop (lock-free atomics: async-signal-safe).
+std::atomic<bool> g_stop{false};
+std::atomic<bool> g_reload{false};
+
+void OnStop(int) { g_stop.store(true); }
+void OnReload(int) { g_reload.store(true); }
+
+void InstallSignals() {
+  struct sigaction sa {};
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = OnStop;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sa.sa_handler = OnReload;
+  sigaction(SIGHUP, &sa, nullptr);
+  // A reader of --events or stdout that goes away must be an error we report, not a silent
+  // death; a node's socket closing under libssh must not kill the watch either.
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, nullptr);
+}
+
+// One session per node is one file descriptor per node: 1024 nodes do not fit the usual soft
+// limit of 1024. Raise it to the hard limit, and say so when even that is short.
+void RaiseFdLimit(size_t nodes, int fanout) {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+  const rlim_t need = static_cast<rlim_t>(nodes) + static_cast<rlim_t>(fanout) + 64;
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+    std::fprintf(stderr,
+                 "plumb watch: warning: the open-file limit (%llu) is below what %zu sessions "
+                 "need (~%llu); raise it (ulimit -n, LimitNOFILE=)\n",
+                 static_cast<unsigned long long>(rl.rlim_cur), nodes,
+                 static_cast<unsigned long long>(need));
+}
+
+// "60s", "5m", "1h30m", or a plain number of seconds.
+std::optional<long> Seconds(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() < 8)
+    return std::atol(s.c_str());
+  return inventory::ParseDuration(s);
+}
+
+int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
+  if (g.working_tree) {
+    std::fprintf(stderr, "error: watch reads the repo at --ref; --working-tree is not for it\n");
+    return kExitError;
+  }
+  auto interval = Seconds(a.interval);
+  auto ref_poll = Seconds(a.ref_poll);
+  if (!interval || *interval < 1 || !ref_poll || *ref_poll < 1) {
+    std::fprintf(stderr, "error: --interval and --ref-poll take a duration of at least 1s "
+                         "(60s, 5m, 1h30m)\n");
+    return kExitError;
+  }
+  if (a.fanout < 1 || a.rounds < 0 || a.spread < 0 || a.spread > 1) {
+    std::fprintf(stderr, "error: --fanout must be at least 1, --rounds at least 0, --spread "
+                         "between 0 and 1\n");
+    return kExitError;
+  }
+
+  std::FILE* events_out = stdout;
+  std::string events_name = "stdout";
+  if (!a.events.empty() && a.events != "-") {
+    events_out = std::fopen(a.events.c_str(), "ae");   // appended: a restart keeps the history
+    if (events_out == nullptr) {
+      std::fprintf(stderr, "error: cannot open --events %s: %s\n", a.events.c_str(),
+                   std::strerror(errno));
+      return kExitError;
+    }
+    events_name = a.events;
+  }
+  InstallSignals();
+  // Up to --fanout threads allocate at once (gather does the same; see cmd/gather.cc).
+  mallopt(M_ARENA_MAX, 2);
+
+  plans::SshOverrides extra;
+  extra.accept_new_hostkeys = a.accept_new_host_keys;
+  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+  extra.cancel = &g_stop;   // Ctrl-C ends probes in flight within a fraction of a second
+  const std::string repo_root = RepoRoot(g);
+
+  plans::watch::GitDesiredSource desired(RepoLoadOptions(g.repo, g.ref, false));
+  plans::watch::ThreadPool pool(a.fanout);
+  plans::RealClock clock;
+  plans::watch::JsonLinesSink sink(events_out, events_name);
+  plans::watch::WatchDeps deps;
+  deps.desired = &desired;
+  deps.shells = [repo_root, extra](const inventory::Cluster& c) -> std::unique_ptr<plans::ShellFactory> {
+    return std::make_unique<plans::SshShellFactory>(c.ssh, repo_root, extra);
+  };
+  deps.pool = &pool;
+  deps.clock = &clock;
+  deps.events = &sink;
+  deps.modules = modules::AllModules();
+  if (!a.textfile.empty())
+    deps.write_textfile = [path = a.textfile](const std::string& text) { return WriteOutput(path, text); };
+  deps.log = [](const std::string& line) { std::fprintf(stderr, "plumb watch: %s\n", line.c_str()); };
+
+  plans::watch::WatchOptions opt;
+  opt.interval = std::chrono::seconds(*interval);
+  opt.spread = a.once ? 0.0 : a.spread;   // one round: every node at once (at most --fanout)
+  opt.rounds = a.once ? 1 : a.rounds;
+  opt.limit = a.limit;
+  opt.ref_poll = std::chrono::seconds(*ref_poll);
+
+  plans::watch::Watcher watcher(deps, opt);
+  if (Status st = watcher.Start(); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
+    return kExitError;
+  }
+  std::unique_ptr<transport::MetricsServer> server;
+  if (!a.listen.empty()) {
+    auto started = transport::MetricsServer::Start(a.listen, [&watcher] { return watcher.Metrics(); });
+    if (!started.ok()) {
+      std::fprintf(stderr, "%s\n", started.error().ToString().c_str());
+      return kExitError;
+    }
+    server = std::move(started.value());
+    std::fprintf(stderr, "plumb watch: metrics on http://%s/metrics\n", a.listen.c_str());
+  }
+  RaiseFdLimit(watcher.node_count(), a.fanout);
+
+  plans::watch::WatchControl control{&g_stop, &g_reload};
+  int rc = watcher.Run(control);
+  server.reset();   // no scrape reaches a watcher being torn down
+  if (events_out != stdout) std::fclose(events_out);
+  return rc;
+}
+
+}  // namespace
+
+void RegisterWatch(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static WatchArgs a;
+  auto* sub = app.add_subcommand(
+      "watch",
+      "Keep every node under watch: one SSH session per node, kept open; the probe re-run every\n"
+      "--interval; drift against --ref as JSON-line events and Prometheus metrics. Read-only.");
+  AddSourceOptions(*sub, g);
+  sub->add_option("--interval", a.interval, "Each node is read once per interval (60s, 5m)")
+      ->capture_default_str();
+  sub->add_option("--spread", a.spread,
+                  "Fraction of the interval node reads are spread over (0: all at once)")
+      ->capture_default_str();
+  sub->add_option("--fanout", a.fanout, "Reads (and SSH handshakes) at once")->capture_default_str();
+  sub->add_option("--limit", a.limit,
+                  "Nodes: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
+  sub->add_option("--events", a.events, "Append events (JSON lines) to FILE instead of stdout");
+  sub->add_option("--listen", a.listen,
+                  "Serve Prometheus metrics at http://ADDRESS:PORT/metrics (127.0.0.1:9472)");
+  sub->add_option("--textfile", a.textfile,
+                  "Write the metrics to FILE after every round (node_exporter textfile collector)");
+  sub->add_flag("--once", a.once, "Read every node once (all at once, at most --fanout), then exit");
+  sub->add_option("--rounds", a.rounds, "Exit after this many rounds (0: run until stopped)")
+      ->capture_default_str();
+  sub->add_option("--ref-poll", a.ref_poll, "How often --ref is resolved again")
+      ->capture_default_str();
+  sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
+                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
+  sub->footer(
+      "Events (one JSON object a line): drift, drift_cleared, node_unreadable, node_readable,\n"
+      "node_rebooted, desired_changed, desired_error; each with time, node, key, live, desired,\n"
+      "commit as they apply. SIGHUP reads --ref again at once; SIGINT/SIGTERM close every\n"
+      "session and exit 0.\n\n"
+      "Exit: 0 stopped by a signal; with --once/--rounds, drift's codes for the last verdicts\n"
+      "(0 in sync, 2 drift, 1 some nodes unreadable); 1 error (an event could not be written).\n\n"
+      "Examples:\n"
+      "  plumb watch --repo pod-a --ref origin/main --listen 127.0.0.1:9472 --events drift.jsonl\n"
+      "  plumb watch --repo pod-a --once --events -      # one round, current drift as events");
+  sub->callback([&run, &g] { run = [&g] { return RunWatch(g, a); }; });
+}
+
+}  // namespace plumb::cmd
