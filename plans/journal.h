@@ -50,7 +50,7 @@ struct StepRecord {
   int64_t id = 0;
   std::string run;
   std::string node;
-  std::string step;          ///< "probe", "drain", "wait-drained", "apply:<action id>", "reboot",
+  std::string step;          ///< "probe", "claim", "drain", "wait-drained", "apply:<action id>", "reboot",
                              ///< "wait-boot", "verify", "health:<n>", "marker", "resume"
   nlohmann::json detail = nlohmann::json::object();   ///< step inputs (e.g. the old boot id)
   std::string started_at;

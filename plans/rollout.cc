@@ -220,6 +220,19 @@ class Engine {
     if (auto it = plan_.rollouts.find(rollout); it != plan_.rollouts.end()) return &it->second;
     return nullptr;
   }
+  /// Nodes this process has claimed (or is claiming) right now. A claim of this run on any
+  /// other node is a leftover of an earlier process of the run (killed between claim and
+  /// drain): nobody will drain it, so it holds no slot (it is replaced when that node's turn
+  /// comes). Entered before the claim is written, so the set always covers the live ones.
+  void SetClaimedNow(const std::string& node, bool claimed) {
+    std::lock_guard lock(claims_mu_);
+    if (claimed) claimed_now_.insert(node);
+    else claimed_now_.erase(node);
+  }
+  bool ClaimedNow(const std::string& node) {
+    std::lock_guard lock(claims_mu_);
+    return claimed_now_.count(node) > 0;
+  }
   /// The scheduler stayed unreadable past its timeout: admit nothing more; the run pauses.
   void SchedulerGaveUp(const std::string& why) {
     // Its own mutex: this is called with mu_ held (the admission loop) and without it (node
@@ -282,6 +295,8 @@ class Engine {
   std::set<std::string> leases_held_;
   std::map<std::string, std::string> leases_lost_;
   std::mutex mu_;
+  std::mutex claims_mu_;
+  std::set<std::string> claimed_now_;
   std::condition_variable cv_;
   Diagnostics diags_;
   std::map<std::string, NodeOutcome> outcomes_;
@@ -869,12 +884,14 @@ bool NodeRun::ClaimHolds(const modules::SchedulerNode& sn) {
   const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
                             start.time_since_epoch()).count();
   const modules::NodeClaim mine{e_.opts().run_id, now_s};
+  e_.SetClaimedNow(np_.node, true);
   StepResult r = Step("claim", {{"scheduler", std::string(sched.Name())}}, [&] {
     Status s = SchedulerCall("claim", [&] { return sched.SetClaim(sn, mine); });
     if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
     return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
   });
   claimed_ = r.outcome == "ok";
+  if (!claimed_) e_.SetClaimedNow(np_.node, false);
   if (!Check("claim", r)) return false;
   milliseconds wait = e_.opts().timing.poll_initial;
   const auto patience = std::chrono::seconds(policy_.scheduler_timeout_s);
@@ -890,7 +907,8 @@ bool NodeRun::ClaimHolds(const modules::SchedulerNode& sn) {
     std::vector<std::string> who, unsettled;
     for (const auto& [name, n] : *q) {
       if (name == np_.node) continue;
-      const bool claimed = n.claim && ClaimLive(*n.claim, now_s);
+      const bool claimed = n.claim && ClaimLive(*n.claim, now_s) &&
+                           (n.claim->run != e_.opts().run_id || e_.ClaimedNow(name));
       if (!n.Unavailable() && !claimed) continue;
       ++taken;
       if (n.Unavailable() && n.Unsettled()) unsettled.push_back(name);
@@ -928,6 +946,7 @@ bool NodeRun::ClaimHolds(const modules::SchedulerNode& sn) {
 void NodeRun::DropClaim(const modules::SchedulerNode& sn) {
   if (!claimed_) return;
   claimed_ = false;
+  e_.SetClaimedNow(np_.node, false);
   // One try, no waiting: a claim left behind only holds a slot until it expires.
   if (Status s = Sched().SetClaim(sn, modules::NodeClaim{}); !s)
     e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,

@@ -9,6 +9,9 @@
 ///              ("plumb:<other>:<step>") is busy too
 ///   probe      re-probe; a facts digest other than the plan's -> skipped as "stale"; the
 ///              plan's actions must follow from the commit's desired state and these facts
+///   claim      the node claimed in the scheduler (modules/drain/claim.h), then its scope read:
+///              nodes out + live claims must fit max_unavailable with it, else the claim is
+///              cleared and the node deferred, untouched (runs of other journals share the budget)
 ///   drain      scheduler drain, reason "plumb:<run>:drain" (an admin's drain is left alone;
 ///              a node a failed run left drained is taken over)
 ///   wait-drained   until no job runs on it (policy timeout; pending jobs are not "done")

@@ -10,10 +10,11 @@ build_pkgs=(g++ cmake make pkg-config git ccache
   libssh-dev libcurl4-openssl-dev libssl-dev libgit2-dev libyaml-cpp-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev libmimalloc-dev
   libmicrohttpd-dev)
-# Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client.
+# Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client; gnupg for
+# the signed-commit tests.
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl
-  xmlstarlet jq libxml2-utils)
+  xmlstarlet jq libxml2-utils gnupg)
 
 want=("${build_pkgs[@]}")
 [[ "${PLUMB_DEPS:-all}" == build ]] || want+=("${testbed_pkgs[@]}")

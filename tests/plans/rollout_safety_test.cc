@@ -664,6 +664,26 @@ TEST_CASE("rollout: another run's claim on the last slot: this run gives way bef
   CHECK(b.fake.violations().empty());
 }
 
+TEST_CASE("rollout: a claim this run left behind when its process was killed holds no slot") {
+  // Integration finding (apply_crash): killed right after claiming n01, the resumed run held
+  // n02 back for the claim's whole lifetime, because it counted its own leftover as live.
+  Bed b(3, 1);
+  b.MakePlan();
+  const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                              b.clock.Now().time_since_epoch()).count();
+  b.fake.node("n03").comment = "rack 7 [plumb-claim:" + b.run + "@" + std::to_string(now_s) + "]";
+  Events ev;
+  auto r = RunWith(b, ev);
+  CHECK(r.outcome == "done");
+  for (const char* n : {"n01", "n02"}) {
+    int claims = 0;
+    for (const auto& c : b.fake.claims()) claims += c == std::string(n) + ": claim " + b.run;
+    CHECK_MESSAGE(claims == 1, n);   // claimed once: never deferred for the leftover
+  }
+  CHECK(b.fake.node("n03").comment == "rack 7");   // replaced, then cleared, the words kept
+  CHECK(b.fake.max_unavailable_seen() <= 1);
+}
+
 TEST_CASE("rollout: two claims at once, each run seeing the other's: nobody drains, then one goes") {
   Bed b(3, 1);
   b.MakePlan();
