@@ -798,6 +798,14 @@ bool NodeRun::Drain() {
       return false;
     case SchedRead::kOk: break;
   }
+  // A claim this run left behind (its process killed between claim and drain, or before the
+  // claim was cleared): cleared here, so no other run counts it after this node is back.
+  if (sn.claim && sn.claim->run == e_.opts().run_id && !claimed_) {
+    claimed_ = true;
+    DropClaim(sn);
+    sn.comment = modules::WithClaim(sn.comment, {});
+    sn.claim.reset();
+  }
   const bool ours = sn.drain && RunOfReason(sn.reason) == e_.opts().run_id;
   std::optional<PlumbReason> other;
   if (sn.drain && !ours) other = ParsePlumbReason(sn.reason);

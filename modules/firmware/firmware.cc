@@ -127,7 +127,10 @@ std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts
   if (!Wants(desired)) return out;
   const json& images = desired.value("firmware_images", json::object());
   const json& comps = facts.value("components", json::array());
-  for (auto it = desired["firmware"].begin(); it != desired["firmware"].end(); ++it) {
+  // Wants() is true for firmware_images alone too: images without a version pin change nothing.
+  const json pins = desired.contains("firmware") && desired["firmware"].is_object()
+                        ? desired["firmware"] : json::object();
+  for (auto it = pins.begin(); it != pins.end(); ++it) {
     const std::string key = it.key();
     const std::string want = it.value().is_string() ? Trim(it.value().get<std::string>())
                                                     : it.value().dump();

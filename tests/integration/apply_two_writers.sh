@@ -96,4 +96,7 @@ echo "most nodes out at once (both runs together): $max_out; longest stretch abo
 check "the budget held across both runs (never above 3 in any sample)" test "$max_out" -le 3
 check "no claim left in any node's comment" \
   bash -c "! '$TB' exec scontrol show node -o | grep -q 'plumb-claim'"
+if ((AP_FAIL > 0)); then
+  for r in r1 r2; do echo "--- $r:"; tail -25 "$AP_TMP/$r"; tail -10 "$AP_TMP/$r.err"; done
+fi
 ap_finish

@@ -51,6 +51,7 @@ git -C "$repo" init -q && git -C "$repo" add -A &&
   git -C "$repo" -c user.email=t@t.example -c user.name=t commit -qm init
 n=$((n + 1)); OUT=$RF_OUT/$n.out; ERR=$RF_OUT/$n.err
 "$PLUMB" bmc plan --repo "$repo" >"$OUT" 2>"$ERR" && rc=0 || rc=$?
+[ "$rc" = 2 ] || { echo "--- bmc plan said:"; cat "$OUT" "$ERR"; }
 check "plan from a cluster repo (its nodes, defaults.bmc, stacks) finds the BIOS change (rc=$rc)" [ "$rc" = 2 ]
 check "  on the dmtf node" has 'n1: set BIOS ProcTurboMode="Disabled" (have "Enabled")' "$OUT"
 

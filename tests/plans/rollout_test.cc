@@ -417,6 +417,7 @@ TEST_CASE("rollout: a crash at any journaled point, then resume: converges, noth
           CHECK(w.fake.Count(n, "reboot") == 1);
           CHECK_FALSE(w.fake.node(n).drain);
           CHECK(!w.fake.node(n).marker.empty());
+          CHECK(w.fake.node(n).comment.empty());   // no claim left behind
         }
         CHECK(w.fake.violations().empty());
         CHECK(w.fake.max_unavailable_seen() <= 1);

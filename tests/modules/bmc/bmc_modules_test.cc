@@ -115,6 +115,9 @@ TEST_CASE("firmware: diff matches Name or SoftwareId and orders BMC before BIOS 
   auto missing = FirmwareModule().Diff({{"firmware", {{"CPLD", "2"}}}}, facts);
   REQUIRE(missing.size() == 1);
   CHECK(missing[0].before.is_null());
+  // Images without any version pin: nothing to change (a stack that only says where images
+  // live), never an exception (integration finding: `bmc plan` threw on it).
+  CHECK(FirmwareModule().Diff({{"firmware_images", {{"BMC", "https://fw.example/b.bin"}}}}, facts).empty());
 }
 
 TEST_CASE("firmware: SimpleUpdate without If-Match, task followed, version verified") {
