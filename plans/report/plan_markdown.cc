@@ -88,16 +88,8 @@ std::vector<Section> Sections(const Plan& plan) {
   std::vector<Section> out;
   if (plan.HasChanges()) {
     Section d{"#### Disruption\n\n| disruption | nodes |\n|---|---|\n", {}, "\n", "disruption rows"};
-    std::map<modules::Disruption, std::vector<std::string>> by;
-    for (const NodePlan& n : plan.nodes) by[n.disruption].push_back(n.node);
-    const std::pair<modules::Disruption, const char*> rows[] = {
-        {modules::Disruption::kFirmwareFlash, "re-flash + reboot"},
-        {modules::Disruption::kReboot, "drain + reboot"},
-        {modules::Disruption::kDrain, "drain"},
-        {modules::Disruption::kServiceRestart, "service restart"},
-        {modules::Disruption::kNone, "live (no drain)"}};
-    for (const auto& [dis, label] : rows)
-      if (by.count(dis)) d.items.push_back(fmt::format("| {} | {} |\n", label, Names(by[dis])));
+    for (const DisruptionRow& r : DisruptionRows(plan))
+      d.items.push_back(fmt::format("| {} | {} |\n", r.label, Names(r.nodes)));
     out.push_back(std::move(d));
 
     Section b{"#### Batches\n\n| # | | nodes | est. | rollout | domains |\n|---|---|---|---|---|---|\n",

@@ -49,6 +49,21 @@ std::string FormatDuration(int s) {
   return fmt::format("{}s", s);
 }
 
+std::vector<DisruptionRow> DisruptionRows(const Plan& plan) {
+  std::map<modules::Disruption, std::vector<std::string>> by;
+  for (const NodePlan& n : plan.nodes) by[n.disruption].push_back(n.node);
+  const std::pair<modules::Disruption, const char*> rows[] = {
+      {modules::Disruption::kFirmwareFlash, "re-flash + reboot"},
+      {modules::Disruption::kReboot, "drain + reboot"},
+      {modules::Disruption::kDrain, "drain"},
+      {modules::Disruption::kServiceRestart, "service restart"},
+      {modules::Disruption::kNone, "live (no drain)"}};
+  std::vector<DisruptionRow> out;
+  for (const auto& [d, label] : rows)
+    if (auto it = by.find(d); it != by.end()) out.push_back({label, std::move(it->second)});
+  return out;
+}
+
 std::string PlanToText(const Plan& plan) {
   std::string out = fmt::format("plumb plan: cluster {} at {}{} (ref {}), {}\n", plan.cluster,
                                 plan.source.commit.substr(0, 12),
@@ -100,16 +115,8 @@ std::string PlanToText(const Plan& plan) {
 
   if (plan.HasChanges()) {
     out += "\nDisruption:\n";
-    std::map<modules::Disruption, std::vector<std::string>> by;
-    for (const NodePlan& n : plan.nodes) by[n.disruption].push_back(n.node);
-    const std::pair<modules::Disruption, const char*> rows[] = {
-        {modules::Disruption::kFirmwareFlash, "re-flash + reboot"},
-        {modules::Disruption::kReboot, "drain + reboot"},
-        {modules::Disruption::kDrain, "drain"},
-        {modules::Disruption::kServiceRestart, "service restart"},
-        {modules::Disruption::kNone, "live (no drain)"}};
-    for (const auto& [d, label] : rows)
-      if (by.count(d)) out += fmt::format("  {:<18} {}\n", label, Names(by[d]));
+    for (const DisruptionRow& r : DisruptionRows(plan))
+      out += fmt::format("  {:<18} {}\n", r.label, Names(r.nodes));
 
     out += "\nBatches:\n";
     for (const Batch& b : plan.batches) {
