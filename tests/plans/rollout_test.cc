@@ -189,7 +189,7 @@ TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifi
 TEST_CASE("rollout: never more than max_unavailable out, counting nodes already drained") {
   // Given 8 nodes, max_unavailable 3, and one node drained by an admin before the rollout,
   World w(8, 3);
-  w.fake.Drain("n08", "bad fan");
+  REQUIRE(w.fake.Drain("n08", "bad fan").ok());
   for (int i = 1; i <= 7; ++i) w.fake.RunJob(fmt::format("n{:02}", i), std::chrono::seconds(30 * i));
   auto r = w.Apply();
   // then every node is done, and at most 3 were ever out at once, the admin's one included.
@@ -220,7 +220,7 @@ TEST_CASE("rollout: a node an admin drains mid-batch takes its slot: never more 
 
 TEST_CASE("rollout: an admin-drained node is changed but stays drained, reason untouched") {
   World w(2, 2);
-  w.fake.Drain("n02", "RMA gpu3");
+  REQUIRE(w.fake.Drain("n02", "RMA gpu3").ok());
   auto r = w.Apply();
   CHECK(r.outcome == "done");
   CHECK(w.fake.node("n02").running["kernel"] == "k2");
