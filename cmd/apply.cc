@@ -29,15 +29,18 @@
 #include <fmt/format.h>
 
 #include "cmd/apply_deps.h"
+#include "cmd/bmc_factory.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
 #include "cmd/read_run.h"
+#include "cmd/ssh_factory.h"
 #include "cmd/subcommands.h"
 #include "inventory/hostlist.h"
 #include "inventory/load.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
 #include "plans/apply_lock.h"
+#include "plans/apply_prepare.h"
 #include "plans/clock.h"
 #include "plans/gather.h"
 #include "plans/journal.h"
@@ -46,22 +49,26 @@
 #include "plans/plan_json.h"
 #include "plans/planner.h"
 #include "plans/process_identity.h"
-#include "plans/recover.h"
+#include "plans/report/apply_summary.h"
 #include "plans/report/plan_text.h"
 #include "plans/rollout.h"
 #include "plans/run_who.h"
-#include "plans/ssh_factory.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "apply";
 namespace {
 
 std::atomic<bool> g_stop{false};
+// Looked up before any signal can come: the handler only reads it.
+const int kInterruptedCode = ExitCodeFor(kVerb, Outcome::kInterrupted);
 std::atomic<int> g_signals{0};
 
 extern "C" void OnSignal(int) {
   // First Ctrl-C: finish or abandon in-flight steps, journal, exit 130. Second: leave now (the
   // journal already holds every intent; --resume re-checks).
-  if (g_signals.fetch_add(1) >= 1) _exit(kExitInterrupted);
+  if (g_signals.fetch_add(1) >= 1) _exit(kInterruptedCode);
   g_stop = true;
 }
 
@@ -88,13 +95,13 @@ void Err(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
 
 int Fail(const Diagnostic& d) {
   Err("plumb apply: " + d.ToString());
-  return kExitError;
+  return ExitCodeFor(kVerb, Outcome::kError);
 }
 
 int FailAll(const Diagnostics& ds, const std::string& headline) {
   Err("plumb apply: " + headline);
   for (const Diagnostic& d : ds.items()) Err("  " + d.ToString());
-  return kExitError;
+  return ExitCodeFor(kVerb, Outcome::kError);
 }
 
 // Every flag apply accepts acts in the mode it is given in, or is refused here: none is
@@ -256,37 +263,14 @@ bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Pla
   return true;
 }
 
-// The nodes `run` left failed, as this journal recorded them.
-Result<std::vector<std::string>> FailedNodesOf(plans::Journal& journal, const std::string& run) {
-  auto nodes = journal.Nodes(run);
-  if (!nodes) return nodes.error();
-  std::vector<std::string> failed;
-  for (const plans::NodeRecord& n : *nodes)
-    if (n.status == "failed") failed.push_back(n.node);
-  return failed;
-}
-
 // One table from a run's outcome to the exit code (README "Exit codes").
 int ExitFor(const plans::RolloutResult& res) {
-  if (res.outcome == "done") return kExitOk;
-  if (res.outcome == "interrupted") return kExitInterrupted;
-  if (res.outcome == "paused" || res.outcome == "incomplete") return kExitPartial;
-  return kExitError;   // failed, halted, crashed, a journal that could not be written
+  if (res.outcome == "done") return ExitCodeFor(kVerb, Outcome::kOk);
+  if (res.outcome == "interrupted") return ExitCodeFor(kVerb, Outcome::kInterrupted);
+  if (res.outcome == "paused" || res.outcome == "incomplete") return ExitCodeFor(kVerb, Outcome::kPaused);
+  // failed, halted, crashed, a journal that could not be written
+  return ExitCodeFor(kVerb, Outcome::kRunFailed);
 }
-
-// One drainer per scheduler kind, and which one each rollout policy uses. Slurm and kubectl
-// run on this host through `local` (SLURM_CONF from the environment).
-struct Schedulers {
-  std::map<inventory::DrainScheduler, std::unique_ptr<modules::Drainer>> by_kind;
-  std::map<std::string, modules::Drainer*> by_rollout;
-  Schedulers(const inventory::Cluster& c, transport::Shell& local) {
-    for (const auto& [name, p] : c.rollouts) {
-      auto& d = by_kind[p.scheduler];
-      if (!d) d = MakeDrainer(p.scheduler, local);
-      by_rollout[name] = d.get();
-    }
-  }
-};
 
 std::map<std::string, std::string> SchedulerEnv() {
   std::map<std::string, std::string> env;
@@ -294,32 +278,19 @@ std::map<std::string, std::string> SchedulerEnv() {
   return env;
 }
 
-// The nodes `run` left failed when this journal does not have the run (another runner's): the
-// scheduler still names them ("plumb:<run>:failed:..."), read through the repo at `at`.
-Result<std::vector<std::string>> FailedNodesFromScheduler(const GlobalOptions& at,
-                                                          const std::string& run) {
-  inventory::LoadedCluster here = LoadRepo(at.repo, at.ref, false);
-  if (!here.ok())
-    return Diagnostic::Error("apply.retry", "the cluster repo did not load:\n" + here.diags.ToText());
-  transport::LocalShell local(SchedulerEnv());
-  Schedulers s(here.cluster, local);
-  std::set<std::string> failed;
-  for (const auto& [kind, d] : s.by_kind) {
-    auto q = d->Query({});
-    if (!q) return q.error();
-    for (const auto& [name, n] : *q)
-      if (auto pr = n.drain ? plans::ParsePlumbReason(n.reason) : std::nullopt;
-          pr && pr->run == run && pr->failed)
-        failed.insert(name);
-  }
-  return std::vector<std::string>(failed.begin(), failed.end());
+// The real drainers of `cluster`'s rollout policies; Slurm and kubectl run on this host
+// through `local` (SLURM_CONF from the environment).
+plans::Schedulers RealSchedulers(const inventory::Cluster& cluster, transport::Shell& local) {
+  return plans::SchedulersFor(cluster, [&](inventory::DrainScheduler kind) {
+    return MakeDrainer(kind, local);
+  });
 }
 
 int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (auto conflicts = FlagConflicts(a); !conflicts.empty()) {
     for (const std::string& c : conflicts) Err("plumb apply: error: " + c);
     Err("hint: plumb apply --help lists what each flag does in each mode");
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   if (g.working_tree)
     return Fail(Diagnostic::Error("apply.working-tree",
@@ -337,7 +308,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     std::printf("released the lock of cluster %s held by run %s (host %s, pid %lld)\n",
                 released->cluster.c_str(), a.force_unlock.c_str(), released->owner_host.c_str(),
                 static_cast<long long>(released->owner_pid));
-    return kExitOk;
+    return ExitCodeFor(kVerb, Outcome::kOk);
   }
 
   // 1. The plan: from the journal (--resume), a file, or made now (--ref, --retry-failed).
@@ -346,44 +317,17 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   std::string run_commit;   // --resume: the commit the journaled run applies
   bool run_in_journal = false;
   if (a.resume) {
-    run_id = a.resume_run;
-    if (run_id.empty()) {
-      auto runs = journal.ListRuns(50);
-      if (!runs) return Fail(runs.error());
-      for (const auto& r : *runs)
-        if (r.outcome != "done" && r.outcome != "failed") {
-          run_id = r.id;
-          break;
-        }
-      if (run_id.empty()) {
-        Err("plumb apply: nothing to resume: every run in " + journal_path + " has finished");
-        return kExitError;
-      }
+    auto c = plans::ChooseRunToResume(journal, a.resume_run, !a.plan_file.empty(), journal_path);
+    if (!c) return Fail(c.error());
+    run_id = c->run_id;
+    if (c->kind == plans::ResumeChoice::Kind::kAlreadyDone) {
+      std::printf("run %s is already done\n", run_id.c_str());
+      return ExitCodeFor(kVerb, Outcome::kOk);
     }
-    auto rec = journal.GetRun(run_id);
-    if (!rec) return Fail(rec.error());
-    if (rec->has_value()) {
+    if (c->kind == plans::ResumeChoice::Kind::kContinue) {
       run_in_journal = true;
-      if ((*rec)->outcome == "done") {
-        std::printf("run %s is already done\n", run_id.c_str());
-        return kExitOk;
-      }
-      if (!a.plan_file.empty()) {
-        Err(fmt::format("plumb apply: error: run {} is in {}: --resume continues it with the plan "
-                        "it recorded; the plan file {} would not be read (give it only when the "
-                        "journal lost the run)", run_id, journal_path, a.plan_file));
-        return kExitError;
-      }
-      auto j = nlohmann::json::parse((*rec)->plan_json, nullptr, false);
-      auto p = plans::PlanFromJson(j);
-      if (!p) return Fail(p.error());
-      plan = *p;
-      run_commit = (*rec)->commit;   // the commit the run applies (maybe not the plan's)
-    } else if (a.plan_file.empty()) {
-      Err(fmt::format("plumb apply: run {} is not in {}; give its plan file too "
-                      "(plumb apply --resume {} PLAN.json) so plumb can finish the nodes Slurm "
-                      "shows drained by it", run_id, journal_path, run_id));
-      return kExitError;
+      plan = std::move(c->plan);
+      run_commit = c->run_commit;   // the commit the run applies (maybe not the plan's)
     }
   }
   if (!run_in_journal && !a.plan_file.empty()) {
@@ -397,15 +341,26 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (!a.retry_failed.empty()) {
     auto rec = journal.GetRun(a.retry_failed);
     if (!rec) return Fail(rec.error());
-    auto failed = rec->has_value() ? FailedNodesOf(journal, a.retry_failed)
-                                   : FailedNodesFromScheduler(at, a.retry_failed);
-    if (!failed) return Fail(failed.error());
-    if (!rec->has_value())
+    Result<std::vector<std::string>> failed = std::vector<std::string>{};
+    if (rec->has_value()) {
+      failed = plans::FailedNodesInJournal(journal, a.retry_failed);
+    } else {
+      // Another runner's run: the scheduler still names the nodes it left failed, read
+      // through the repo at --ref.
+      inventory::LoadedCluster here = LoadRepo(at.repo, at.ref, false);
+      if (!here.ok()) {
+        Err(here.diags.ToText());
+        return ExitCodeFor(kVerb, Outcome::kError);
+      }
+      transport::LocalShell local(SchedulerEnv());
+      failed = plans::FailedNodesInSchedulers(RealSchedulers(here.cluster, local), a.retry_failed);
       Err(fmt::format("plumb apply: run {} is not in {}; the scheduler names the node(s) it left "
                       "failed; planning them at {}", a.retry_failed, journal_path, at.ref));
+    }
+    if (!failed) return Fail(failed.error());
     if (failed->empty()) {
       std::printf("run %s left no node failed: nothing to retry\n", a.retry_failed.c_str());
-      return kExitOk;
+      return ExitCodeFor(kVerb, Outcome::kOk);
     }
     retry_limit = inventory::CompressHostlist(*failed);
     if (rec->has_value()) {
@@ -421,24 +376,18 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
       return FailAll(d, "the plan is not a valid plan:");
   }
 
-  // 2. The cluster repo at the commit to apply (a plan made now brings its own load): a saved
-  //    plan's own commit; with --ref, what the ref names now (the merge of the reviewed plan,
-  //    accepted below only if it wants the same of every planned node); a resumed run's.
+  // 2. The cluster repo at the commit to apply (a plan made now brings its own load). The repo
+  //    is --repo when given, else the one the plan names: known_hosts and the identity are
+  //    resolved against it, whatever the current directory.
   inventory::LoadOptions lo = RepoLoadOptions(
       at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo, at.ref, false);
   if (!plan_now) {
-    lo.ref = plan.source.commit;
-    if (!run_commit.empty()) {
-      lo.ref = run_commit;
-    } else if (a.given.count("--ref")) {
-      auto c = inventory::ResolveCommit(lo.repo, g.ref);
-      if (!c) return Fail(c.error());
-      lo.ref = *c;
-      if (*c != plan.source.commit)
-        Err(fmt::format("plumb apply: the plan was made at {}; {} is at {}: applying it there if "
-                        "every planned node wants the same", plan.source.commit.substr(0, 12),
-                        g.ref, c->substr(0, 12)));
-    }
+    auto commit = plans::CommitForSavedPlan(
+        plan, run_commit, a.given.count("--ref") ? g.ref : std::string(),
+        [&](const std::string& ref) { return inventory::ResolveCommit(lo.repo, ref); });
+    if (!commit) return Fail(commit.error());
+    lo.ref = commit->commit;
+    if (!commit->note.empty()) Err("plumb apply: " + commit->note);
   }
   inventory::LoadedCluster lc;
   std::optional<plans::CommitTrust> trust;
@@ -454,7 +403,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   }
   if (!lc.ok()) {
     Err(lc.diags.ToText());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   if (!trust) {
     // The commit applied, judged by the signing policy of its trusted base, before any node,
@@ -464,59 +413,27 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     trust = std::move(t.value());
   }
 
-  // 3. What the engine talks to: one scheduler per rollout policy.
+  // 3. What the engine talks to: each rollout policy's own scheduler, and what they say now
+  //    (for the checks below and for --limit's batches).
   transport::LocalShell local(SchedulerEnv());
-  Schedulers schedulers(lc.cluster, local);
-  std::map<std::string, modules::Drainer*>& drainers = schedulers.by_rollout;
-  auto drainer_for = [&](const std::string& rollout) -> modules::Drainer* {
-    auto it = drainers.find(rollout);
-    return it == drainers.end() ? nullptr : it->second;
-  };
+  plans::Schedulers schedulers = RealSchedulers(lc.cluster, local);
   std::unique_ptr<modules::Drainer> fallback = MakeDrainer(inventory::DrainScheduler::kNone, local);
-
-  // The scheduler's view now: who is out (for the checks below and for --limit's batches).
-  std::map<std::string, modules::SchedulerNode> view;
-  std::string view_error;
-  for (const auto& [name, d] : drainers) {
-    auto q = d->Query({});
-    if (!q) {
-      view_error = q.error().message;
-      break;
-    }
-    for (auto& [n, s] : *q) view.emplace(n, s);
-  }
+  const plans::SchedulerView view = plans::ReadSchedulers(schedulers);
   if (!plan_now) {
-    // The digest says the file is as sealed; the commit says what it may ask. Nodes the plan
-    // says are out cost no budget only if the scheduler shows them out now.
-    if (auto d = plans::CheckPlanAgainstCommit(plan, lc.cluster, lc.desired,
-                                               view_error.empty() ? &view : nullptr,
-                                               lc.files.get());
-        d.HasErrors()) {
-      const std::string applied = lc.cluster.source.commit.substr(0, 12);
-      if (lc.cluster.source.commit != plan.source.commit)
-        return FailAll(d, fmt::format("the plan (made at {}) does not hold at commit {}, which {} "
-                                      "names; nothing was touched:",
-                                      plan.source.commit.substr(0, 12), applied, g.ref));
-      return FailAll(d, fmt::format("the plan does not follow from commit {} (it was edited, or "
-                                    "made by another plumb, or nodes it took as out are back in "
-                                    "service{}); nothing was touched:",
-                                    applied,
-                                    view_error.empty() ? "" : "; the scheduler could not be read: " +
-                                                                  view_error));
-    }
+    if (auto refused = plans::CheckSavedPlan(plan, lc.cluster, lc.desired, view, lc.files.get(),
+                                             g.ref))
+      return FailAll(refused->diags, refused->headline);
   }
   if (!a.limit.empty() && !a.resume && (!plan_now || !retry_limit.empty())) {
     // A saved plan (or the failed nodes) narrowed: only the plan's nodes that match, batches
     // formed again under the same policies and the scheduler's view now.
-    auto keep = plans::SelectPlanNodes(plan, lc.cluster, a.limit);
-    if (!keep) return Fail(keep.error());
-    if (!view_error.empty())
-      return Fail(Diagnostic::Error("apply.limit", "cannot form the batches for --limit: " + view_error));
     std::vector<std::string> left_out;
-    plan = plans::LimitPlan(plan, *keep, lc.cluster, lc.desired, view, &left_out);
+    auto narrowed = plans::NarrowPlanToLimit(plan, lc.cluster, lc.desired, view, a.limit, &left_out);
+    if (!narrowed) return Fail(narrowed.error());
+    plan = std::move(*narrowed);
     if (!left_out.empty())
       Err(fmt::format("plumb apply: --limit {}: applying {} of the plan's nodes; left out: {}",
-                      a.limit, keep->size(), inventory::CompressHostlist(left_out)));
+                      a.limit, plan.nodes.size(), inventory::CompressHostlist(left_out)));
     if (plan.diags.HasErrors()) return FailAll(plan.diags, "the narrowed plan has errors:");
   }
 
@@ -526,15 +443,15 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
       return Fail(st.error());
   }
   if (!a.resume) {
-    if (!ShowAndConfirm(g, a, plan)) return kExitError;
+    if (!ShowAndConfirm(g, a, plan)) return ExitCodeFor(kVerb, Outcome::kError);
     if (!plan.HasChanges()) {
       if (!plan.complete) {
         std::printf("nothing to apply on the nodes read; %zu node(s) could not be read\n",
                     plan.unreadable.size());
-        return kExitPartial;
+        return ExitCodeFor(kVerb, Outcome::kPartial);
       }
       std::printf("nothing to apply: every node is in sync\n");
-      return kExitOk;
+      return ExitCodeFor(kVerb, Outcome::kOk);
     }
   }
   if (!plan.complete)
@@ -544,17 +461,13 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   // 5. The lock, then the run record. Nothing has been touched so far.
   const auto now = std::chrono::system_clock::now();
   if (run_id.empty()) run_id = plans::NewRunId(now);
-  plans::LockInfo want{plan.cluster, run_id, host, getpid(), Rfc(now),
-                       Rfc(now + std::chrono::minutes(10)), plans::ProcessStart(getpid())};
-  std::vector<std::string> notes;
-  if (Status s = plans::TakeClusterLock(journal, want, Rfc(now), &notes); !s) return Fail(s.error());
-  for (const std::string& n : notes) Err("plumb apply: " + n);
-  LockKeeper keeper(journal, plan.cluster, run_id);
-  std::vector<std::string> adopt;
-  if (run_in_journal) {
-    if (Status s = journal.ReopenRun(run_id, host, getpid()); !s) return Fail(s.error());
-  } else {
-    plans::RunRecord r;
+  plans::RunStart start;
+  start.lock = {plan.cluster, run_id, host, getpid(), Rfc(now),
+                Rfc(now + std::chrono::minutes(10)), plans::ProcessStart(getpid())};
+  start.in_journal = run_in_journal;
+  start.recover_lost = a.resume && !run_in_journal;
+  if (!run_in_journal) {
+    plans::RunRecord& r = start.record;
     r.id = run_id;
     r.cluster = plan.cluster;
     r.plan_digest = plan.digest;
@@ -570,19 +483,11 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     r.started_at = Rfc(now);
     r.owner_host = host;
     r.owner_pid = getpid();
-    if (Status s = journal.BeginRun(r); !s) return Fail(s.error());
-    if (a.resume) {
-      auto rec = plans::RecoverFromScheduler(journal, drainer_for, plan, run_id, Rfc(now));
-      if (!rec) return Fail(rec.error());
-      adopt = rec->adopt;
-      Err(fmt::format("plumb apply: run {} was not in the journal; adopting {} node(s) its "
-                      "drain reason names{}", run_id, adopt.size(),
-                      rec->failed.empty()
-                          ? std::string()
-                          : fmt::format(" ({} more failed before: left as they are)",
-                                        rec->failed.size())));
-    }
   }
+  auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(now));
+  if (!started) return Fail(started.error());
+  for (const std::string& n : started->notes) Err("plumb apply: " + n);
+  LockKeeper keeper(journal, plan.cluster, run_id);
 
   // 6. Run.
   plans::RolloutOptions opts;
@@ -593,7 +498,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   opts.owner_pid = getpid();
   opts.owner_user = plans::UserName();
   opts.cluster = &lc.cluster;
-  opts.adopt = adopt;
+  opts.adopt = started->adopt;
   opts.policies = lc.cluster.rollouts;   // the commit's: what the engine enforces
   for (const auto& [name, nd] : lc.desired) {
     opts.desired[name] = nd.desired;
@@ -606,22 +511,22 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (const char* hb = std::getenv("PLUMB_HEARTBEAT_S"); hb && std::atoi(hb) > 0)
     opts.timing.heartbeat = std::chrono::seconds(std::atoi(hb));   // tests: a beat in seconds
 
-  plans::SshOverrides extra;
+  modules::SshOverrides extra;
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
   // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
-  plans::SshShellFactory shells(lc.cluster.ssh, lo.repo, extra);
+  SshShellFactory shells(lc.cluster.ssh, lo.repo, extra);
   GatherProber prober(lc.cluster, shells, modules::AllModules(),
                       std::chrono::seconds(lc.cluster.ssh.command_timeout_s));
-  std::shared_ptr<plans::BmcFactory> bmcs;
+  std::shared_ptr<BmcFactory> bmcs;
   if (!lc.cluster.bmc.credentials.empty()) {
-    plans::BmcConnectOptions co;
+    BmcConnectOptions co;
     auto rel = [&](const std::string& p) {
       return p.empty() || p[0] == '/' ? p : lo.repo + "/" + p;
     };
     co.tls.ca_file = rel(lc.cluster.bmc.ca);
     co.tls.fingerprint = lc.cluster.bmc.fingerprint;
     co.credentials = lc.cluster.bmc.credentials;
-    auto f = plans::BmcFactory::Create(co);
+    auto f = BmcFactory::Create(co);
     if (f) bmcs = *f;
     else Err("plumb apply: note: no BMC power control: " + f.error().message);
   }
@@ -632,8 +537,9 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
 
   plans::RolloutDeps deps;
   deps.journal = &journal;
-  deps.drainers = drainers;
-  deps.drainer = drainers.empty() ? fallback.get() : drainers.begin()->second;
+  deps.drainers = schedulers.by_rollout;
+  deps.drainer = schedulers.by_rollout.empty() ? fallback.get()
+                                               : schedulers.by_rollout.begin()->second;
   deps.leases = leases.get();
   deps.prober = &prober;
   deps.transport = &transport;
@@ -651,39 +557,8 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
 
   plans::RolloutResult res = plans::RunRollout(plan, opts, deps);
   for (const auto& d : res.diags.items()) Err(d.ToString());
-  if (g.format != "json") {
-    for (const auto& n : res.nodes) {
-      if (n.status == "failed")
-        std::printf("FAILED %s at %s: %s%s\n", n.node.c_str(), n.step.c_str(), n.error.c_str(),
-                    n.left_drained ? " (left drained)" : "");
-      if (n.status == "busy") std::printf("BUSY %s: %s\n", n.node.c_str(), n.error.c_str());
-    }
-    if (!res.halt_reason.empty()) std::printf("%s: %s\n", res.outcome.c_str(), res.halt_reason.c_str());
-    if (res.outcome == "paused" && !res.next_window.empty())
-      std::printf("paused outside the maintenance window; next opens %s: plumb apply --resume %s\n",
-                  res.next_window.c_str(), run_id.c_str());
-    else if (res.outcome == "paused")
-      std::printf("paused: plumb apply --resume %s continues once the scheduler answers\n",
-                  run_id.c_str());
-    std::vector<std::string> left;
-    for (const auto& n : res.nodes)
-      if (n.status == "failed" && n.left_drained) left.push_back(n.node);
-    const bool canary_failed = res.halt_reason.find("canary") != std::string::npos;
-    if (res.outcome == "interrupted" || res.outcome == "incomplete" ||
-        (res.outcome == "halted" && !canary_failed))
-      std::printf("continue with: plumb apply --resume %s%s\n", run_id.c_str(),
-                  res.outcome == "incomplete" ? " (it retries the busy and stale nodes)" : "");
-    if (!left.empty())
-      std::printf("left drained by this run: %s. Fix the cause, then: plumb apply --retry-failed "
-                  "%s (re-plans and retries them; returns them to service once they converge)%s\n",
-                  inventory::CompressHostlist(left).c_str(), run_id.c_str(),
-                  canary_failed ? "; --resume will not roll the fleet past a failed canary: after "
-                                  "the retry, plan and apply the rest anew"
-                                : "");
-    if (res.journal_failed)
-      std::printf("the journal at %s could not be written: free space there, then plumb apply "
-                  "--resume %s\n", journal_path.c_str(), run_id.c_str());
-  }
+  if (g.format != "json")
+    std::fputs(plans::report::ApplySummaryText(res, run_id, journal_path).c_str(), stdout);
   return ExitFor(res);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/bmc_factory.h"
 #include "inventory/model.h"
 #include "modules/drain/drainer.h"
 #include "modules/module.h"
@@ -43,7 +44,7 @@ class GatherProber final : public plans::Prober {
 class RealNodeTransport final : public plans::NodeTransport {
  public:
   RealNodeTransport(const inventory::Cluster& cluster, plans::ShellFactory& shells,
-                    std::shared_ptr<plans::BmcFactory> bmcs)
+                    std::shared_ptr<BmcFactory> bmcs)
       : cluster_(cluster), shells_(shells), bmcs_(std::move(bmcs)) {}
   Result<std::unique_ptr<transport::Shell>> Connect(const std::string& node) override;
   transport::Bmc* Bmc(const std::string& node) override;
@@ -52,7 +53,7 @@ class RealNodeTransport final : public plans::NodeTransport {
  private:
   const inventory::Cluster& cluster_;
   plans::ShellFactory& shells_;
-  std::shared_ptr<plans::BmcFactory> bmcs_;
+  std::shared_ptr<BmcFactory> bmcs_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<transport::Bmc>> open_;
 };

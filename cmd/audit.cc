@@ -14,6 +14,9 @@
 #include "plans/report/audit_export.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "audit export";
 namespace {
 
 struct AuditArgs {
@@ -26,7 +29,7 @@ struct AuditArgs {
 int RunAuditExport(const AuditArgs& a) {
   auto fail = [](const Diagnostic& d) {
     std::fprintf(stderr, "plumb audit export: %s\n", d.ToString().c_str());
-    return static_cast<int>(kExitError);
+    return (ExitCodeFor(kVerb, Outcome::kError));
   };
   if (Status s = plans::report::CheckSince(a.since); !s) return fail(s.error());
   const std::string path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
@@ -46,9 +49,9 @@ int RunAuditExport(const AuditArgs& a) {
     std::fprintf(stderr, "plumb audit export: the journal does NOT verify (%zu problem(s); the "
                          "export says so):\n", data->chain.problems.size());
     for (const std::string& p : data->chain.problems) std::fprintf(stderr, "  %s\n", p.c_str());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kNotVerified);
   }
-  return kExitOk;
+  return ExitCodeFor(kVerb, Outcome::kOk);
 }
 
 }  // namespace
@@ -71,7 +74,7 @@ void RegisterAudit(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   sub->footer(
       "The export carries the chain's head hash: keep it, and later `plumb history --verify\n"
       "--anchor HASH` proves the journal still holds what was exported. A journal whose chain\n"
-      "does not verify is exported all the same, marked so, and the exit status is 1.\n\n"
+      "does not verify is exported all the same, marked so (exit 1).\n\n"
       "Examples:\n"
       "  plumb audit export --since 2026-01-01 --format json --out audit.json\n"
       "  plumb audit export --since 2026-10-01 --format html --out audit.html\n"

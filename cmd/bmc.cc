@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd/bmc_factory.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "cmd/repo_load.h"
@@ -40,7 +41,7 @@ struct BmcOptions {
 struct Setup {
   std::vector<plans::BmcTarget> targets;
   std::map<std::string, nlohmann::json> desired;   // by node
-  std::shared_ptr<plans::BmcFactory> factory;
+  std::shared_ptr<BmcFactory> factory;
 };
 
 std::mutex g_err_mu;
@@ -67,7 +68,7 @@ std::string RepoPath(const std::string& repo, const std::string& p) {
 // Targets, desired state and the BMC factory, from --targets or the cluster repo.
 Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
   Setup s;
-  plans::BmcConnectOptions co;
+  BmcConnectOptions co;
   std::string ca, fp, cred;
   if (!o.targets_file.empty()) {
     std::ifstream in(o.targets_file);
@@ -159,7 +160,7 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
   co.per_bmc_connections = o.per_bmc;
   co.request_timeout = std::chrono::seconds(o.timeout_s);
   if (g.verbose) co.log = [](const std::string& m) { Err("plumb: note: " + m); };
-  auto f = plans::BmcFactory::Create(co);
+  auto f = BmcFactory::Create(co);
   if (!f.ok()) return f.error();
   s.factory = f.value();
   return s;
@@ -167,7 +168,7 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
 
 int Fail(const Diagnostic& d) {
   Err("plumb: " + d.ToString());
-  return kExitError;
+  return ExitCodeFor("*", Outcome::kError);
 }
 
 std::string Summary(const plans::BmcObservation& o) {
@@ -226,7 +227,7 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
     }
     std::printf("%zu BMCs, %s\n", obs.size(), partial ? "some unreadable" : "all read");
   }
-  return partial ? kExitPartial : kExitOk;
+  return ExitCodeFor("bmc inventory", partial ? Outcome::kPartial : Outcome::kOk);
 }
 
 // Diff for each node; apply when `apply` is set.
@@ -235,7 +236,8 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
   if (!s.ok()) return Fail(s.error());
   const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
-  int rc = kExitOk;
+  const std::string_view verb = apply ? "bmc apply" : "bmc plan";
+  Outcome worst = Outcome::kOk;   // kRunFailed over kPartial over kOk
   bool changes = false;
   std::vector<std::string> unread;   // "node (firmware, bios)": what the plan could not see
   nlohmann::json report = nlohmann::json::array();
@@ -258,7 +260,7 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
         }
         failed.push_back(std::string(m->Name()));
         node["unreadable"][std::string(m->Name())] = facts.error().ToJson();
-        rc = kExitPartial;
+        if (worst == Outcome::kOk) worst = Outcome::kPartial;
         continue;
       }
       for (const auto& a : m->Diff(desired, facts.value())) {
@@ -281,7 +283,7 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
           } else {
             aj["error"] = out.error().ToJson();
             Err("plumb: " + t.node + ": " + out.error().ToString());
-            rc = kExitError;
+            worst = Outcome::kRunFailed;
           }
         }
         node["actions"].push_back(aj);
@@ -305,8 +307,9 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
   } else if (!changes) {
     std::printf("in sync\n");
   }
-  if (rc != kExitOk) return rc;
-  return (!apply && changes) ? kExitChanges : kExitOk;
+  if (worst != Outcome::kOk) return ExitCodeFor(verb, worst);
+  if (apply) return ExitCodeFor(verb, Outcome::kOk);
+  return ExitCodeFor(verb, changes ? Outcome::kChanges : Outcome::kInSync);
 }
 
 int RunReset(const GlobalOptions& g, BmcOptions o) {
@@ -325,7 +328,7 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
   auto r = bmc->Reset(sys.value(), k->second);
   if (!r.ok()) return Fail(r.error());
   std::printf("%s: reset (%s): sent %s\n", o.reset_node.c_str(), o.reset_type.c_str(), r.value().c_str());
-  return kExitOk;
+  return ExitCodeFor("bmc reset", Outcome::kOk);
 }
 
 void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {

@@ -9,16 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
-namespace plumb::cmd {
+#include "schemas/exit_codes.h"   // every command exits with ExitCodeFor(verb, outcome)
 
-/// Exit codes, documented in the README and `plumb --help`.
-enum ExitCode : int {
-  kExitOk = 0,          ///< success; for plan/drift: no changes / in sync
-  kExitError = 1,       ///< invalid input or any other error (the message says which)
-  kExitChanges = 2,     ///< plan: changes pending; drift: drift found
-  kExitPartial = 3,     ///< gather/drift/plan: some nodes could not be read
-  kExitInterrupted = 130,
-};
+namespace plumb::cmd {
 
 /// Options every subcommand shares.
 struct GlobalOptions {

@@ -11,6 +11,9 @@
 #include "plans/report/desired_diff.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "diff";
 namespace {
 
 struct DiffArgs {
@@ -28,7 +31,7 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
                  lc == &before ? a.from.c_str() : a.to.c_str(), lc->diags.ToText().c_str());
     bad = true;
   }
-  if (bad) return kExitError;
+  if (bad) return ExitCodeFor(kVerb, Outcome::kError);
   plans::report::DesiredDiff d = plans::report::DiffDesired(before.desired, after.desired);
   d.from = before.cluster.source.commit.substr(0, 12);
   d.to = after.cluster.source.commit.substr(0, 12);
@@ -43,7 +46,8 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
   } else {
     std::fputs(plans::report::DesiredDiffToText(d).c_str(), stdout);
   }
-  return a.detailed_exitcode && !d.nodes.empty() ? kExitChanges : kExitOk;
+  return ExitCodeFor(kVerb, a.detailed_exitcode && !d.nodes.empty() ? Outcome::kChanges
+                                                                     : Outcome::kInSync);
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 // plumb drift: is every node where the repo says? Read-only, always: it gathers and compares,
 // it never changes a node and never reads or touches the scheduler.
-// Exit codes (precedence error > drift > partial > in sync): 1 error, 2 drift found,
-// 1 also when no drift was found but some nodes were unreadable (no verdict of "in sync" can
-// be given for them), 0 in sync (waived drift is in sync). Never 2 for a no-op.
+// Its exit codes are the "drift" rows of schemas/exit_codes.cc; precedence error > drift >
+// unreadable > in sync (waived drift is in sync), never 2 for a no-op.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -13,6 +12,9 @@
 #include "plans/report/drift_render.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "drift";
 namespace {
 
 struct DriftArgs {
@@ -47,7 +49,7 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
   };
   if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   if (!a.out.empty() || g.format != "text") {
     // Machine output went to the file or stdout; the verdict goes to stderr for the log.
@@ -66,7 +68,7 @@ int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
   auto rr = DoReadRun(g, read);
   if (!rr.ok()) {
     std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   int rc = ShowDrift(g, a, **rr);
   KeepUntilExit(std::move(*rr));
@@ -91,8 +93,7 @@ void RegisterDrift(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "it was applied) or intent (the repo changed and was not applied yet). Waivers in\n"
       "waivers.yaml turn matching drift into 'waived' until they expire; an expired waiver\n"
       "counts as drift and warns.\n\n"
-      "Exit: 0 in sync (waived drift included), 2 drift, 1 error or no drift found but some\n"
-      "nodes unreadable. Precedence: error > drift > unreadable > in sync.\n\n"
+      "Precedence: error > drift > unreadable > in sync.\n\n"
       "Examples:\n"
       "  plumb drift --format junit --out drift.xml\n"
       "  plumb drift --format prom --out /var/lib/node_exporter/textfile/plumb.prom\n"

@@ -1,6 +1,5 @@
 // plumb gather: read every selected node's live state over SSH and print it.
-// Exit 0 when every node was read whole, 3 when some could not be read or some module on a node
-// could not (each listed with the reason: the same rule plan and drift apply), 1 on error.
+// Its exit codes are the "gather" rows of schemas/exit_codes.cc.
 #include <malloc.h>
 #include <unistd.h>
 
@@ -17,9 +16,12 @@
 #include "cmd/gather_support.h"
 #include "plans/gather.h"
 #include "plans/node_select.h"
-#include "plans/ssh_factory.h"
+#include "cmd/ssh_factory.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "gather";
 namespace {
 
 struct GatherArgs {
@@ -50,29 +52,29 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   if (a.print_probe_script) {  // what one node runs; bench/gather feeds it to the peer tools
     auto modules = GatherModules();
     std::fputs(ProbeScriptFor(modules.pointers).c_str(), stdout);
-    return kExitOk;
+    return ExitCodeFor(kVerb, Outcome::kOk);
   }
   Diagnostics diags;
   auto cluster = LoadClusterForGather(g, diags);
   std::fputs(diags.ToText().c_str(), stderr);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.error().ToString().c_str());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   auto nodes = plans::SelectNodes(*cluster, a.limit);
   if (!nodes.ok()) {
     std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   if (a.fanout < 1) {
     std::fprintf(stderr, "error: --fanout must be at least 1\n");
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
 
-  plans::SshOverrides extra;
+  modules::SshOverrides extra;
   extra.accept_new_hostkeys = a.accept_new_host_keys;
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  plans::SshShellFactory shells(cluster->ssh, RepoRoot(g), extra);
+  SshShellFactory shells(cluster->ssh, RepoRoot(g), extra);
 
   // Up to `fanout` threads allocate at once; glibc would give each its own arena (up to 8 per
   // core) and the fragmentation shows as RSS. Two arenas cost nothing measurable here.
@@ -89,7 +91,7 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   if (!a.facts_out.empty()) {
     if (Status st = plans::WriteObservedState(state, a.facts_out); !st.ok()) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-      return kExitError;
+      return ExitCodeFor(kVerb, Outcome::kError);
     }
   }
   if (g.format == "json") {
@@ -98,7 +100,8 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   } else {
     std::fputs(RenderGatherText(state, wall).c_str(), stdout);
   }
-  return state.UnreachableCount() > 0 || state.ProbeErrorCount() > 0 ? kExitPartial : kExitOk;
+  const bool partial = state.UnreachableCount() > 0 || state.ProbeErrorCount() > 0;
+  return ExitCodeFor(kVerb, partial ? Outcome::kPartial : Outcome::kOk);
 }
 
 }  // namespace
@@ -107,9 +110,7 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
   static GatherArgs a;
   auto* sub = app.add_subcommand(
       "gather",
-      "Read every node's live state (one SSH round trip per node) and print its facts.\n"
-      "Exit 0: all nodes read; 3: some nodes, or some modules on a node, unreadable (listed\n"
-      "with the reason); 1: error.");
+      "Read every node's live state (one SSH round trip per node) and print its facts");
   AddSourceOptions(*sub, g);
   sub->add_option("--limit", a.limit,
                   "Nodes to read: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");

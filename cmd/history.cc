@@ -9,6 +9,9 @@
 #include "plans/journal.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "history";
 namespace {
 
 struct HistoryArgs {
@@ -36,7 +39,7 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
   auto r = j.VerifyChain(a.anchor);
   if (!r) {
     Err(r.error().ToString());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   std::printf("journal %s: %lld chain entries%s, head %s\n", path.c_str(),
               static_cast<long long>(r->entries),
@@ -47,11 +50,11 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
   if (r->ok()) {
     std::printf("verified: every run, step, node and facts row matches its hash chain%s\n",
                 a.anchor.empty() ? "" : ", and the recorded head is in it");
-    return kExitOk;
+    return ExitCodeFor(kVerb, Outcome::kOk);
   }
   std::printf("NOT VERIFIED: %zu problem(s):\n", r->problems.size());
   for (const std::string& p : r->problems) std::printf("  %s\n", p.c_str());
-  return kExitError;
+  return ExitCodeFor(kVerb, Outcome::kNotVerified);
 }
 
 int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
@@ -59,7 +62,7 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
   auto j = plans::OpenSqliteJournal(path);
   if (!j) {
     Err(j.error().ToString());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   if (a.verify) return Verify(**j, a, path);
   if (!a.node.empty()) {
@@ -67,19 +70,19 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
     auto known = (*j)->KnowsNode(a.node);
     if (!known) {
       Err(known.error().ToString());
-      return kExitError;
+      return ExitCodeFor(kVerb, Outcome::kError);
     }
     if (!*known) {
       Err(fmt::format("error: no run in {} touched a node named '{}'", path, a.node));
       std::fprintf(stderr, "hint: plumb history (no node) lists every node's steps; plumb runs "
                            "lists the runs\n");
-      return kExitError;
+      return ExitCodeFor(kVerb, Outcome::kError);
     }
   }
   auto steps = (*j)->History(a.node, a.limit);
   if (!steps) {
     Err(steps.error().ToString());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   std::map<std::string, plans::RunRecord> runs;   // who stands behind each run shown
   for (const auto& s : *steps)
@@ -98,7 +101,7 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
                      {"who", r ? r->who.ToJson() : nlohmann::json::object()}});
     }
     std::printf("%s\n", out.dump(2).c_str());
-    return kExitOk;
+    return ExitCodeFor(kVerb, Outcome::kOk);
   }
   if (steps->empty()) std::printf("no history\n");
   std::string shown_run;
@@ -119,7 +122,7 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
                 s.outcome.empty() ? "(no outcome)" : s.outcome.c_str(),
                 static_cast<long long>(s.duration_ms), s.error.c_str());
   }
-  return kExitOk;
+  return ExitCodeFor(kVerb, Outcome::kOk);
 }
 
 }  // namespace
@@ -153,11 +156,11 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
     run = [&g, a] {
       if (!a->anchor.empty() && !a->verify) {
         Err("error: --anchor checks a chain head: give it with --verify");
-        return static_cast<int>(kExitError);
+        return (ExitCodeFor(kVerb, Outcome::kError));
       }
       if (a->verify && !a->node.empty()) {
         Err("error: --verify checks the whole journal; it takes no node");
-        return static_cast<int>(kExitError);
+        return (ExitCodeFor(kVerb, Outcome::kError));
       }
       return RunHistory(g, *a);
     };

@@ -11,6 +11,9 @@
 
 namespace plumb::cmd {
 
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "*";
+
 void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
   sub.add_option("--repo", g.repo, "Cluster repo (a git repository)")->capture_default_str();
   sub.add_option("--ref", g.ref, "Git ref to read: branch, tag, short or full SHA")
@@ -23,28 +26,29 @@ void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
 
 int main(int argc, char** argv) {
   using namespace plumb::cmd;
+  using plumb::ExitCodeFor;
+  using plumb::Outcome;
   CLI::App app{
       "plumb keeps a GPU cluster's software stack, firmware and fabric exactly where a reviewed\n"
       "git commit says: validate the cluster repo, gather live state over SSH and Redfish, plan\n"
-      "the difference, apply it rolling-with-drain, and report drift.\n\n"
-      "Exit codes: 0 ok/in sync, 1 error, 2 changes or drift (plan/drift), 3 partial (some\n"
-      "nodes unreadable), 130 interrupted.",
+      "the difference, apply it rolling-with-drain, and report drift.\n\n" + ExitCodeSummary(),
       "plumb"};
   app.set_version_flag("--version", std::string("plumb ") + PLUMB_VERSION);
   app.require_subcommand(1);
   GlobalOptions global;
   std::function<int()> run;
   for (Register reg : kSubcommands) reg(app, global, run);
+  AppendExitCodeHelp(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitError;
+    return rc == 0 ? ExitCodeFor(kVerb, Outcome::kOk) : ExitCodeFor(kVerb, Outcome::kError);
   }
   try {
-    return run ? run() : kExitError;
+    return run ? run() : ExitCodeFor(kVerb, Outcome::kError);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "plumb: error: %s\n", e.what());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
 }

@@ -11,6 +11,9 @@
 #include "modules/registry.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "modules";
 namespace {
 
 // "/nvidia/driver" -> "nvidia.driver"; keys with everything below them.
@@ -42,7 +45,7 @@ int RunModules(const GlobalOptions& g) {
                      {"disruption", std::string(i.disruption)}});
     }
     std::printf("%s\n", all.dump(2).c_str());
-    return kExitOk;
+    return ExitCodeFor(kVerb, Outcome::kOk);
   }
   std::string out = "| module | reads | desired key | change | disruption |\n"
                     "|---|---|---|---|---|\n";
@@ -53,7 +56,7 @@ int RunModules(const GlobalOptions& g) {
                        i.changes, i.disruption);
   }
   std::fputs(out.c_str(), stdout);
-  return kExitOk;
+  return ExitCodeFor(kVerb, Outcome::kOk);
 }
 
 }  // namespace

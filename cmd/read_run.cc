@@ -1,4 +1,6 @@
 #include "cmd/read_run.h"
+
+#include "cmd/bmc_factory.h"
 #include "cmd/repo_load.h"
 
 #include <sys/stat.h>
@@ -27,7 +29,7 @@
 #include "plans/node_select.h"
 #include "plans/snapshot_prefetch.h"
 #include "plans/signature_tools.h"
-#include "plans/ssh_factory.h"
+#include "cmd/ssh_factory.h"
 
 namespace plumb::cmd {
 namespace {
@@ -69,15 +71,12 @@ std::string RepoPath(const std::string& repo, const std::string& p) {
 }
 
 // Firmware, BIOS and power facts over Redfish for the selected nodes that have a BMC, merged
-// into their observations (not their facts digests: see below). Nodes whose BMC cannot be read get the
-// reason as those modules' errors, so the plan leaves them out rather than guessing.
+// into their observations by plans::MergeBmcObservations (which says how).
 void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
                    const std::vector<const inventory::Node*>& nodes,
                    const std::vector<const modules::Module*>& bmc_modules, int fanout,
                    plans::ObservedState& observed, Diagnostics& diags) {
-  std::vector<plans::BmcTarget> targets;
-  for (const inventory::Node* n : nodes)
-    if (!n->bmc.empty()) targets.push_back({n->name, n->bmc, n->bmc_system});
+  std::vector<plans::BmcTarget> targets = plans::BmcTargetsOf(nodes);
   if (targets.empty()) return;
   if (c.bmc.credentials.empty()) {
     diags.Add(Diagnostic::Warning("plan.bmc", "BMCs not read: defaults.bmc.credentials is not set",
@@ -85,11 +84,11 @@ void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
                                   "set it (env:VAR or file:/path) to check firmware and bios"));
     return;
   }
-  plans::BmcConnectOptions co;
+  BmcConnectOptions co;
   co.tls.ca_file = c.bmc.fingerprint.empty() ? RepoPath(g.repo, c.bmc.ca) : "";
   co.tls.fingerprint = c.bmc.fingerprint;
   co.credentials = c.bmc.credentials;
-  auto factory = plans::BmcFactory::Create(co);
+  auto factory = BmcFactory::Create(co);
   if (!factory.ok()) {
     Diagnostic d = factory.error();
     d.severity = Severity::kWarning;
@@ -100,24 +99,7 @@ void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
   auto f = factory.value();
   auto obs = plans::GatherBmc(targets, bmc_modules, fanout,
                               [&](const plans::BmcTarget& t) { return f->Open(t); });
-  for (plans::BmcObservation& b : obs) {
-    auto it = observed.nodes.find(b.node);
-    if (it == observed.nodes.end() || !it->second.reachable) continue;
-    plans::NodeObservation& o = it->second;
-    if (!b.reachable) {
-      for (const modules::Module* m : bmc_modules) {
-        Diagnostic e = b.error;
-        e.message = "BMC unreachable: " + (e.message.empty() ? e.code : e.message);
-        o.facts.insert_or_assign(std::string(m->Name()), Result<modules::Facts>(std::move(e)));
-      }
-    } else {
-      for (auto& [module, r] : b.facts) o.facts.insert_or_assign(module, std::move(r));
-    }
-    // The facts digest stays the in-band one: apply's stale check re-probes over SSH only, so a
-    // digest over Redfish facts too would mark every node with a BMC stale. Firmware and BIOS
-    // changes are re-checked by their own modules just before they act (bios does not re-stage
-    // an identical pending change; firmware verifies the version it finds).
-  }
+  plans::MergeBmcObservations(std::move(obs), bmc_modules, observed);
 }
 
 }  // namespace
@@ -273,10 +255,10 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   } else {
     const inventory::Cluster& cluster = rr->loaded.cluster;
     if (a.fanout < 1) return Diagnostic::Error("plan.fanout", "--fanout must be at least 1");
-    plans::SshOverrides extra;
+    modules::SshOverrides extra;
     extra.accept_new_hostkeys = a.accept_new_host_keys;
     if (const char* pass = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = pass;
-    plans::SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
+    SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
     plans::GatherOptions opt;
     opt.fanout = a.fanout;
     opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
@@ -293,25 +275,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   rr->run.diags.Append(notes);
   // Keys that no module of this run could check are named, so "no changes" is never a
   // silent "not looked at".
-  std::map<std::string, nlohmann::json> top_keys;   // each top-level key once, with a value
-  for (const auto& [node, nd] : rr->loaded.desired)
-    for (auto it = nd.desired->begin(); it != nd.desired->end(); ++it)
-      top_keys.emplace(it.key(), it.value());
-  std::set<std::string> unchecked;
-  for (const auto& [key, value] : top_keys) {
-    nlohmann::json one = {{key, value}};
-    bool owned = false;
-    for (const modules::Module* m : rr->ran)
-      if (m->Wants(one)) { owned = true; break; }
-    if (!owned) unchecked.insert(key);
-  }
-  if (!unchecked.empty()) {
-    std::string keys;
-    for (const std::string& k : unchecked) keys += (keys.empty() ? "" : ", ") + k;
-    rr->run.diags.Add(Diagnostic::Warning(
-        "plan.unchecked", fmt::format("not checked (no module of this run has facts for them): {}", keys),
-        {}, {}, "firmware and bios need BMC reads; other keys need their module's probe"));
-  }
+  if (auto w = plans::UncheckedKeysWarning(rr->loaded.desired, rr->ran)) rr->run.diags.Add(*w);
   return rr;
 }
 

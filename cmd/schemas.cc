@@ -9,6 +9,9 @@
 
 namespace plumb::cmd {
 
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "schemas";
+
 namespace {
 
 struct SchemasOptions {
@@ -23,10 +26,10 @@ int RunSchemas(const SchemasOptions& o) {
     if (!text) {
       std::fprintf(stderr, "plumb: error: no built-in file '%s' (plumb schemas lists them)\n",
                    o.print.c_str());
-      return kExitError;
+      return ExitCodeFor(kVerb, Outcome::kError);
     }
     std::fwrite(text->data(), 1, text->size(), stdout);
-    return kExitOk;
+    return ExitCodeFor(kVerb, Outcome::kOk);
   }
   for (const auto& f : schemas::EmbeddedFiles()) {
     if (o.out.empty()) {
@@ -41,11 +44,11 @@ int RunSchemas(const SchemasOptions& o) {
                    : WriteOutput(p.string(), std::string(f.contents));
     if (!st) {
       std::fprintf(stderr, "plumb: error: %s\n", st.error().message.c_str());
-      return kExitError;
+      return ExitCodeFor(kVerb, Outcome::kError);
     }
     std::printf("wrote %s\n", p.string().c_str());
   }
-  return kExitOk;
+  return ExitCodeFor(kVerb, Outcome::kOk);
 }
 
 }  // namespace

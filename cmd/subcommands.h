@@ -19,6 +19,12 @@ void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterAudit(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterWatch(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterModules(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterExitCodes(CLI::App&, GlobalOptions&, std::function<int()>&);
+
+/// Ends every subcommand's --help with its rows of the exit code table (cmd/exit_codes.cc).
+void AppendExitCodeHelp(CLI::App& app, const std::string& prefix = "");
+/// The codes of every command, one line each, for `plumb --help`.
+std::string ExitCodeSummary();
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,
@@ -36,6 +42,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterAudit,
     RegisterWatch,
     RegisterModules,
+    RegisterExitCodes,
 };
 
 }  // namespace plumb::cmd

@@ -9,6 +9,9 @@
 
 namespace plumb::cmd {
 
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "validate";
+
 namespace {
 
 std::string Plural(size_t n, const char* one, const char* many) {
@@ -39,14 +42,14 @@ int ShowValidation(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
         {"diagnostics", lc.diags.ToJson()},
     };
     std::printf("%s\n", out.dump(2).c_str());
-    return lc.ok() ? kExitOk : kExitError;
+    return ExitCodeFor(kVerb, lc.ok() ? Outcome::kOk : Outcome::kInvalid);
   }
   std::fputs(lc.diags.ToText().c_str(), stderr);
   if (!lc.ok()) {
     std::fprintf(stderr, "invalid: %s, %s\n",
                  Plural(lc.diags.ErrorCount(), "error", "errors").c_str(),
                  Plural(lc.diags.WarningCount(), "warning", "warnings").c_str());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kInvalid);
   }
   std::printf("valid: cluster %s, %s, %s, %s, %s, %s %s%s\n", c.name.c_str(),
               Plural(c.nodes.size(), "node", "nodes").c_str(),
@@ -58,7 +61,7 @@ int ShowValidation(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
                                                                    "warning", "warnings"))
                                             .c_str()
                                       : "");
-  return kExitOk;
+  return ExitCodeFor(kVerb, Outcome::kOk);
 }
 
 int RunValidate(const GlobalOptions& g) {
@@ -81,7 +84,7 @@ void RegisterValidate(CLI::App& app, GlobalOptions& global, std::function<int()>
   sub->footer(
       "Reads inventory.yaml, stacks/*.yaml, rollouts/*.yaml and waivers.yaml as committed at\n"
       "--ref (no checkout) and reports every problem at once as file:line:column with the key\n"
-      "and a hint. Exit 0 valid, 1 invalid or any other error.\n\n"
+      "and a hint.\n\n"
       "Examples:\n"
       "  plumb validate                          # the repo in ., at HEAD\n"
       "  plumb validate --repo pod-a --ref main  # a branch (or a tag, or a short SHA)\n"

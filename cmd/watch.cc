@@ -19,10 +19,13 @@
 #include "inventory/version.h"
 #include "modules/registry.h"
 #include "modules/transport/metrics_server.h"
-#include "plans/ssh_factory.h"
+#include "cmd/ssh_factory.h"
 #include "plans/watch/watcher.h"
 
 namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "watch";
 namespace {
 
 struct WatchArgs {
@@ -88,19 +91,19 @@ std::optional<long> Seconds(const std::string& s) {
 int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   if (g.working_tree) {
     std::fprintf(stderr, "error: watch reads the repo at --ref; --working-tree is not for it\n");
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   auto interval = Seconds(a.interval);
   auto ref_poll = Seconds(a.ref_poll);
   if (!interval || *interval < 1 || !ref_poll || *ref_poll < 1) {
     std::fprintf(stderr, "error: --interval and --ref-poll take a duration of at least 1s "
                          "(60s, 5m, 1h30m)\n");
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   if (a.fanout < 1 || a.rounds < 0 || a.spread < 0 || a.spread > 1) {
     std::fprintf(stderr, "error: --fanout must be at least 1, --rounds at least 0, --spread "
                          "between 0 and 1\n");
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
 
   std::FILE* events_out = stdout;
@@ -110,7 +113,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
     if (events_out == nullptr) {
       std::fprintf(stderr, "error: cannot open --events %s: %s\n", a.events.c_str(),
                    std::strerror(errno));
-      return kExitError;
+      return ExitCodeFor(kVerb, Outcome::kError);
     }
     events_name = a.events;
   }
@@ -118,7 +121,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   // Up to --fanout threads allocate at once (gather does the same; see cmd/gather.cc).
   mallopt(M_ARENA_MAX, 2);
 
-  plans::SshOverrides extra;
+  modules::SshOverrides extra;
   extra.accept_new_hostkeys = a.accept_new_host_keys;
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
   extra.cancel = &g_stop;   // Ctrl-C ends probes in flight within a fraction of a second
@@ -131,7 +134,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   plans::watch::WatchDeps deps;
   deps.desired = &desired;
   deps.shells = [repo_root, extra](const inventory::Cluster& c) -> std::unique_ptr<plans::ShellFactory> {
-    return std::make_unique<plans::SshShellFactory>(c.ssh, repo_root, extra);
+    return std::make_unique<SshShellFactory>(c.ssh, repo_root, extra);
   };
   deps.pool = &pool;
   deps.clock = &clock;
@@ -151,14 +154,14 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   plans::watch::Watcher watcher(deps, opt);
   if (Status st = watcher.Start(); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return kExitError;
+    return ExitCodeFor(kVerb, Outcome::kError);
   }
   std::unique_ptr<transport::MetricsServer> server;
   if (!a.listen.empty()) {
     auto started = transport::MetricsServer::Start(a.listen, [&watcher] { return watcher.Metrics(); });
     if (!started.ok()) {
       std::fprintf(stderr, "%s\n", started.error().ToString().c_str());
-      return kExitError;
+      return ExitCodeFor(kVerb, Outcome::kError);
     }
     server = std::move(started.value());
     std::fprintf(stderr, "plumb watch: metrics on http://%s/metrics\n", a.listen.c_str());
@@ -206,8 +209,6 @@ void RegisterWatch(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "node_rebooted, desired_changed, desired_error; each with time, node, key, live, desired,\n"
       "commit as they apply. SIGHUP reads --ref again at once; SIGINT/SIGTERM close every\n"
       "session and exit 0.\n\n"
-      "Exit: 0 stopped by a signal; with --once/--rounds, drift's codes for the last verdicts\n"
-      "(0 in sync, 2 drift, 1 some nodes unreadable); 1 error (an event could not be written).\n\n"
       "Examples:\n"
       "  plumb watch --repo pod-a --ref origin/main --listen 127.0.0.1:9472 --events drift.jsonl\n"
       "  plumb watch --repo pod-a --once --events -      # one round, current drift as events");

@@ -5,35 +5,6 @@
 
 namespace plumb::plans {
 
-Result<std::shared_ptr<BmcFactory>> BmcFactory::Create(const BmcConnectOptions& options) {
-  auto creds = transport::LoadCredentials(options.credentials);
-  if (!creds.ok()) return creds.error();
-  if (!options.tls.fingerprint.empty()) {
-    auto fp = transport::ParseSha256Fingerprint(options.tls.fingerprint);
-    if (!fp.ok()) return fp.error();
-  }
-  auto f = std::shared_ptr<BmcFactory>(new BmcFactory());
-  f->options_ = options;
-  f->credentials_ = std::move(creds.value());
-  transport::CurlEngineOptions eo;
-  eo.max_host_connections = options.per_bmc_connections;
-  f->engine_ = transport::StartCurlEngine(eo);
-  return f;
-}
-
-std::unique_ptr<transport::Bmc> BmcFactory::Open(const BmcTarget& target) const {
-  transport::RedfishOptions o;
-  o.base_url = target.url;
-  o.system = target.system;
-  o.node = target.node;
-  o.credentials = credentials_;
-  o.auth = options_.auth;
-  o.request_timeout = options_.request_timeout;
-  o.log = options_.log;
-  return std::make_unique<transport::RedfishClient>(
-      transport::NewCurlHttpClient(engine_, options_.tls), o);
-}
-
 std::vector<BmcObservation> GatherBmc(const std::vector<BmcTarget>& targets,
                                       const std::vector<const modules::Module*>& modules,
                                       int fanout, const OpenBmc& open) {
@@ -81,6 +52,32 @@ nlohmann::json ToJson(const BmcObservation& o) {
                       {"facts", facts}, {"errors", errors}, {"elapsed_s", o.elapsed_s}};
   if (!o.reachable) j["error"] = o.error.ToJson();
   return j;
+}
+
+std::vector<BmcTarget> BmcTargetsOf(const std::vector<const inventory::Node*>& nodes) {
+  std::vector<BmcTarget> targets;
+  for (const inventory::Node* n : nodes)
+    if (!n->bmc.empty()) targets.push_back({n->name, n->bmc, n->bmc_system});
+  return targets;
+}
+
+void MergeBmcObservations(std::vector<BmcObservation>&& bmc,
+                          const std::vector<const modules::Module*>& bmc_modules,
+                          ObservedState& observed) {
+  for (BmcObservation& b : bmc) {
+    auto it = observed.nodes.find(b.node);
+    if (it == observed.nodes.end() || !it->second.reachable) continue;
+    NodeObservation& o = it->second;
+    if (!b.reachable) {
+      for (const modules::Module* m : bmc_modules) {
+        Diagnostic e = b.error;
+        e.message = "BMC unreachable: " + (e.message.empty() ? e.code : e.message);
+        o.facts.insert_or_assign(std::string(m->Name()), Result<modules::Facts>(std::move(e)));
+      }
+    } else {
+      for (auto& [module, r] : b.facts) o.facts.insert_or_assign(module, std::move(r));
+    }
+  }
 }
 
 }  // namespace plumb::plans

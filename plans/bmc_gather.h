@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "modules/module.h"
+#include "inventory/model.h"
 #include "modules/transport/bmc.h"
-#include "modules/transport/curl_http_client.h"
-#include "modules/transport/redfish_client.h"
+#include "plans/observed.h"
 #include "schemas/result.h"
 
 namespace plumb::plans {
@@ -26,29 +26,7 @@ struct BmcTarget {
   std::string system;   ///< the node's ComputerSystem Id on a shared BMC (bmc_system), or ""
 };
 
-/// How to reach BMCs: TLS policy, credentials reference, auth mode, limits.
-struct BmcConnectOptions {
-  transport::TlsOptions tls;
-  std::string credentials;              ///< "env:VAR" or "file:/path" (never the secret)
-  transport::BmcAuth auth = transport::BmcAuth::kAuto;
-  long per_bmc_connections = 4;
-  std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
-  std::function<void(const std::string&)> log;   ///< operator notes (never secrets)
-};
-
-/// Makes one Bmc per target, sharing one curl engine and one credential read.
-class BmcFactory {
- public:
-  /// Reads the credentials (an error names the reference only).
-  static Result<std::shared_ptr<BmcFactory>> Create(const BmcConnectOptions& options);
-  std::unique_ptr<transport::Bmc> Open(const BmcTarget& target) const;
-
- private:
-  BmcConnectOptions options_;
-  transport::Credentials credentials_;
-  std::shared_ptr<transport::CurlEngine> engine_;
-};
-
+/// Opens one node's BMC session (the real one: cmd/bmc_factory.h; tests: fakes).
 using OpenBmc = std::function<std::unique_ptr<transport::Bmc>(const BmcTarget&)>;
 
 struct BmcObservation {
@@ -65,6 +43,19 @@ struct BmcObservation {
 std::vector<BmcObservation> GatherBmc(const std::vector<BmcTarget>& targets,
                                       const std::vector<const modules::Module*>& modules,
                                       int fanout, const OpenBmc& open);
+
+/// The nodes of `nodes` that have a BMC, as targets.
+std::vector<BmcTarget> BmcTargetsOf(const std::vector<const inventory::Node*>& nodes);
+
+/// Puts each BMC's facts into its node's in-band observation, for the nodes read over SSH. A
+/// BMC that could not be reached gives every BMC module of its node that reason as an error, so
+/// a plan leaves those modules out on that node rather than guessing. The facts digest stays
+/// the in-band one: apply's stale check re-probes over SSH only, so a digest over Redfish facts
+/// too would mark every node with a BMC stale (firmware and BIOS changes are re-checked by their
+/// own modules just before they act).
+void MergeBmcObservations(std::vector<BmcObservation>&& bmc,
+                          const std::vector<const modules::Module*>& bmc_modules,
+                          ObservedState& observed);
 
 /// {"node", "bmc", "reachable", "error"?, "facts": {module: facts}, "errors": {module: diag},
 ///  "elapsed_s"}

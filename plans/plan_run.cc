@@ -94,4 +94,27 @@ PlanRun RunPlan(const PlanRunInput& in) {
   return runner.Finish();
 }
 
+std::optional<Diagnostic> UncheckedKeysWarning(const DesiredByNode& desired,
+                                               const std::vector<const modules::Module*>& ran) {
+  std::map<std::string, nlohmann::json> top_keys;   // each top-level key once, with a value
+  for (const auto& [node, nd] : desired)
+    for (auto it = nd.desired->begin(); it != nd.desired->end(); ++it)
+      top_keys.emplace(it.key(), it.value());
+  std::string keys;
+  for (const auto& [key, value] : top_keys) {
+    const nlohmann::json one = {{key, value}};
+    bool owned = false;
+    for (const modules::Module* m : ran)
+      if (m->Wants(one)) {
+        owned = true;
+        break;
+      }
+    if (!owned) keys += (keys.empty() ? "" : ", ") + key;
+  }
+  if (keys.empty()) return std::nullopt;
+  return Diagnostic::Warning(
+      "plan.unchecked", fmt::format("not checked (no module of this run has facts for them): {}", keys),
+      {}, {}, "firmware and bios need BMC reads; other keys need their module's probe");
+}
+
 }  // namespace plumb::plans

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -87,5 +88,11 @@ class PlanRunner {
 
 /// Observed + scheduler + previous desired -> the plan (not sealed: see SealPlan).
 PlanRun RunPlan(const PlanRunInput& in);
+
+/// The top-level desired keys no module of `ran` checks (e.g. firmware and bios when the BMCs
+/// were not read), as the warning plan and drift show, so "no changes" is never a silent "not
+/// looked at"; nullopt when every key was checked.
+std::optional<Diagnostic> UncheckedKeysWarning(const DesiredByNode& desired,
+                                               const std::vector<const modules::Module*>& ran);
 
 }  // namespace plumb::plans

@@ -1,5 +1,7 @@
 #include "plans/report/drift.h"
 
+#include "schemas/exit_codes.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -306,14 +308,16 @@ void Recount(DriftReport& r) {
   r.verdict = VerdictFor(r.drift_keys, r.unreadable_nodes);
 }
 
-int DriftExitCode(const DriftReport& report) {
+Outcome DriftOutcome(const DriftReport& report) {
   switch (report.verdict) {
-    case DriftVerdict::kInSync: return 0;
-    case DriftVerdict::kDrift: return 2;
-    case DriftVerdict::kPartial: return 1;   // "in sync" cannot be vouched for: not 0, not 2
-    case DriftVerdict::kError: return 1;
+    case DriftVerdict::kInSync: return Outcome::kInSync;
+    case DriftVerdict::kDrift: return Outcome::kDrift;
+    case DriftVerdict::kPartial: return Outcome::kNoVerdict;   // "in sync" cannot be vouched for
+    case DriftVerdict::kError: return Outcome::kError;
   }
-  return 1;
+  return Outcome::kError;
 }
+
+int DriftExitCode(const DriftReport& report) { return ExitCodeFor("drift", DriftOutcome(report)); }
 
 }  // namespace plumb::plans::report

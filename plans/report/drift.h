@@ -17,6 +17,7 @@
 #include "inventory/model.h"
 #include "modules/module.h"
 #include "plans/plan.h"
+#include "schemas/exit_codes.h"
 #include "plans/planner.h"
 #include "schemas/diagnostics.h"
 
@@ -105,7 +106,9 @@ struct DriftInput {
 
 DriftReport MakeDriftReport(const DriftInput& in);
 
-/// 0 in sync, 2 drift, 3 partial (unreadable nodes and no drift), 1 error.
+/// How a drift run ends (in sync, drift, no verdict, error), and its exit code from the one
+/// table (schemas/exit_codes.h); `plumb watch --once` and `drift --format prom` report the same.
+Outcome DriftOutcome(const DriftReport& report);
 int DriftExitCode(const DriftReport& report);
 
 /// The verdict of a report with these counts (precedence above; errors are the caller's).

@@ -7,7 +7,9 @@
 #  - `apply --ref` asks under exactly the text `plumb plan` prints;
 #  - while a drain waits for a job, plain output has a heartbeat naming the job, and
 #    `plumb runs RUN` shows the node's step and the job it waits for;
-#  - drift names the applied commit for nodes in sync.
+#  - drift names the applied commit for nodes in sync;
+#  - a saved plan applied from another directory, without --repo, checks host keys against
+#    the known_hosts its own repo names (relative to that repo).
 . "$(dirname "$0")/lib/apply.sh"
 ap_up 4 "drain: { scheduler: slurm, timeout: 10m }
 max_unavailable: 2
@@ -22,6 +24,14 @@ waivers:
   - { nodes: "n[2,4]", keys: "sysctl.vm.swappiness", reason: "latency trial INC-77", owner: alice, expires: "2099-12-31" }
 YAML
 git -C "$REPO" add -A && git -C "$REPO" commit -qm "swappiness pin, waiver for n2,n4"
+# known_hosts named relative to the repo, as a real cluster repo carries it: `apply PLAN.json`
+# run from another directory, without --repo, must check host keys against the plan's repo
+# (a regression: it once resolved them against the current directory).
+cp "$TB_RUN/client/known_hosts" "$REPO/known_hosts"
+sed -i "s|known_hosts: $TB_RUN/client/known_hosts|known_hosts: known_hosts|" "$REPO/inventory.yaml"
+grep -q "known_hosts: known_hosts," "$REPO/inventory.yaml"
+git -C "$REPO" add -A && git -C "$REPO" commit -qm "known_hosts in the repo"
+mkdir -p "$AP_TMP/elsewhere"
 swap_of() { "$TB" ssh "$1" sysctl -n vm.swappiness; }
 
 plumb_in plan --repo "$REPO" --out "$AP_TMP/plan.json" >"$AP_TMP/plan.txt" 2>&1 || true
@@ -43,8 +53,8 @@ check "  nothing installed anywhere" test "$(cat "$TB_RUN"/nodes/*/state/events.
 # --limit on the saved plan: only n1 and n3, with a job on n1 that the drain waits for.
 jid=$(job_on n1 12)
 run_args=(--limit 'n[1,3]' --auto-approve --reboot-timeout 120 --poll-max-ms 1000)
-"$TB" exec env PLUMB_JOURNAL="$JOURNAL" PLUMB_HEARTBEAT_S=1 "$PLUMB" apply "$AP_TMP/plan.json" \
-  --repo "$REPO" "${run_args[@]}" >"$AP_TMP/out" 2>"$AP_TMP/err" &
+(cd "$AP_TMP/elsewhere" && exec "$TB" exec env PLUMB_JOURNAL="$JOURNAL" PLUMB_HEARTBEAT_S=1 \
+  "$PLUMB" apply "$AP_TMP/plan.json" "${run_args[@]}") >"$AP_TMP/out" 2>"$AP_TMP/err" &
 bg=$!
 # While n1 waits for the job: `plumb runs RUN` shows its step and the job.
 seen_runs=0

@@ -1,5 +1,7 @@
 #include "plans/bmc_gather.h"
 
+#include "modules/transport/redfish_client.h"
+
 #include <doctest/doctest.h>
 
 #include "fakes/fake_redfish.h"
@@ -54,3 +56,52 @@ TEST_CASE("bmc gather: every target read in order, unreachable ones reported, al
 }
 
 }  // namespace plumb::plans
+
+namespace plumb {
+
+TEST_CASE("bmc gather: BMC facts join the nodes read in-band; an unreachable BMC is each BMC module's error") {
+  const auto& mods = modules::BmcModules();
+  REQUIRE(!mods.empty());
+  plans::ObservedState observed;
+  for (const char* n : {"n1", "n2", "n3"}) {
+    plans::NodeObservation o;
+    o.node = n;
+    o.reachable = std::string(n) != "n2";
+    o.facts_digest = std::string("sha256:inband-") + n;
+    observed.nodes[n] = o;
+  }
+  std::vector<plans::BmcObservation> bmc(3);
+  bmc[0].node = "n1";
+  bmc[0].reachable = true;
+  bmc[0].facts.emplace("firmware", Result<modules::Facts>(nlohmann::json{{"BMC", "1.0"}}));
+  bmc[1].node = "n2";   // its OS was not read: the plan leaves it out whole, BMC facts or not
+  bmc[1].reachable = true;
+  bmc[1].facts.emplace("firmware", Result<modules::Facts>(nlohmann::json{{"BMC", "1.0"}}));
+  bmc[2].node = "n3";
+  bmc[2].error = Diagnostic::Error("redfish.connect", "connection refused");
+  plans::MergeBmcObservations(std::move(bmc), mods, observed);
+
+  REQUIRE(observed.nodes["n1"].facts.count("firmware") == 1);
+  CHECK(observed.nodes["n1"].facts.at("firmware").ok());
+  CHECK(observed.nodes["n1"].facts_digest == "sha256:inband-n1");   // the in-band digest stays
+  CHECK(observed.nodes["n2"].facts.empty());
+  for (const modules::Module* m : mods) {
+    CAPTURE(std::string(m->Name()));
+    auto it = observed.nodes["n3"].facts.find(std::string(m->Name()));
+    REQUIRE(it != observed.nodes["n3"].facts.end());
+    REQUIRE_FALSE(it->second.ok());
+    CHECK(it->second.error().message == "BMC unreachable: connection refused");
+  }
+  // Targets: only nodes that name a BMC.
+  inventory::Node a, b;
+  a.name = "a";
+  a.bmc = "https://127.0.0.1:8443";
+  a.bmc_system = "System.Embedded.1";
+  b.name = "b";
+  auto targets = plans::BmcTargetsOf({&a, &b});
+  REQUIRE(targets.size() == 1);
+  CHECK(targets[0].node == "a");
+  CHECK(targets[0].system == "System.Embedded.1");
+}
+
+}  // namespace plumb

@@ -374,3 +374,21 @@ TEST_CASE("plan runner: a module some node has facts for is required on every no
     CHECK(run.modules_run.size() == 2);
   }
 }
+
+TEST_CASE("plan run: keys no module of the run checks are named, never passed over as in sync") {
+  testing::ReportWorld w;   // every node pins kernel, nvidia.driver and sysctl
+  SysctlLike sysctl;
+  auto warning = plans::UncheckedKeysWarning(w.desired, {&sysctl});
+  REQUIRE(warning.has_value());
+  CHECK(warning->code == "plan.unchecked");
+  CHECK(warning->severity == Severity::kWarning);
+  CHECK(warning->message.find("kernel, nvidia") != std::string::npos);
+  CHECK(warning->message.find("sysctl") == std::string::npos);
+  // With only sysctl pinned, the sysctl module leaves nothing unchecked.
+  for (auto& [node, nd] : w.desired) nd.desired = json{{"sysctl", {{"vm.swappiness", 10}}}};
+  CHECK_FALSE(plans::UncheckedKeysWarning(w.desired, {&sysctl}).has_value());
+  // No module ran at all: every key is named.
+  auto none = plans::UncheckedKeysWarning(w.desired, {});
+  REQUIRE(none.has_value());
+  CHECK(none->message.find("sysctl") != std::string::npos);
+}

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include <fmt/format.h>
 
 #include "plans/plan_json.h"
@@ -171,4 +173,79 @@ TEST_CASE("plan file: every plan read is validated against the schema first") {
   auto t = plans::PlanFromJson(typed);
   REQUIRE_FALSE(t.ok());
   CHECK(t.error().message.find("peak_unavailable") != std::string::npos);
+}
+
+namespace {
+
+// Random JSON for an action's before/after: what facts and pins can hold, including the
+// characters a hand-made splice could trip on (quotes, backslashes, newlines, the text of a
+// top-level key, non-ASCII).
+nlohmann::json RandomValue(std::mt19937& rng, int depth) {
+  static const std::vector<std::string> kText = {
+      "550.90.07", "", "a \"quoted\" word", "back\\slash", "line\nbreak", "\n  \"digest\": ",
+      "\n  \"nodes\": []", "ünïcødé ✓", "tab\there", "{\"not\": \"json\"}"};
+  switch (std::uniform_int_distribution<int>(0, depth > 2 ? 4 : 6)(rng)) {
+    case 0: return nullptr;
+    case 1: return std::uniform_int_distribution<long long>(-1'000'000'000'000, 1'000'000'000'000)(rng);
+    case 2: return std::uniform_int_distribution<int>(0, 1)(rng) == 1;
+    case 3: return std::uniform_real_distribution<double>(-1e6, 1e6)(rng);
+    case 4: return kText[std::uniform_int_distribution<size_t>(0, kText.size() - 1)(rng)];
+    case 5: {
+      nlohmann::json a = nlohmann::json::array();
+      for (int i = std::uniform_int_distribution<int>(0, 3)(rng); i > 0; --i) a.push_back(RandomValue(rng, depth + 1));
+      return a;
+    }
+    default: {
+      nlohmann::json o = nlohmann::json::object();
+      for (int i = std::uniform_int_distribution<int>(0, 3)(rng); i > 0; --i)
+        o[kText[std::uniform_int_distribution<size_t>(0, kText.size() - 1)(rng)]] = RandomValue(rng, depth + 1);
+      return o;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("plan file: over random plans, the fast writer is the reference serializer and reads back the same") {
+  // One plan serializer in meaning: SealPlanToFile (parallel, spliced) must give the bytes and
+  // digest of SealPlan + PlanToJson(...).dump(2), and the file must read back into a plan that
+  // writes the same JSON again. 300 plans from a fixed seed (printed on failure).
+  testing::ReportWorld w;
+  const plans::Plan base = FullPlan(w);
+  for (unsigned seed = 1; seed <= 300; ++seed) {
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    plans::Plan p = base;
+    p.nodes.clear();
+    const int nodes = std::uniform_int_distribution<int>(0, seed % 50 == 0 ? 600 : 12)(rng);
+    for (int i = 0; i < nodes; ++i) {
+      plans::NodePlan n = base.nodes[static_cast<size_t>(i) % base.nodes.size()];
+      n.node = fmt::format("gpu{:05}", i);
+      if (std::uniform_int_distribution<int>(0, 4)(rng) == 0) n.node += "-\"odd\\name\"";
+      n.facts_digest = std::uniform_int_distribution<int>(0, 1)(rng) ? "sha256:" + std::string(64, 'f') : "";
+      n.already_unavailable = std::uniform_int_distribution<int>(0, 3)(rng) == 0;
+      for (plans::PlannedAction& a : n.actions) {
+        a.action.before = RandomValue(rng, 0);
+        a.action.after = RandomValue(rng, 0);
+        a.action.summary = fmt::format("set {} ({})", a.action.key, seed);
+      }
+      p.nodes.push_back(std::move(n));
+    }
+    p.in_sync.clear();
+    for (int i = std::uniform_int_distribution<int>(0, 5)(rng); i > 0; --i)
+      p.in_sync.push_back(fmt::format("ok{:03}", i));
+    p.est_seconds = std::uniform_int_distribution<int>(0, 100000)(rng);
+    p.created_at = fmt::format("2026-11-{:02}T12:00:00Z", 1 + seed % 28);
+
+    plans::Plan reference = p;
+    plans::SealPlan(reference);
+    const std::string reference_text = plans::PlanToJson(reference).dump(2) + "\n";
+    const std::string fast_text = plans::SealPlanToFile(p);
+    CHECK(p.digest == reference.digest);
+    REQUIRE(fast_text == reference_text);
+    auto back = plans::PlanFromJson(nlohmann::json::parse(fast_text));
+    REQUIRE(back.ok());
+    CHECK(plans::VerifyPlanDigest(*back).ok());
+    CHECK(plans::PlanToJson(*back).dump(2) + "\n" == reference_text);
+  }
 }

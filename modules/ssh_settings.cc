@@ -1,8 +1,8 @@
-#include "plans/ssh_factory.h"
+#include "modules/ssh_settings.h"
 
 #include <cstdlib>
 
-namespace plumb::plans {
+namespace plumb::modules {
 namespace {
 
 std::string ResolvePath(const std::string& p, const std::string& root) {
@@ -34,8 +34,4 @@ transport::SshOptions SshOptionsFor(const inventory::SshSettings& ssh, const inv
   return o;
 }
 
-std::unique_ptr<transport::Shell> SshShellFactory::Open(const inventory::Node& node) {
-  return std::make_unique<transport::SshShell>(SshOptionsFor(ssh_, node, repo_root_, extra_));
-}
-
-}  // namespace plumb::plans
+}  // namespace plumb::modules

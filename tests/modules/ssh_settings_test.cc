@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "plans/ssh_factory.h"
+#include "modules/ssh_settings.h"
 
 using namespace plumb;
 using namespace std::chrono_literals;
@@ -25,7 +25,7 @@ TEST_CASE("ssh options come from defaults.ssh, the node, and the command line") 
   node.name = "gpu001";
   node.address = "gpu001.pod-a.example";
 
-  auto o = plans::SshOptionsFor(ssh, node, "/srv/pod-a");
+  auto o = modules::SshOptionsFor(ssh, node, "/srv/pod-a");
   CHECK(o.node == "gpu001");
   CHECK(o.host == "gpu001.pod-a.example");
   CHECK(o.port == 2222);
@@ -39,10 +39,10 @@ TEST_CASE("ssh options come from defaults.ssh, the node, and the command line") 
   node.ssh_port = 22;
   ssh.known_hosts = "/etc/plumb/known_hosts";
   ssh.identity = "";
-  plans::SshOverrides extra;
+  modules::SshOverrides extra;
   extra.accept_new_hostkeys = true;
   extra.kex = "diffie-hellman-group14-sha256";
-  o = plans::SshOptionsFor(ssh, node, "/srv/pod-a/", extra);
+  o = modules::SshOptionsFor(ssh, node, "/srv/pod-a/", extra);
   CHECK(o.port == 22);
   CHECK(o.known_hosts == "/etc/plumb/known_hosts");
   CHECK(o.identity.empty());  // agent
@@ -51,7 +51,7 @@ TEST_CASE("ssh options come from defaults.ssh, the node, and the command line") 
   CHECK(o.cancel == nullptr);
   std::atomic<bool> stop{false};
   extra.cancel = &stop;
-  CHECK(plans::SshOptionsFor(ssh, node, "/srv/pod-a/", extra).cancel == &stop);
+  CHECK(modules::SshOptionsFor(ssh, node, "/srv/pod-a/", extra).cancel == &stop);
 }
 
 namespace {

@@ -1,0 +1,34 @@
+#include "cmd/bmc_factory.h"
+
+namespace plumb::cmd {
+
+Result<std::shared_ptr<BmcFactory>> BmcFactory::Create(const BmcConnectOptions& options) {
+  auto creds = transport::LoadCredentials(options.credentials);
+  if (!creds.ok()) return creds.error();
+  if (!options.tls.fingerprint.empty()) {
+    auto fp = transport::ParseSha256Fingerprint(options.tls.fingerprint);
+    if (!fp.ok()) return fp.error();
+  }
+  auto f = std::shared_ptr<BmcFactory>(new BmcFactory());
+  f->options_ = options;
+  f->credentials_ = std::move(creds.value());
+  transport::CurlEngineOptions eo;
+  eo.max_host_connections = options.per_bmc_connections;
+  f->engine_ = transport::StartCurlEngine(eo);
+  return f;
+}
+
+std::unique_ptr<transport::Bmc> BmcFactory::Open(const plans::BmcTarget& target) const {
+  transport::RedfishOptions o;
+  o.base_url = target.url;
+  o.system = target.system;
+  o.node = target.node;
+  o.credentials = credentials_;
+  o.auth = options_.auth;
+  o.request_timeout = options_.request_timeout;
+  o.log = options_.log;
+  return std::make_unique<transport::RedfishClient>(
+      transport::NewCurlHttpClient(engine_, options_.tls), o);
+}
+
+}  // namespace plumb::cmd

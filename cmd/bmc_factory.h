@@ -1,0 +1,42 @@
+#pragma once
+/// The real BMC sessions: Redfish clients over one shared libcurl multi engine, credentials read
+/// once (their reference only ever printed). Built only in cmd/, the composition root; plans/
+/// takes an OpenBmc function (plans/bmc_gather.h).
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "modules/transport/bmc.h"
+#include "modules/transport/credentials.h"
+#include "modules/transport/curl_http_client.h"
+#include "modules/transport/redfish_client.h"
+#include "plans/bmc_gather.h"
+#include "schemas/result.h"
+
+namespace plumb::cmd {
+
+/// How to reach BMCs: TLS policy, credentials reference, auth mode, limits.
+struct BmcConnectOptions {
+  transport::TlsOptions tls;
+  std::string credentials;              ///< "env:VAR" or "file:/path" (never the secret)
+  transport::BmcAuth auth = transport::BmcAuth::kAuto;
+  long per_bmc_connections = 4;
+  std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
+  std::function<void(const std::string&)> log;   ///< operator notes (never secrets)
+};
+
+/// Makes one Bmc per target, sharing one curl engine and one credential read.
+class BmcFactory {
+ public:
+  /// Reads the credentials (an error names the reference only).
+  static Result<std::shared_ptr<BmcFactory>> Create(const BmcConnectOptions& options);
+  std::unique_ptr<transport::Bmc> Open(const plans::BmcTarget& target) const;
+
+ private:
+  BmcConnectOptions options_;
+  transport::Credentials credentials_;
+  std::shared_ptr<transport::CurlEngine> engine_;
+};
+
+}  // namespace plumb::cmd

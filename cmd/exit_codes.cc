@@ -1,0 +1,78 @@
+// plumb exit-codes: the exit code table (schemas/exit_codes.h) for people and scripts. Each
+// verb's --help ends with its rows, `plumb --help` summarises them, and the README's table is
+// this command's markdown (tests/e2e/exit_codes.sh keeps them equal and checks behaviour).
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cmd/command.h"
+
+namespace plumb::cmd {
+
+namespace {
+
+int RunExitCodes(const GlobalOptions& g) {
+  if (g.format == "json") {
+    nlohmann::json all = nlohmann::json::array();
+    for (const ExitCodeRow& r : ExitCodeTable())
+      all.push_back({{"command", std::string(r.verb)},
+                     {"outcome", OutcomeName(r.outcome)},
+                     {"code", r.code},
+                     {"meaning", std::string(r.meaning)}});
+    std::printf("%s\n", all.dump(2).c_str());
+  } else {
+    std::fputs(ExitCodesMarkdown().c_str(), stdout);
+  }
+  return ExitCodeFor("*", Outcome::kOk);
+}
+
+}  // namespace
+
+void RegisterExitCodes(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  auto* sub = app.add_subcommand(
+      "exit-codes", "List every command's exit codes and what each means (one table)");
+  sub->add_option("--format", g.format, "text (a markdown table) | json")
+      ->check(CLI::IsMember({"text", "json"}));
+  sub->footer("Examples:\n"
+              "  plumb exit-codes                  the table (the README's exit code table)\n"
+              "  plumb exit-codes --format json    [{command, outcome, code, meaning}]");
+  sub->callback([&run, &g] { run = [&g] { return RunExitCodes(g); }; });
+}
+
+// "Exit codes:" at the end of every subcommand's --help, from the table.
+void AppendExitCodeHelp(CLI::App& app, const std::string& prefix) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    const std::string verb = prefix.empty() ? sub->get_name() : prefix + " " + sub->get_name();
+    if (!sub->get_subcommands([](CLI::App*) { return true; }).empty()) {
+      AppendExitCodeHelp(*sub, verb);   // bmc: its verbs have their own rows
+      continue;
+    }
+    const std::string footer = sub->get_footer();
+    sub->footer((footer.empty() ? "" : footer + "\n\n") + ExitCodesHelp(verb));
+  }
+}
+
+// One line per code for `plumb --help`: "  0  ok, in-sync" ...
+std::string ExitCodeSummary() {
+  std::map<int, std::vector<std::string>> by_code;
+  for (const ExitCodeRow& r : ExitCodeTable()) {
+    auto& names = by_code[r.code];
+    if (std::find(names.begin(), names.end(), OutcomeName(r.outcome)) == names.end())
+      names.push_back(OutcomeName(r.outcome));
+  }
+  std::string out = "Exit codes (plumb exit-codes, or a command's --help, says which it uses):\n";
+  for (const auto& [code, names] : by_code) {
+    std::string line;
+    for (const std::string& n : names) line += (line.empty() ? "" : ", ") + n;
+    out += fmt::format("  {:>3}  {}\n", code, line);
+  }
+  return out;
+}
+
+}  // namespace plumb::cmd

@@ -1,0 +1,50 @@
+#include "plans/report/apply_summary.h"
+
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "inventory/hostlist.h"
+
+namespace plumb::plans::report {
+
+std::string ApplySummaryText(const RolloutResult& res, const std::string& run_id,
+                             const std::string& journal_path) {
+  std::string out;
+  for (const NodeOutcome& n : res.nodes) {
+    if (n.status == "failed")
+      out += fmt::format("FAILED {} at {}: {}{}\n", n.node, n.step, n.error,
+                         n.left_drained ? " (left drained)" : "");
+    if (n.status == "busy") out += fmt::format("BUSY {}: {}\n", n.node, n.error);
+  }
+  if (!res.halt_reason.empty()) out += fmt::format("{}: {}\n", res.outcome, res.halt_reason);
+  if (res.outcome == "paused" && !res.next_window.empty())
+    out += fmt::format("paused outside the maintenance window; next opens {}: plumb apply "
+                       "--resume {}\n", res.next_window, run_id);
+  else if (res.outcome == "paused")
+    out += fmt::format("paused: plumb apply --resume {} continues once the scheduler answers\n",
+                       run_id);
+  std::vector<std::string> left;
+  for (const NodeOutcome& n : res.nodes)
+    if (n.status == "failed" && n.left_drained) left.push_back(n.node);
+  // A failed canary stops the campaign: --resume must not roll the fleet past it.
+  const bool canary_failed = res.halt_reason.find("canary") != std::string::npos;
+  if (res.outcome == "interrupted" || res.outcome == "incomplete" ||
+      (res.outcome == "halted" && !canary_failed))
+    out += fmt::format("continue with: plumb apply --resume {}{}\n", run_id,
+                       res.outcome == "incomplete" ? " (it retries the busy and stale nodes)" : "");
+  if (!left.empty())
+    out += fmt::format("left drained by this run: {}. Fix the cause, then: plumb apply "
+                       "--retry-failed {} (re-plans and retries them; returns them to service "
+                       "once they converge){}\n",
+                       inventory::CompressHostlist(left), run_id,
+                       canary_failed ? "; --resume will not roll the fleet past a failed canary: "
+                                       "after the retry, plan and apply the rest anew"
+                                     : "");
+  if (res.journal_failed)
+    out += fmt::format("the journal at {} could not be written: free space there, then plumb "
+                       "apply --resume {}\n", journal_path, run_id);
+  return out;
+}
+
+}  // namespace plumb::plans::report
