@@ -38,7 +38,7 @@ ecn_of() { "$TB" ssh n1 "cat /sys/class/net/$1/ecn/roce_np/enable/* /sys/class/n
 
 run gather --repo "$REPO" --format json
 check "gather reads the node whole (exit 0)" rc_is 0
-check "both RoCE netdevs at the driver's defaults" py '[(i["name"], i["trust"], i["pfc"], i["ecn_np"]) for i in j["nodes"][0]["facts"]["roce"]["interfaces"]] == [("ens1f0np0", "pcp", [], list(range(8))), ("ens1f1np1", "pcp", [], list(range(8)))]'
+check "both RoCE netdevs at the driver's defaults" py '[(i["name"], i["trust"], i["pfc"], i["ecn_np"]) for i in j["nodes"]["n1"]["facts"]["roce"]["interfaces"]] == [("ens1f0np0", "pcp", [], list(range(8))), ("ens1f1np1", "pcp", [], list(range(8)))]'
 
 run plan --no-scheduler --repo "$REPO" --detailed-exitcode
 check "plan: changes (exit 2)" rc_is 2

@@ -33,7 +33,7 @@ std::vector<PartSpec> TwoPorts(const std::string& qos0, const std::string& qos1,
           {"ecn", "@roce/ecn-two-ports.txt"}};
 }
 
-Result<Facts> Parse(const std::vector<PartSpec>& parts) { return Roce().ParseProbe(FrameParts(MakeParts(parts)), 0); }
+plumb::Result<Facts> Parse(const std::vector<PartSpec>& parts) { return Roce().ParseProbe(FrameParts(MakeParts(parts)), 0); }
 
 json Port(const char* name, json trust, json pfc, json np, json rp) {
   return {{"name", name}, {"trust", trust}, {"pfc", pfc}, {"ecn_np", np}, {"ecn_rp", rp}};
@@ -63,7 +63,7 @@ TEST_CASE("roce mlnx_qos parser: malformed output is a located error") {
            {ReadFixture("roce/mlnx-qos-truncated.txt"), "no PFC configuration 'enabled' row"},
            {ReadFixture("roce/mlnx-qos-short-pfc-row.txt"), "PFC priority row without 8 priorities in line 4"},
            {"Priority trust state: vlan\n", "unknown priority trust state in line 1: 'Priority trust state: vlan'"},
-           {"DCBX mode: OS controlled\nPFC configuration:\n\tpriority 0 1 2 3 4 5 6 7\n\tenabled 0 0 0 2 0 0 0 0\n",
+           {"DCBX mode: OS controlled\nPFC configuration:\n\tpriority 0 1 2 3 4 5 6 7\n\tenabled 0 0 0 1 0 0 0 0\n",
             "no 'Priority trust state:' line"},
            {"Priority trust state: dscp\nPFC configuration:\n\tpriority 0 1 2 3 4 5 6 7\n\tenabled 0 0 0 2 0 0 0 0\n",
             "PFC enabled flag is not 0 or 1 in line 4"},
@@ -198,7 +198,8 @@ TEST_CASE("roce diff: what differs, per netdev, and nothing when in sync") {
   json only0 = {{"interfaces", {"ens1f0np0"}}, {"pfc", {3, 3}}};
   CHECK(Roce().Diff(Want(only0), Facts2(synced, defaults)).empty());
   // np and rp disagreeing is a change, shown with both halves.
-  auto half = Roce().Diff(Want({{"ecn", {3}}}), Facts2(Port("ens1f0np0", "dscp", {3}, {3}, json::array()), synced));
+  auto half = Roce().Diff(Want({{"ecn", {3}}}), Facts2(Port("ens1f0np0", "dscp", {3}, {3}, json::array()),
+                                                                  Port("ens1f1np1", "dscp", {3}, {3}, {3})));
   REQUIRE(half.size() == 1);
   CHECK(half[0].before == json{{"roce_np", {3}}, {"roce_rp", json::array()}});
 }
