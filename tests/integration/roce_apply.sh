@@ -8,7 +8,8 @@
 #   - after a reboot the NIC has forgotten (runtime settings), and drift says so (exit 2).
 . "$(dirname "$0")/lib/gather.sh"
 GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
-export TB_RUN=$GT_TMP/$(basename "$GT_TMP")
+TB_RUN=$GT_TMP/$(basename "$GT_TMP")   # its netns is named after it: unique
+export TB_RUN
 trap gt_down EXIT
 "$TB" up 1 >/dev/null
 # The RoCE netdevs are rendered at boot.
