@@ -13,6 +13,7 @@
 #include "modules/os/os.h"
 #include "modules/packages/packages.h"
 #include "modules/power/power.h"
+#include "modules/roce/roce.h"
 #include "modules/services/services.h"
 #include "modules/sysctl/sysctl.h"
 
@@ -31,6 +32,7 @@ const std::vector<const Module*>& AllModules() {
   static const sysctl::SysctlModule kSysctl;
   static const services::ServicesModule kServices;
   static const infiniband::InfinibandModule kInfiniband;
+  static const roce::RoceModule kRoce;
   static const marker::MarkerModule kMarker;
   // Out-of-band modules (Redfish: firmware, bios, power), after the in-band ones. A module is
   // one static instance and one entry here; everything else reads its ModuleInfo.
@@ -39,7 +41,7 @@ const std::vector<const Module*>& AllModules() {
   static const power::PowerModule kPower;
   static const std::vector<const Module*> kAll = {
       &kKernel,   &kOs,      &kOfed,          &kNvidiaDriver, &kCuda,       &kNccl,
-      &kPackages, &kKernelModules, &kSysctl,  &kServices,     &kInfiniband, &kMarker,
+      &kPackages, &kKernelModules, &kSysctl,  &kServices,     &kInfiniband, &kRoce, &kMarker,
       &kFirmware, &kBios,    &kPower,
   };
   return kAll;

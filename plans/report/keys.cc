@@ -69,6 +69,7 @@ modules::Disruption KeyDisruption(std::string_view p) {
       {"/nvidia/persistence_mode", Disruption::kNone},
       {"/nvidia/fabricmanager", Disruption::kDrain},
       {"/firmware_images", Disruption::kNone},   // where an image is fetched from: no change by itself
+      {"/fabric/roce/ecn", Disruption::kNone},    // trust and PFC: service-restart (modules/roce/roce.cc)
   };
   for (const KeyRow& r : kKeys)
     if (PointerUnder(p, r.prefix)) return r.d;
@@ -79,6 +80,7 @@ modules::Disruption KeyDisruption(std::string_view p) {
       {"ofed", Disruption::kReboot},          {"packages", Disruption::kDrain},
       {"sysctl", Disruption::kNone},          {"services", Disruption::kServiceRestart},
       {"kernel_modules", Disruption::kReboot}, {"infiniband", Disruption::kDrain},
+      {"roce", Disruption::kServiceRestart},
       {"firmware", Disruption::kFirmwareFlash}, {"bios", Disruption::kReboot},
       {"power", Disruption::kReboot},
   };

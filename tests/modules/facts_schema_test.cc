@@ -2,53 +2,20 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validator.hpp>
 
+#include "modules/facts_schema.h"
 #include "modules/fixtures.h"
 #include "modules/registry.h"
 
 using nlohmann::json;
 using namespace plumb::modules;
+using plumb::testing::FactsSchema;
 
 namespace {
-
-class FactsSchema {
- public:
-  explicit FactsSchema(const std::string& module) {
-    std::ifstream in(std::string(PLUMB_SOURCE_DIR) + "/schemas/facts/" + module + ".schema.json");
-    REQUIRE_MESSAGE(in.good(), "no schema for " << module);
-    doc_ = json::parse(in);
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(doc_);
-    parser.populateSchema(adapter, schema_);
-  }
-  std::string Errors(const json& facts) const {
-    valijson::Validator validator;
-    valijson::ValidationResults results;
-    valijson::adapters::NlohmannJsonAdapter target(facts);
-    if (validator.validate(schema_, target, &results)) return {};
-    std::string out;
-    valijson::ValidationResults::Error e;
-    while (results.popError(e)) {
-      std::string ctx;
-      for (const auto& c : e.context) ctx += c;
-      out += ctx + ": " + e.description + "\n";
-    }
-    return out;
-  }
-
- private:
-  json doc_;
-  valijson::Schema schema_;
-};
 
 // Part names a snippet produces: plumb_run/plumb_cat/plumb_begin NAME.
 std::set<std::string> PartNames(const Module& m) {

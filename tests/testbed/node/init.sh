@@ -34,7 +34,7 @@ fi
 #    lower layer of /usr, so they sit at their real paths (/usr/bin/nvidia-smi).
 #    Package-owned tools start from the fakes' layer at each boot; step 8 hides
 #    the ones whose package is not installed.
-rm -f "$ND"/fs/usr/bin/{ofed_info,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf,grubby}
+rm -f "$ND"/fs/usr/bin/{ofed_info,mlnx_qos,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf,grubby}
 mkdir -p "$ND"/fs/{etc,usr,opt,var,.work-etc,.work-usr,.work-opt,.work-var}
 for d in etc usr opt var; do
   lower=/$d
@@ -117,6 +117,33 @@ if [[ -n $drv ]]; then
 fi
 [[ -n ${_ST[ofed]:-} ]] && echo "${_ST[ofed]%.*}" >/sys/module/mlx5_core/version
 
+# 5b. RoCE netdevs: with roce_ifaces (netdev names) in current.conf, a tmpfs
+#     over /sys/class/net holds, for each, what plumb's roce probe reads: type
+#     (1, Ethernet), device/driver (-> mlx5_core), ecn/roce_{np,rp}/enable/0-7
+#     (1: the driver enables RoCE ECN on every priority), and the state the
+#     fake mlnx_qos keeps: qos/trust (pcp) and qos/pfc_en (PFC off). All of it
+#     is the NIC's runtime state, so every boot starts from these defaults. The
+#     namespace's own netdevs stay, as links into /sys/devices. Without
+#     roce_ifaces /sys/class/net is left alone.
+if [[ -n ${_ST[roce_ifaces]:-} ]]; then
+  real=()
+  for l in /sys/class/net/*; do real+=("${l##*/}" "$(readlink "$l")"); done
+  mount -t tmpfs -o mode=755,size=1m tbnet /sys/class/net
+  for ((i = 0; i < ${#real[@]}; i += 2)); do ln -s "${real[i + 1]}" "/sys/class/net/${real[i]}"; done
+  for i in ${_ST[roce_ifaces]}; do
+    d=/sys/class/net/$i
+    mkdir -p "$d/device" "$d/qos" "$d/ecn/roce_np/enable" "$d/ecn/roce_rp/enable"
+    echo 1 >"$d/type"
+    ln -s ../../../../bus/pci/drivers/mlx5_core "$d/device/driver"
+    echo pcp >"$d/qos/trust"
+    echo "0 0 0 0 0 0 0 0" >"$d/qos/pfc_en"
+    for p in 0 1 2 3 4 5 6 7; do
+      echo 1 >"$d/ecn/roce_np/enable/$p"
+      echo 1 >"$d/ecn/roce_rp/enable/$p"
+    done
+  done
+fi
+
 # 6. Runtime sysctls: the defaults, then the persisted files, as systemd-sysctl
 #    applies them at boot (/etc/sysctl.d/*.conf in name order; 99-sysctl.conf
 #    links /etc/sysctl.conf).
@@ -162,7 +189,7 @@ printf '%s' "$svc" >"$ST/services"
 render_os_release
 render_cuda
 hide=()
-[[ -n ${_ST[ofed]:-} ]] || hide+=(ofed_info)
+[[ -n ${_ST[ofed]:-} ]] || hide+=(ofed_info mlnx_qos)
 [[ -n ${_ST[fabricmanager]:-} ]] || hide+=(nv-fabricmanager)
 if [[ ${_ST[pkg_format]:-deb} == rpm ]]; then
   hide+=(dpkg-query dpkg apt-get apt-cache apt-mark)

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The roce module end to end on a testbed node with two RoCE netdevs (fake mlnx_qos and ECN
+# sysfs, tests/testbed/README.md), no Slurm (drain: none):
+#   - gather reads both netdevs at the driver's defaults (pcp trust, no PFC, ECN everywhere);
+#   - a fabric.roce pin plans trust, PFC and ECN per netdev, with their disruption (exit 2);
+#   - apply converges: mlnx_qos and the ECN files on the node say what the pin says, and drift
+#     is clean (exit 0);
+#   - after a reboot the NIC has forgotten (runtime settings), and drift says so (exit 2).
+. "$(dirname "$0")/lib/gather.sh"
+GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
+TB_RUN=$GT_TMP/$(basename "$GT_TMP")   # its netns is named after it: unique
+export TB_RUN
+trap gt_down EXIT
+"$TB" up 1 >/dev/null
+# The RoCE netdevs are rendered at boot.
+"$TB" state n1 "roce_ifaces=ens1f0np0 ens1f1np1" >/dev/null
+"$TB" ctl reboot n1 >/dev/null
+"$TB" ctl wait-up n1 >/dev/null
+JOURNAL=$GT_TMP/journal.db
+
+cat >"$GT_TMP/roce.yaml" <<'EOF'
+fabric:
+  roce: { trust: dscp, pfc: [3], ecn: [3] }
+EOF
+printf 'drain: { scheduler: none }\nmax_unavailable: 1\ncanary: 1\n' >"$GT_TMP/none.yaml"
+REPO=$GT_TMP/repo
+"$TB" cluster-repo "$REPO" --stack "$GT_TMP/roce.yaml" --rollout "$GT_TMP/none.yaml" >/dev/null
+
+run() { # run ARGS...: plumb in the testbed netns; stdout $OUT, stderr $ERR, rc $RC
+  OUT=$GT_TMP/out ERR=$GT_TMP/err
+  set +e
+  "$TB" exec env PLUMB_JOURNAL="$JOURNAL" "$PLUMB" "$@" >"$OUT" 2>"$ERR"
+  RC=$?
+  set -e
+}
+rc_is() { [[ $RC == "$1" ]] || { echo "     exit $RC, wanted $1"; sed 's/^/     | /' "$OUT" "$ERR" | head -30; false; }; }
+qos() { "$TB" ssh n1 mlnx_qos -i "$1"; }
+ecn_of() { "$TB" ssh n1 "cat /sys/class/net/$1/ecn/roce_np/enable/* /sys/class/net/$1/ecn/roce_rp/enable/*" | tr -d '\n'; }
+
+run gather --repo "$REPO" --format json
+check "gather reads the node whole (exit 0)" rc_is 0
+check "both RoCE netdevs at the driver's defaults" py '[(i["name"], i["trust"], i["pfc"], i["ecn_np"]) for i in j["nodes"]["n1"]["facts"]["roce"]["interfaces"]] == [("ens1f0np0", "pcp", [], list(range(8))), ("ens1f1np1", "pcp", [], list(range(8)))]'
+
+run plan --no-scheduler --repo "$REPO" --detailed-exitcode
+check "plan: changes (exit 2)" rc_is 2
+check "plan shows the trust change with its disruption" grep -qE 'fabric\.roce\.trust: pcp -> dscp +\(service.restart' "$OUT"
+check "plan shows the PFC change" grep -qF 'fabric.roce.pfc: [] -> [3]' "$OUT"
+check "plan shows the ECN change" grep -qF 'fabric.roce.ecn: [0,1,2,3,4,5,6,7] -> [3]' "$OUT"
+
+run apply --repo "$REPO" --ref HEAD --auto-approve
+check "apply exits 0" rc_is 0
+check "mlnx_qos on the node: dscp trust" bash -c "$(declare -f qos); TB=$TB; qos ens1f0np0 | grep -qx 'Priority trust state: dscp'"
+check "mlnx_qos on the node: PFC on priority 3 only" bash -c "$(declare -f qos); TB=$TB; qos ens1f1np1 | grep -qP '^\tenabled +0 +0 +0 +1 +0 +0 +0 +0 +$'"
+check "ECN files on the node: priority 3 only, both halves" bash -c "[[ \$($(declare -f ecn_of); TB=$TB; ecn_of ens1f1np1) == 0001000000010000 ]]"
+check "the node logged the changes" grep -q 'mlnx_qos ens1f0np0 trust=dscp' "$TB_RUN/nodes/n1/state/events.log"
+
+run drift --repo "$REPO" --ref HEAD
+check "drift after apply: clean (exit 0)" rc_is 0
+
+"$TB" ctl reboot n1 >/dev/null
+"$TB" ctl wait-up n1 >/dev/null
+run drift --repo "$REPO" --ref HEAD
+check "after a reboot the NIC has forgotten: drift (exit 2)" rc_is 2
+check "... on the trust of both netdevs" grep -qE 'fabric\.roce\.trust' "$OUT"
+gt_finish
