@@ -1,7 +1,6 @@
 #pragma once
 /// The real ShellFactory: transport::SshShell per node, its options taken from the inventory's
 /// defaults.ssh plus the node's own overrides.
-#include <atomic>
 #include <string>
 
 #include "inventory/model.h"
@@ -16,7 +15,7 @@ struct SshOverrides {
   std::string identity_passphrase;    ///< from $PLUMB_SSH_PASSPHRASE; a secret, never printed
   std::string kex;                    ///< empty = transport::kDefaultKex
   /// Set to true to make connects and commands in progress give up (SshOptions::cancel).
-  const std::atomic<bool>* cancel = nullptr;
+  const transport::CancelSignal* cancel = nullptr;
 };
 
 /// Maps defaults.ssh + node to SshOptions. Relative known_hosts/identity paths are resolved
