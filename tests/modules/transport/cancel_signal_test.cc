@@ -1,6 +1,7 @@
 // CancelSignal and WaitFd: the one poll() an SSH wait makes on its socket and the cancel signal
-// together. No timing is asserted: every wait here ends on a condition that is already true
-// (a deadline already past, data already written, a signal already set).
+// together. No timing is asserted: each wait ends on a condition already true (a deadline
+// already past, data already written, a signal already set) or set by another thread; a broken
+// wait fails after its 30 s deadline instead of hanging.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 
 #include "modules/transport/cancel_signal.h"
 
@@ -87,4 +89,18 @@ TEST_CASE("WaitFd: a writable pipe end is kReady for POLLOUT") {
   Pipe p;
   CancelSignal c;
   CHECK(WaitFd(p.w, POLLOUT, &c, Clock::now() + std::chrono::seconds(30)) == WaitResult::kReady);
+}
+
+TEST_CASE("WaitFd: a signal set while a wait sleeps wakes it (the Ctrl-C of plumb watch)") {
+  Pipe p;
+  CancelSignal c;
+  // Set from another thread once the wait is (very likely) asleep; either way the result is
+  // kCancelled, and a wait that missed the wake-up would end in kTimeout after 30 s.
+  std::thread setter([&c] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    c.Set();
+  });
+  WaitResult r = WaitFd(p.r, POLLIN, &c, Clock::now() + std::chrono::seconds(30));
+  setter.join();
+  CHECK(r == WaitResult::kCancelled);
 }
