@@ -93,6 +93,9 @@ std::string Where(const SshOptions& o) {
 // The longest a command's output wait sleeps without looking at libssh's buffers (see Run).
 constexpr milliseconds kMaxQuietWait{2000};
 
+// A 32 KB SSH packet arrives in 4 KB socket reads, two per pass (see Run).
+constexpr int kMaxSocketPasses = 32;
+
 // Bytes (or a hang-up) waiting on the socket, without reading them.
 bool SocketReadable(int fd) {
   pollfd p{fd, POLLIN, 0};
@@ -404,6 +407,7 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
   // which was most of a steady watch read's CPU on a loaded cluster).
   for (;;) {
     bool progressed = true;
+    int socket_passes = 0;   // passes made only because the socket was readable, in a row
     while (progressed) {
       progressed = false;
       int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
@@ -412,11 +416,17 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
       // A read of one stream that finds its buffer empty reads the socket, and the packets it
       // completes may belong to the other stream (or be the EOF): the stderr read below can
       // leave stdout data in libssh's buffer, which no poll() on the socket would report. So
-      // bytes waiting on the socket now mean one more pass.
-      if (SocketReadable(ssh_get_fd(s))) progressed = true;
+      // bytes waiting on the socket now mean one more pass (a bounded number in a row: a
+      // socket that stays readable while libssh takes nothing from it, a hang-up libssh has
+      // not noticed, falls through to the wait and the deadline instead of spinning here).
+      if (SocketReadable(ssh_get_fd(s)) && socket_passes < kMaxSocketPasses) {
+        progressed = true;
+        ++socket_passes;
+      }
       int m = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
       if (m == SSH_ERROR) return io_error("reading output failed");
       if (m > 0) { out.err.append(buf, m); progressed = true; }
+      if (n > 0 || m > 0) socket_passes = 0;
     }
     if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
     if (Cancelled(o)) {
