@@ -18,6 +18,7 @@
 #include "cmd/repo_load.h"
 #include "inventory/version.h"
 #include "modules/registry.h"
+#include "modules/transport/cancel_signal.h"
 #include "modules/transport/metrics_server.h"
 #include "cmd/ssh_factory.h"
 #include "plans/watch/watcher.h"
@@ -43,10 +44,12 @@ struct WatchArgs {
 };
 
 // Set by the signal handlers, read by the watch loop (lock-free atomics: async-signal-safe).
-std::atomic<bool> g_stop{false};
+// g_stop is made before the handlers are installed; its Set() is async-signal-safe and wakes
+// every SSH wait in progress (CancelSignal).
+transport::CancelSignal* g_stop = nullptr;
 std::atomic<bool> g_reload{false};
 
-void OnStop(int) { g_stop.store(true); }
+void OnStop(int) { g_stop->Set(); }
 void OnReload(int) { g_reload.store(true); }
 
 void InstallSignals() {
@@ -117,6 +120,8 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
     }
     events_name = a.events;
   }
+  static transport::CancelSignal stop;   // static: a late signal still finds it
+  g_stop = &stop;
   InstallSignals();
   // Up to --fanout threads allocate at once (gather does the same; see cmd/gather.cc).
   mallopt(M_ARENA_MAX, 2);
@@ -124,7 +129,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   modules::SshOverrides extra;
   extra.accept_new_hostkeys = a.accept_new_host_keys;
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  extra.cancel = &g_stop;   // Ctrl-C ends probes in flight within a fraction of a second
+  extra.cancel = g_stop;   // Ctrl-C ends probes in flight at once
   const std::string repo_root = RepoRoot(g);
 
   plans::watch::GitDesiredSource desired(RepoLoadOptions(g.repo, g.ref, false));
@@ -168,7 +173,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   }
   RaiseFdLimit(watcher.node_count(), a.fanout);
 
-  plans::watch::WatchControl control{&g_stop, &g_reload};
+  plans::watch::WatchControl control{&g_stop->flag(), &g_reload};
   int rc = watcher.Run(control);
   server.reset();   // no scrape reaches a watcher being torn down
   if (events_out != stdout) std::fclose(events_out);

@@ -1,7 +1,6 @@
 #pragma once
 /// From the inventory's SSH settings (defaults.ssh, the node's own port) and what the command
 /// line adds, to the options of one SSH session. Pure: it opens nothing.
-#include <atomic>
 #include <string>
 
 #include "inventory/model.h"
@@ -15,7 +14,7 @@ struct SshOverrides {
   std::string identity_passphrase;    ///< from $PLUMB_SSH_PASSPHRASE; a secret, never printed
   std::string kex;                    ///< empty = transport::kDefaultKex
   /// Set to true to make connects and commands in progress give up (SshOptions::cancel).
-  const std::atomic<bool>* cancel = nullptr;
+  const transport::CancelSignal* cancel = nullptr;
 };
 
 /// Maps defaults.ssh + node to SshOptions. Relative known_hosts/identity paths are resolved

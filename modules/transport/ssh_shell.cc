@@ -90,10 +90,19 @@ std::string Where(const SshOptions& o) {
   return fmt::format("{} ({}@{}:{})", o.node.empty() ? o.host : o.node, o.user, o.host, o.port);
 }
 
-// How often a wait looks at SshOptions::cancel.
-constexpr int kCancelCheckMs = 200;
+// The longest a command's output wait sleeps without looking at libssh's buffers (see Run).
+constexpr milliseconds kMaxQuietWait{2000};
 
-bool Cancelled(const SshOptions& o) { return o.cancel != nullptr && o.cancel->load(); }
+// A 32 KB SSH packet arrives in 4 KB socket reads, two per pass (see Run).
+constexpr int kMaxSocketPasses = 32;
+
+// Bytes (or a hang-up) waiting on the socket, without reading them.
+bool SocketReadable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0;
+}
+
+bool Cancelled(const SshOptions& o) { return o.cancel != nullptr && o.cancel->is_set(); }
 
 Diagnostic CancelledError(const SshOptions& o) {
   return Diagnostic::Error("ssh.cancelled", fmt::format("{}: cancelled (shutting down)", Where(o)));
@@ -127,23 +136,22 @@ FdResult ConnectTcp(const SshOptions& o, Clock::time_point deadline) {
     if (fd < 0) { last_errno = errno; continue; }
     int rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      int pr;
-      // In slices, so a cancelled caller is not kept waiting for a node that never answers.
-      do {
-        pr = poll(&p, 1, std::min(RemainingMs(deadline), kCancelCheckMs));
-        if (pr == 0 && Cancelled(o)) break;
-      } while ((pr < 0 && errno == EINTR) || (pr == 0 && RemainingMs(deadline) > 0));
-      if (pr == 0 && Cancelled(o)) {
+      // With the cancel signal, so a caller shutting down is not kept waiting for a node that
+      // never answers.
+      WaitResult w = WaitFd(fd, POLLOUT, o.cancel, deadline);
+      if (w == WaitResult::kCancelled) {
         close(fd);
         freeaddrinfo(res);
         r.error = CancelledError(o);
         return r;
       }
-      if (pr == 0) { timed_out = true; close(fd); break; }
-      int err = 0;
-      socklen_t len = sizeof err;
-      getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (w == WaitResult::kTimeout) { timed_out = true; close(fd); break; }
+      int err = errno;   // kError: poll's own
+      if (w == WaitResult::kReady) {
+        socklen_t len = sizeof err;
+        err = 0;
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      }
       rc = err == 0 ? 0 : -1;
       errno = err;
     }
@@ -393,17 +401,32 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
   CommandOutput out;
   char buf[16384];
   // Poll loop: drain whatever libssh has buffered on both streams, stop at EOF, otherwise wait
-  // on the socket until the deadline. Reading (not callbacks) lets libssh grow the window.
+  // on the socket (and the cancel signal) until the deadline. Reading (not callbacks) lets
+  // libssh grow the window. The wait wakes only when the node sends something: a slow node
+  // costs no CPU while it works (an earlier version woke every 200 ms to look at a cancel flag,
+  // which was most of a steady watch read's CPU on a loaded cluster).
   for (;;) {
     bool progressed = true;
+    int socket_passes = 0;   // passes made only because the socket was readable, in a row
     while (progressed) {
       progressed = false;
       int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
       if (n == SSH_ERROR) return io_error("reading output failed");
       if (n > 0) { out.out.append(buf, n); progressed = true; }
+      // A read of one stream that finds its buffer empty reads the socket, and the packets it
+      // completes may belong to the other stream (or be the EOF): the stderr read below can
+      // leave stdout data in libssh's buffer, which no poll() on the socket would report. So
+      // bytes waiting on the socket now mean one more pass (a bounded number in a row: a
+      // socket that stays readable while libssh takes nothing from it, a hang-up libssh has
+      // not noticed, falls through to the wait and the deadline instead of spinning here).
+      if (SocketReadable(ssh_get_fd(s)) && socket_passes < kMaxSocketPasses) {
+        progressed = true;
+        ++socket_passes;
+      }
       int m = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
       if (m == SSH_ERROR) return io_error("reading output failed");
       if (m > 0) { out.err.append(buf, m); progressed = true; }
+      if (n > 0 || m > 0) socket_passes = 0;
     }
     if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
     if (Cancelled(o)) {
@@ -431,9 +454,13 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
           {}, {}, "the node is overloaded, partitioned, or the command hangs; command_timeout is "
                   "set in inventory.yaml defaults.ssh");
     }
-    pollfd p{ssh_get_fd(s), POLLIN, 0};
-    int pr = poll(&p, 1, std::min(left, o.cancel != nullptr ? kCancelCheckMs : 1000));
-    if (pr < 0 && errno != EINTR) return io_error("poll failed");
+    // kReady, kTimeout and kCancelled are all seen at the top of the loop. At most
+    // kMaxQuietWait at a time: a safety net for bytes that reach the socket between the check
+    // above and the stderr read that takes them (microseconds), which would otherwise wait for
+    // the node's next packet. A node quiet for a minute costs 30 wake-ups, not 300.
+    auto until = std::min(deadline, Clock::now() + kMaxQuietWait);
+    if (WaitFd(ssh_get_fd(s), POLLIN, o.cancel, until) == WaitResult::kError)
+      return io_error("poll failed");
   }
   out.exit_status = ssh_channel_get_exit_status(ch);  // waits for exit-status after EOF
   if (out.exit_status < 0) {

@@ -10,11 +10,11 @@
 ///
 /// One SshShell is used by one thread at a time; different SshShells may run in parallel.
 /// libssh's headers stay in ssh_shell.cc.
-#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
 
+#include "modules/transport/cancel_signal.h"
 #include "modules/transport/shell.h"
 
 namespace plumb::transport {
@@ -37,10 +37,12 @@ struct SshOptions {
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
   bool accept_new_hostkeys = false;   ///< record unknown host keys in known_hosts (never changed ones)
   std::string kex = kDefaultKex;      ///< SSH_OPTIONS_KEY_EXCHANGE list
-  /// When set and true, a connect or command in progress gives up within ~0.2 s with
-  /// "ssh.cancelled" (a long-lived caller shutting down: plumb watch on SIGTERM). The handshake
-  /// itself (inside libssh) is not interruptible and still ends by `connect_timeout`.
-  const std::atomic<bool>* cancel = nullptr;
+  /// When set, a TCP connect or a command's output wait in progress gives up at once with
+  /// "ssh.cancelled" (a long-lived caller shutting down: plumb watch on SIGTERM): each wait is
+  /// one poll() on the socket and the signal's fd together. The handshake and libssh's own
+  /// short waits (channel open, exec, exit status) are not interruptible and still end by the
+  /// connect or command timeout.
+  const CancelSignal* cancel = nullptr;
 };
 
 class SshShell : public Shell {

@@ -4,7 +4,6 @@
 
 #include <arpa/inet.h>
 
-#include <atomic>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -49,7 +48,7 @@ TEST_CASE("ssh options come from defaults.ssh, the node, and the command line") 
   CHECK(o.accept_new_hostkeys);
   CHECK(o.kex == "diffie-hellman-group14-sha256");
   CHECK(o.cancel == nullptr);
-  std::atomic<bool> stop{false};
+  transport::CancelSignal stop;
   extra.cancel = &stop;
   CHECK(modules::SshOptionsFor(ssh, node, "/srv/pod-a/", extra).cancel == &stop);
 }
@@ -111,7 +110,8 @@ TEST_CASE("a peer that accepts TCP but never speaks SSH is 'ssh.timeout' within 
 
 TEST_CASE("a cancelled shell gives up at once with 'ssh.cancelled', connecting nowhere") {
   Listener l;  // accepts TCP, never speaks SSH: without the cancel this waits out the deadline
-  std::atomic<bool> stop{true};
+  transport::CancelSignal stop;
+  stop.Set();
   transport::SshOptions o = Loopback(l.port);
   o.connect_timeout = std::chrono::hours(1);
   o.cancel = &stop;
