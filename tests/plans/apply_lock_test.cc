@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "fakes/temp_journal.h"
 #include "plans/apply_lock.h"
 #include "plans/process_identity.h"
 
@@ -17,20 +18,8 @@ using namespace plumb;
 
 namespace {
 
-struct Db {
-  std::string path = (std::filesystem::temp_directory_path() /
-                       fmt::format("plumb-lock-{:x}.db", std::random_device{}()))
-                         .string();
-  std::unique_ptr<plans::Journal> j;
-  Db() {
-    auto o = plans::OpenSqliteJournal(path);
-    REQUIRE(o.ok());
-    j = std::move(*o);
-  }
-  ~Db() {
-    j.reset();
-    for (const char* e : {"", "-wal", "-shm"}) std::filesystem::remove(path + e);
-  }
+struct Db : fakes::TempJournal {
+  Db() : TempJournal("plumb-lock") {}
 };
 
 plans::LockInfo Lock(const std::string& run, const std::string& host, int64_t pid,

@@ -6,13 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <random>
 
 #include <fmt/format.h>
 
 #include "fakes/fake_clock.h"
 #include "fakes/fake_cluster.h"
+#include "fakes/temp_journal.h"
 #include "plans/apply_lock.h"
 #include "plans/apply_prepare.h"
 #include "plans/plan_json.h"
@@ -22,19 +21,18 @@ using namespace plumb;
 
 namespace {
 
-struct Db {
-  std::string path = (std::filesystem::temp_directory_path() /
-                       fmt::format("plumb-prepare-{:x}.db", std::random_device{}()))
-                         .string();
-  std::unique_ptr<plans::Journal> j;
-  Db() {
-    auto o = plans::OpenSqliteJournal(path);
-    REQUIRE(o.ok());
-    j = std::move(*o);
+struct Db : fakes::TempJournal {
+  Db() : TempJournal("plumb-prepare") {}
+  // The run holding cluster "pod"'s lock, "" when none does.
+  std::string LockHolder() {
+    auto lock = j->GetLock("pod");
+    REQUIRE(lock.ok());
+    return lock->has_value() ? (*lock)->run : "";
   }
-  ~Db() {
-    j.reset();
-    for (const char* e : {"", "-wal", "-shm"}) std::filesystem::remove(path + e);
+  bool HasRun(const std::string& id) {
+    auto rec = j->GetRun(id);
+    REQUIRE(rec.ok());
+    return rec->has_value();
   }
 };
 
@@ -267,10 +265,7 @@ TEST_CASE("apply prepare: a run starts whole - lock, record, recovery - or gives
     REQUIRE(nodes->size() == 1);
     CHECK(nodes->front().node == "t2");
     CHECK(nodes->front().status == "failed");
-    auto lock = db.j->GetLock("pod");
-    REQUIRE(lock.ok());
-    REQUIRE(lock->has_value());
-    CHECK((*lock)->run == "r9");
+    CHECK(db.LockHolder() == "r9");
   }
   SUBCASE("a lost run whose scheduler cannot be read: refused, lock given back, no record") {
     w.k8s.scheduler_down_until = w.clock.Now() + std::chrono::hours(1);
@@ -278,12 +273,8 @@ TEST_CASE("apply prepare: a run starts whole - lock, record, recovery - or gives
     plans::Schedulers s = w.Make();
     auto r = plans::StartRun(*db.j, plan, start, s, "2027-01-01T00:00:00.000Z");
     REQUIRE_FALSE(r.ok());
-    auto lock = db.j->GetLock("pod");
-    REQUIRE(lock.ok());
-    CHECK_FALSE(lock->has_value());
-    auto rec = db.j->GetRun("r9");
-    REQUIRE(rec.ok());
-    CHECK_FALSE(rec->has_value());
+    CHECK(db.LockHolder().empty());
+    CHECK_FALSE(db.HasRun("r9"));
   }
   SUBCASE("another live run holds the cluster: refused before any record") {
     plans::LockInfo other = start.lock;
@@ -294,12 +285,7 @@ TEST_CASE("apply prepare: a run starts whole - lock, record, recovery - or gives
     plans::Schedulers s = w.Make();
     auto r = plans::StartRun(*db.j, plan, start, s, "2027-01-01T00:00:01.000Z");
     REQUIRE_FALSE(r.ok());
-    auto rec = db.j->GetRun("r9");
-    REQUIRE(rec.ok());
-    CHECK_FALSE(rec->has_value());
-    auto lock = db.j->GetLock("pod");
-    REQUIRE(lock.ok());
-    REQUIRE(lock->has_value());
-    CHECK((*lock)->run == "r1");   // the holder's lock untouched
+    CHECK_FALSE(db.HasRun("r9"));
+    CHECK(db.LockHolder() == "r1");   // the holder's lock untouched
   }
 }
