@@ -265,10 +265,17 @@ bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Pla
 
 // One table from a run's outcome to the exit code (README "Exit codes").
 int ExitFor(const plans::RolloutResult& res) {
-  if (res.outcome == "done") return ExitCodeFor(kVerb, Outcome::kOk);
-  if (res.outcome == "interrupted") return ExitCodeFor(kVerb, Outcome::kInterrupted);
-  if (res.outcome == "paused" || res.outcome == "incomplete") return ExitCodeFor(kVerb, Outcome::kPaused);
-  // failed, halted, crashed, a journal that could not be written
+  using plans::RunState;
+  switch (res.outcome) {
+    case RunState::kDone: return ExitCodeFor(kVerb, Outcome::kOk);
+    case RunState::kInterrupted: return ExitCodeFor(kVerb, Outcome::kInterrupted);
+    case RunState::kPaused:
+    case RunState::kIncomplete: return ExitCodeFor(kVerb, Outcome::kPaused);
+    case RunState::kFailed:    // some node failed, or the journal could not be written
+    case RunState::kHalted:
+    case RunState::kCrashed:
+    case RunState::kRunning: break;
+  }
   return ExitCodeFor(kVerb, Outcome::kRunFailed);
 }
 

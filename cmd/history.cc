@@ -96,7 +96,8 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
                      {"plan_commit", r && !r->plan_commit.empty() ? r->plan_commit : s.commit},
                      {"started_at", s.started_at}, {"ended_at", s.ended_at},
                      {"duration_ms", s.duration_ms},
-                     {"outcome", s.outcome.empty() ? "no outcome (interrupted)" : s.outcome},
+                     {"outcome", s.outcome == plans::StepState::kNone ? std::string("no outcome (interrupted)")
+                                                          : std::string(plans::Name(s.outcome))},
                      {"error", s.error}, {"detail", s.detail},
                      {"who", r ? r->who.ToJson() : nlohmann::json::object()}});
     }
@@ -119,7 +120,8 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
     }
     std::printf("  %-24s %-10s %-12s %-28s %-11s %6lldms %s\n", s.started_at.c_str(),
                 s.node.c_str(), s.commit.substr(0, 12).c_str(), s.step.c_str(),
-                s.outcome.empty() ? "(no outcome)" : s.outcome.c_str(),
+                s.outcome == plans::StepState::kNone ? "(no outcome)"
+                                                     : std::string(plans::Name(s.outcome)).c_str(),
                 static_cast<long long>(s.duration_ms), s.error.c_str());
   }
   return ExitCodeFor(kVerb, Outcome::kOk);

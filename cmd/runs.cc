@@ -18,10 +18,10 @@ namespace {
 // A run the journal says is running, whose process on this host is gone (a crash, a full
 // journal disk that kept it from recording its end): say so rather than "running".
 std::string Outcome(const plans::RunRecord& r) {
-  if (r.outcome == "running" && r.owner_host == plans::HostName() &&
+  if (r.outcome == plans::RunState::kRunning && r.owner_host == plans::HostName() &&
       !plans::OwnerAlive(r.owner_pid, {}))
     return "running (owner gone: plumb apply --resume " + r.id + ")";
-  return r.outcome;
+  return std::string(plans::Name(r.outcome));
 }
 
 struct RunsArgs {
@@ -81,8 +81,8 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
                 w.signer.empty() ? "(signature not recorded)" : w.signer.c_str());
     for (const auto& n : *nodes) {
       // A running node shows its current step and what it waits for (jobs, a reboot).
-      const std::string what = n.status == "running" && !n.note.empty() ? n.note : n.error;
-      std::printf("  %-12s %-12s %-22s %s%s\n", n.node.c_str(), n.status.c_str(),
+      const std::string what = n.status == plans::NodeState::kRunning && !n.note.empty() ? n.note : n.error;
+      std::printf("  %-12s %-12s %-22s %s%s\n", n.node.c_str(), std::string(plans::Name(n.status)).c_str(),
                   n.last_step.c_str(), what.c_str(),
                   n.admin_drained ? (" [admin-drained: " + n.admin_reason + "]").c_str() : "");
     }

@@ -21,7 +21,7 @@ Result<ResumeChoice> ChooseRunToResume(Journal& journal, const std::string& requ
     auto runs = journal.ListRuns(50);
     if (!runs) return runs.error();
     for (const RunRecord& r : *runs)
-      if (r.outcome != "done" && r.outcome != "failed") {
+      if (r.outcome != RunState::kDone && r.outcome != RunState::kFailed) {
         c.run_id = r.id;
         break;
       }
@@ -42,7 +42,7 @@ Result<ResumeChoice> ChooseRunToResume(Journal& journal, const std::string& requ
     return c;
   }
   const RunRecord& run = **rec;
-  if (run.outcome == "done") {
+  if (run.outcome == RunState::kDone) {
     c.kind = ResumeChoice::Kind::kAlreadyDone;
     return c;
   }
@@ -93,7 +93,7 @@ Result<std::vector<std::string>> FailedNodesInJournal(Journal& journal, const st
   if (!nodes) return nodes.error();
   std::vector<std::string> failed;
   for (const NodeRecord& n : *nodes)
-    if (n.status == "failed") failed.push_back(n.node);
+    if (n.status == NodeState::kFailed) failed.push_back(n.node);
   return failed;
 }
 

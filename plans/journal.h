@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plans/run_state.h"
 #include "plans/run_who.h"
 #include "schemas/result.h"
 
@@ -41,7 +42,7 @@ struct RunRecord {
   std::string ended_at;      ///< "" while running
   std::string owner_host;
   int64_t owner_pid = 0;
-  std::string outcome;       ///< "running", "done", "failed", "halted", "paused", "interrupted"
+  RunState outcome = RunState::kRunning;
   std::string summary;       ///< one line for `plumb runs`
 };
 
@@ -56,7 +57,7 @@ struct StepRecord {
   std::string started_at;
   std::string ended_at;      ///< "" while the intent has no outcome
   int64_t duration_ms = 0;
-  std::string outcome;       ///< "" (no outcome yet), "ok", "skipped", "failed", "interrupted"
+  StepState outcome = StepState::kNone;   ///< kNone: no outcome yet
   std::string error;
   std::string commit;        ///< filled by history queries (the run's commit)
 };
@@ -65,9 +66,7 @@ struct StepRecord {
 struct NodeRecord {
   std::string run;
   std::string node;
-  /// "running", "done", "failed", "stale", "busy" (another run holds it), "interrupted",
-  /// "not-started"
-  std::string status;
+  NodeState status = NodeState::kRunning;
   std::string last_step;
   bool admin_drained = false;    ///< drained by someone else before plumb touched it
   std::string admin_reason;
@@ -107,10 +106,10 @@ class Journal {
  public:
   virtual ~Journal() = default;
 
-  /// Records a new run (outcome "running").
+  /// Records a new run (outcome running).
   virtual Status BeginRun(const RunRecord& run) = 0;
   /// Sets a run's outcome, end time and summary line.
-  virtual Status EndRun(const std::string& run, const std::string& outcome,
+  virtual Status EndRun(const std::string& run, RunState outcome,
                         const std::string& ended_at, const std::string& summary) = 0;
   /// Marks a run running again (on --resume), with the new owner.
   virtual Status ReopenRun(const std::string& run, const std::string& owner_host,
@@ -122,9 +121,8 @@ class Journal {
 
   /// Writes a step's intent, durably, before the step runs; returns its id.
   virtual Result<int64_t> StepIntent(const StepRecord& step) = 0;
-  /// Completes a step: outcome ("ok", "skipped", "failed", "interrupted"), error, timing, and
-  /// `detail` merged over the intent's.
-  virtual Status StepOutcome(int64_t step_id, const std::string& outcome, const std::string& error,
+  /// Completes a step: outcome, error, timing, and `detail` merged over the intent's.
+  virtual Status StepOutcome(int64_t step_id, StepState outcome, const std::string& error,
                              const std::string& ended_at, int64_t duration_ms,
                              const nlohmann::json& detail) = 0;
   /// Steps of a run (of one node if `node` is set), in the order they were written.

@@ -27,7 +27,7 @@ Result<Recovery> RecoverFromScheduler(
         NodeRecord rec;
         rec.run = run;
         rec.node = name;
-        rec.status = "failed";
+        rec.status = NodeState::kFailed;
         rec.last_step = "journal-lost";
         rec.error = "failed before the journal was lost: " + n.reason;
         rec.ended_at = now;

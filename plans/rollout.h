@@ -53,6 +53,7 @@
 #include "plans/observer.h"
 #include "plans/plan.h"
 #include "plans/planner.h"
+#include "plans/run_state.h"
 #include "schemas/result.h"
 
 namespace plumb::plans {
@@ -134,9 +135,7 @@ struct RolloutOptions {
 /// How one node ended.
 struct NodeOutcome {
   std::string node;
-  /// "done", "failed", "stale", "busy" (another run holds it: left alone), "interrupted",
-  /// "not-started"
-  std::string status;
+  NodeState status = NodeState::kNotStarted;
   std::string step;     ///< the last step (the failing one for "failed")
   std::string error;
   bool left_drained = false;
@@ -144,11 +143,8 @@ struct NodeOutcome {
 
 struct RolloutResult {
   std::string run;
-  /// "done" (every node done), "failed" (some failed, the rest done; or the journal could not
-  /// be written), "halted" (canary failure, max_failures, or no budget), "paused" (window
-  /// closed, or the scheduler unreachable past its timeout), "interrupted" (Ctrl-C), "crashed"
-  /// (test hook), "incomplete" (some nodes stale or busy).
-  std::string outcome;
+  /// Never kRunning. kCrashed only when the crash test hook fired.
+  RunState outcome = RunState::kDone;
   std::vector<NodeOutcome> nodes;
   std::string summary;          ///< one line: "6 done, 1 failed (gpu003: ...), 1 stale"
   std::string halt_reason;      ///< why no new node started, when halted/paused

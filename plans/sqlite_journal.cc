@@ -163,6 +163,14 @@ nlohmann::json ParseDetail(const std::string& s) {
   return j.is_discarded() ? nlohmann::json::object() : j;
 }
 
+// A word this plumb does not know (a row edited by hand, a newer plumb's journal) reads as the
+// state that makes the engine look again rather than trust it: a step with no outcome is
+// re-checked before it runs again, a node still "running" is carried on step by step, and a
+// run is not taken for finished. VerifyChain names the edit itself.
+StepState StepStateOf(const std::string& w) { return ParseStepState(w).value_or(StepState::kNone); }
+NodeState NodeStateOf(const std::string& w) { return ParseNodeState(w).value_or(NodeState::kRunning); }
+RunState RunStateOf(const std::string& w) { return ParseRunState(w).value_or(RunState::kRunning); }
+
 class SqliteJournal final : public Journal {
  public:
   explicit SqliteJournal(sqlite3* db) : db_(db) {}
@@ -217,19 +225,19 @@ class SqliteJournal final : public Journal {
              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       s.Bind(r.id).Bind(r.cluster).Bind(r.plan_digest).Bind(r.plan_json).Bind(r.commit)
           .Bind(r.repo).Bind(r.started_at).Bind(r.ended_at).Bind(r.owner_host).Bind(r.owner_pid)
-          .Bind(r.outcome.empty() ? std::string("running") : r.outcome).Bind(r.summary)
+          .Bind(std::string(Name(r.outcome))).Bind(r.summary)
           .Bind(r.plan_commit).Bind(r.who.ToJson().dump());
       if (Status d = Done(s, "recording run " + r.id); !d) return d.error();
       return r.id;
     });
   }
 
-  Status EndRun(const std::string& run, const std::string& outcome, const std::string& ended_at,
+  Status EndRun(const std::string& run, RunState outcome, const std::string& ended_at,
                 const std::string& summary) override {
     std::lock_guard lock(mu_);
     return Chained("runs", [&]() -> Result<std::string> {
       Stmt s(db_, "UPDATE runs SET outcome=?, ended_at=?, summary=? WHERE id=?");
-      s.Bind(outcome).Bind(ended_at).Bind(summary).Bind(run);
+      s.Bind(std::string(Name(outcome))).Bind(ended_at).Bind(summary).Bind(run);
       if (Status d = Done(s, "ending run " + run); !d) return d.error();
       return run;
     });
@@ -283,7 +291,7 @@ class SqliteJournal final : public Journal {
     return id;
   }
 
-  Status StepOutcome(int64_t id, const std::string& outcome, const std::string& error,
+  Status StepOutcome(int64_t id, StepState outcome, const std::string& error,
                      const std::string& ended_at, int64_t duration_ms,
                      const nlohmann::json& detail) override {
     std::lock_guard lock(mu_);
@@ -297,7 +305,7 @@ class SqliteJournal final : public Journal {
     return Chained("steps", [&]() -> Result<std::string> {
       Stmt s(db_, "UPDATE steps SET outcome=?, error=?, ended_at=?, duration_ms=?, detail=? "
                   "WHERE id=?");
-      s.Bind(outcome).Bind(error).Bind(ended_at).Bind(duration_ms).Bind(merged.dump()).Bind(id);
+      s.Bind(std::string(Name(outcome))).Bind(error).Bind(ended_at).Bind(duration_ms).Bind(merged.dump()).Bind(id);
       if (Status d = Done(s, "recording outcome"); !d) return d.error();
       return std::to_string(id);
     });
@@ -334,7 +342,7 @@ class SqliteJournal final : public Journal {
            "admin_drained=excluded.admin_drained, admin_reason=excluded.admin_reason, "
            "error=excluded.error, started_at=excluded.started_at, ended_at=excluded.ended_at, "
            "note=excluded.note");
-    s.Bind(n.run).Bind(n.node).Bind(n.status).Bind(n.last_step)
+    s.Bind(n.run).Bind(n.node).Bind(std::string(Name(n.status))).Bind(n.last_step)
         .Bind(int64_t{n.admin_drained ? 1 : 0}).Bind(n.admin_reason).Bind(n.error)
         .Bind(n.started_at).Bind(n.ended_at).Bind(n.note);
     if (Status d = Done(s, "recording node " + n.node); !d) return d.error();
@@ -354,7 +362,7 @@ class SqliteJournal final : public Journal {
       NodeRecord n;
       n.run = s.Text(0);
       n.node = s.Text(1);
-      n.status = s.Text(2);
+      n.status = NodeStateOf(s.Text(2));
       n.last_step = s.Text(3);
       n.admin_drained = s.Int(4) != 0;
       n.admin_reason = s.Text(5);
@@ -665,7 +673,7 @@ class SqliteJournal final : public Journal {
     r.ended_at = s.Text(7);
     r.owner_host = s.Text(8);
     r.owner_pid = s.Int(9);
-    r.outcome = s.Text(10);
+    r.outcome = RunStateOf(s.Text(10));
     r.summary = s.Text(11);
     r.plan_commit = s.Text(12);
     r.who = RunWho::FromJson(nlohmann::json::parse(s.Text(13), nullptr, false));
@@ -696,7 +704,7 @@ class SqliteJournal final : public Journal {
       r.started_at = s.Text(5);
       r.ended_at = s.Text(6);
       r.duration_ms = s.Int(7);
-      r.outcome = s.Text(8);
+      r.outcome = StepStateOf(s.Text(8));
       r.error = s.Text(9);
       r.commit = s.Text(10);
       out.push_back(std::move(r));

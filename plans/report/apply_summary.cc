@@ -12,27 +12,27 @@ std::string ApplySummaryText(const RolloutResult& res, const std::string& run_id
                              const std::string& journal_path) {
   std::string out;
   for (const NodeOutcome& n : res.nodes) {
-    if (n.status == "failed")
+    if (n.status == NodeState::kFailed)
       out += fmt::format("FAILED {} at {}: {}{}\n", n.node, n.step, n.error,
                          n.left_drained ? " (left drained)" : "");
-    if (n.status == "busy") out += fmt::format("BUSY {}: {}\n", n.node, n.error);
+    if (n.status == NodeState::kBusy) out += fmt::format("BUSY {}: {}\n", n.node, n.error);
   }
-  if (!res.halt_reason.empty()) out += fmt::format("{}: {}\n", res.outcome, res.halt_reason);
-  if (res.outcome == "paused" && !res.next_window.empty())
+  if (!res.halt_reason.empty()) out += fmt::format("{}: {}\n", Name(res.outcome), res.halt_reason);
+  if (res.outcome == RunState::kPaused && !res.next_window.empty())
     out += fmt::format("paused outside the maintenance window; next opens {}: plumb apply "
                        "--resume {}\n", res.next_window, run_id);
-  else if (res.outcome == "paused")
+  else if (res.outcome == RunState::kPaused)
     out += fmt::format("paused: plumb apply --resume {} continues once the scheduler answers\n",
                        run_id);
   std::vector<std::string> left;
   for (const NodeOutcome& n : res.nodes)
-    if (n.status == "failed" && n.left_drained) left.push_back(n.node);
+    if (n.status == NodeState::kFailed && n.left_drained) left.push_back(n.node);
   // A failed canary stops the campaign: --resume must not roll the fleet past it.
   const bool canary_failed = res.halt_reason.find("canary") != std::string::npos;
-  if (res.outcome == "interrupted" || res.outcome == "incomplete" ||
-      (res.outcome == "halted" && !canary_failed))
+  if (res.outcome == RunState::kInterrupted || res.outcome == RunState::kIncomplete ||
+      (res.outcome == RunState::kHalted && !canary_failed))
     out += fmt::format("continue with: plumb apply --resume {}{}\n", run_id,
-                       res.outcome == "incomplete" ? " (it retries the busy and stale nodes)" : "");
+                       res.outcome == RunState::kIncomplete ? " (it retries the busy and stale nodes)" : "");
   if (!left.empty())
     out += fmt::format("left drained by this run: {}. Fix the cause, then: plumb apply "
                        "--retry-failed {} (re-plans and retries them; returns them to service "

@@ -22,7 +22,7 @@ const StepRecord* StepFor(const AuditRun& r, const std::string& node, const std:
 
 std::string Outcome(const StepRecord* s) {
   if (!s) return "not run";
-  return s->outcome.empty() ? "no outcome (interrupted)" : s->outcome;
+  return s->outcome == StepState::kNone ? "no outcome (interrupted)" : std::string(Name(s->outcome));
 }
 
 json NodeEntry(const AuditRun& r, const NodeRecord& n) {
@@ -39,7 +39,8 @@ json NodeEntry(const AuditRun& r, const NodeRecord& n) {
   json steps = json::array();
   for (const StepRecord& s : r.steps)
     if (s.node == n.node)
-      steps.push_back({{"step", s.step}, {"outcome", s.outcome.empty() ? "no outcome" : s.outcome},
+      steps.push_back({{"step", s.step}, {"outcome", s.outcome == StepState::kNone ? std::string("no outcome")
+                                                                   : std::string(Name(s.outcome))},
                        {"started_at", s.started_at}, {"ended_at", s.ended_at}, {"error", s.error}});
   return {{"run", r.run.id},
           {"cluster", r.run.cluster},

@@ -64,7 +64,7 @@ plans::RunRecord Run(const std::string& id, const std::string& outcome, const pl
   r.started_at = "2027-01-01T00:00:00.000Z";
   r.owner_host = "h";
   r.owner_pid = 1;
-  r.outcome = outcome;
+  r.outcome = *plans::ParseRunState(outcome);
   return r;
 }
 
@@ -120,7 +120,7 @@ TEST_CASE("apply prepare: --resume without a run continues the newest unfinished
   const plans::Plan plan = OnePlan({{"n1", "default"}});
   REQUIRE(db.j->BeginRun(Run("20270101-000000-0001", "running", plan)).ok());
   REQUIRE(db.j->BeginRun(Run("20270101-000000-0002", "running", plan)).ok());
-  REQUIRE(db.j->EndRun("20270101-000000-0002", "done", "2027-01-01T00:01:00.000Z", "").ok());
+  REQUIRE(db.j->EndRun("20270101-000000-0002", plans::RunState::kDone, "2027-01-01T00:01:00.000Z", "").ok());
   auto c = plans::ChooseRunToResume(*db.j, "", false, "j.db");
   INFO((c.ok() ? std::string() : c.error().ToString()));
   REQUIRE(c.ok());
@@ -136,14 +136,14 @@ TEST_CASE("apply prepare: --resume refuses what it cannot continue, saying what 
   const plans::Plan plan = OnePlan({{"n1", "default"}});
   SUBCASE("nothing unfinished") {
     REQUIRE(db.j->BeginRun(Run("r1", "running", plan)).ok());
-    REQUIRE(db.j->EndRun("r1", "done", "2027-01-01T00:01:00.000Z", "").ok());
+    REQUIRE(db.j->EndRun("r1", plans::RunState::kDone, "2027-01-01T00:01:00.000Z", "").ok());
     auto c = plans::ChooseRunToResume(*db.j, "", false, "j.db");
     REQUIRE_FALSE(c.ok());
     CHECK(c.error().message.find("nothing to resume") != std::string::npos);
   }
   SUBCASE("a finished run named: already done, nothing to do") {
     REQUIRE(db.j->BeginRun(Run("r1", "running", plan)).ok());
-    REQUIRE(db.j->EndRun("r1", "done", "2027-01-01T00:01:00.000Z", "").ok());
+    REQUIRE(db.j->EndRun("r1", plans::RunState::kDone, "2027-01-01T00:01:00.000Z", "").ok());
     auto c = plans::ChooseRunToResume(*db.j, "r1", false, "j.db");
     REQUIRE(c.ok());
     CHECK(c->kind == plans::ResumeChoice::Kind::kAlreadyDone);
@@ -264,7 +264,7 @@ TEST_CASE("apply prepare: a run starts whole - lock, record, recovery - or gives
     REQUIRE(nodes.ok());
     REQUIRE(nodes->size() == 1);
     CHECK(nodes->front().node == "t2");
-    CHECK(nodes->front().status == "failed");
+    CHECK(nodes->front().status == plans::NodeState::kFailed);
     CHECK(db.LockHolder() == "r9");
   }
   SUBCASE("a lost run whose scheduler cannot be read: refused, lock given back, no record") {

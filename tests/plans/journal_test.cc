@@ -57,7 +57,7 @@ TEST_CASE("journal: creates its schema, and keeps steps across a reopen") {
     s.step = "wait-boot";
     auto id2 = (*j)->StepIntent(s);
     REQUIRE(id2.ok());
-    REQUIRE((*j)->StepOutcome(*id, "ok", "", "2027-01-01T00:00:02.000Z", 1000,
+    REQUIRE((*j)->StepOutcome(*id, plans::StepState::kOk, "", "2027-01-01T00:00:02.000Z", 1000,
                               {{"via", "ssh"}}).ok());
   }
   // A new process (a resume) sees the intent with no outcome, and the merged detail.
@@ -67,10 +67,10 @@ TEST_CASE("journal: creates its schema, and keeps steps across a reopen") {
   REQUIRE(steps.ok());
   REQUIRE(steps->size() == 2);
   CHECK((*steps)[0].step == "reboot");
-  CHECK((*steps)[0].outcome == "ok");
+  CHECK((*steps)[0].outcome == plans::StepState::kOk);
   CHECK((*steps)[0].duration_ms == 1000);
   CHECK((*steps)[0].detail == nlohmann::json{{"boot_id", "b1"}, {"via", "ssh"}});
-  CHECK((*steps)[1].outcome == "");
+  CHECK((*steps)[1].outcome == plans::StepState::kNone);
   CHECK((*steps)[1].commit == std::string(40, 'a'));
   auto hist = (*j)->History("gpu001", 10);
   REQUIRE(hist.ok());
@@ -107,25 +107,25 @@ TEST_CASE("journal: runs list newest first; nodes upsert; end run") {
   REQUIRE(j->BeginRun(Run("r1", "2027-01-01T00:00:00.000Z")).ok());
   REQUIRE(j->BeginRun(Run("r2", "2027-01-02T00:00:00.000Z")).ok());
   CHECK_FALSE(j->BeginRun(Run("r2", "2027-01-02T00:00:00.000Z")).ok());   // ids are unique
-  REQUIRE(j->EndRun("r1", "done", "2027-01-01T01:00:00.000Z", "8 done").ok());
+  REQUIRE(j->EndRun("r1", plans::RunState::kDone, "2027-01-01T01:00:00.000Z", "8 done").ok());
   auto runs = j->ListRuns(10);
   REQUIRE(runs.ok());
   REQUIRE(runs->size() == 2);
   CHECK((*runs)[0].id == "r2");
-  CHECK((*runs)[1].outcome == "done");
+  CHECK((*runs)[1].outcome == plans::RunState::kDone);
   CHECK((*runs)[1].summary == "8 done");
   plans::NodeRecord n;
   n.run = "r1";
   n.node = "gpu001";
-  n.status = "running";
+  n.status = plans::NodeState::kRunning;
   n.admin_drained = true;
   n.admin_reason = "RMA";
   REQUIRE(j->PutNode(n).ok());
-  n.status = "done";
+  n.status = plans::NodeState::kDone;
   REQUIRE(j->PutNode(n).ok());
   auto nodes = j->Nodes("r1");
   REQUIRE(nodes->size() == 1);
-  CHECK((*nodes)[0].status == "done");
+  CHECK((*nodes)[0].status == plans::NodeState::kDone);
   CHECK((*nodes)[0].admin_drained);
   CHECK(j->GetRun("nope")->has_value() == false);
 }
@@ -216,21 +216,21 @@ void WriteRun(plans::Journal& j) {
       auto id = j.StepIntent(s);
       REQUIRE(id.ok());
       const bool fail = std::string(node) == "gpu002" && std::string(step) == "verify";
-      REQUIRE(j.StepOutcome(*id, fail ? "failed" : "ok", fail ? "kernel still 5.15" : "",
+      REQUIRE(j.StepOutcome(*id, fail ? plans::StepState::kFailed : plans::StepState::kOk, fail ? "kernel still 5.15" : "",
                             "2027-01-01T00:00:02.000Z", 1000, {}).ok());
     }
     plans::NodeRecord n;
     n.run = "r1";
     n.node = node;
-    n.status = "running";
+    n.status = plans::NodeState::kRunning;
     REQUIRE(j.PutNode(n).ok());
     n.note = "waiting for 1 job(s)";   // a heartbeat: not a new chain entry
     REQUIRE(j.PutNode(n).ok());
-    n.status = std::string(node) == "gpu002" ? "failed" : "done";
+    n.status = std::string(node) == "gpu002" ? plans::NodeState::kFailed : plans::NodeState::kDone;
     REQUIRE(j.PutNode(n).ok());
     REQUIRE(j.SaveFacts("r1", node, "after", "sha256:f", {{"kernel", "6.1"}}, "2027-01-01T00:00:03.000Z").ok());
   }
-  REQUIRE(j.EndRun("r1", "failed", "2027-01-01T01:00:00.000Z", "1 done, 1 failed").ok());
+  REQUIRE(j.EndRun("r1", plans::RunState::kFailed, "2027-01-01T01:00:00.000Z", "1 done, 1 failed").ok());
 }
 
 }  // namespace

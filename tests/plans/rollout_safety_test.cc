@@ -138,7 +138,7 @@ struct Bed {
   }
   static std::string StatusOf(const plans::RolloutResult& r, const std::string& node) {
     for (const auto& o : r.nodes)
-      if (o.node == node) return o.status;
+      if (o.node == node) return std::string(plans::Name(o.status));
     return "?";
   }
 };
@@ -186,7 +186,7 @@ TEST_CASE("rollout: a node leased by another live run is left alone and reported
   CHECK(b.fake.node("n02").running["kernel"] == "k1");
   CHECK(Bed::StatusOf(r, "n01") == "done");
   CHECK(Bed::StatusOf(r, "n03") == "done");
-  CHECK(r.outcome == "incomplete");   // exit 3: not everything was applied, nothing failed
+  CHECK(r.outcome == plans::RunState::kIncomplete);   // exit 3: not everything was applied, nothing failed
   for (const auto& o : r.nodes)
     if (o.node == "n02") CHECK(o.error.find("20270101-000000-ffff") != std::string::npos);
   // Its lease still belongs to the other run; ours were released after each node returned.
@@ -199,7 +199,7 @@ TEST_CASE("rollout: an expired lease is taken over, and the journal records whos
   Bed b(1);
   b.leases.Hold("n01", "20261231-000000-dead", std::chrono::seconds(-5));
   auto r = b.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   auto steps = b.journal->Steps(b.run, "n01");
   REQUIRE(steps.ok());
   REQUIRE_FALSE(steps->empty());
@@ -237,7 +237,7 @@ TEST_CASE("rollout: a node a failed run left drained is taken over and returned 
   CHECK(np->left_at_step == "health:1");
   auto r = b.Apply();
   // then this run changes it and returns it to service, its old reason gone.
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.node("n01").running["kernel"] == "k2");
   CHECK_FALSE(b.fake.node("n01").drain);
   CHECK(b.fake.node("n01").reason.empty());
@@ -254,7 +254,7 @@ TEST_CASE("rollout: an in-sync node a failed run left drained is verified and re
   CHECK(np->actions.empty());
   REQUIRE(b.plan.batches.size() == 1);
   auto r = b.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK_FALSE(b.fake.node("n01").drain);
   CHECK(b.fake.Count("n01", "set ") == 0);     // nothing changed
   CHECK(b.fake.Count("n01", "reboot") == 0);
@@ -268,7 +268,7 @@ TEST_CASE("rollout: a scheduler that cannot be read admits nothing, then the run
   b.fake.scheduler_down_until = b.clock.Now() + std::chrono::minutes(5);
   auto r = b.Apply();
   // then nothing is drained while it is down, no node fails, and all converge afterwards.
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.calls_while_down == 0);
   CHECK(b.fake.max_unavailable_seen() <= 2);
   for (int i = 1; i <= 4; ++i) CHECK(b.fake.node(fmt::format("n{:02}", i)).running["kernel"] == "k2");
@@ -283,9 +283,9 @@ TEST_CASE("rollout: a scheduler down past its timeout pauses the run; no node fa
   b.MakePlan();
   b.fake.scheduler_down_until = b.clock.Now() + std::chrono::hours(2);
   auto r = b.Apply();
-  CHECK(r.outcome == "paused");
+  CHECK(r.outcome == plans::RunState::kPaused);
   CHECK(r.halt_reason.find("scheduler") != std::string::npos);
-  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+  for (const auto& o : r.nodes) CHECK(o.status != plans::NodeState::kFailed);
   for (int i = 1; i <= 3; ++i) CHECK_FALSE(b.fake.node(fmt::format("n{:02}", i)).drain);
   CHECK(b.fake.calls_while_down == 0);
 }
@@ -308,9 +308,9 @@ TEST_CASE("rollout: the scheduler going down mid-rollout keeps in-flight nodes w
   } downer;
   downer.b = &b;
   auto r = RunWith(b, downer);
-  CHECK(r.outcome == "paused");
+  CHECK(r.outcome == plans::RunState::kPaused);
   CHECK(Bed::StatusOf(r, "n01") == "interrupted");
-  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+  for (const auto& o : r.nodes) CHECK(o.status != plans::NodeState::kFailed);
   CHECK(b.fake.node("n01").drain);              // still out, where it was
   CHECK_FALSE(b.fake.node("n02").drain);        // nobody new admitted
   CHECK_FALSE(b.fake.node("n03").drain);
@@ -337,7 +337,7 @@ TEST_CASE("rollout: a waived difference is never changed, and verify does not ex
   REQUIRE(np);
   for (const auto& pa : np->actions) CHECK(pa.action.module != "sysctl");
   auto r = b.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.Count("n01", "set sysctl") == 0);
   CHECK(b.fake.node("n01").running["sysctl"] == "s0");
   CHECK(b.fake.node("n01").running["kernel"] == "k2");
@@ -381,7 +381,7 @@ TEST_CASE("rollout: the engine enforces the commit's policy, not the plan's copy
   strict.max_unavailable_count = 1;
   b.opts.policies["roll"] = strict;
   auto r = b.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.max_unavailable_seen() == 1);
 }
 
@@ -390,7 +390,7 @@ TEST_CASE("rollout: while a drain waits for a job, heartbeats name the job and i
   b.opts.timing.heartbeat = std::chrono::seconds(30);
   b.fake.RunJob("n01", std::chrono::minutes(5));
   auto r = b.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   auto waits = b.events.Of(plans::RolloutEvent::Kind::kWait);
   REQUIRE(waits.size() >= 3);   // 5 minutes of waiting, a beat every 30 s
   CHECK(waits.front().node == "n01");
@@ -445,7 +445,7 @@ class FullDiskJournal final : public plans::Journal {
     return Diagnostic::Error("journal.sqlite", "journal: database or disk is full");
   }
   Status BeginRun(const plans::RunRecord& r) override { return j_.BeginRun(r); }
-  Status EndRun(const std::string& run, const std::string& outcome, const std::string& at,
+  Status EndRun(const std::string& run, plans::RunState outcome, const std::string& at,
                 const std::string& summary) override {
     ++end_attempts;
     if (full) return Enospc();
@@ -460,7 +460,7 @@ class FullDiskJournal final : public plans::Journal {
     if (full) return Enospc();
     return j_.StepIntent(s);
   }
-  Status StepOutcome(int64_t id, const std::string& o, const std::string& e, const std::string& at,
+  Status StepOutcome(int64_t id, plans::StepState o, const std::string& e, const std::string& at,
                      int64_t ms, const nlohmann::json& d) override {
     if (full) return Enospc();
     return j_.StepOutcome(id, o, e, at, ms, d);
@@ -517,14 +517,14 @@ TEST_CASE("rollout: a journal that cannot be written stops the run as an error, 
   } filler;
   filler.j = &journal;
   auto r = RunWith(b, filler, true, true, &journal);
-  CHECK(r.outcome == "failed");      // an error (exit 1), not "interrupted" (130)
+  CHECK(r.outcome == plans::RunState::kFailed);      // an error (exit 1), not "interrupted" (130)
   CHECK(r.journal_failed);
   CHECK(b.fake.Count("n02", "drain") == 0);   // nothing new started
   CHECK(journal.end_attempts >= 2);
   auto run = b.journal->GetRun(b.run);
   REQUIRE(run.ok());
   REQUIRE(run->has_value());
-  CHECK((*run)->outcome == "failed");   // recorded once space returned
+  CHECK((*run)->outcome == plans::RunState::kFailed);   // recorded once space returned
 }
 
 TEST_CASE("rollout: a drain the scheduler lost (a restart) is set again before anything changes") {
@@ -546,7 +546,7 @@ TEST_CASE("rollout: a drain the scheduler lost (a restart) is set again before a
   } forget;
   forget.b = &b;
   auto r = RunWith(b, forget, false);
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.Count("n01", "drain") == 2);    // drained again
   CHECK(b.fake.violations().empty());          // nothing changed while the new job ran
   CHECK(b.fake.node("n01").running["kernel"] == "k2");
@@ -560,7 +560,7 @@ TEST_CASE("rollout: another run's drain at the same moment: the newer claim give
   b.MakePlan();
   b.fake.other_run_drains["n01"] = "n03";
   auto r = b.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   auto calls = b.fake.CallsOf("n01");
   REQUIRE(calls.size() >= 3);
   CHECK(calls[0] == "drain plumb:" + b.run + ":drain");
@@ -571,7 +571,7 @@ TEST_CASE("rollout: another run's drain at the same moment: the newer claim give
   auto steps = b.journal->Steps(b.run, "n01");
   REQUIRE(steps.ok());
   bool undrain = false;
-  for (const auto& s : *steps) undrain |= s.step == "undrain" && s.outcome == "ok";
+  for (const auto& s : *steps) undrain |= s.step == "undrain" && s.outcome == plans::StepState::kOk;
   CHECK(undrain);
 }
 
@@ -594,8 +594,8 @@ TEST_CASE("rollout: the scheduler down past its timeout mid-batch pauses the run
   auto fut = std::async(std::launch::async, [&] { return RunWith(b, down); });
   REQUIRE(fut.wait_for(std::chrono::seconds(120)) == std::future_status::ready);
   auto r = fut.get();
-  CHECK(r.outcome == "paused");
-  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+  CHECK(r.outcome == plans::RunState::kPaused);
+  for (const auto& o : r.nodes) CHECK(o.status != plans::NodeState::kFailed);
 }
 
 TEST_CASE("rollout: --resume re-checks a node that was busy: changed by the other run, it is stale") {
@@ -628,7 +628,7 @@ TEST_CASE("rollout: a same-second claim of another run: this one gives way too (
   b.fake.other_run_drains["n01"] = "n03";
   Events ev;
   auto r = RunWith(b, ev);
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   auto calls = b.fake.CallsOf("n01");
   REQUIRE(calls.size() >= 2);
   CHECK(calls[1] == "resume");   // gave way at once, before any change
@@ -645,7 +645,7 @@ TEST_CASE("rollout: another run's claim on the last slot: this run gives way bef
   b.fake.other_run_claims["n01"] = "n03";   // the other run read first, drains n03 1 s later
   Events ev;
   auto r = RunWith(b, ev);
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.max_unavailable_seen() <= 1);
   auto calls = b.fake.CallsOf("n01");
   REQUIRE_FALSE(calls.empty());
@@ -674,7 +674,7 @@ TEST_CASE("rollout: a claim this run left behind when its process was killed hol
   b.fake.node("n03").comment = "rack 7 [plumb-claim:" + b.run + "@" + std::to_string(now_s) + "]";
   Events ev;
   auto r = RunWith(b, ev);
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   for (const char* n : {"n01", "n02"}) {
     int claims = 0;
     for (const auto& c : b.fake.claims()) claims += c == std::string(n) + ": claim " + b.run;
@@ -691,7 +691,7 @@ TEST_CASE("rollout: two claims at once, each run seeing the other's: nobody drai
   b.fake.other_claim_drains = false;   // the other run saw this one's claim and gives way too
   Events ev;
   auto r = RunWith(b, ev);
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.max_unavailable_seen() <= 1);
   for (const auto& c : b.fake.CallsOf("n03"))   // the other run never drained n03
     CHECK(c.find(b.fake.other_run) == std::string::npos);
@@ -724,7 +724,7 @@ TEST_CASE("rollout: nodes the scheduler has not heard from (a restart) are waite
   restart.b = &b;
   auto r = RunWith(b, restart);
   CHECK(restart.done);
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   auto calls = b.fake.CallsOf("n01");
   REQUIRE(calls.size() >= 2);
   CHECK(calls[0] == "drain plumb:" + b.run + ":drain");
@@ -758,7 +758,7 @@ TEST_CASE("rollout: nodes that stay unheard from past scheduler_timeout count as
   CHECK(b.fake.violations().empty());
   // n02 is out as far as anyone can tell: the budget is spent, nothing starts (fail closed),
   // and the halt names the node that holds it; --resume goes on once Slurm hears from it.
-  CHECK(r.outcome == "halted");
+  CHECK(r.outcome == plans::RunState::kHalted);
   CHECK(r.halt_reason.find("n02") != std::string::npos);
   CHECK(b.fake.node("n01").running["kernel"] == "k1");   // untouched
   CHECK_FALSE(b.fake.node("n01").drain);
@@ -774,7 +774,7 @@ TEST_CASE("rollout: a drain the scheduler refuses to give back leaves the node i
   Events ev;
   auto r = RunWith(b, ev);
   CHECK(Bed::StatusOf(r, "n01") == "interrupted");
-  for (const auto& o : r.nodes) CHECK(o.status != "failed");
+  for (const auto& o : r.nodes) CHECK(o.status != plans::NodeState::kFailed);
   CHECK(b.fake.node("n01").running["kernel"] == "k1");   // untouched
   CHECK(b.fake.node("n01").drain);
   CHECK(b.fake.node("n01").reason == "plumb:" + b.run + ":drain");   // ours, for --resume
@@ -903,7 +903,7 @@ TEST_CASE("rollout: each rollout policy drains through its own scheduler") {
     d.drainers = {{"roll", &slurm}, {"k8s-pool", &kube}};
     d.drainer = &slurm;
   });
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(slurm.drained == std::vector<std::string>{"n01"});
   CHECK(kube.drained == std::vector<std::string>{"n02"});
 }

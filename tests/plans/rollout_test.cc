@@ -144,7 +144,7 @@ struct World {
 
   std::string StatusOf(const plans::RolloutResult& r, const std::string& node) {
     for (const auto& o : r.nodes)
-      if (o.node == node) return o.status;
+      if (o.node == node) return std::string(plans::Name(o.status));
     return "?";
   }
 };
@@ -158,7 +158,7 @@ TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifi
   auto start = w.clock.Now();
   auto r = w.Apply();
   // then the change waits for the job, happens drained, and the node comes back in service.
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(w.fake.CallsOf("n01") ==
         std::vector<std::string>{"drain plumb:20270101-000000-abcd:drain", "set kernel k2",
                                  "reboot", "health nvidia-smi -L", "marker", "resume"});
@@ -176,14 +176,14 @@ TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifi
   std::vector<std::string> names;
   for (const auto& s : *steps) {
     names.push_back(s.step);
-    CHECK_MESSAGE(!s.outcome.empty(), s.step);
+    CHECK_MESSAGE(s.outcome != plans::StepState::kNone, s.step);
   }
   CHECK(names == std::vector<std::string>{"probe", "claim", "drain", "wait-drained", "apply:kernel.install",
                                           "reboot", "wait-boot", "verify", "health:1", "marker",
                                           "resume"});
   auto run = w.journal->GetRun(w.run_id);
   REQUIRE(run.ok());
-  CHECK((*run)->outcome == "done");
+  CHECK((*run)->outcome == plans::RunState::kDone);
 }
 
 TEST_CASE("rollout: never more than max_unavailable out, counting nodes already drained") {
@@ -193,7 +193,7 @@ TEST_CASE("rollout: never more than max_unavailable out, counting nodes already 
   for (int i = 1; i <= 7; ++i) w.fake.RunJob(fmt::format("n{:02}", i), std::chrono::seconds(30 * i));
   auto r = w.Apply();
   // then every node is done, and at most 3 were ever out at once, the admin's one included.
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(w.fake.max_unavailable_seen() <= 3);
   CHECK(w.fake.max_unavailable_seen() >= 2);
   CHECK(w.fake.violations().empty());
@@ -214,7 +214,7 @@ TEST_CASE("rollout: a node an admin drains mid-batch takes its slot: never more 
   CHECK(w.fake.max_unavailable_seen() <= 2);
   CHECK(w.StatusOf(r, "n01") == "done");
   CHECK(w.fake.Count("n02", "drain plumb") == 0);   // never taken out while n05+n06 were
-  CHECK(r.outcome == "halted");
+  CHECK(r.outcome == plans::RunState::kHalted);
   CHECK(r.halt_reason.find("max_unavailable 2 reached") != std::string::npos);
 }
 
@@ -222,7 +222,7 @@ TEST_CASE("rollout: an admin-drained node is changed but stays drained, reason u
   World w(2, 2);
   REQUIRE(w.fake.Drain("n02", "RMA gpu3").ok());
   auto r = w.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(w.fake.node("n02").running["kernel"] == "k2");
   CHECK(w.fake.node("n02").drain);
   CHECK(w.fake.node("n02").reason == "RMA gpu3");
@@ -249,7 +249,7 @@ TEST_CASE("rollout: a node an admin set down with a reason is changed but not pu
   REQUIRE(w.plan.FindNode("n02") != nullptr);
   CHECK(w.plan.FindNode("n02")->admin_drained);   // the plan says so too
   auto r = w.Apply();
-  CHECK(r.outcome == "done");
+  CHECK(r.outcome == plans::RunState::kDone);
   CHECK(w.fake.node("n02").running["kernel"] == "k2");
   CHECK(w.fake.Count("n02", "drain plumb") == 0);   // the admin's reason is not overwritten
   CHECK(w.fake.Count("n02", "resume") == 0);
@@ -277,7 +277,7 @@ TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary dra
   const std::string canary = w.plan.batches[0].nodes[0];
   w.fake.node(canary).apply_fails = true;
   auto r = w.Apply();
-  CHECK(r.outcome == "halted");
+  CHECK(r.outcome == plans::RunState::kHalted);
   CHECK(r.halt_reason.find("canary") != std::string::npos);
   CHECK(w.StatusOf(r, canary) == "failed");
   CHECK(w.fake.node(canary).drain);
@@ -289,7 +289,7 @@ TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary dra
   // --resume of the halted run (as apply suggests) does not roll the fleet after a failed
   // canary, even with failures still under max_failures.
   auto again = w.Apply(/*resume=*/true);
-  CHECK(again.outcome == "halted");
+  CHECK(again.outcome == plans::RunState::kHalted);
   CHECK(again.halt_reason.find("canary") != std::string::npos);
   for (const auto& n : w.plan.batches[1].nodes) CHECK(w.fake.CallsOf(n).empty());
 }
@@ -302,7 +302,7 @@ TEST_CASE("rollout: past max_failures no new node starts") {
   w.fake.node("n02").health_exit = 3;
   auto r = w.Apply();
   // then the budget is spent and the second batch never starts.
-  CHECK(r.outcome == "halted");
+  CHECK(r.outcome == plans::RunState::kHalted);
   CHECK(r.halt_reason.find("max_failures") != std::string::npos);
   CHECK(w.StatusOf(r, "n03") == "done");
   for (const char* n : {"n01", "n02"}) {
@@ -322,7 +322,7 @@ TEST_CASE("rollout: a node whose facts changed since the plan is skipped as stal
   w.MakePlan();
   w.fake.node("n02").running["sysctl"] = "changed-by-hand";
   auto r = w.Apply();
-  CHECK(r.outcome == "incomplete");
+  CHECK(r.outcome == plans::RunState::kIncomplete);
   CHECK(w.StatusOf(r, "n02") == "stale");
   CHECK(w.fake.CallsOf("n02").empty());
   CHECK(w.StatusOf(r, "n01") == "done");
@@ -334,12 +334,12 @@ TEST_CASE("rollout: outside the maintenance window nothing starts; resume inside
   w.policy.window_cron = "0 22 * * *";
   w.policy.window_duration_s = 7200;
   auto r = w.Apply();
-  CHECK(r.outcome == "paused");
+  CHECK(r.outcome == plans::RunState::kPaused);
   CHECK(r.next_window == "2027-01-01T22:00:00.000Z");
   CHECK(w.fake.calls().empty());
   w.clock.Advance(std::chrono::hours(22) + std::chrono::minutes(5));
   auto r2 = w.Apply(/*resume=*/true);
-  CHECK(r2.outcome == "done");
+  CHECK(r2.outcome == plans::RunState::kDone);
   CHECK(w.fake.node("n02").running["kernel"] == "k2");
 }
 
@@ -348,7 +348,7 @@ TEST_CASE("rollout: faults leave the node drained with the reason") {
     World w(1);
     w.fake.node("n01").never_returns = true;
     auto r = w.Apply();
-    CHECK(r.outcome == "halted");   // it was the canary
+    CHECK(r.outcome == plans::RunState::kHalted);   // it was the canary
     CHECK(r.nodes[0].step == "wait-boot");
     CHECK(r.nodes[0].error.find("no new boot id") != std::string::npos);
   }
@@ -357,7 +357,7 @@ TEST_CASE("rollout: faults leave the node drained with the reason") {
     w.policy.drain_timeout_s = 60;
     w.fake.RunJob("n01", std::chrono::hours(5));
     auto r = w.Apply();
-    CHECK(r.nodes[0].status == "failed");
+    CHECK(r.nodes[0].status == plans::NodeState::kFailed);
     CHECK(r.nodes[0].step == "wait-drained");
     CHECK(w.fake.Count("n01", "set") == 0);
     CHECK(w.fake.node("n01").reason.find(":failed:wait-drained: drain timeout") != std::string::npos);
@@ -366,7 +366,7 @@ TEST_CASE("rollout: faults leave the node drained with the reason") {
     World w(1);
     w.fake.node("n01").ignore_reboot = true;
     auto r = w.Apply();
-    CHECK(r.nodes[0].status == "failed");
+    CHECK(r.nodes[0].status == plans::NodeState::kFailed);
     CHECK(r.nodes[0].error.find("boot id unchanged") != std::string::npos);
   }
 }
@@ -380,13 +380,13 @@ TEST_CASE("rollout: Ctrl-C abandons the wait safely; resume finishes the job") {
   });
   auto r = w.Apply();
   stopper.join();
-  CHECK(r.outcome == "interrupted");
+  CHECK(r.outcome == plans::RunState::kInterrupted);
   CHECK(w.fake.node("n01").drain);
   CHECK(w.fake.node("n01").reason == "plumb:" + w.run_id + ":drain");
   CHECK(w.fake.Count("n01", "set") == 0);
   w.stop = false;
   auto r2 = w.Apply(true);
-  CHECK(r2.outcome == "done");
+  CHECK(r2.outcome == plans::RunState::kDone);
   CHECK(w.fake.Count("n01", "drain") == 1);
   CHECK(w.fake.Count("n01", "set kernel") == 1);
   CHECK_FALSE(w.fake.node("n01").drain);
@@ -406,10 +406,10 @@ TEST_CASE("rollout: a crash at any journaled point, then resume: converges, noth
         w.fake.RunJob("n02", std::chrono::minutes(3));
         std::atomic<int> seen{0};
         auto r = w.Apply(false, [&](const std::string& p) { return p == point && ++seen == nth; });
-        REQUIRE(r.outcome == "crashed");
+        REQUIRE(r.outcome == plans::RunState::kCrashed);
         ++points;
         auto r2 = w.Apply(true);
-        CHECK(r2.outcome == "done");
+        CHECK(r2.outcome == plans::RunState::kDone);
         for (const char* n : {"n01", "n02", "n03"}) {
           CAPTURE(n);
           CHECK(w.fake.node(n).running["kernel"] == "k2");
@@ -437,10 +437,10 @@ TEST_CASE("rollout: a crash after a BMC power cycle: resume waits for the boot, 
     std::atomic<int> seen{0};
     const std::string at = point;
     auto r = w.Apply(false, [&](const std::string& p) { return p == at && ++seen == 1; });
-    REQUIRE(r.outcome == "crashed");
+    REQUIRE(r.outcome == plans::RunState::kCrashed);
     w.clock.Advance(std::chrono::seconds(10));   // the operator resumes once it is back up
     auto r2 = w.Apply(true);
-    CHECK(r2.outcome == "done");
+    CHECK(r2.outcome == plans::RunState::kDone);
     CHECK(w.fake.node("n01").running["kernel"] == "k2");
     // One reboot in all: the BMC's, or (crashed before it was sent) one over ssh on resume.
     CHECK(w.fake.Count("n01", "bmc-reset") + w.fake.Count("n01", "reboot") == 1);
@@ -452,7 +452,7 @@ TEST_CASE("rollout: a lost journal: the node plumb drained is adopted and finish
   // the plan; Slurm's reason names the run, so the node is adopted and re-checked.
   World w(1);
   auto r = w.Apply(false, [](const std::string& p) { return p == "apply.outcome"; });
-  REQUIRE(r.outcome == "crashed");
+  REQUIRE(r.outcome == plans::RunState::kCrashed);
   REQUIRE(w.fake.node("n01").reason == "plumb:" + w.run_id + ":drain");
   w.journal.reset();
   for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(w.journal_path + ext);
@@ -477,7 +477,7 @@ TEST_CASE("rollout: a lost journal: the node plumb drained is adopted and finish
   d.modules = [&w](std::string_view n) { return w.Find(n); };
   d.clock = &w.clock;
   auto r2 = plans::RunRollout(w.plan, o, d);
-  CHECK(r2.outcome == "done");
+  CHECK(r2.outcome == plans::RunState::kDone);
   CHECK(w.fake.Count("n01", "set kernel") == 1);
   CHECK(w.fake.Count("n01", "reboot") == 1);
   CHECK_FALSE(w.fake.node("n01").drain);

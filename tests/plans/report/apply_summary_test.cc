@@ -13,7 +13,7 @@ bool Has(const std::string& text, const std::string& what) {
 plans::NodeOutcome Node(std::string n, std::string status, bool left_drained = false) {
   plans::NodeOutcome o;
   o.node = std::move(n);
-  o.status = std::move(status);
+  o.status = *plans::ParseNodeState(status);
   o.step = "verify";
   o.error = "kernel: want k2, have k1";
   o.left_drained = left_drained;
@@ -23,14 +23,14 @@ plans::NodeOutcome Node(std::string n, std::string status, bool left_drained = f
 
 TEST_CASE("apply summary: a run that is done says nothing more") {
   plans::RolloutResult r;
-  r.outcome = "done";
+  r.outcome = plans::RunState::kDone;
   r.nodes = {Node("n1", "done"), Node("n2", "done")};
   CHECK(plans::report::ApplySummaryText(r, "r1", "/j.db").empty());
 }
 
 TEST_CASE("apply summary: a failed canary is retried, never resumed past") {
   plans::RolloutResult r;
-  r.outcome = "halted";
+  r.outcome = plans::RunState::kHalted;
   r.halt_reason = "canary n1 failed";
   r.nodes = {Node("n1", "failed", true), Node("n2", "not-started")};
   const std::string t = plans::report::ApplySummaryText(r, "r1", "/j.db");
@@ -44,7 +44,7 @@ TEST_CASE("apply summary: a failed canary is retried, never resumed past") {
 TEST_CASE("apply summary: interrupted, incomplete and halted-for-budget runs say how to continue") {
   for (const char* outcome : {"interrupted", "incomplete", "halted"}) {
     plans::RolloutResult r;
-    r.outcome = outcome;
+    r.outcome = *plans::ParseRunState(outcome);
     if (std::string(outcome) == "halted") r.halt_reason = "max_unavailable 2 reached";
     r.nodes = {Node("n1", "done"), Node("n2", std::string(outcome) == "incomplete" ? "busy" : "interrupted")};
     const std::string t = plans::report::ApplySummaryText(r, "r7", "/j.db");
@@ -57,13 +57,13 @@ TEST_CASE("apply summary: interrupted, incomplete and halted-for-budget runs say
 
 TEST_CASE("apply summary: a paused run names the window or the scheduler; a broken journal names its path") {
   plans::RolloutResult r;
-  r.outcome = "paused";
+  r.outcome = plans::RunState::kPaused;
   r.next_window = "2027-01-02T22:00:00Z";
   CHECK(Has(plans::report::ApplySummaryText(r, "r2", "/j.db"), "next opens 2027-01-02T22:00:00Z: plumb apply --resume r2"));
   r.next_window.clear();
   CHECK(Has(plans::report::ApplySummaryText(r, "r2", "/j.db"), "continues once the scheduler answers"));
   plans::RolloutResult f;
-  f.outcome = "failed";
+  f.outcome = plans::RunState::kFailed;
   f.journal_failed = true;
   CHECK(Has(plans::report::ApplySummaryText(f, "r3", "/var/lib/plumb/j.db"),
             "the journal at /var/lib/plumb/j.db could not be written"));

@@ -48,15 +48,15 @@ void OneRun(plans::Journal& j, const std::string& id, const std::string& started
   s.started_at = started;
   auto sid = j.StepIntent(s);
   REQUIRE(sid.ok());
-  REQUIRE(j.StepOutcome(*sid, "ok", "", started, 5, {}).ok());
+  REQUIRE(j.StepOutcome(*sid, plans::StepState::kOk, "", started, 5, {}).ok());
   plans::NodeRecord n;
   n.run = id;
   n.node = "gpu001";
-  n.status = "done";
+  n.status = plans::NodeState::kDone;
   n.started_at = started;
   n.ended_at = started;
   REQUIRE(j.PutNode(n).ok());
-  REQUIRE(j.EndRun(id, "done", started, "1 done").ok());
+  REQUIRE(j.EndRun(id, plans::RunState::kDone, started, "1 done").ok());
 }
 
 }  // namespace
