@@ -47,12 +47,10 @@ Result<ProcVersion> ParseProcVersion(std::string_view text) {
   return ParseError(kModule, "/proc/driver/nvidia/version", "no driver version", &first);
 }
 
-namespace {
-
 // The failures nvidia-smi reports in words, each an NVML state rather than a parse error.
 // Matched anywhere in the output: the text is nvidia-smi's own, but other tools' stderr (the
 // modprobe that nvidia-modprobe runs when the kernel module is missing) can come first.
-const char* KnownFailure(std::string_view t) {
+const char* SmiFailureState(std::string_view t) {
   if (StartsWith(t, "Failed to initialize NVML: Driver/library version mismatch"))
     return "version-mismatch";
   if (StartsWith(t, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"))
@@ -61,15 +59,13 @@ const char* KnownFailure(std::string_view t) {
   return nullptr;
 }
 
-}  // namespace
-
 Result<SmiQuery> ParseSmiCsv(std::string_view text) {
   SmiQuery q;
   bool truncated = false;
   auto lines = SplitLines(text, &truncated);
   // A known failure anywhere decides the state; then nothing else is a GPU row.
   for (const Line& line : lines) {
-    if (const char* state = KnownFailure(Trim(line.text))) {
+    if (const char* state = SmiFailureState(Trim(line.text))) {
       q.nvml = state;
       break;
     }
@@ -77,7 +73,7 @@ Result<SmiQuery> ParseSmiCsv(std::string_view text) {
   if (q.nvml != "ok") {
     for (const Line& line : lines) {
       std::string_view t = Trim(line.text);
-      if (t.empty() || KnownFailure(t)) continue;
+      if (t.empty() || SmiFailureState(t)) continue;
       if (StartsWith(t, "NVML library version:")) {
         q.nvml_library_version = std::string(Trim(t.substr(21)));
         continue;

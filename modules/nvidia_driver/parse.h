@@ -37,6 +37,10 @@ struct SmiQuery {
   std::vector<std::string> notes;
 };
 inline constexpr size_t kMaxSmiNotes = 8;
+/// The NVML state a line of nvidia-smi's output reports in words ("version-mismatch",
+/// "no-driver", "no-devices"), or nullptr. `line` is trimmed. Other nvidia-smi queries
+/// (modules/gpu_health) read the same failures.
+const char* SmiFailureState(std::string_view line);
 /// `nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,persistence_mode
 ///  --format=csv,noheader` (a header row is tolerated). A known failure text anywhere in the
 /// output (other tools' stderr may come before it) becomes the `nvml` state, not an error;

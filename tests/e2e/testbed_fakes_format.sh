@@ -161,6 +161,52 @@ else
   echo "SKIP: the parsers' fixtures (tests/data/<module>/) are not in this tree"
 fi
 
+# The health fakes (issue 15) against tests/data/{dcgm,gpu_health,nccl_bw,ib_health}:
+# the same layout byte for byte, with the values a node derives (serials, LIDs,
+# timestamps, pids) masked.
+if [[ -d $fx/dcgm && -d $fx/gpu_health && -d $fx/nccl_bw && -d $fx/ib_health ]]; then
+  st_put() { sed -i "/^$1=/d" "$TBNODE/state/current.conf"; [[ -z ${2:-} ]] || echo "$1=$2" >>"$TBNODE/state/current.conf"; }
+  serials() { sed -E 's/"[0-9]{13}"/"SERIAL"/'; }
+  st_put driver 535.161.08
+  check "dcgmi diag -r 1 -j: the DCGM 3 document of the fixture" \
+    eq "$("$fake/bin/dcgmi" diag -r 1 -j | serials)" "$(serials <"$fx/dcgm/diag-r1-dcgm3-8xh100-pass.json")"
+  check "dcgmi diag -r 3 -j with dcgm_fail=memory:3: the fixture's (its PCIe info lines aside), exit 226" \
+    eq "$(st_put dcgm_fail memory:3; "$fake/bin/dcgmi" diag -r 3 -j | serials; echo "exit=${PIPESTATUS[0]}")" \
+    "$(grep -v '"info" : ' "$fx/dcgm/diag-r3-dcgm3-memory-fail-gpu3.json" | serials)"$'\n'"exit=226"
+  check "dcgmi diag -r 2 -j on DCGM 4: the DCGM 4 document of the fixture" \
+    eq "$(st_put dcgm_version 4.2.3; st_put driver 550.90.07; "$fake/bin/dcgmi" diag -r 2 -j | serials; st_put dcgm_version; st_put dcgm_fail; st_put driver 535.161.08)" \
+    "$(serials <"$fx/dcgm/diag-r2-dcgm4-memory-fail-gpu3.json")"
+  disc() { awk '{ print length($0) }' | sort -u | tr '\n' ' '; }
+  mask() { sed -E 's/: .*[^ ] +\|$/: V |/; s/^\| [0-9]+ +\|/| N |/' | sort -u; }
+  check "dcgmi discovery -l: the real table's borders, cells and widths" \
+    eq "$("$fake/bin/dcgmi" discovery -l | disc; "$fake/bin/dcgmi" discovery -l | mask)" \
+    "$(disc <"$fx/dcgm/discovery-8xh800-dcgm318.txt"; mask <"$fx/dcgm/discovery-8xh800-dcgm318.txt")"
+  check "dcgmi discovery -l with the host engine stopped: the real two lines" \
+    eq "$(sed -i 's/^nvidia-dcgm .*/nvidia-dcgm enabled inactive/' "$TBNODE/state/services"; "$fake/bin/dcgmi" discovery -l; echo "exit=$?"; sed -i 's/^nvidia-dcgm .*/nvidia-dcgm enabled active/' "$TBNODE/state/services")" \
+    "$(cat "$fx/dcgm/hostengine-unreachable.txt")"$'\n'"exit=255"
+  q=index,pci.bus_id,ecc.mode.current,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.pending,remapped_rows.failure,clocks_throttle_reasons.active
+  check "nvidia-smi health query: the 8x H100 fixture byte for byte, and its header" \
+    eq "$("$fake/bin/nvidia-smi" --query-gpu=$q --format=csv | head -1; "$fake/bin/nvidia-smi" --query-gpu=$q --format=csv,noheader)" \
+    "$(head -1 "$fx/gpu_health/smi-health-header.txt"; cat "$fx/gpu_health/smi-health-8xh100.txt")"
+  check "nvidia-smi health knobs: GPU 3's pending remap and errors as in the failing fixture" \
+    eq "$(st_put gpu_ecc_uncorrected_3 2; st_put gpu_remap_pending_3 1; "$fake/bin/nvidia-smi" --query-gpu=$q --format=csv,noheader -i 3; st_put gpu_ecc_uncorrected_3; st_put gpu_remap_pending_3)" \
+    "$(sed -n 4p "$fx/gpu_health/smi-health-8xh100-failing.txt")"
+  check "dmesg with xid=79:3: the real XID 79 lines, on GPU 3's bus" \
+    eq "$(st_put xid 79:3; "$fake/bin/dmesg" | grep -E 'Xid|fallen' | sed -E 's/^\[ *[0-9.]+\]/[T]/'; st_put xid)" \
+    "$(grep -E 'Xid|fallen' "$fx/gpu_health/dmesg-xid79-h100.txt" | grep -v 'serial number' | sed -E 's/^\[ *[0-9.]+\]/[T]/')"
+  ar=$("$fake/bin/all_reduce_perf" -b 8 -e 8G -f 2 -g 8)
+  cols() { awk '$1 ~ /^[0-9]+$/ { print length($0) }' | sort -u; }
+  check "all_reduce_perf -b 8 -e 8G -f 2 -g 8: the real header, column widths and summary lines" \
+    eq "$(sed -n '1p;12,14p' <<<"$ar" | sed -E 's/iters: [0-9]+ agg/iters: N agg/'; cols <<<"$ar"; grep -c '^ ' <<<"$ar"; grep -E '^# (Out|Avg)' <<<"$ar" | sed -E 's/: [0-9.]+ $/: X /')" \
+    "$(sed -n '1p;12,14p' "$fx/nccl_bw/allreduce-8xh100-g8.txt" | sed -E 's/iters: [0-9]+ agg/iters: N agg/'; cols <"$fx/nccl_bw/allreduce-8xh100-g8.txt"; grep -c '^ ' "$fx/nccl_bw/allreduce-8xh100-g8.txt"; grep -E '^# (Out|Avg)' "$fx/nccl_bw/allreduce-8xh100-g8.txt" | sed -E 's/: [0-9.]+ $/: X /')"
+  names() { sed -E 's/[0-9]+$/N/; s/Lid [0-9]+/Lid L/; s/CapMask: 0x[0-9A-F]+/CapMask: M/'; }
+  check "perfquery and perfquery -x: the real forms (names, dots, order)" \
+    eq "$("$fake/sbin/perfquery" -C mlx5_3 -P 1 | names; "$fake/sbin/perfquery" -x -C mlx5_3 -P 1 | names)" \
+    "$(names <"$fx/ib_health/perfquery-ndr-clean.txt"; names <"$fx/ib_health/perfquery-x-rhel75.txt")"
+else
+  echo "SKIP: the health fixtures (tests/data/{dcgm,gpu_health,nccl_bw,ib_health}) are not in this tree"
+fi
+
 # R610 (samples/nvidia-smi/*-610*): KMD/CUDA UMD in the table, -q and --version
 sed -i '/^driver=/d' "$TBNODE/state/current.conf"
 echo driver=610.43.02 >>"$TBNODE/state/current.conf"

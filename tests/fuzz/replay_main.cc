@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
   }
   const char* tokens[] = {"\n", "\t", ":", "=", ", ", " = ", "'", "\"", "{", "}", "\xff", "\x00",
                           "@plumb:", "%part x 0 3\n", "CA '", "\tPort 1:\n", "\t\t", "plumb-absent: ",
-                          "NVRM version: ", "Kernel Module  ", "/sys/module/", "-", "(none)", "99999999999999999999"};
+                          "NVRM version: ", "Kernel Module  ", "/sys/module/", "-", "(none)", "99999999999999999999",
+                          "NVRM: Xid (PCI:0000:5d:00): ", "# Port counters: Lid 1 port 1", ":......", "[N/A]",
+                          " GPUs found.", "| 0      | Name: ", "\"status\" : ", "# Avg bus bandwidth : "};
   size_t runs = 0;
   uint64_t seed = 0x9e3779b97f4a7c15ULL;
   Run("");

@@ -191,6 +191,7 @@ render_cuda
 hide=()
 [[ -n ${_ST[ofed]:-} ]] || hide+=(ofed_info mlnx_qos)
 [[ -n ${_ST[fabricmanager]:-} ]] || hide+=(nv-fabricmanager)
+pkg_ver datacenter-gpu-manager >/dev/null || pkg_ver datacenter-gpu-manager-4-core >/dev/null || hide+=(dcgmi)
 if [[ ${_ST[pkg_format]:-deb} == rpm ]]; then
   hide+=(dpkg-query dpkg apt-get apt-cache apt-mark)
 else

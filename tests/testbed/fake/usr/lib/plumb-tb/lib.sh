@@ -94,6 +94,24 @@ hash32() {
   echo "$h"
 }
 
+# --- the GPUs' identities -----------------------------------------------------
+# One source for what nvidia-smi, dcgmi, all_reduce_perf and the kernel log
+# say about GPU i: the PCI bus ids of an HGX H100 baseboard, a UUID and a
+# serial number derived from the node's hostname.
+GPU_BUSES=(18 2A 3A 5D 9A AB BA DB 1B 2C 3C 5F 9C AD BC DD)
+_gpu_h=
+gpu_h() { [[ -n $_gpu_h ]] || _gpu_h=$(hash32 "$(st_get hostname)"); }
+gpu_bus() { # I -> "18" (upper-case hex)
+  printf '%s' "${GPU_BUSES[$1]:-$(printf '%02X' $((0x40 + $1)))}"
+}
+gpu_busid() { printf '00000000:%s:00.0' "$(gpu_bus "$1")"; }
+gpu_uuid() {
+  gpu_h
+  local h=$_gpu_h
+  printf 'GPU-%08x-%04x-%04x-%04x-%012x' "$h" $(((h >> 16) ^ $1)) $((0x4000 + $1)) $((0x8000 + (h & 0xfff))) $(((h * 2654435761 + $1) & 0xffffffffffff))
+}
+gpu_serial() { gpu_h; printf '%d' $((1652322000000 + (_gpu_h % 100000) * 10 + $1)); }
+
 # --- packages (state/packages: "name version" lines, sorted) -----------------
 pkg_ver() { # NAME -> installed version, or nothing
   local p v
@@ -175,6 +193,7 @@ pkg_installed_effects() {
     nvidia-fabricmanager-[0-9]* | nvidia-fabric-manager)
       st_set "$ST/current.conf" fabricmanager "$(upstream "$v")"
       tool_show nv-fabricmanager ;;
+    datacenter-gpu-manager | datacenter-gpu-manager-4-core) tool_show dcgmi ;;
   esac
   if [[ -s $ST/pending.conf ]]; then
     : >"$ST/reboot-required"
@@ -192,6 +211,7 @@ pkg_removed_effects() { # NAME
       st_del "$ST/current.conf" fabricmanager
       tool_hide nv-fabricmanager ;;
     mlnx-ofed-all | mlnx-ofed-basic | doca-ofed) st_set "$ST/pending.conf" ofed "" ;;
+    datacenter-gpu-manager | datacenter-gpu-manager-4-core) tool_hide dcgmi ;;
   esac
 }
 
