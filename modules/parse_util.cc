@@ -1,5 +1,8 @@
 #include "modules/parse_util.h"
 
+#include <charconv>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace plumb::modules {
@@ -81,6 +84,31 @@ std::optional<long long> ParseNonNegative(std::string_view s) {
     if (c < '0' || c > '9') return std::nullopt;
     v = v * 10 + (c - '0');
   }
+  return v;
+}
+
+namespace {
+
+template <typename T>
+std::optional<T> WholeNumber(std::string_view s, size_t max_len) {
+  if (s.empty() || s.size() > max_len) return std::nullopt;
+  T v{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<unsigned long long> ParseUnsigned(std::string_view s) {
+  return WholeNumber<unsigned long long>(s, 20);
+}
+
+std::optional<long long> ParseSigned(std::string_view s) { return WholeNumber<long long>(s, 20); }
+
+std::optional<double> ParseDouble(std::string_view s) {
+  auto v = WholeNumber<double>(s, 40);
+  if (v && !std::isfinite(*v)) return std::nullopt;
   return v;
 }
 

@@ -29,6 +29,12 @@ std::vector<std::string_view> SplitWhitespace(std::string_view s);
 std::vector<std::string_view> Split(std::string_view s, std::string_view sep);
 /// A non-negative decimal integer (no sign, no spaces), or nullopt.
 std::optional<long long> ParseNonNegative(std::string_view s);
+/// The whole of `s` as a number, as std::from_chars reads it (no spaces, no "+", no "0x"; a
+/// minus sign only for ParseSigned), or nullopt. ParseDouble refuses inf and nan. Over-long
+/// text (leading zeros past 20 digits, 40 characters for a double) is refused, not truncated.
+std::optional<unsigned long long> ParseUnsigned(std::string_view s);
+std::optional<long long> ParseSigned(std::string_view s);
+std::optional<double> ParseDouble(std::string_view s);
 /// For messages: `s` cut to `max` characters (then "...") with non-printable bytes shown as '?'.
 std::string Excerpt(std::string_view s, size_t max = 60);
 

@@ -18,7 +18,7 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
   const modules::Action& a = pa.action;
   const std::string step = "apply:" + a.id;
   const StepRecord* last = Last(step);
-  if (last && (last->outcome == StepState::kOk || last->outcome == StepState::kSkipped)) return true;
+  if (last && Finished(last->outcome)) return true;
   const modules::Module* m = e_.deps().modules(a.module);
   if (!m) {
     Fail(step, fmt::format("no module '{}' in this plumb", a.module));

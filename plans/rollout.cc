@@ -15,8 +15,6 @@
 namespace plumb::plans {
 namespace rollout_detail {
 
-using std::chrono::milliseconds;
-
 // ---------------------------------------------------------------------------------------------
 // Engine
 
@@ -48,14 +46,13 @@ Result<std::map<std::string, modules::SchedulerNode>> Engine::ReadScheduler(
     const inventory::RolloutPolicy& policy) {
   const auto start = d_.clock->Now();
   std::optional<Clock::TimePoint> said;
-  Result<std::map<std::string, modules::SchedulerNode>> q = drainer.Query(scope);
-  bool first = true;   // Poll's first look is the read above
+  Result<std::map<std::string, modules::SchedulerNode>> q =
+      Diagnostic::Error(std::string(modules::kSchedulerUnavailable), "not read yet");
   const PollEnd end = Poll(
       *d_.clock, start, std::chrono::seconds(policy.scheduler_timeout_s),
       {opts_.timing.poll_initial, opts_.timing.scheduler_poll_max},
       [&] {
-        if (!first) q = drainer.Query(scope);
-        first = false;
+        q = drainer.Query(scope);
         return q.ok();
       },
       [&] { return dead() || stopping(); },

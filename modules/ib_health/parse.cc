@@ -1,7 +1,5 @@
 #include "modules/ib_health/parse.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
 
 #include "modules/parse_util.h"
@@ -14,14 +12,6 @@ using nlohmann::json;
 
 constexpr std::string_view kModule = "ib_health";
 constexpr std::string_view kTool = "perfquery";
-
-std::optional<uint64_t> ParseU64(std::string_view s) {
-  if (s.empty() || s.size() > 20) return std::nullopt;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 // The diagnostics' own messages: libibmad's IBWARN/IBPANIC and infiniband-diags' IBEXIT.
 bool IsDiagMessage(std::string_view t) {
@@ -87,7 +77,7 @@ Result<std::vector<PortCounters>> ParsePerfquery(std::string_view text) {
       out.push_back(std::move(b));
     }
     if (IsSelector(name)) continue;
-    auto v = ParseU64(value);
+    auto v = ParseUnsigned(value);
     if (!v) return ParseError(kModule, kTool, "bad counter value", &line);
     out.back().counters[std::string(name)] = *v;
   }

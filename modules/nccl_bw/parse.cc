@@ -1,7 +1,5 @@
 #include "modules/nccl_bw/parse.h"
 
-#include <charconv>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -15,30 +13,6 @@ using nlohmann::json;
 
 constexpr std::string_view kModule = "nccl_bw";
 constexpr std::string_view kTool = "all_reduce_perf";
-
-std::optional<double> ParseDouble(std::string_view s) {
-  if (s.empty() || s.size() > 40) return std::nullopt;
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<unsigned long long> ParseU64(std::string_view s) {
-  if (s.empty() || s.size() > 20) return std::nullopt;
-  unsigned long long v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<long long> ParseSigned(std::string_view s) {
-  if (s.empty() || s.size() > 20) return std::nullopt;
-  long long v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 // "[1,0]<stdout>:" (mpirun --tag-output) before the line proper.
 std::string_view StripMpiTag(std::string_view t) {
@@ -144,9 +118,9 @@ Result<Run> ParseAllReducePerf(std::string_view text) {
         } else if (w[i] == "nGpus") {
           if (auto n = ParseNonNegative(w[i + 1]); n && *n <= 4096) run.gpus_per_thread = static_cast<int>(*n);
         } else if (w[i] == "minBytes") {
-          run.min_bytes = ParseU64(w[i + 1]);
+          run.min_bytes = ParseUnsigned(w[i + 1]);
         } else if (w[i] == "maxBytes") {
-          run.max_bytes = ParseU64(w[i + 1]);
+          run.max_bytes = ParseUnsigned(w[i + 1]);
         }
       }
       continue;
@@ -187,7 +161,7 @@ Result<Run> ParseAllReducePerf(std::string_view text) {
     }
     Row r;
     r.line = line.number;
-    auto size = ParseU64(w[0]), count = ParseU64(w[1]);
+    auto size = ParseUnsigned(w[0]), count = ParseUnsigned(w[1]);
     if (!size || !count) {
       if (cut) break;
       return ParseError(kModule, kTool, "bad size or count", &line);
