@@ -551,6 +551,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   deps.prober = &prober;
   deps.transport = &transport;
   deps.modules = [](std::string_view n) { return modules::FindModule(n); };
+  deps.all_modules = modules::AllModules();
   deps.clock = &clock;
   deps.observer = observer.get();
   deps.stop = &g_stop;

@@ -51,7 +51,10 @@ void AppendExitCodeHelp(CLI::App& app, const std::string& prefix) {
     const std::string verb = prefix.empty() ? sub->get_name() : prefix + " " + sub->get_name();
     if (!sub->get_subcommands([](CLI::App*) { return true; }).empty()) {
       AppendExitCodeHelp(*sub, verb);   // bmc: its verbs have their own rows
-      continue;
+      // A verb that runs itself as well (acceptance, acceptance verify) has rows of its own.
+      const bool own = std::any_of(ExitCodeTable().begin(), ExitCodeTable().end(),
+                                   [&](const ExitCodeRow& r) { return r.verb == verb; });
+      if (!own) continue;
     }
     const std::string footer = sub->get_footer();
     sub->footer((footer.empty() ? "" : footer + "\n\n") + ExitCodesHelp(verb));

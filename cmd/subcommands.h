@@ -16,6 +16,8 @@ void RegisterHistory(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterPlan(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDiff(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterDrift(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterHealth(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterAcceptance(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterAudit(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterWatch(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterModules(CLI::App&, GlobalOptions&, std::function<int()>&);
@@ -39,6 +41,8 @@ inline constexpr Register kSubcommands[] = {
     RegisterPlan,
     RegisterDiff,
     RegisterDrift,
+    RegisterHealth,
+    RegisterAcceptance,
     RegisterAudit,
     RegisterWatch,
     RegisterModules,

@@ -67,24 +67,38 @@ std::string NewProbeNonce() {
   return out;
 }
 
-Result<std::string> BuildProbeScript(const std::vector<const Module*>& modules,
-                                     std::string_view nonce) {
+Result<std::string> BuildSnippetScript(const std::vector<ProbeSnippet>& snippets,
+                                       std::string_view nonce) {
   if (nonce.size() < 16 || nonce.size() > 64 || !IsHex(nonce))
     return Diagnostic::Error("probe.nonce", "probe nonce must be 16-64 lowercase hex characters");
   std::string script = "# plumb probe: read-only\n";
   script += fmt::format("M='@plumb:{}'\n", nonce);
   script += kPreamble;
-  for (const Module* m : modules) {
-    std::string snippet = m->ProbeScript();
-    if (snippet.empty()) continue;
-    if (!IsName(m->Name()))
-      return Diagnostic::Error("probe.nonce", fmt::format("bad module name '{}'", m->Name()));
+  for (const ProbeSnippet& s : snippets) {
+    if (s.script.empty()) continue;
+    if (!IsName(s.module->Name()))
+      return Diagnostic::Error("probe.nonce", fmt::format("bad module name '{}'", s.module->Name()));
     // A subshell per module: a snippet's `exit`, failure or changed variables stay its own.
-    script += fmt::format("printf '%s:begin {}\\n' \"$M\"\n( {}\n) </dev/null\n", m->Name(),
-                          snippet);
-    script += fmt::format("printf '\\n%s:end {} %d\\n' \"$M\" \"$?\"\n", m->Name());
+    script += fmt::format("printf '%s:begin {}\\n' \"$M\"\n( {}\n) </dev/null\n",
+                          s.module->Name(), s.script);
+    script += fmt::format("printf '\\n%s:end {} %d\\n' \"$M\" \"$?\"\n", s.module->Name());
   }
   return script;
+}
+
+namespace {
+
+std::vector<ProbeSnippet> ProbeSnippets(const std::vector<const Module*>& modules) {
+  std::vector<ProbeSnippet> out;
+  for (const Module* m : modules) out.push_back({m, m->ProbeScript()});
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> BuildProbeScript(const std::vector<const Module*>& modules,
+                                     std::string_view nonce) {
+  return BuildSnippetScript(ProbeSnippets(modules), nonce);
 }
 
 std::string UnchangedLine(std::string_view nonce) {
@@ -189,22 +203,27 @@ ProbeSplit SplitProbeOutput(std::string_view output, std::string_view nonce,
   return split;
 }
 
-NodeFacts ParseProbeOutput(const std::vector<const Module*>& modules, std::string_view output,
-                           std::string_view nonce) {
+NodeFacts ParseSnippetOutput(const std::vector<ProbeSnippet>& snippets, std::string_view output,
+                             std::string_view nonce) {
   std::vector<std::string> expected;
-  for (const Module* m : modules)
-    if (!m->ProbeScript().empty()) expected.emplace_back(m->Name());
+  for (const ProbeSnippet& s : snippets)
+    if (!s.script.empty()) expected.emplace_back(s.module->Name());
   ProbeSplit split = SplitProbeOutput(output, nonce, expected);
   NodeFacts node;
   node.problems = std::move(split.problems);
-  for (const Module* m : modules) {
-    auto it = split.sections.find(m->Name());
-    if (it == split.sections.end() || m->ProbeScript().empty()) continue;
-    auto facts = m->ParseProbe(it->second.out, it->second.exit_status);
-    if (facts.ok()) node.facts[std::string(m->Name())] = std::move(*facts);
+  for (const ProbeSnippet& s : snippets) {
+    auto it = split.sections.find(s.module->Name());
+    if (it == split.sections.end() || s.script.empty()) continue;
+    auto facts = s.module->ParseProbe(it->second.out, it->second.exit_status);
+    if (facts.ok()) node.facts[std::string(s.module->Name())] = std::move(*facts);
     else node.problems.Add(facts.error());
   }
   return node;
+}
+
+NodeFacts ParseProbeOutput(const std::vector<const Module*>& modules, std::string_view output,
+                           std::string_view nonce) {
+  return ParseSnippetOutput(ProbeSnippets(modules), output, nonce);
 }
 
 std::string FrameParts(const std::vector<ProbePart>& parts) {

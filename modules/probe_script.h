@@ -60,6 +60,15 @@ struct ProbeSplit {
 /// 32 lowercase hex characters from the system's random source.
 std::string NewProbeNonce();
 
+/// One module's section of a script: its ProbeScript, or an on-demand check's CheckScript.
+struct ProbeSnippet {
+  const Module* module = nullptr;
+  std::string script;   ///< empty: the module is skipped
+};
+/// The script for `snippets` (in the given order). Fails like BuildProbeScript.
+Result<std::string> BuildSnippetScript(const std::vector<ProbeSnippet>& snippets,
+                                       std::string_view nonce);
+
 /// The script for `modules` (in the given order; modules without an in-band probe are skipped).
 /// Fails ("probe.nonce") when `nonce` is not 16-64 lowercase hex characters, or a module name is
 /// not [a-z0-9_]+.
@@ -96,6 +105,10 @@ struct NodeFacts {
 /// Splits `output` and runs each in-band module's ParseProbe on its section. Never fails.
 NodeFacts ParseProbeOutput(const std::vector<const Module*>& modules, std::string_view output,
                            std::string_view nonce);
+
+/// ParseProbeOutput for a BuildSnippetScript script: each snippet's module parses its section.
+NodeFacts ParseSnippetOutput(const std::vector<ProbeSnippet>& snippets, std::string_view output,
+                             std::string_view nonce);
 
 /// The framing ProbeSection::out uses.
 std::string FrameParts(const std::vector<ProbePart>& parts);

@@ -1,7 +1,6 @@
 #include "plans/bmc_gather.h"
 
-#include <atomic>
-#include <thread>
+#include "plans/parallel.h"
 
 namespace plumb::plans {
 
@@ -9,36 +8,29 @@ std::vector<BmcObservation> GatherBmc(const std::vector<BmcTarget>& targets,
                                       const std::vector<const modules::Module*>& modules,
                                       int fanout, const OpenBmc& open) {
   std::vector<BmcObservation> out(targets.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < targets.size(); i = next++) {
-      auto start = std::chrono::steady_clock::now();
-      BmcObservation& o = out[i];
-      o.node = targets[i].node;
-      o.url = targets[i].url;
-      try {
-        // The client's destructor logs out, whatever happens below.
-        std::unique_ptr<transport::Bmc> bmc = open(targets[i]);
-        auto root = bmc->ServiceRoot();
-        if (!root.ok()) {
-          o.error = root.error();
-        } else {
-          o.reachable = true;
-          for (const auto* m : modules) {
-            if (!m->HasBmcProbe()) continue;
-            o.facts.emplace(std::string(m->Name()), m->ProbeBmc(*bmc));
-          }
+  ForEachBounded(targets.size(), fanout, [&](size_t i) {
+    auto start = std::chrono::steady_clock::now();
+    BmcObservation& o = out[i];
+    o.node = targets[i].node;
+    o.url = targets[i].url;
+    try {
+      // The client's destructor logs out, whatever happens below.
+      std::unique_ptr<transport::Bmc> bmc = open(targets[i]);
+      auto root = bmc->ServiceRoot();
+      if (!root.ok()) {
+        o.error = root.error();
+      } else {
+        o.reachable = true;
+        for (const auto* m : modules) {
+          if (!m->HasBmcProbe()) continue;
+          o.facts.emplace(std::string(m->Name()), m->ProbeBmc(*bmc));
         }
-      } catch (const std::exception& e) {
-        o.error = Diagnostic::Error("bmc.internal", targets[i].node + ": " + e.what());
       }
-      o.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } catch (const std::exception& e) {
+      o.error = Diagnostic::Error("bmc.internal", targets[i].node + ": " + e.what());
     }
-  };
-  int n = std::max(1, std::min<int>(fanout, static_cast<int>(targets.size())));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < n; ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+    o.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
   return out;
 }
 

@@ -1,17 +1,16 @@
 #include "plans/gather.h"
 
 #include <algorithm>
-#include <atomic>
 #include <ctime>
 #include <exception>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "modules/probe_script.h"
 #include "plans/clock.h"
 #include "plans/digest.h"
+#include "plans/parallel.h"
 
 namespace plumb::plans {
 namespace {
@@ -182,35 +181,24 @@ ObservedState Gather(const std::vector<const inventory::Node*>& nodes,
   const std::string& script = *built;
 
   std::vector<NodeObservation> results(nodes.size());
-  std::atomic<size_t> next{0};
   std::mutex progress_mu;
   size_t done = 0;
-
-  auto worker = [&] {
-    for (size_t i = next++; i < nodes.size(); i = next++) {
-      const inventory::Node& node = *nodes[i];
-      std::unique_ptr<transport::Shell> shell = shells.Open(node);
-      if (shell == nullptr) {
-        results[i].node = node.name;
-        results[i].error = Diagnostic::Error("ssh.io", node.name + ": no shell for this node");
-      } else {
-        results[i] = ProbeWithScript(node.name, *shell, in_band, script, nonce,
-                                     options.command_timeout);
-        shell.reset();  // close the session now: at most `fanout` are open at once
-      }
-      if (progress != nullptr) {
-        std::lock_guard<std::mutex> lock(progress_mu);
-        progress->OnNodeDone(results[i], ++done, nodes.size());
-      }
+  ForEachBounded(nodes.size(), options.fanout, [&](size_t i) {
+    const inventory::Node& node = *nodes[i];
+    std::unique_ptr<transport::Shell> shell = shells.Open(node);
+    if (shell == nullptr) {
+      results[i].node = node.name;
+      results[i].error = Diagnostic::Error("ssh.io", node.name + ": no shell for this node");
+    } else {
+      results[i] = ProbeWithScript(node.name, *shell, in_band, script, nonce,
+                                   options.command_timeout);
+      shell.reset();  // close the session now: at most `fanout` are open at once
     }
-  };
-
-  size_t threads = std::clamp<size_t>(options.fanout < 1 ? 1 : options.fanout, 1, nodes.size());
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();  // the calling thread is one of the workers
-  for (auto& t : pool) t.join();
+    if (progress != nullptr) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      progress->OnNodeDone(results[i], ++done, nodes.size());
+    }
+  });
 
   for (auto& r : results) {
     std::string name = r.node;

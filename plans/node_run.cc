@@ -28,6 +28,10 @@ std::string LastLine(const std::string& s) {
   return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
+bool IsHealth(const modules::Module* m) {
+  return m->Info().kind == modules::ModuleInfo::Kind::kHealth;
+}
+
 // "apply:nvidia_driver.install" -> "apply": the crash hook's and the events' step kind.
 std::string StepKind(const std::string& step) { return step.substr(0, step.find(':')); }
 
@@ -332,6 +336,9 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   for (const std::string& name : mods) {
     const modules::Module* m = e_.deps().modules(name);
     if (!m) continue;   // ApplyAction says "no module" for it
+    // A failed health check is not a change the plan makes (its Apply refuses) and its
+    // measurements move on their own: nothing to hold to the commit.
+    if (IsHealth(m)) continue;
     auto fit = facts.facts.find(name);
     if (m->HasBmcProbe() && fit == facts.facts.end()) continue;
     std::string why;
@@ -347,7 +354,7 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   derived = WithoutWaived(std::move(derived));
   for (const PlannedAction& pa : np_.actions) {
     const modules::Module* m = e_.deps().modules(pa.action.module);
-    if (!m || (m->HasBmcProbe() && !facts.facts.contains(pa.action.module))) continue;
+    if (!m || IsHealth(m) || (m->HasBmcProbe() && !facts.facts.contains(pa.action.module))) continue;
     auto same = std::find_if(derived.begin(), derived.end(), [&](const modules::Action& d) {
       return d.id == pa.action.id && d.after == pa.action.after && d.params == pa.action.params &&
              d.disruption == pa.action.disruption;
@@ -399,7 +406,8 @@ Result<std::vector<modules::Action>> NodeRun::Remaining(const NodeFacts& f) cons
   for (const auto& [name, facts] : f.facts.items()) mods.insert(name);
   for (const std::string& name : mods) {
     const modules::Module* m = e_.deps().modules(name);
-    if (!m || !m->Wants(desired)) continue;
+    // Verify is about state; the health step judges the checks (with their own timeouts).
+    if (!m || !m->Wants(desired) || IsHealth(m)) continue;
     if (auto err = f.module_errors.find(name); err != f.module_errors.end())
       return Diagnostic::Error("apply.probe", fmt::format("{} probe failed: {}", name, err->second));
     auto fit = f.facts.find(name);

@@ -5,9 +5,11 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "modules/marker/marker.h"
 #include "plans/drain_reason.h"
+#include "plans/health_run.h"
 
 // Events are built with designated initializers naming only the fields that matter.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -173,6 +175,27 @@ bool NodeRun::Verify() {
 
 bool NodeRun::Health() {
   const auto timeout = std::chrono::seconds(policy_.health_timeout_s);
+  // The health modules first: their checks name the test, the GPU and the value, which is what
+  // the node's drain reason must say when it stays out.
+  const nlohmann::json desired = Desired();
+  const auto pinned = PinnedHealthModules(desired, e_.deps().all_modules);
+  if (!pinned.empty()) {
+    std::vector<std::string> names;
+    for (const modules::Module* m : pinned) names.emplace_back(m->Name());
+    StepResult r = Step("health:checks", {{"modules", names}}, [&] {
+      auto sh = ShellNow();
+      if (!sh) return StepResult::Failed("ssh: " + sh.error().message);
+      NodeHealth h = RunNodeHealth(np_.node, **sh, desired, e_.deps().all_modules, timeout);
+      for (const Diagnostic& d : h.problems.items())
+        if (d.code == "health.unreachable") shell_.reset();
+      if (h.Verdict() == modules::CheckStatus::kFail)
+        return StepResult::Failed("health: " + fmt::format("{}", fmt::join(h.FailureLines(), "; ")));
+      int warned = 0;
+      for (const auto& c : h.checks) warned += c.status == modules::CheckStatus::kWarn;
+      return StepResult::Ok({{"checks", h.checks.size()}, {"warnings", warned}, {"seconds", h.seconds}});
+    });
+    if (!Check("health:checks", r)) return false;
+  }
   for (size_t i = 0; i < policy_.health.size(); ++i) {
     const std::string& cmd = policy_.health[i];
     const std::string step = fmt::format("health:{}", i + 1);

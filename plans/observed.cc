@@ -1,5 +1,7 @@
 #include "plans/observed.h"
 
+#include "modules/registry.h"
+
 #include "plans/atomic_file.h"
 
 #include <cstdio>
@@ -62,8 +64,14 @@ size_t NodeObservation::ModuleErrorCount() const {
 std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts) {
   // nlohmann's object keeps keys sorted and dump() emits no whitespace: that is the canonical
   // form. Only the error code enters the digest: messages may be reworded between versions.
+  // Health modules' facts (error counters, throttle reasons, XIDs) are measurements that move
+  // on their own and no action depends on them: in the digest, they would make every plan of a
+  // busy node stale by the time it is applied.
   nlohmann::json canon = nlohmann::json::object();
   for (const auto& [module, f] : facts) {
+    if (const modules::Module* m = modules::FindModule(module);
+        m && m->Info().kind == modules::ModuleInfo::Kind::kHealth)
+      continue;
     canon[module] = f.ok() ? f.value() : nlohmann::json{{"$error", f.error().code}};
   }
   return JsonDigest(canon);

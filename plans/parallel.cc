@@ -1,6 +1,7 @@
 #include "plans/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <thread>
 #include <vector>
@@ -26,6 +27,20 @@ void ForEachRange(size_t count, size_t min_parallel,
   }
   work(0, std::min(count, per), 0);
   for (auto& f : others) f.get();   // rethrows a worker's exception here
+}
+
+void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)>& work) {
+  if (count == 0) return;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < count; i = next++) work(i);
+  };
+  const size_t threads = std::clamp<size_t>(fanout < 1 ? 1 : static_cast<size_t>(fanout), 1, count);
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();   // the calling thread is one of the workers
+  for (auto& t : pool) t.join();
 }
 
 }  // namespace plumb::plans

@@ -18,4 +18,9 @@ void ForEachRange(size_t count, size_t min_parallel,
 /// How many ranges ForEachRange(count, min_parallel, ...) makes: size per-chunk results by it.
 size_t RangeCount(size_t count, size_t min_parallel);
 
+/// Calls `work(i)` for every i in [0, count) on at most `fanout` threads (the calling thread
+/// one of them), each taking the next index when it is free: for work that waits (a node's SSH
+/// round trip), where `fanout` bounds how many nodes are worked on at once.
+void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)>& work);
+
 }  // namespace plumb::plans

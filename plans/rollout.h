@@ -19,6 +19,8 @@
 ///   reboot     when an action needs one: `reboot` over SSH, or the BMC when SSH is gone or
 ///              firmware needs a power cycle; then wait-boot: a NEW boot id
 ///   verify     re-probe; the node's diff must be empty
+///   health:checks  the health modules the node pins (DCGM, NCCL bandwidth, GPU and fabric
+///              errors; plans/health_run.h): a failed check fails the node, named in its reason
 ///   health:<n> the policy's gate commands, with its timeout
 ///   marker     /var/lib/plumb/marker.json (commit, run, time)
 ///   resume     back to service, unless an admin had drained it before plumb did
@@ -163,6 +165,9 @@ struct RolloutDeps {
   Prober* prober = nullptr;
   NodeTransport* transport = nullptr;
   ModuleLookup modules;
+  /// Every module, for the health step: the Kind::kHealth ones a node's desired state pins run
+  /// their checks there (plans/health_run.h). Empty: no health checks (tests of other steps).
+  std::vector<const modules::Module*> all_modules;
   Clock* clock = nullptr;
   Observer* observer = nullptr;                 ///< may be null
   const std::atomic<bool>* stop = nullptr;      ///< set by SIGINT/SIGTERM; may be null

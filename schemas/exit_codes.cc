@@ -14,6 +14,7 @@ const char* OutcomeName(Outcome o) {
     case Outcome::kInSync: return "in-sync";
     case Outcome::kChanges: return "changes";
     case Outcome::kDrift: return "drift";
+    case Outcome::kUnhealthy: return "unhealthy";
     case Outcome::kPartial: return "partial";
     case Outcome::kNoVerdict: return "no-verdict";
     case Outcome::kPaused: return "paused";
@@ -54,6 +55,15 @@ const std::vector<ExitCodeRow>& ExitCodeTable() {
       {"drift", Outcome::kInSync, 0, "every node in sync (waived drift included)"},
       {"drift", Outcome::kDrift, 2, "unwaived drift (an expired waiver counts)"},
       {"drift", Outcome::kNoVerdict, 1, "no drift found, but some nodes unreadable: no verdict"},
+
+      {"health", Outcome::kOk, 0, "every checked node passed (warnings allowed)"},
+      {"health", Outcome::kUnhealthy, 2, "a node failed a health check (listed with the test and value)"},
+      {"health", Outcome::kPartial, 3, "no check failed, but some nodes could not be checked (listed)"},
+
+      {"acceptance", Outcome::kOk, 0, "every node passed: the report says accepted"},
+      {"acceptance", Outcome::kUnhealthy, 2, "some node failed (the report names each, and why)"},
+      {"acceptance verify", Outcome::kOk, 0, "the report's digest matches its content"},
+      {"acceptance verify", Outcome::kNotVerified, 1, "the report was changed after it was written"},
 
       {"watch", Outcome::kOk, 0, "stopped by SIGINT/SIGTERM, sessions closed"},
       {"watch", Outcome::kInSync, 0, "--once/--rounds: the last round found every node in sync"},

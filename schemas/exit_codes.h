@@ -16,6 +16,7 @@ enum class Outcome {
   kInSync,        ///< plan: no changes; drift: every node in sync (waived drift included)
   kChanges,       ///< plan/diff --detailed-exitcode: changes pending; bmc plan: differences
   kDrift,         ///< drift: unwaived drift found (an expired waiver counts)
+  kUnhealthy,     ///< health: a node failed a health check
   kPartial,       ///< some nodes, or some modules on a node, could not be read: listed
   kNoVerdict,     ///< plan/drift: nothing found, but some nodes unreadable (cannot vouch)
   kPaused,        ///< apply: paused (window closed, scheduler unreachable), stale or busy nodes

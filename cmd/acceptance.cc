@@ -1,0 +1,278 @@
+// plumb acceptance: the burn-in acceptance report. Runs every health module each node's stack
+// pins (DCGM at the burn-in level), plus a full drift check of every pin, and writes the report
+// a GPU cluster is handed over on: acceptance.json (schemas/acceptance.schema.json, with a
+// digest) and acceptance.html, in --out DIR. Read-only on the nodes (no drain, no scheduler
+// call): run it before the cluster takes jobs. Resumable: each node's health result is kept in
+// DIR/nodes/ as it finishes, and a second run at the same commit and level reuses them.
+// `plumb acceptance verify REPORT` re-checks a report's digest.
+// Its exit codes are the "acceptance" rows of schemas/exit_codes.cc.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cmd/command.h"
+#include "cmd/read_run.h"
+#include "cmd/ssh_factory.h"
+#include "modules/registry.h"
+#include "plans/clock.h"
+#include "plans/health_run.h"
+#include "plans/report/acceptance.h"
+#include "plans/report/drift.h"
+#include "schemas/validate.h"
+
+namespace plumb::cmd {
+
+// This command's rows of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "acceptance";
+constexpr std::string_view kVerifyVerb = "acceptance verify";
+namespace {
+
+struct AcceptanceArgs {
+  ReadRunArgs read;
+  std::string out;
+  int dcgm_level = 3;
+  int timeout_s = 7200;
+  int health_fanout = 16;
+  std::string operator_name;
+  bool fresh = false;
+  std::string verify_path;
+};
+
+std::string OperatorName(const std::string& given) {
+  if (!given.empty()) return given;
+  for (const char* v : {"SUDO_USER", "USER", "LOGNAME"})
+    if (const char* u = std::getenv(v); u && *u) return u;
+  return "unknown";
+}
+
+// DIR/nodes/<node>.json: one node's health at one commit and level, kept as it finishes.
+std::string NodeFile(const std::string& dir, const std::string& node) {
+  return dir + "/nodes/" + node + ".json";
+}
+
+// A kept result, when it is for this commit and level (else nullopt: the node runs again).
+std::optional<nlohmann::json> KeptResult(const std::string& dir, const std::string& node,
+                                         const std::string& commit, int level) {
+  std::ifstream in(NodeFile(dir, node));
+  if (!in) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || j.value("commit", "") != commit || j.value("dcgm_level", -1) != level ||
+      !j.contains("health"))
+    return std::nullopt;
+  return j["health"];
+}
+
+// NodeHealth back from its JSON (only what the report reads: checks, modules, problems).
+plans::NodeHealth HealthFromJson(const nlohmann::json& j) {
+  plans::NodeHealth h;
+  h.node = j.value("node", "");
+  h.reachable = j.value("reachable", true);
+  h.seconds = j.value("seconds", 0.0);
+  for (const auto& m : j.value("modules", nlohmann::json::array())) h.modules.push_back(m.get<std::string>());
+  static const std::map<std::string, modules::CheckStatus> kStatus = {
+      {"pass", modules::CheckStatus::kPass}, {"skip", modules::CheckStatus::kSkip},
+      {"warn", modules::CheckStatus::kWarn}, {"fail", modules::CheckStatus::kFail}};
+  for (const auto& c : j.value("checks", nlohmann::json::array())) {
+    modules::CheckResult r;
+    r.module = c.value("module", "");
+    r.id = c.value("id", "");
+    r.name = c.value("name", "");
+    r.subject = c.value("subject", "");
+    auto st = kStatus.find(c.value("status", "fail"));
+    r.status = st == kStatus.end() ? modules::CheckStatus::kFail : st->second;
+    r.measured = c.value("measured", nlohmann::json());
+    r.threshold = c.value("threshold", nlohmann::json());
+    r.message = c.value("message", "");
+    h.checks.push_back(std::move(r));
+  }
+  for (const auto& p : j.value("problems", nlohmann::json::array()))
+    h.problems.Add(Diagnostic::Error(p.value("code", "health.problem"), p.value("message", "")));
+  return h;
+}
+
+int RunVerify(const AcceptanceArgs& a) {
+  std::ifstream in(a.verify_path);
+  if (!in) {
+    std::fprintf(stderr, "error: cannot read %s\n", a.verify_path.c_str());
+    return ExitCodeFor(kVerifyVerb, Outcome::kError);
+  }
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded()) {
+    std::fprintf(stderr, "error: %s is not JSON\n", a.verify_path.c_str());
+    return ExitCodeFor(kVerifyVerb, Outcome::kRefused);
+  }
+  // The shape first (a report this plumb cannot read is refused, not "verified"), then the digest.
+  Diagnostics shape;
+  if (!schemas::ValidateJson(doc, "acceptance.schema.json", a.verify_path, schemas::Marks{}, shape)) {
+    std::fputs(shape.ToText().c_str(), stderr);
+    return ExitCodeFor(kVerifyVerb, Outcome::kRefused);
+  }
+  Status st = plans::report::VerifyAcceptanceDigest(doc);
+  if (!st.ok()) {
+    std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
+    return ExitCodeFor(kVerifyVerb, st.error().code == "acceptance.digest" ? Outcome::kNotVerified
+                                                                           : Outcome::kRefused);
+  }
+  std::printf("%s: verified (%s); cluster %s, commit %s, %d of %d node(s) passed\n",
+              a.verify_path.c_str(), doc.value("digest", "").c_str(), doc.value("cluster", "").c_str(),
+              doc.value("commit", "").c_str(), doc["summary"].value("passed", 0),
+              doc["summary"].value("nodes", 0));
+  return ExitCodeFor(kVerifyVerb, Outcome::kOk);
+}
+
+int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
+  if (a.out.empty()) {
+    std::fprintf(stderr, "error: --out DIR is required (the report's directory)\n");
+    return ExitCodeFor(kVerb, Outcome::kRefused);
+  }
+  if (a.dcgm_level < 1 || a.dcgm_level > 4 || a.timeout_s < 1 || a.health_fanout < 1) {
+    std::fprintf(stderr, "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n");
+    return ExitCodeFor(kVerb, Outcome::kRefused);
+  }
+  const std::string started = plans::Rfc3339(std::chrono::system_clock::now());
+  std::error_code ec;
+  std::filesystem::create_directories(a.out + "/nodes", ec);
+  if (ec) {
+    std::fprintf(stderr, "error: cannot create %s/nodes: %s\n", a.out.c_str(), ec.message().c_str());
+    return ExitCodeFor(kVerb, Outcome::kError);
+  }
+
+  // 1. Every pin, read and judged as `plumb drift` does (no scheduler: nothing is drained).
+  ReadRunArgs read = a.read;
+  read.read_scheduler = false;
+  if (!isatty(2)) std::fprintf(stderr, "acceptance: reading every node (drift check)\n");
+  auto rr = DoReadRun(g, read);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return ExitCodeFor(kVerb, Outcome::kError);
+  }
+  ReadRun& r = **rr;
+  plans::report::DriftInput in;
+  in.plan = &r.run.plan;
+  in.cluster = &r.loaded.cluster;
+  in.desired = &r.loaded.desired;
+  in.modules_run = r.ran_names;
+  in.today = DayOf(r.run.plan.created_at);
+  plans::report::DriftReport drift = plans::report::MakeDriftReport(in);
+  const std::string commit = r.loaded.cluster.source.commit;
+
+  // 2. The health modules at the burn-in level, on the nodes not already done at this commit.
+  std::map<std::string, nlohmann::json> desired;   // each node's, DCGM at the burn-in level
+  std::vector<plans::HealthTarget> targets;
+  std::vector<plans::NodeHealth> health;
+  for (const auto& dn : drift.nodes) {
+    const inventory::Node* node = r.loaded.cluster.FindNode(dn.node);
+    auto d = r.loaded.desired.find(dn.node);
+    if (!node || d == r.loaded.desired.end()) continue;
+    if (!a.fresh)
+      if (auto kept = KeptResult(a.out, dn.node, commit, a.dcgm_level)) {
+        health.push_back(HealthFromJson(*kept));
+        continue;
+      }
+    nlohmann::json want = *d->second.desired;
+    if (want.contains(nlohmann::json::json_pointer("/health/dcgm")))
+      want["health"]["dcgm"]["level"] = a.dcgm_level;
+    desired[dn.node] = std::move(want);
+    targets.push_back({node, &desired[dn.node]});
+  }
+  if (!health.empty())
+    std::fprintf(stderr, "acceptance: %zu node(s) already checked at commit %.12s (level %d) in %s; "
+                 "--fresh runs them again\n", health.size(), commit.c_str(), a.dcgm_level, a.out.c_str());
+  modules::SshOverrides extra;
+  extra.accept_new_hostkeys = a.read.accept_new_host_keys;
+  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+  SshShellFactory shells(r.loaded.cluster.ssh, RepoRoot(g), extra);
+  const std::string out_dir = a.out;
+  const int level = a.dcgm_level;
+  std::vector<plans::NodeHealth> ran = plans::RunHealth(
+      targets, shells, modules::AllModules(), a.health_fanout, std::chrono::seconds(a.timeout_s),
+      [&](const plans::NodeHealth& h, size_t done, size_t total) {
+        // Kept as it finishes: an interrupted acceptance resumes from here. Unreachable nodes
+        // are not kept (they run again next time).
+        if (h.reachable) {
+          nlohmann::json keep = {{"commit", commit}, {"dcgm_level", level}, {"health", h.ToJson()}};
+          if (Status s = WriteOutput(NodeFile(out_dir, h.node), keep.dump(2) + "\n"); !s.ok())
+            std::fprintf(stderr, "warning: %s\n", s.error().ToString().c_str());
+        }
+        std::fprintf(stderr, "acceptance: health %zu/%zu: %s %s\n", done, total, h.node.c_str(),
+                     modules::CheckStatusName(h.Verdict()));
+      });
+  for (plans::NodeHealth& h : ran) health.push_back(std::move(h));
+
+  // 3. The report.
+  plans::report::AcceptanceMeta meta;
+  meta.cluster = r.loaded.cluster.name;
+  meta.repo_ref = r.loaded.cluster.source.ref;
+  meta.commit = commit;
+  meta.operator_name = OperatorName(a.operator_name);
+  meta.started_at = started;
+  meta.finished_at = plans::Rfc3339(std::chrono::system_clock::now());
+  meta.tool_version = PLUMB_VERSION;
+  meta.dcgm_level = a.dcgm_level;
+  plans::report::AcceptanceReport report =
+      plans::report::MakeAcceptanceReport(meta, drift, r.observed, health);
+  const nlohmann::json doc = plans::report::AcceptanceToJson(report);
+  for (const auto& [file, text] : {std::pair<std::string, std::string>{"acceptance.json", doc.dump(2) + "\n"},
+                                   {"acceptance.html", plans::report::AcceptanceToHtml(doc)}}) {
+    if (Status s = WriteOutput(a.out + "/" + file, text); !s.ok()) {
+      std::fprintf(stderr, "%s\n", s.error().ToString().c_str());
+      return ExitCodeFor(kVerb, Outcome::kError);
+    }
+  }
+  std::printf("acceptance %s: %d of %zu node(s) passed, %d failed (commit %.12s, DCGM level %d)\n",
+              report.Failed() == 0 ? "ACCEPTED" : "REJECTED", report.Passed(), report.nodes.size(),
+              report.Failed(), commit.c_str(), a.dcgm_level);
+  for (const auto& n : report.nodes)
+    for (const std::string& why : n.reasons) std::printf("  %s: %s\n", n.node.c_str(), why.c_str());
+  std::printf("report: %s/acceptance.json (digest %s), %s/acceptance.html\n", a.out.c_str(),
+              doc.value("digest", "").c_str(), a.out.c_str());
+  KeepUntilExit(std::move(*rr));
+  return ExitCodeFor(kVerb, report.Failed() == 0 ? Outcome::kOk : Outcome::kUnhealthy);
+}
+
+}  // namespace
+
+void RegisterAcceptance(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static AcceptanceArgs a;
+  auto* sub = app.add_subcommand(
+      "acceptance", "Burn-in acceptance: every health check at the burn-in level and every pin "
+                    "verified, as a report (JSON with a digest, and HTML) in --out DIR");
+  AddSourceOptions(*sub, g);
+  AddReadRunOptions(*sub, a.read);
+  sub->add_option("--out", a.out, "The report's directory (acceptance.json, acceptance.html, nodes/)");
+  sub->add_option("--dcgm-level", a.dcgm_level,
+                  "DCGM diagnostic level for nodes whose stack pins dcgm (3: ~30 min per node; 4: hours)")
+      ->capture_default_str();
+  sub->add_option("--timeout", a.timeout_s, "Seconds one node's health checks may take, all together")
+      ->capture_default_str();
+  sub->add_option("--health-fanout", a.health_fanout, "Nodes whose health checks run at once")
+      ->capture_default_str();
+  sub->add_option("--operator", a.operator_name, "Who runs the acceptance (default: $SUDO_USER or $USER)");
+  sub->add_flag("--fresh", a.fresh, "Run every node's checks again, even those kept in DIR/nodes/");
+  sub->footer(
+      "Read-only on the nodes: no drain, no scheduler call. The DCGM and NCCL checks load the\n"
+      "GPUs: run it before the cluster takes jobs. Interrupted, it resumes: a second run with\n"
+      "the same --out, commit and level checks only the nodes not yet kept in DIR/nodes/.\n\n"
+      "Examples:\n"
+      "  plumb acceptance --repo pod-a --ref v1.0 --out handover/\n"
+      "  plumb acceptance --limit @h100 --dcgm-level 4 --out burnin/ --operator 'Jane Doe'\n"
+      "  plumb acceptance verify handover/acceptance.json");
+  auto* verify = sub->add_subcommand("verify", "Re-check an acceptance report's digest (exit 1 when it was changed)");
+  verify->add_option("report", a.verify_path, "acceptance.json")->required();
+  verify->footer("Examples:\n  plumb acceptance verify handover/acceptance.json");
+  verify->callback([&run] { run = [] { return RunVerify(a); }; });
+  sub->callback([&run, &g, sub] {
+    if (sub->got_subcommand("verify")) return;   // verify's callback set `run`
+    run = [&g] { return RunAcceptance(g, a); };
+  });
+}
+
+}  // namespace plumb::cmd

@@ -1,0 +1,148 @@
+// plumb health: run the health checks each selected node's stack pins (`health:` - DCGM
+// diagnostics, NCCL bus bandwidth, GPU memory and XID errors, fabric error counters) and report
+// every check with what it measured against the threshold. Read-only: the checks load the GPUs
+// and the fabric for their duration and change nothing (no scheduler call, no drain: run it on
+// idle or drained nodes when a stack pins the heavy checks).
+// Its exit codes are the "health" rows of schemas/exit_codes.cc.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cmd/command.h"
+#include "cmd/gather_support.h"
+#include "cmd/read_run.h"
+#include "cmd/repo_load.h"
+#include "cmd/ssh_factory.h"
+#include "modules/registry.h"
+#include "plans/health_run.h"
+#include "plans/node_select.h"
+#include "plans/report/health_report.h"
+
+namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.h).
+constexpr std::string_view kVerb = "health";
+namespace {
+
+struct HealthArgs {
+  std::string limit;
+  int fanout = 16;
+  int timeout_s = 3600;
+  bool accept_new_host_keys = false;
+  std::string out;
+};
+
+int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (a.fanout < 1 || a.timeout_s < 1) {
+    std::fprintf(stderr, "error: --fanout and --timeout must be at least 1\n");
+    return ExitCodeFor(kVerb, Outcome::kRefused);
+  }
+  inventory::LoadedCluster loaded = LoadRepo(g.repo, g.ref, g.working_tree);
+  std::fputs(loaded.diags.ToText().c_str(), stderr);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "error: the cluster repo is invalid (%zu errors): plumb validate says where\n",
+                 loaded.diags.ErrorCount());
+    return ExitCodeFor(kVerb, Outcome::kError);
+  }
+  const inventory::Cluster& cluster = loaded.cluster;
+  auto nodes = plans::SelectNodes(cluster, a.limit);
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
+    return ExitCodeFor(kVerb, Outcome::kRefused);
+  }
+  std::vector<plans::HealthTarget> targets;
+  for (const inventory::Node* n : *nodes) {
+    auto d = loaded.desired.find(n->name);
+    if (d == loaded.desired.end()) continue;
+    targets.push_back({n, &*d->second.desired});
+  }
+
+  modules::SshOverrides extra;
+  extra.accept_new_hostkeys = a.accept_new_host_keys;
+  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+  SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
+  const bool tty = isatty(2);
+  plans::report::HealthReport report;
+  report.cluster = cluster.name;
+  report.commit = cluster.source.commit;
+  report.nodes = plans::RunHealth(
+      targets, shells, modules::AllModules(), a.fanout, std::chrono::seconds(a.timeout_s),
+      [tty](const plans::NodeHealth& h, size_t done, size_t total) {
+        // A line per node on a terminal; in a log, one line per node that did not pass.
+        if (tty) {
+          std::fprintf(stderr, "\rhealth: %zu/%zu nodes", done, total);
+          if (done == total) std::fprintf(stderr, "\r\033[K");
+        } else if (h.Verdict() == modules::CheckStatus::kFail) {
+          std::fprintf(stderr, "health: %s failed (%zu/%zu)\n", h.node.c_str(), done, total);
+        }
+        std::fflush(stderr);
+      });
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  auto render = [&](std::ostream& out) {
+    if (g.format == "json") out << plans::report::HealthToJson(report).dump(2) << "\n";
+    else if (g.format == "junit") out << plans::report::HealthToJunit(report);
+    else if (g.format == "prom")
+      out << plans::report::HealthToProm(report, static_cast<long long>(std::time(nullptr)));
+    else out << plans::report::HealthToText(report);
+  };
+  if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
+    return ExitCodeFor(kVerb, Outcome::kError);
+  }
+  if (!a.out.empty() || g.format != "text")
+    std::fprintf(stderr, "plumb health: %zu node(s): %d passed, %d warned, %d failed, %d unreachable\n",
+                 report.nodes.size(), report.Passed(), report.Warned(), report.Failed(),
+                 report.Unreachable());
+  // Precedence: a failed check > a node that could not be checked > healthy.
+  if (report.Failed() > 0) return ExitCodeFor(kVerb, Outcome::kUnhealthy);
+  if (report.Unreachable() > 0) return ExitCodeFor(kVerb, Outcome::kPartial);
+  return ExitCodeFor(kVerb, Outcome::kOk);
+}
+
+}  // namespace
+
+void RegisterHealth(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  static HealthArgs a;
+  auto* sub = app.add_subcommand(
+      "health", "Run the health checks the stacks pin (DCGM, NCCL bandwidth, GPU and fabric "
+                "errors) on each node and report each against its threshold (read-only)");
+  AddSourceOptions(*sub, g);
+  sub->add_option("--limit", a.limit,
+                  "Nodes to check: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
+  sub->add_option("--format", g.format, "text, json, junit, prom (textfile)")
+      ->check(CLI::IsMember({"text", "json", "junit", "prom"}))
+      ->capture_default_str();
+  sub->add_option("--out", a.out, "Write the report to FILE (atomically) instead of stdout");
+  sub->add_option("--fanout", a.fanout, "Nodes checked at once (one SSH session each)")
+      ->capture_default_str();
+  sub->add_option("--timeout", a.timeout_s,
+                  "Seconds one node's checks may take, all together (a DCGM level 3 diagnostic "
+                  "takes ~30 minutes)")
+      ->capture_default_str();
+  sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
+                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
+  sub->footer(
+      "What runs is what each node's stack pins under `health:` (stacks/<name>.yaml):\n"
+      "  health:\n"
+      "    dcgm: { level: 2 }                      # dcgmi diag -r 2, per test and GPU\n"
+      "    nccl_bw: { min_busbw_gbps: 350 }        # all_reduce_perf on all the node's GPUs\n"
+      "    gpu_health: { max_uncorrected_ecc: 0 }  # ECC, row remapping, XIDs, throttling\n"
+      "    ib_health: {}                           # port error counters (perfquery)\n"
+      "A node that pins none is listed and not contacted. The DCGM and NCCL checks load the\n"
+      "GPUs: run them on idle or drained nodes (apply runs them itself, drained, after a change).\n\n"
+      "Examples:\n"
+      "  plumb health --limit @h100\n"
+      "  plumb health --format junit --out health.xml\n"
+      "  plumb health --format prom --out /var/lib/node_exporter/textfile/plumb_health.prom");
+  sub->callback([&run, &g] { run = [&g] { return RunHealthCommand(g, a); }; });
+}
+
+}  // namespace plumb::cmd
