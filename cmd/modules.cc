@@ -42,7 +42,7 @@ int RunModules(const GlobalOptions& g) {
                      {"after", after},
                      {"reads", std::string(i.reads)},
                      {"changes", std::string(i.changes)},
-                     {"disruption", std::string(i.disruption)}});
+                     {"disruption", i.DisruptionText()}});
     }
     std::printf("%s\n", all.dump(2).c_str());
     return ExitCodeFor(kVerb, Outcome::kOk);
@@ -53,7 +53,7 @@ int RunModules(const GlobalOptions& g) {
     const auto& i = m->Info();
     out += fmt::format("| {}{} | {} | {} | {} | {} |\n", i.name,
                        i.channel == modules::Channel::kBmc ? " (BMC)" : "", i.reads, Keys(i),
-                       i.changes, i.disruption);
+                       i.changes, i.DisruptionText());
   }
   std::fputs(out.c_str(), stdout);
   return ExitCodeFor(kVerb, Outcome::kOk);

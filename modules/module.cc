@@ -1,5 +1,7 @@
 #include "modules/module.h"
 
+#include "modules/check_result.h"
+
 #include <fmt/format.h>
 
 namespace plumb::modules {
@@ -93,6 +95,48 @@ bool ModuleInfo::Owns(std::string_view p) const {
   return false;
 }
 
+namespace {
+
+/// Does `pointer` fall under `prefix`, where a prefix segment "*" stands for any one segment?
+/// Returns the number of prefix segments matched (its specificity), or -1.
+int PrefixMatch(std::string_view prefix, std::string_view pointer) {
+  int segments = 0;
+  while (!prefix.empty()) {
+    // Both start with '/': compare one segment.
+    if (pointer.empty() || pointer[0] != '/' || prefix[0] != '/') return -1;
+    size_t pe = prefix.find('/', 1), qe = pointer.find('/', 1);
+    std::string_view ps = prefix.substr(1, pe == std::string_view::npos ? pe : pe - 1);
+    std::string_view qs = pointer.substr(1, qe == std::string_view::npos ? qe : qe - 1);
+    if (ps != "*" && ps != qs) return -1;
+    ++segments;
+    prefix = pe == std::string_view::npos ? std::string_view() : prefix.substr(pe);
+    pointer = qe == std::string_view::npos ? std::string_view() : pointer.substr(qe);
+  }
+  return segments;
+}
+
+}  // namespace
+
+Disruption ModuleInfo::DisruptionOf(std::string_view p) const {
+  Disruption d = disruption;
+  int best = -1;
+  for (const KeyDisruption& k : disruption_by_key)
+    if (int n = PrefixMatch(k.prefix, p); n > best) {
+      best = n;
+      d = k.disruption;
+    }
+  return d;
+}
+
+std::string ModuleInfo::DisruptionText() const {
+  if (owns.empty()) return "-";   // it only reads
+  std::string out = DisruptionName(disruption);
+  for (const KeyDisruption& k : disruption_by_key)
+    out += fmt::format("; {}: {}", k.prefix.substr(k.prefix.rfind('/') + 1),
+                       DisruptionName(k.disruption));
+  return out;
+}
+
 bool Module::Wants(const nlohmann::json& desired) const {
   for (std::string_view p : Info().owns) {
     try {
@@ -137,6 +181,26 @@ const char* ApplyOutcomeName(ApplyOutcome::Kind k) {
     case ApplyOutcome::Kind::kFailed: return "failed";
   }
   return "failed";
+}
+
+std::vector<CheckResult> Module::Checks(const nlohmann::json&, const Facts&) const { return {}; }
+
+const char* CheckStatusName(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::kPass: return "pass";
+    case CheckStatus::kSkip: return "skip";
+    case CheckStatus::kWarn: return "warn";
+    case CheckStatus::kFail: return "fail";
+  }
+  return "fail";
+}
+
+nlohmann::json CheckResult::ToJson() const {
+  return {{"module", module},   {"id", id},
+          {"name", name},       {"subject", subject},
+          {"status", CheckStatusName(status)},
+          {"measured", measured}, {"threshold", threshold},
+          {"message", message}};
 }
 
 }  // namespace plumb::modules

@@ -24,6 +24,8 @@ namespace plumb::transport { class Bmc; }
 
 namespace plumb::modules {
 
+struct CheckResult;   // modules/check_result.h
+
 using Facts = nlohmann::json;
 
 /// The facts key where a module whose probe runs several commands ("parts") lists the parts it
@@ -84,10 +86,33 @@ struct ModuleInfo {
   std::vector<std::string_view> after;
   std::string_view reads;                ///< what it reads, for people
   std::string_view changes;              ///< how it changes a node
-  std::string_view disruption;           ///< its changes' disruption, per key, in words
+  /// The most a change of one of its keys can disturb a node: what `plumb diff` of two commits
+  /// and a plan's summary show before any node is read. A Diff's action may disturb less
+  /// (loading a driver already installed), never more (the registry's unit test holds Diffs to it).
+  Disruption disruption = Disruption::kNone;
+  /// Keys under `owns` whose changes disturb differently from `disruption` (the longest prefix
+  /// wins): {"/nvidia/persistence_mode", kNone} in nvidia_driver.
+  struct KeyDisruption {
+    std::string_view prefix;
+    Disruption disruption;
+  };
+  std::vector<KeyDisruption> disruption_by_key;
+  /// kState: it pins a state plumb converges (it has an Apply). kHealth: a check that passes or
+  /// fails against the stack's thresholds (`health:`): nothing to apply; a failed check keeps a
+  /// node out of service in a rollout and fails `plumb health` and `plumb acceptance`.
+  enum class Kind { kState, kHealth };
+  Kind kind = Kind::kState;
+  /// Checks that load the GPUs or the fabric for seconds to minutes (a DCGM diagnostic, NCCL's
+  /// all_reduce_perf) run only when asked - `plumb health`, `plumb acceptance`, the rollout's
+  /// health step - through CheckScript; never in gather's probe, so reading a node stays cheap.
+  bool on_demand = false;
 
   /// Does the desired-state pointer `p` fall under one of `owns`?
   bool Owns(std::string_view p) const;
+  /// The disruption of changing `p` (a pointer this module owns): its key's, else the module's.
+  Disruption DisruptionOf(std::string_view p) const;
+  /// In words, for people (`plumb modules`, README): "reboot; fabricmanager: drain".
+  std::string DisruptionText() const;
 };
 
 /// What Apply did, as a value (not a string to compare): done; staged (it takes effect at the
@@ -131,6 +156,9 @@ class Module {
   /// In-band probe: a POSIX sh snippet, read-only, whose stdout this module's ParseProbe reads.
   /// Empty if the module has no in-band probe. It must not depend on desired state.
   virtual std::string ProbeScript() const { return {}; }
+  /// An on-demand check's snippet (Info().on_demand) for the node's desired state, which sets its
+  /// level, sizes and timeouts; read by ParseProbe like a probe's. Empty for other modules.
+  virtual std::string CheckScript(const nlohmann::json& desired) const { return {}; }
   /// Pure: the snippet's stdout (and its exit status) -> facts, or a located error
   /// (code "probe.<module>": what was unexpected in the output). A snippet of several parts
   /// reads each part on its own and lists a part it cannot read under kPartErrorsKey rather
@@ -146,6 +174,12 @@ class Module {
   bool Wants(const nlohmann::json& desired) const;
   /// Pure: the actions that make `facts` agree with `desired`; empty when in sync.
   virtual std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const = 0;
+
+  /// Pure, for Kind::kHealth modules: every check the node's `health:` settings ask for, passed
+  /// or not, with what was measured against what is allowed (for `plumb health`, acceptance
+  /// reports and the rollout's health step). Their Diff is the failed checks as actions that
+  /// cannot be applied. Empty for other modules.
+  virtual std::vector<CheckResult> Checks(const nlohmann::json& desired, const Facts& facts) const;
 
   /// Carries out one action (from this module's Diff). Idempotent: running it twice is harmless.
   virtual ApplyOutcome Apply(NodeContext& ctx, const Action& action) const;

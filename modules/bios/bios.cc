@@ -11,13 +11,13 @@ namespace plumb::modules::bios {
 
 const ModuleInfo& BiosModule::Info() const {
   static const ModuleInfo kInfo{
-      "bios",
-      {"/bios"},
-      Channel::kBmc,
-      {},
-      "Redfish Bios and its attribute registry",
-      "the Bios settings object, applied on reset",
-      "reboot"};
+      .name = "bios",
+      .owns = {"/bios"},
+      .channel = Channel::kBmc,
+      .after = {},
+      .reads = "Redfish Bios and its attribute registry",
+      .changes = "the Bios settings object, applied on reset",
+      .disruption = Disruption::kReboot};
   return kInfo;
 }
 

@@ -11,13 +11,13 @@ namespace plumb::modules::cuda {
 
 const ModuleInfo& CudaModule::Info() const {
   static const ModuleInfo kInfo{
-      "cuda",
-      {"/nvidia/cuda"},
-      Channel::kInBand,
-      {"nvidia_driver"},
-      "`/usr/local/cuda/version.json`, the toolkit package",
-      "`cuda-toolkit-X-Y`",
-      "drain"};
+      .name = "cuda",
+      .owns = {"/nvidia/cuda"},
+      .channel = Channel::kInBand,
+      .after = {"nvidia_driver"},
+      .reads = "`/usr/local/cuda/version.json`, the toolkit package",
+      .changes = "`cuda-toolkit-X-Y`",
+      .disruption = Disruption::kDrain};
   return kInfo;
 }
 

@@ -12,13 +12,14 @@ namespace plumb::modules::firmware {
 
 const ModuleInfo& FirmwareModule::Info() const {
   static const ModuleInfo kInfo{
-      "firmware",
-      {"/firmware", "/firmware_images"},
-      Channel::kBmc,
-      {},
-      "Redfish FirmwareInventory and SoftwareInventory",
-      "Redfish SimpleUpdate (or a multipart push)",
-      "firmware-flash"};
+      .name = "firmware",
+      .owns = {"/firmware", "/firmware_images"},
+      .channel = Channel::kBmc,
+      .after = {},
+      .reads = "Redfish FirmwareInventory and SoftwareInventory",
+      .changes = "Redfish SimpleUpdate (or a multipart push)",
+      .disruption = Disruption::kFirmwareFlash,
+      .disruption_by_key = {{"/firmware_images", Disruption::kNone}}};   // where an image comes from changes nothing
   return kInfo;
 }
 

@@ -12,13 +12,13 @@ namespace plumb::modules::infiniband {
 
 const ModuleInfo& InfinibandModule::Info() const {
   static const ModuleInfo kInfo{
-      "infiniband",
-      {"/fabric/infiniband"},
-      Channel::kInBand,
-      {"ofed"},
-      "`ibstat`, `ibv_devinfo`",
-      "none in-band: reported as a fabric fix",
-      "drain"};
+      .name = "infiniband",
+      .owns = {"/fabric/infiniband"},
+      .channel = Channel::kInBand,
+      .after = {"ofed"},
+      .reads = "`ibstat`, `ibv_devinfo`",
+      .changes = "none in-band: reported as a fabric fix",
+      .disruption = Disruption::kDrain};
   return kInfo;
 }
 

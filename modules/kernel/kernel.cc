@@ -11,13 +11,13 @@ namespace plumb::modules::kernel {
 
 const ModuleInfo& KernelModule::Info() const {
   static const ModuleInfo kInfo{
-      "kernel",
-      {"/kernel"},
-      Channel::kInBand,
-      {},
-      "`uname -r`, boot id, the kernel packages",
-      "install the kernel packages (grubby default on rpm)",
-      "reboot"};
+      .name = "kernel",
+      .owns = {"/kernel"},
+      .channel = Channel::kInBand,
+      .after = {},
+      .reads = "`uname -r`, boot id, the kernel packages",
+      .changes = "install the kernel packages (grubby default on rpm)",
+      .disruption = Disruption::kReboot};
   return kInfo;
 }
 

@@ -10,13 +10,13 @@ namespace plumb::modules::kernel_modules {
 
 const ModuleInfo& KernelModulesModule::Info() const {
   static const ModuleInfo kInfo{
-      "kernel_modules",
-      {"/kernel_modules"},
-      Channel::kInBand,
-      {"nvidia_driver", "ofed"},
-      "`/sys/module/*/parameters/*`",
-      "`/etc/modprobe.d/plumb.conf`",
-      "reboot"};
+      .name = "kernel_modules",
+      .owns = {"/kernel_modules"},
+      .channel = Channel::kInBand,
+      .after = {"nvidia_driver", "ofed"},
+      .reads = "`/sys/module/*/parameters/*`",
+      .changes = "`/etc/modprobe.d/plumb.conf`",
+      .disruption = Disruption::kReboot};
   return kInfo;
 }
 

@@ -10,13 +10,13 @@ namespace plumb::modules::marker {
 
 const ModuleInfo& MarkerModule::Info() const {
   static const ModuleInfo kInfo{
-      "marker",
-      {},
-      Channel::kInBand,
-      {},
-      "`/var/lib/plumb/marker.json`",
-      "written after verify",
-      "none"};
+      .name = "marker",
+      .owns = {},
+      .channel = Channel::kInBand,
+      .after = {},
+      .reads = "`/var/lib/plumb/marker.json`",
+      .changes = "written after verify",
+      .disruption = Disruption::kNone};
   return kInfo;
 }
 

@@ -13,13 +13,13 @@ namespace plumb::modules::nccl {
 
 const ModuleInfo& NcclModule::Info() const {
   static const ModuleInfo kInfo{
-      "nccl",
-      {"/nvidia/nccl"},
-      Channel::kInBand,
-      {"cuda"},
-      "libnccl2 / libnccl packages",
-      "pinned install",
-      "drain"};
+      .name = "nccl",
+      .owns = {"/nvidia/nccl"},
+      .channel = Channel::kInBand,
+      .after = {"cuda"},
+      .reads = "libnccl2 / libnccl packages",
+      .changes = "pinned install",
+      .disruption = Disruption::kDrain};
   return kInfo;
 }
 

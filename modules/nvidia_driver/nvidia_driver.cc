@@ -12,14 +12,15 @@ namespace plumb::modules::nvidia_driver {
 
 const ModuleInfo& NvidiaDriverModule::Info() const {
   static const ModuleInfo kInfo{
-      "nvidia_driver",
-      {"/nvidia/driver", "/nvidia/fabricmanager", "/nvidia/persistence_mode"},
-      Channel::kInBand,
-      {"kernel"},
-      "`/proc/driver/nvidia/version`, `nvidia-smi --query-gpu`, `modinfo`, `nv-fabricmanager "
+      .name = "nvidia_driver",
+      .owns = {"/nvidia/driver", "/nvidia/fabricmanager", "/nvidia/persistence_mode"},
+      .channel = Channel::kInBand,
+      .after = {"kernel"},
+      .reads = "`/proc/driver/nvidia/version`, `nvidia-smi --query-gpu`, `modinfo`, `nv-fabricmanager "
       "--version`, `systemctl show`, the pins' packages",
-      "pinned install; `nvidia-smi -pm`",
-      "driver: reboot; fabricmanager: drain; persistence_mode: none"};
+      .changes = "pinned install; `nvidia-smi -pm`",
+      .disruption = Disruption::kReboot,
+      .disruption_by_key = {{"/nvidia/fabricmanager", Disruption::kDrain}, {"/nvidia/persistence_mode", Disruption::kNone}}};
   return kInfo;
 }
 

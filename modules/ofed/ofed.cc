@@ -10,13 +10,13 @@ namespace plumb::modules::ofed {
 
 const ModuleInfo& OfedModule::Info() const {
   static const ModuleInfo kInfo{
-      "ofed",
-      {"/ofed"},
-      Channel::kInBand,
-      {"kernel"},
-      "`ofed_info -s`",
-      "`mlnx-ofed-all`",
-      "reboot"};
+      .name = "ofed",
+      .owns = {"/ofed"},
+      .channel = Channel::kInBand,
+      .after = {"kernel"},
+      .reads = "`ofed_info -s`",
+      .changes = "`mlnx-ofed-all`",
+      .disruption = Disruption::kReboot};
   return kInfo;
 }
 

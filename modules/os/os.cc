@@ -7,13 +7,13 @@ namespace plumb::modules::os {
 
 const ModuleInfo& OsModule::Info() const {
   static const ModuleInfo kInfo{
-      "os",
-      {},
-      Channel::kInBand,
-      {},
-      "`/etc/os-release`",
-      "-",
-      "-"};
+      .name = "os",
+      .owns = {},
+      .channel = Channel::kInBand,
+      .after = {},
+      .reads = "`/etc/os-release`",
+      .changes = "-",
+      .disruption = Disruption::kNone};
   return kInfo;
 }
 

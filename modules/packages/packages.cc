@@ -10,13 +10,13 @@ namespace plumb::modules::packages {
 
 const ModuleInfo& PackagesModule::Info() const {
   static const ModuleInfo kInfo{
-      "packages",
-      {"/packages"},
-      Channel::kInBand,
-      {"nvidia_driver", "cuda"},
-      "`dpkg-query -W` / `rpm -qa`",
-      "`apt-get install name=version` / `dnf install name-version`",
-      "drain"};
+      .name = "packages",
+      .owns = {"/packages"},
+      .channel = Channel::kInBand,
+      .after = {"nvidia_driver", "cuda"},
+      .reads = "`dpkg-query -W` / `rpm -qa`",
+      .changes = "`apt-get install name=version` / `dnf install name-version`",
+      .disruption = Disruption::kDrain};
   return kInfo;
 }
 

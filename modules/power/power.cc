@@ -8,13 +8,13 @@ namespace plumb::modules::power {
 
 const ModuleInfo& PowerModule::Info() const {
   static const ModuleInfo kInfo{
-      "power",
-      {"/power"},
-      Channel::kBmc,
-      {},
-      "Redfish System PowerState",
-      "Redfish Reset",
-      "reboot"};
+      .name = "power",
+      .owns = {"/power"},
+      .channel = Channel::kBmc,
+      .after = {},
+      .reads = "Redfish System PowerState",
+      .changes = "Redfish Reset",
+      .disruption = Disruption::kReboot};
   return kInfo;
 }
 

@@ -14,13 +14,14 @@ namespace plumb::modules::roce {
 
 const ModuleInfo& RoceModule::Info() const {
   static const ModuleInfo kInfo{
-      "roce",
-      {"/fabric/roce"},
-      Channel::kInBand,
-      {"ofed"},   // mlnx_qos and the ECN sysfs come with MLNX_OFED / DOCA-OFED
-      "`mlnx_qos -i`, `/sys/class/net/*/ecn/roce_{np,rp}/enable/*`",
-      "`mlnx_qos --trust` / `--pfc`, ECN sysfs writes (until the next reboot)",
-      "trust, pfc: service-restart; ecn: none"};
+      .name = "roce",
+      .owns = {"/fabric/roce"},
+      .channel = Channel::kInBand,
+      .after = {"ofed"},   // mlnx_qos and the ECN sysfs come with MLNX_OFED / DOCA-OFED
+      .reads = "`mlnx_qos -i`, `/sys/class/net/*/ecn/roce_{np,rp}/enable/*`",
+      .changes = "`mlnx_qos --trust` / `--pfc`, ECN sysfs writes (until the next reboot)",
+      .disruption = Disruption::kServiceRestart,   // trust and PFC restart the port's queues
+      .disruption_by_key = {{"/fabric/roce/ecn", Disruption::kNone}}};
   return kInfo;
 }
 

@@ -11,13 +11,14 @@ namespace plumb::modules::services {
 
 const ModuleInfo& ServicesModule::Info() const {
   static const ModuleInfo kInfo{
-      "services",
-      {"/services"},
-      Channel::kInBand,
-      {"packages", "nvidia_driver", "kernel_modules", "sysctl"},
-      "`systemctl list-unit-files`, `list-units`",
-      "`systemctl enable/disable/start/stop`",
-      "enabled: none; active: service-restart"};
+      .name = "services",
+      .owns = {"/services"},
+      .channel = Channel::kInBand,
+      .after = {"packages", "nvidia_driver", "kernel_modules", "sysctl"},
+      .reads = "`systemctl list-unit-files`, `list-units`",
+      .changes = "`systemctl enable/disable/start/stop`",
+      .disruption = Disruption::kServiceRestart,
+      .disruption_by_key = {{"/services/*/enabled", Disruption::kNone}}};
   return kInfo;
 }
 

@@ -10,13 +10,13 @@ namespace plumb::modules::sysctl {
 
 const ModuleInfo& SysctlModule::Info() const {
   static const ModuleInfo kInfo{
-      "sysctl",
-      {"/sysctl"},
-      Channel::kInBand,
-      {},
-      "`sysctl -a`",
-      "`sysctl -w` + `/etc/sysctl.d/90-plumb.conf`",
-      "none"};
+      .name = "sysctl",
+      .owns = {"/sysctl"},
+      .channel = Channel::kInBand,
+      .after = {},
+      .reads = "`sysctl -a`",
+      .changes = "`sysctl -w` + `/etc/sysctl.d/90-plumb.conf`",
+      .disruption = Disruption::kNone};
   return kInfo;
 }
 

@@ -61,34 +61,9 @@ bool PointerUnder(std::string_view pointer, std::string_view prefix) {
 }
 
 modules::Disruption KeyDisruption(std::string_view p) {
-  using modules::Disruption;
-  // Key prefixes first (a module whose keys disturb differently), then whole modules, by the
-  // module that checks the key (the registry's ModuleInfo::owns).
-  struct KeyRow { std::string_view prefix; Disruption d; };
-  static constexpr KeyRow kKeys[] = {
-      {"/nvidia/persistence_mode", Disruption::kNone},
-      {"/nvidia/fabricmanager", Disruption::kDrain},
-      {"/firmware_images", Disruption::kNone},   // where an image is fetched from: no change by itself
-      {"/fabric/roce/ecn", Disruption::kNone},    // trust and PFC: service-restart (modules/roce/roce.cc)
-  };
-  for (const KeyRow& r : kKeys)
-    if (PointerUnder(p, r.prefix)) return r.d;
-  struct ModuleRow { std::string_view module; Disruption d; };
-  static constexpr ModuleRow kModules[] = {
-      {"kernel", Disruption::kReboot},        {"nvidia_driver", Disruption::kReboot},
-      {"cuda", Disruption::kDrain},           {"nccl", Disruption::kDrain},
-      {"ofed", Disruption::kReboot},          {"packages", Disruption::kDrain},
-      {"sysctl", Disruption::kNone},          {"services", Disruption::kServiceRestart},
-      {"kernel_modules", Disruption::kReboot}, {"infiniband", Disruption::kDrain},
-      {"roce", Disruption::kServiceRestart},
-      {"firmware", Disruption::kFirmwareFlash}, {"bios", Disruption::kReboot},
-      {"power", Disruption::kReboot},
-  };
   const modules::Module* owner = modules::OwnerOf(p);
-  if (owner == nullptr) return Disruption::kNone;   // no module checks it: nothing changes
-  for (const ModuleRow& r : kModules)
-    if (r.module == owner->Name()) return r.d;
-  return Disruption::kNone;
+  // A key no module checks changes nothing (validate refuses to pin one).
+  return owner == nullptr ? modules::Disruption::kNone : owner->Info().DisruptionOf(p);
 }
 
 bool GlobMatch(std::string_view pattern, std::string_view text) {

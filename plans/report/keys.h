@@ -18,12 +18,10 @@ std::string PointerToKey(std::string_view pointer);
 /// The JSON pointers of every leaf (scalar, list, or empty object) of `doc`, in key order.
 std::vector<std::string> LeafPointers(const nlohmann::json& doc);
 
-/// The most a change of this desired key can disturb a node, per the module that owns it
-/// (modules::OwnerOf; the README's module table: kernel, nvidia.driver, ofed, kernel_modules,
-/// bios, power -> reboot; firmware -> firmware-flash; cuda, nccl, packages, fabric,
-/// nvidia.fabricmanager -> drain; services -> service-restart; sysctl, nvidia.persistence_mode
-/// -> none). For `plumb diff`, which sees no node: the plan, which reads the nodes, may find
-/// less (a driver installed but not loaded needs only a reboot it would need anyway...).
+/// The most a change of this desired key can disturb a node: what the module that owns it
+/// declares (ModuleInfo::DisruptionOf; the table in `plumb modules`). For `plumb diff`, which
+/// sees no node: the plan, which reads the nodes, may find less (a driver installed but not
+/// loaded needs only the reboot it would need anyway...).
 modules::Disruption KeyDisruption(std::string_view pointer);
 
 /// Is `pointer` equal to `prefix` or below it ("/a/b" is under "/a", "/ab" is not)?

@@ -154,6 +154,8 @@ TEST_CASE("diff: desired x facts -> exactly the expected actions") {
       CHECK(a.key == w.key);
       CHECK(a.pointer == w.pointer);
       CHECK(std::string(DisruptionName(a.disruption)) == w.disruption);
+      // No action disturbs more than its module declares for its key (what `plumb diff` shows).
+      CHECK(a.disruption <= m->Info().DisruptionOf(a.pointer));
       CHECK(a.summary.find(w.summary) == 0);
       CHECK(a.before == w.before);
       CHECK(a.after == w.after);

@@ -116,3 +116,30 @@ TEST_CASE("registry: Wants comes from what a module owns") {
   CHECK(OwnerOf("/nvidia") == nullptr);
   CHECK(OwnerOf("/fabric") == nullptr);   // a parent of owned keys is not owned
 }
+
+TEST_CASE("registry: each key's disruption is declared by the module that owns the key") {
+  for (const Module* m : AllModules()) {
+    const ModuleInfo& info = m->Info();
+    CAPTURE(std::string(info.name));
+    // An override names a key of the module's own ("*" stands for one segment, e.g. a unit).
+    for (const auto& k : info.disruption_by_key) {
+      std::string concrete(k.prefix);
+      for (size_t at; (at = concrete.find("/*")) != std::string::npos;) concrete.replace(at, 2, "/x");
+      CHECK_MESSAGE(info.Owns(concrete), std::string(k.prefix));
+      CHECK(info.DisruptionOf(concrete + "/below") == k.disruption);
+    }
+    for (std::string_view own : info.owns)
+      if (info.disruption_by_key.empty()) CHECK(info.DisruptionOf(own) == info.disruption);
+  }
+  const ModuleInfo& nvidia = FindModule("nvidia_driver")->Info();
+  CHECK(nvidia.DisruptionOf("/nvidia/driver") == Disruption::kReboot);
+  CHECK(nvidia.DisruptionOf("/nvidia/fabricmanager") == Disruption::kDrain);
+  CHECK(nvidia.DisruptionOf("/nvidia/persistence_mode") == Disruption::kNone);
+  CHECK(nvidia.DisruptionText() == "reboot; fabricmanager: drain; persistence_mode: none");
+  const ModuleInfo& services = FindModule("services")->Info();
+  CHECK(services.DisruptionOf("/services/nvidia-dcgm/enabled") == Disruption::kNone);
+  CHECK(services.DisruptionOf("/services/nvidia-dcgm/active") == Disruption::kServiceRestart);
+  CHECK(services.DisruptionOf("/services/enabled") == Disruption::kServiceRestart);   // a unit named "enabled"
+  CHECK(FindModule("os")->Info().DisruptionText() == "-");
+  CHECK(FindModule("kernel")->Info().DisruptionText() == "reboot");
+}

@@ -93,6 +93,7 @@ TEST_CASE("desired diff: each change says the most it can disturb a node, and a 
   CHECK(KeyDisruption("/nvidia/fabricmanager") == modules::Disruption::kDrain);
   CHECK(KeyDisruption("/nvidia/cuda") == modules::Disruption::kDrain);
   CHECK(KeyDisruption("/services/nvidia-dcgm/active") == modules::Disruption::kServiceRestart);
+  CHECK(KeyDisruption("/services/nvidia-dcgm/enabled") == modules::Disruption::kNone);
   CHECK(KeyDisruption("/bios/SriovGlobalEnable") == modules::Disruption::kReboot);
   CHECK(KeyDisruption("/firmware_images/BMC") == modules::Disruption::kNone);
   CHECK(KeyDisruption("/nosuchmodule/x") == modules::Disruption::kNone);
