@@ -326,8 +326,16 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   // the commit. An in-band module whose facts cannot be used stops the node: unchecked, it
   // would be changed on the plan's word alone.
   const nlohmann::json desired = Desired();
+  // A health module's actions (failed checks) change nothing and Apply refuses them, so there
+  // is nothing a re-sealed plan could smuggle through them; their facts also move under load
+  // (the digest leaves them out), so a check that passes now is no sign of an edited plan.
+  auto health = [&](const std::string& module) {
+    const modules::Module* m = e_.deps().modules(module);
+    return m && m->Info().kind == modules::ModuleInfo::Kind::kHealth;
+  };
   std::set<std::string> mods;
-  for (const PlannedAction& pa : np_.actions) mods.insert(pa.action.module);
+  for (const PlannedAction& pa : np_.actions)
+    if (!health(pa.action.module)) mods.insert(pa.action.module);
   std::vector<modules::Action> derived;
   for (const std::string& name : mods) {
     const modules::Module* m = e_.deps().modules(name);
@@ -347,7 +355,7 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   derived = WithoutWaived(std::move(derived));
   for (const PlannedAction& pa : np_.actions) {
     const modules::Module* m = e_.deps().modules(pa.action.module);
-    if (!m || (m->HasBmcProbe() && !facts.facts.contains(pa.action.module))) continue;
+    if (!m || health(pa.action.module) || (m->HasBmcProbe() && !facts.facts.contains(pa.action.module))) continue;
     auto same = std::find_if(derived.begin(), derived.end(), [&](const modules::Action& d) {
       return d.id == pa.action.id && d.after == pa.action.after && d.params == pa.action.params &&
              d.disruption == pa.action.disruption;

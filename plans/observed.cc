@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/registry.h"
 #include "plans/digest.h"
 
 namespace plumb::plans {
@@ -62,8 +63,14 @@ size_t NodeObservation::ModuleErrorCount() const {
 std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts) {
   // nlohmann's object keeps keys sorted and dump() emits no whitespace: that is the canonical
   // form. Only the error code enters the digest: messages may be reworded between versions.
+  // A health module's facts (ECC counts, throttle reasons, XIDs, IB error counters) are
+  // measurements that move under load, not state plumb converges: in the digest, every plan
+  // would be stale by the time it is applied. A failed check is re-judged where it matters (a
+  // rollout's verify and health step), not by the stale check.
   nlohmann::json canon = nlohmann::json::object();
   for (const auto& [module, f] : facts) {
+    const modules::Module* m = modules::FindModule(module);
+    if (m && m->Info().kind == modules::ModuleInfo::Kind::kHealth) continue;
     canon[module] = f.ok() ? f.value() : nlohmann::json{{"$error", f.error().code}};
   }
   return JsonDigest(canon);
