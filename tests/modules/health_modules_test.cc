@@ -699,7 +699,7 @@ TEST_CASE("nccl_bw check script under sh: every GPU, the sizes asked, NCCL's war
                                   bin.Fixture("nccl_bw/allreduce-8xh100-g8.txt"));
   const json d = Desired("nccl_bw", {{"min_busbw_gbps", 350}, {"max_bytes", "8G"}});
   Facts f = RunSnippet(bin, nb, nb.CheckScript(d));
-  CHECK(bin.Calls() == "all_reduce_perf -b 8 -e 8G -f 2 -g 8\nNCCL_DEBUG=WARN\n");
+  CHECK(bin.Calls() == "nvidia-smi -L\nall_reduce_perf -b 8 -e 8G -f 2 -g 8\nNCCL_DEBUG=WARN\n");
   CHECK(f["busbw_at_largest"] == 220.61);
   CHECK(Failing(nb.Checks(d, f)) == std::set<std::string>{"nccl_bw.busbw"});
 }

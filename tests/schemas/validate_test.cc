@@ -143,15 +143,26 @@ const BadInput kBadInputs[] = {
      "metacharacter\n"},
     // Health thresholds: typed and bounded, a wrong one named with its key.
     {"stack.schema.json", "stacks/h100.yaml", "health:\n  dcgm: { level: 7 }\n",
-     "TODO"},
+     "stacks/h100.yaml:2:18: error: value 7 is out of range [key: health.dcgm.level]\n"
+     "  hint: must be between 1 and 4\n"},
     {"stack.schema.json", "stacks/h100.yaml", "health:\n  nccl_bw: { min_busbw_gbps: fast }\n",
-     "TODO"},
+     "stacks/h100.yaml:2:30: error: wrong type: expected a bandwidth in GB/s like 350, got the text \"fast\" "
+     "[key: health.nccl_bw.min_busbw_gbps]\n"},
     {"stack.schema.json", "stacks/h100.yaml", "health:\n  nccl_bw: { max_wrong: 0 }\n",
-     "TODO"},
+     "stacks/h100.yaml:2:12: error: missing required key 'min_busbw_gbps' [key: health.nccl_bw.min_busbw_gbps]\n"
+     "  hint: add 'min_busbw_gbps: ...' to this entry\n"},
     {"stack.schema.json", "stacks/h100.yaml", "health:\n  gpu_health: { forbid_throttle: [hw_slowdwn], forbid_xids: [0] }\n",
-     "TODO"},
+     "stacks/h100.yaml:2:35: error: invalid value \"hw_slowdwn\" [key: health.gpu_health.forbid_throttle[0]]\n"
+     "  hint: did you mean 'hw_slowdown'? (one of: gpu_idle, applications_clocks_setting, sw_power_cap, "
+     "hw_slowdown, sync_boost, sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown, "
+     "display_clock_setting)\n"
+     "stacks/h100.yaml:2:62: error: value 0 is out of range [key: health.gpu_health.forbid_xids[0]]\n"
+     "  hint: must be between 1 and 1000\n"},
     {"stack.schema.json", "stacks/h100.yaml", "health:\n  ib_health: { max_counters: { SymbolErrorCounter: -1 } }\n  gpu_helth: {}\n",
-     "TODO"},
+     "stacks/h100.yaml:2:52: error: value -1 is out of range [key: health.ib_health.max_counters.SymbolErrorCounter]\n"
+     "  hint: must be between 0 and 4294967295\n"
+     "stacks/h100.yaml:3:3: error: unknown key 'gpu_helth' [key: health.gpu_helth]\n"
+     "  hint: did you mean 'gpu_health'?\n"},
     {"waivers.schema.json", "waivers.yaml",
      "waivers:\n  - { nodes: \"gpu*\", keys: \"sysctl.*\", reason: x, owner: alice }\n",
      "waivers.yaml:2:5: error: missing required key 'expires' [key: waivers[0].expires]\n"
