@@ -159,6 +159,11 @@ class Module {
   /// An on-demand check's snippet (Info().on_demand) for the node's desired state, which sets its
   /// level, sizes and timeouts; read by ParseProbe like a probe's. Empty for other modules.
   virtual std::string CheckScript(const nlohmann::json& desired) const { return {}; }
+  /// How long CheckScript(desired) may run on the node (its own `timeout`): the runner gives
+  /// the round trip at least this, so a check is never cut short by the transport first.
+  virtual std::chrono::seconds CheckTimeout(const nlohmann::json& desired) const {
+    return std::chrono::seconds(0);
+  }
   /// Pure: the snippet's stdout (and its exit status) -> facts, or a located error
   /// (code "probe.<module>": what was unexpected in the output). A snippet of several parts
   /// reads each part on its own and lists a part it cannot read under kPartErrorsKey rather

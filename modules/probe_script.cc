@@ -12,7 +12,8 @@ namespace {
 
 // The preamble every probe script starts with. It only defines functions and variables: nothing
 // here writes anywhere but stdout. `timeout` (coreutils) bounds a hung tool, e.g. nvidia-smi on
-// a wedged GPU, so one bad tool cannot stall the whole gather.
+// a wedged GPU, so one bad tool cannot stall the whole gather. plumb_run_for is plumb_run with
+// a limit of its own, for the on-demand checks (Module::CheckScript) that run for minutes.
 constexpr std::string_view kPreamble = R"SH(
 LC_ALL=C; export LC_ALL
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH; export PATH
@@ -24,6 +25,14 @@ plumb_run() {
   plumb_n=$1; shift
   plumb_begin "$plumb_n"
   if command -v "$1" >/dev/null 2>&1; then $plumb_t "$@" 2>&1; plumb_r=$?
+  else printf 'plumb-absent: %s\n' "$1"; plumb_r=127; fi
+  plumb_end "$plumb_n" "$plumb_r"
+}
+plumb_run_for() {
+  plumb_ts=$1; plumb_n=$2; shift 2
+  plumb_begin "$plumb_n"
+  if command -v "$1" >/dev/null 2>&1; then
+    if [ -n "$plumb_t" ]; then timeout "$plumb_ts" "$@" 2>&1; else "$@" 2>&1; fi; plumb_r=$?
   else printf 'plumb-absent: %s\n' "$1"; plumb_r=127; fi
   plumb_end "$plumb_n" "$plumb_r"
 }

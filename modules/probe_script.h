@@ -9,9 +9,11 @@
 ///   part <name>               one command's output (stdout+stderr) starts
 ///   endpart <name> <status>   ... and ends with that command's exit status
 ///   end <module> <status>     the section ends with its snippet's exit status
-/// Snippets use the shell functions the preamble defines (see kProbeHelpersDoc):
+/// Snippets use the shell functions the preamble defines:
 ///   plumb_run NAME CMD [ARGS...]   run CMD as part NAME; "plumb-absent: CMD" + status 127 if
 ///                                  CMD is not installed; wrapped in `timeout 20` when available
+///   plumb_run_for SECS NAME CMD [ARGS...]   plumb_run with `timeout SECS` instead of 20 (on-
+///                                  demand checks: a DCGM diagnostic, all_reduce_perf)
 ///   plumb_cat NAME FILE            cat FILE as part NAME; "plumb-absent: FILE" + 127 if unreadable
 ///   plumb_begin NAME / plumb_end NAME STATUS   for a part made of several commands
 ///

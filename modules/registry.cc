@@ -2,12 +2,16 @@
 
 #include "modules/bios/bios.h"
 #include "modules/cuda/cuda.h"
+#include "modules/dcgm/dcgm.h"
 #include "modules/firmware/firmware.h"
+#include "modules/gpu_health/gpu_health.h"
+#include "modules/ib_health/ib_health.h"
 #include "modules/infiniband/infiniband.h"
 #include "modules/kernel/kernel.h"
 #include "modules/kernel_modules/kernel_modules.h"
 #include "modules/marker/marker.h"
 #include "modules/nccl/nccl.h"
+#include "modules/nccl_bw/nccl_bw.h"
 #include "modules/nvidia_driver/nvidia_driver.h"
 #include "modules/ofed/ofed.h"
 #include "modules/os/os.h"
@@ -34,6 +38,12 @@ const std::vector<const Module*>& AllModules() {
   static const infiniband::InfinibandModule kInfiniband;
   static const roce::RoceModule kRoce;
   static const marker::MarkerModule kMarker;
+  // Health checks (`health:`): gpu_health and ib_health are read by gather's probe; dcgm and
+  // nccl_bw load the GPUs and run only when asked (ModuleInfo::on_demand, CheckScript).
+  static const gpu_health::GpuHealthModule kGpuHealth;
+  static const ib_health::IbHealthModule kIbHealth;
+  static const dcgm::DcgmModule kDcgm;
+  static const nccl_bw::NcclBwModule kNcclBw;
   // Out-of-band modules (Redfish: firmware, bios, power), after the in-band ones. A module is
   // one static instance and one entry here; everything else reads its ModuleInfo.
   static const firmware::FirmwareModule kFirmware;
@@ -42,6 +52,7 @@ const std::vector<const Module*>& AllModules() {
   static const std::vector<const Module*> kAll = {
       &kKernel,   &kOs,      &kOfed,          &kNvidiaDriver, &kCuda,       &kNccl,
       &kPackages, &kKernelModules, &kSysctl,  &kServices,     &kInfiniband, &kRoce, &kMarker,
+      &kGpuHealth, &kIbHealth, &kDcgm, &kNcclBw,
       &kFirmware, &kBios,    &kPower,
   };
   return kAll;

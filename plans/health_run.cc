@@ -66,10 +66,15 @@ NodeHealth RunNodeHealth(const std::string& node, transport::Shell& shell,
   const std::vector<const modules::Module*> pinned = PinnedHealthModules(desired, all);
   if (pinned.empty()) return h;
   std::vector<modules::ProbeSnippet> snippets;
+  // The checks run one after the other; the round trip gets at least their own timeouts and a
+  // minute, so a check's `timeout` reports (exit 124, named) before the transport gives up.
+  std::chrono::milliseconds needed{std::chrono::minutes(1)};
   for (const modules::Module* m : pinned) {
     h.modules.emplace_back(m->Name());
     snippets.push_back({m, m->Info().on_demand ? m->CheckScript(desired) : m->ProbeScript()});
+    needed += m->CheckTimeout(desired);
   }
+  timeout = std::max(timeout, needed);
   const std::string n = nonce.empty() ? modules::NewProbeNonce() : nonce;
   auto script = modules::BuildSnippetScript(snippets, n);
   if (!script) {

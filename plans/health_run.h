@@ -45,8 +45,8 @@ std::vector<const modules::Module*> PinnedHealthModules(const nlohmann::json& de
                                                         const std::vector<const modules::Module*>& all);
 
 /// Runs the pinned health modules' checks on `shell` (nothing to run: a NodeHealth with no
-/// checks, no round trip). `timeout` bounds the round trip: the on-demand checks' own timeouts
-/// are inside it. `nonce` empty: a fresh one. Never throws.
+/// checks, no round trip). `timeout` bounds the round trip, raised to what the checks need
+/// (the sum of their CheckTimeout and a minute). `nonce` empty: a fresh one. Never throws.
 NodeHealth RunNodeHealth(const std::string& node, transport::Shell& shell,
                          const nlohmann::json& desired,
                          const std::vector<const modules::Module*>& all,

@@ -330,14 +330,15 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   // the commit. An in-band module whose facts cannot be used stops the node: unchecked, it
   // would be changed on the plan's word alone.
   const nlohmann::json desired = Desired();
+  // A health module's actions (failed checks) change nothing and Apply refuses them, so there
+  // is nothing a re-sealed plan could smuggle through them; their facts also move under load
+  // (the digest leaves them out), so a check that passes now is no sign of an edited plan.
   std::set<std::string> mods;
   for (const PlannedAction& pa : np_.actions) mods.insert(pa.action.module);
   std::vector<modules::Action> derived;
   for (const std::string& name : mods) {
     const modules::Module* m = e_.deps().modules(name);
     if (!m) continue;   // ApplyAction says "no module" for it
-    // A failed health check is not a change the plan makes (its Apply refuses) and its
-    // measurements move on their own: nothing to hold to the commit.
     if (IsHealth(m)) continue;
     auto fit = facts.facts.find(name);
     if (m->HasBmcProbe() && fit == facts.facts.end()) continue;

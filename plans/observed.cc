@@ -1,7 +1,5 @@
 #include "plans/observed.h"
 
-#include "modules/registry.h"
-
 #include "plans/atomic_file.h"
 
 #include <cstdio>
@@ -10,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/registry.h"
 #include "plans/digest.h"
 
 namespace plumb::plans {
@@ -64,14 +63,14 @@ size_t NodeObservation::ModuleErrorCount() const {
 std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts) {
   // nlohmann's object keeps keys sorted and dump() emits no whitespace: that is the canonical
   // form. Only the error code enters the digest: messages may be reworded between versions.
-  // Health modules' facts (error counters, throttle reasons, XIDs) are measurements that move
-  // on their own and no action depends on them: in the digest, they would make every plan of a
-  // busy node stale by the time it is applied.
+  // A health module's facts (ECC counts, throttle reasons, XIDs, IB error counters) are
+  // measurements that move under load, not state plumb converges: in the digest, every plan
+  // would be stale by the time it is applied. A failed check is re-judged where it matters (a
+  // rollout's verify and health step), not by the stale check.
   nlohmann::json canon = nlohmann::json::object();
   for (const auto& [module, f] : facts) {
-    if (const modules::Module* m = modules::FindModule(module);
-        m && m->Info().kind == modules::ModuleInfo::Kind::kHealth)
-      continue;
+    const modules::Module* m = modules::FindModule(module);
+    if (m && m->Info().kind == modules::ModuleInfo::Kind::kHealth) continue;
     canon[module] = f.ok() ? f.value() : nlohmann::json{{"$error", f.error().code}};
   }
   return JsonDigest(canon);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/registry.h"
 #include "plans/desired_record.h"
 
 namespace plumb::plans {
@@ -109,7 +110,13 @@ std::optional<Diagnostic> UncheckedKeysWarning(const DesiredByNode& desired,
         owned = true;
         break;
       }
-    if (!owned) keys += (keys.empty() ? "" : ", ") + key;
+    // Keys only on-demand checks read (health.dcgm, health.nccl_bw) are judged by a health
+    // run, never by a gather's: not "unchecked" here.
+    bool on_demand = false, gathered = false;
+    for (const modules::Module* m : modules::AllModules())
+      if (m->Wants(one)) (m->Info().on_demand ? on_demand : gathered) = true;
+    const bool on_demand_only = on_demand && !gathered;
+    if (!owned && !on_demand_only) keys += (keys.empty() ? "" : ", ") + key;
   }
   if (keys.empty()) return std::nullopt;
   return Diagnostic::Warning(

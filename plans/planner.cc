@@ -272,6 +272,9 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
       break;
     }
     auto f = obs.facts.find(mod);
+    // An on-demand check (a DCGM diagnostic, an NCCL run) is never part of a gather: its keys
+    // are judged where a health run left its facts, and are not "unread" anywhere else.
+    if (f == obs.facts.end() && m->Info().on_demand) continue;
     if (f == obs.facts.end()) {
       if (in.modules_from_facts) {
         missing.push_back(mod);

@@ -80,6 +80,9 @@ std::vector<DriftCheck> TemplateFor(const DriftInput& in, const inventory::NodeD
     auto subject = std::make_shared<CheckSubject>();
     subject->key = PointerToKey(p);
     const modules::Module* owner = modules::OwnerOf(p);   // null: no module checks it
+    // An on-demand check's thresholds (health.dcgm, health.nccl_bw) are judged by a health run,
+    // not by a gather: no check at all here rather than "unchecked" on every node.
+    if (owner && owner->Info().on_demand && !in.modules_run.count(std::string(owner->Name()))) continue;
     subject->module = owner ? std::string(owner->Name()) : std::string();
     subject->desired = nd.ValueAt(p);
     subject->origin = nd.OriginOf(p);
@@ -111,7 +114,12 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
     }
   };
   bool matched = false;
+  // A failed health check (a health module's action) is a finding of its own: it does not make
+  // the thresholds it was measured against differ, and two failed GPUs are two findings.
+  const bool health_check = pa.action.params.is_object() && pa.action.params.contains("check") &&
+                            pa.action.params["check"] == true;
   for (DriftCheck& c : dn.checks) {
+    if (health_check) break;
     const bool below = PointerUnder(c.pointer(), pa.action.pointer);
     if (!below && !PointerUnder(pa.action.pointer, c.pointer())) continue;
     // An action on a whole map ("services.x") names several leaves; only those whose

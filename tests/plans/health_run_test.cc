@@ -55,6 +55,9 @@ class CountModule final : public modules::Module {
     return json{{"value", std::stoi(p->text)}};
   }
   std::vector<modules::Action> Diff(const json&, const modules::Facts&) const override { return {}; }
+  std::chrono::seconds CheckTimeout(const json&) const override {
+    return std::chrono::seconds(info_.on_demand ? 1800 : 0);
+  }
   std::vector<CheckResult> Checks(const json& desired, const modules::Facts& facts) const override {
     const int max = desired.at(json::json_pointer(pointer_)).value("max", 0);
     const int v = facts.value("value", -1);
@@ -245,4 +248,27 @@ TEST_CASE("health report: JUnit validates against junit-10.xsd, failures and err
   const int rc = pclose(p);
   INFO(out);
   CHECK(rc == 0);
+}
+
+namespace {
+
+class TimeoutRecorder final : public transport::Shell {
+ public:
+  Result<transport::CommandOutput> Run(std::string_view, std::chrono::milliseconds timeout) override {
+    seen = timeout;
+    return Diagnostic::Error("ssh.timeout", "recorded");
+  }
+  std::chrono::milliseconds seen{0};
+};
+
+}  // namespace
+
+TEST_CASE("health run: the round trip outlasts the checks' own timeouts") {
+  World w;
+  TimeoutRecorder sh;
+  json desired = {{"health", {{"heavy", {{"measure", "1"}}}, {"cheap", json::object({{"max", 1}})}}}};
+  plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kNonce);
+  CHECK(sh.seen == std::chrono::seconds(1800 + 60));   // heavy's 1800 s and a minute, not 30 s
+  plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::hours(2), kNonce);
+  CHECK(sh.seen == std::chrono::hours(2));             // a longer limit given stays
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/registry.h"
 #include "plans/plan_run.h"
 #include "plans/report/report_fixture.h"
 
@@ -373,6 +374,22 @@ TEST_CASE("plan runner: a module some node has facts for is required on every no
     CHECK(Names(run.plan) == std::vector<std::string>{"gpu002"});
     CHECK(run.modules_run.size() == 2);
   }
+}
+
+TEST_CASE("plan run: keys only on-demand health checks read are not 'unchecked' after a gather") {
+  testing::ReportWorld w;
+  SysctlLike sysctl;
+  for (auto& [node, nd] : w.desired)
+    nd.desired = json{{"sysctl", {{"vm.swappiness", 10}}},
+                      {"health", {{"dcgm", {{"level", 1}}}, {"nccl_bw", {{"min_busbw_gbps", 350}}}}}};
+  CHECK_FALSE(plans::UncheckedKeysWarning(w.desired, {&sysctl}).has_value());
+  // A gathered health check pinned beside them still needs its module's facts.
+  for (auto& [node, nd] : w.desired)
+    nd.desired = json{{"health", {{"dcgm", {{"level", 1}}}, {"gpu_health", {{"expected_gpus", 8}}}}}};
+  auto warning = plans::UncheckedKeysWarning(w.desired, {&sysctl});
+  REQUIRE(warning.has_value());
+  CHECK(warning->message.find("health") != std::string::npos);
+  CHECK_FALSE(plans::UncheckedKeysWarning(w.desired, {modules::FindModule("gpu_health")}).has_value());
 }
 
 TEST_CASE("plan run: keys no module of the run checks are named, never passed over as in sync") {

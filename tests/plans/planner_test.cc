@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/registry.h"
 #include "plans/observed.h"
 #include "plans/plan_json.h"
 #include "plans/planner.h"
@@ -277,6 +278,71 @@ TEST_CASE("planner: node disruption is the max of its actions, actions in module
   CHECK(np->actions[1].action.module == "sysctl");
   CHECK(np->actions[2].action.module == "zz_late");
   CHECK(np->disruption == Disruption::kReboot);
+}
+
+TEST_CASE("planner: health checks: on demand ones are judged only where a health run left facts") {
+  // Every node pins kernel k1 (what it runs), a DCGM level and a GPU ECC limit. gather reads
+  // gpu_health, never dcgm: no node is unreadable for want of dcgm facts.
+  World w(3, 3, "1");
+  const modules::Module* gpu_health = modules::FindModule("gpu_health");
+  const modules::Module* dcgm = modules::FindModule("dcgm");
+  REQUIRE(gpu_health);
+  REQUIRE(dcgm);
+  auto gpus = [](long long ecc) {
+    return json{{"nvml", "ok"}, {"gpu_count", 1}, {"xids", json::array()}, {"xid_counts", json::object()},
+                {"gpus", {{{"index", 0}, {"bus_id", "00000000:18:00.0"}, {"ecc_enabled", true},
+                           {"uncorrected_volatile", ecc}, {"uncorrected_aggregate", ecc},
+                           {"retired_pages_pending", nullptr}, {"remapped_rows_pending", false},
+                           {"remapped_rows_failure", false}, {"throttle_mask", "0x0000000000000001"},
+                           {"throttle_reasons", {"gpu_idle"}}}}}};
+  };
+  for (auto& [name, nd] : w.desired) {
+    nd.desired.Mut()["kernel"] = "k1";
+    nd.desired.Mut()["health"] = {{"dcgm", {{"level", 1}}}, {"gpu_health", {{"max_uncorrected_ecc", 0}}}};
+    w.observed[name].facts["gpu_health"] = gpus(name == "gpu02" ? 2 : 0);
+  }
+  auto in = w.Input();
+  in.modules = {&w.kernel, gpu_health, dcgm};
+  auto plan = plans::MakePlan(in);
+  CHECK(plan.complete);
+  CHECK(plan.unreadable.empty());
+  CHECK(plan.in_sync == std::vector<std::string>{"gpu01", "gpu03"});
+  const auto* np = plan.FindNode("gpu02");
+  REQUIRE(np != nullptr);
+  REQUIRE(np->actions.size() == 1);
+  CHECK(np->actions[0].action.id == "gpu_health.gpu0.ecc");
+  CHECK(np->actions[0].action.params == json{{"manual", true}, {"check", true}});
+  CHECK(np->actions[0].action.summary ==
+        "GPU uncorrected ECC errors failed on GPU 0: 2 uncorrected ECC errors since the driver loaded > 0");
+  CHECK(np->disruption == Disruption::kNone);
+
+  // Where a health run left DCGM facts, they are judged like any other.
+  w.observed["gpu03"].facts["dcgm"] = {
+      {"present", true}, {"host_engine", "ok"}, {"layout", "dcgm3"}, {"dcgm_version", "3.3.5"},
+      {"driver_version", nullptr}, {"runtime_error", nullptr}, {"gpus", nullptr},
+      {"counts", {{"pass", 0}, {"fail", 1}, {"warn", 0}, {"skip", 0}, {"not-run", 0}}},
+      {"failures", json::array()},
+      {"tests", {{{"category", "Hardware"}, {"name", "GPU Memory"}, {"status", "fail"},
+                  {"results", {{{"gpu", 0}, {"status", "fail"}, {"info", json::array()},
+                                {"warnings", {{{"message", "GPU 0 had uncorrectable memory errors."}, {"error_id", 80}}}}}}}}}}};
+  in = w.Input();
+  in.modules = {&w.kernel, gpu_health, dcgm};
+  plan = plans::MakePlan(in);
+  REQUIRE(plan.FindNode("gpu03") != nullptr);
+  CHECK(plan.FindNode("gpu03")->actions.at(0).action.id == "dcgm.gpu_memory.gpu0");
+}
+
+TEST_CASE("planner: the facts digest leaves out health measurements, which move under load") {
+  std::map<std::string, Result<modules::Facts>> a, b;
+  a.emplace("kernel", modules::Facts{{"release", "5.15.0-119-generic"}});
+  b = a;
+  a.emplace("gpu_health", modules::Facts{{"gpus", {{{"throttle_reasons", {"gpu_idle"}}}}}});
+  b.emplace("gpu_health", modules::Facts{{"gpus", {{{"throttle_reasons", {"sw_power_cap"}}}}}});
+  a.emplace("ib_health", modules::Facts{{"ports", json::array()}});
+  CHECK(plans::FactsDigest(a) == plans::FactsDigest(b));
+  b.erase("kernel");
+  b.emplace("kernel", modules::Facts{{"release", "6.8.0-45-generic"}});
+  CHECK(plans::FactsDigest(a) != plans::FactsDigest(b));
 }
 
 TEST_CASE("plan file round-trips and its digest detects tampering") {

@@ -141,6 +141,28 @@ const BadInput kBadInputs[] = {
      "inventory.yaml:4:52: error: invalid value \"$(reboot)\" [key: groups.g.overrides.kernel]\n"
      "  hint: expected a kernel release like 5.15.0-119-generic; it contains '$', a shell "
      "metacharacter\n"},
+    // Health thresholds: typed and bounded, a wrong one named with its key.
+    {"stack.schema.json", "stacks/h100.yaml", "health:\n  dcgm: { level: 7 }\n",
+     "stacks/h100.yaml:2:18: error: value 7 is out of range [key: health.dcgm.level]\n"
+     "  hint: must be between 1 and 4\n"},
+    {"stack.schema.json", "stacks/h100.yaml", "health:\n  nccl_bw: { min_busbw_gbps: fast }\n",
+     "stacks/h100.yaml:2:30: error: wrong type: expected a bandwidth in GB/s like 350, got the text \"fast\" "
+     "[key: health.nccl_bw.min_busbw_gbps]\n"},
+    {"stack.schema.json", "stacks/h100.yaml", "health:\n  nccl_bw: { max_wrong: 0 }\n",
+     "stacks/h100.yaml:2:12: error: missing required key 'min_busbw_gbps' [key: health.nccl_bw.min_busbw_gbps]\n"
+     "  hint: add 'min_busbw_gbps: ...' to this entry\n"},
+    {"stack.schema.json", "stacks/h100.yaml", "health:\n  gpu_health: { forbid_throttle: [hw_slowdwn], forbid_xids: [0] }\n",
+     "stacks/h100.yaml:2:35: error: invalid value \"hw_slowdwn\" [key: health.gpu_health.forbid_throttle[0]]\n"
+     "  hint: did you mean 'hw_slowdown'? (one of: gpu_idle, applications_clocks_setting, sw_power_cap, "
+     "hw_slowdown, sync_boost, sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown, "
+     "display_clock_setting)\n"
+     "stacks/h100.yaml:2:62: error: value 0 is out of range [key: health.gpu_health.forbid_xids[0]]\n"
+     "  hint: must be between 1 and 1000\n"},
+    {"stack.schema.json", "stacks/h100.yaml", "health:\n  ib_health: { max_counters: { SymbolErrorCounter: -1 } }\n  gpu_helth: {}\n",
+     "stacks/h100.yaml:2:52: error: value -1 is out of range [key: health.ib_health.max_counters.SymbolErrorCounter]\n"
+     "  hint: must be between 0 and 4294967295\n"
+     "stacks/h100.yaml:3:3: error: unknown key 'gpu_helth' [key: health.gpu_helth]\n"
+     "  hint: did you mean 'gpu_health'?\n"},
     {"waivers.schema.json", "waivers.yaml",
      "waivers:\n  - { nodes: \"gpu*\", keys: \"sysctl.*\", reason: x, owner: alice }\n",
      "waivers.yaml:2:5: error: missing required key 'expires' [key: waivers[0].expires]\n"
@@ -198,7 +220,14 @@ TEST_CASE("the examples' files validate") {
                          "nccl: 2.21.5-1+cuda12.4, fabricmanager: 550.90.07 }\n"
                          "packages: { datacenter-gpu-manager: \"1:3.3.7\" }\n"
                          "sysctl: { net.ipv4.tcp_rmem: \"4096 87380 6291456\", vm.swappiness: 10 }\n"
-                         "kernel_modules: { nvidia: { NVreg_EnableStreamMemOPs: \"1\" } }\n"}) {
+                         "kernel_modules: { nvidia: { NVreg_EnableStreamMemOPs: \"1\" } }\n",
+                         "health:\n"
+                         "  dcgm: { level: 4, timeout_s: 7200, fail_on_warn: true }\n"
+                         "  gpu_health: { expected_gpus: 8, max_uncorrected_ecc: 0, max_aggregate_uncorrected_ecc: 10,\n"
+                         "                require_ecc: true, allow_remap_pending: false, allow_remap_failure: false,\n"
+                         "                forbid_xids: [48, 79], forbid_throttle: [hw_slowdown, sw_thermal_slowdown] }\n"
+                         "  nccl_bw: { min_busbw_gbps: 350.5, max_wrong: 0, max_bytes: 8G, timeout_s: 600 }\n"
+                         "  ib_health: { max_counters: { SymbolErrorCounter: 10, VL15Dropped: 100 } }\n"}) {
     Diagnostics d = Check("stack.schema.json", "s.yaml", ok);
     CHECK_MESSAGE(d.empty(), d.ToText());
   }
@@ -277,6 +306,8 @@ const Field kFields[] = {
     {"inventory.schema.json", "groups: { g: { stack: @V@ } }", "groups.g.stack"},
     {"inventory.schema.json", "groups: { g: { rollout: @V@ } }", "groups.g.rollout"},
     {"inventory.schema.json", "groups: { g: { overrides: { packages: { x: @V@ } } } }", "groups.g.overrides.packages.x"},
+    {"stack.schema.json", "health: { nccl_bw: { min_busbw_gbps: 1, max_bytes: @V@ } }", "health.nccl_bw.max_bytes"},
+    {"stack.schema.json", "health: { ib_health: { max_counters: { @V@: 0 } } }", "health.ib_health.max_counters."},
     {"rollout.schema.json", "health: [ @V@ ]", "health[0]"},
     {"rollout.schema.json", "failure_domain: { by: @V@ }", "failure_domain.by"},
     {"rollout.schema.json", "window: { cron: @V@, duration: 1h }", "window.cron"},
@@ -350,6 +381,9 @@ TEST_CASE("ordinary values pass the same fields (the patterns are not just 'reje
       {"firmware_images: { BMC: @V@ }", "https://fw.example:8443/images/bmc-24.09.17.bin"},
       {"firmware_images: { BMC: @V@ }", "file:/srv/firmware/bios_1.9.0.bin"},
       {"power: @V@", "On"},
+      {"health: { nccl_bw: { min_busbw_gbps: 350, max_bytes: @V@ } }", "8G"},
+      {"health: { nccl_bw: { min_busbw_gbps: 350, max_bytes: @V@ } }", "1073741824"},
+      {"health: { ib_health: { max_counters: { @V@: 0 } } }", "SymbolErrorCounter"},
   };
   for (const auto& [tmpl, value] : kGood) {
     std::string yaml = Replace(tmpl, "@V@", YamlQuoted(value));

@@ -1,11 +1,14 @@
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include "plans/report/drift.h"
 #include "plans/report/report_fixture.h"
 
 using namespace plumb;
 using plans::report::CheckStatus;
 using plans::report::DriftVerdict;
+using nlohmann::json;
 
 namespace {
 
@@ -127,6 +130,44 @@ TEST_CASE("drift: keys no module of the run owns are unchecked, never reported i
   auto r = Report(w);
   CHECK(Check(r, "gpu003", "firmware.BMC").status == CheckStatus::kUnchecked);
   CHECK(Check(r, "gpu003", "kernel").status == CheckStatus::kInSync);
+}
+
+TEST_CASE("drift: health checks: on-demand thresholds are no check; each failed check is a finding") {
+  testing::ReportWorld w;
+  for (auto& [n, nd] : w.desired)
+    nd.desired.Mut()["health"] = {{"dcgm", {{"level", 2}}},
+                                  {"gpu_health", {{"max_uncorrected_ecc", 0}, {"expected_gpus", 8}}}};
+  // Two GPUs of gpu001 failed a check: two findings, neither marks the thresholds.
+  for (int gpu : {3, 5}) {
+    auto pa = testing::MakeAction("gpu_health", "/health/gpu_health", "health.gpu_health", 2, json{{"max", 0}},
+                                  modules::Disruption::kNone, plans::ChangeReason::kRepair, {});
+    pa.action.id = fmt::format("gpu_health.gpu{}.ecc", gpu);
+    pa.action.summary = fmt::format("GPU uncorrected ECC errors failed on GPU {}: 2 > 0", gpu);
+    pa.action.params = {{"manual", true}, {"check", true}};
+    w.plan.nodes[0].actions.push_back(pa);
+  }
+  plans::report::DriftInput in;
+  in.plan = &w.plan;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.today = "2026-11-29";
+  in.modules_run = {"kernel", "nvidia_driver", "sysctl", "gpu_health"};
+  auto r = plans::report::MakeDriftReport(in);
+  const auto& node = r.nodes[0];
+  int findings = 0;
+  for (const auto& c : node.checks) {
+    CHECK(c.key().find("health.dcgm") == std::string::npos);   // judged by a health run, not here
+    if (c.key() == "health.gpu_health") {
+      ++findings;
+      CHECK(c.status == CheckStatus::kDrift);
+      CHECK(c.summary.find("failed on GPU") != std::string::npos);
+      CHECK(c.observed == 2);
+    }
+  }
+  CHECK(findings == 2);
+  CHECK(Check(r, "gpu001", "health.gpu_health.max_uncorrected_ecc").status == CheckStatus::kInSync);
+  CHECK(Check(r, "gpu003", "health.gpu_health.expected_gpus").status == CheckStatus::kInSync);
+  for (const auto& c : r.nodes[2].checks) CHECK(c.status != CheckStatus::kUnchecked);
 }
 
 TEST_CASE("drift: an action below a leaf or above several leaves marks each of them") {
