@@ -1,9 +1,10 @@
 // plumb acceptance: the burn-in acceptance report. Runs every health module each node's stack
 // pins (DCGM at the burn-in level), plus a full drift check of every pin, and writes the report
 // a GPU cluster is handed over on: acceptance.json (schemas/acceptance.schema.json, with a
-// digest) and acceptance.html, in --out DIR. Read-only on the nodes (no drain, no scheduler
-// call): run it before the cluster takes jobs. Resumable: each node's health result is kept in
-// DIR/nodes/ as it finishes, and a second run at the same commit and level reuses them.
+// digest) and acceptance.html, in --out DIR. Read-only on the nodes (no drain; the scheduler is
+// only read, to hold the GPU-loading checks on nodes running jobs): run it before the cluster
+// takes jobs. Resumable: each node's passing health result is kept in DIR/nodes/ as it
+// finishes, and a second run at the same commit and level reuses them.
 // `plumb acceptance verify REPORT` re-checks a report's digest.
 // Its exit codes are the "acceptance" rows of schemas/exit_codes.cc.
 #include <unistd.h>
@@ -18,11 +19,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cmd/apply_deps.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "cmd/ssh_factory.h"
 #include "modules/registry.h"
 #include "plans/clock.h"
+#include "modules/transport/local_shell.h"
 #include "plans/health_run.h"
 #include "plans/report/acceptance.h"
 #include "plans/report/drift.h"
@@ -43,6 +46,7 @@ struct AcceptanceArgs {
   int health_fanout = 16;
   std::string operator_name;
   bool fresh = false;
+  bool allow_busy = false;
   std::string verify_path;
 };
 
@@ -58,44 +62,25 @@ std::string NodeFile(const std::string& dir, const std::string& node) {
   return dir + "/nodes/" + node + ".json";
 }
 
-// A kept result, when it is for this commit and level (else nullopt: the node runs again).
-std::optional<nlohmann::json> KeptResult(const std::string& dir, const std::string& node,
-                                         const std::string& commit, int level) {
+// A kept result that needs no second run: for this commit and level, and not failed (a node
+// repaired since is checked again without --fresh). Else nullopt: the node runs again.
+std::optional<plans::NodeHealth> KeptResult(const std::string& dir, const std::string& node,
+                                            const std::string& commit, int level) {
   std::ifstream in(NodeFile(dir, node));
   if (!in) return std::nullopt;
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || j.value("commit", "") != commit || j.value("dcgm_level", -1) != level ||
+  if (!j.is_object() || j.value("commit", "") != commit || j.value("dcgm_level", -1) != level ||
       !j.contains("health"))
     return std::nullopt;
-  return j["health"];
+  auto h = plans::NodeHealth::FromJson(j["health"]);
+  if (!h || h->node != node || h->Verdict() == modules::CheckStatus::kFail) return std::nullopt;
+  return h;
 }
 
-// NodeHealth back from its JSON (only what the report reads: checks, modules, problems).
-plans::NodeHealth HealthFromJson(const nlohmann::json& j) {
-  plans::NodeHealth h;
-  h.node = j.value("node", "");
-  h.reachable = j.value("reachable", true);
-  h.seconds = j.value("seconds", 0.0);
-  for (const auto& m : j.value("modules", nlohmann::json::array())) h.modules.push_back(m.get<std::string>());
-  static const std::map<std::string, modules::CheckStatus> kStatus = {
-      {"pass", modules::CheckStatus::kPass}, {"skip", modules::CheckStatus::kSkip},
-      {"warn", modules::CheckStatus::kWarn}, {"fail", modules::CheckStatus::kFail}};
-  for (const auto& c : j.value("checks", nlohmann::json::array())) {
-    modules::CheckResult r;
-    r.module = c.value("module", "");
-    r.id = c.value("id", "");
-    r.name = c.value("name", "");
-    r.subject = c.value("subject", "");
-    auto st = kStatus.find(c.value("status", "fail"));
-    r.status = st == kStatus.end() ? modules::CheckStatus::kFail : st->second;
-    r.measured = c.value("measured", nlohmann::json());
-    r.threshold = c.value("threshold", nlohmann::json());
-    r.message = c.value("message", "");
-    h.checks.push_back(std::move(r));
-  }
-  for (const auto& p : j.value("problems", nlohmann::json::array()))
-    h.problems.Add(Diagnostic::Error(p.value("code", "health.problem"), p.value("message", "")));
-  return h;
+// JSON text that never throws on bytes a tool printed (invalid UTF-8 becomes U+FFFD, as the
+// digest's canonical form does).
+std::string JsonText(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 int RunVerify(const AcceptanceArgs& a) {
@@ -121,7 +106,8 @@ int RunVerify(const AcceptanceArgs& a) {
     return ExitCodeFor(kVerifyVerb, st.error().code == "acceptance.digest" ? Outcome::kNotVerified
                                                                            : Outcome::kRefused);
   }
-  std::printf("%s: verified (%s); cluster %s, commit %s, %d of %d node(s) passed\n",
+  std::printf("%s: the digest matches the content (%s; a checksum, not a signature); cluster %s, "
+              "commit %s, %d of %d node(s) passed\n",
               a.verify_path.c_str(), doc.value("digest", "").c_str(), doc.value("cluster", "").c_str(),
               doc.value("commit", "").c_str(), doc["summary"].value("passed", 0),
               doc["summary"].value("nodes", 0));
@@ -165,6 +151,10 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
   const std::string commit = r.loaded.cluster.source.commit;
 
   // 2. The health modules at the burn-in level, on the nodes not already done at this commit.
+  // Read-only: what the schedulers say now, so burn-in never loads the GPUs under a job.
+  transport::LocalShell local(SchedulerEnv());
+  const plans::SchedulerView view = a.allow_busy ? plans::SchedulerView{}
+                                                 : plans::ReadSchedulers(RealSchedulers(r.loaded.cluster, local));
   std::map<std::string, nlohmann::json> desired;   // each node's, DCGM at the burn-in level
   std::vector<plans::HealthTarget> targets;
   std::vector<plans::NodeHealth> health;
@@ -172,16 +162,20 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
     const inventory::Node* node = r.loaded.cluster.FindNode(dn.node);
     auto d = r.loaded.desired.find(dn.node);
     if (!node || d == r.loaded.desired.end()) continue;
-    if (!a.fresh)
+    // Uncommitted edits have no commit to key a kept result by: every node runs.
+    if (!a.fresh && !g.working_tree)
       if (auto kept = KeptResult(a.out, dn.node, commit, a.dcgm_level)) {
-        health.push_back(HealthFromJson(*kept));
+        health.push_back(std::move(*kept));
         continue;
       }
     nlohmann::json want = *d->second.desired;
-    if (want.contains(nlohmann::json::json_pointer("/health/dcgm")))
+    if (want.contains(nlohmann::json::json_pointer("/health/dcgm")) && want["health"]["dcgm"].is_object()) {
+      // The burn-in level, with that level's own timeout (the stack's is for its own level).
       want["health"]["dcgm"]["level"] = a.dcgm_level;
+      want["health"]["dcgm"].erase("timeout_s");
+    }
     desired[dn.node] = std::move(want);
-    targets.push_back({node, &desired[dn.node]});
+    targets.push_back({node, &desired[dn.node], a.allow_busy ? "" : plans::BusyReason(view, dn.node)});
   }
   if (!health.empty())
     std::fprintf(stderr, "acceptance: %zu node(s) already checked at commit %.12s (level %d) in %s; "
@@ -198,8 +192,10 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
         // Kept as it finishes: an interrupted acceptance resumes from here. Unreachable nodes
         // are not kept (they run again next time).
         if (h.reachable) {
-          nlohmann::json keep = {{"commit", commit}, {"dcgm_level", level}, {"health", h.ToJson()}};
-          if (Status s = WriteOutput(NodeFile(out_dir, h.node), keep.dump(2) + "\n"); !s.ok())
+          nlohmann::json keep = {{"commit", commit}, {"dcgm_level", level},
+                                 {"checked_at", plans::Rfc3339(std::chrono::system_clock::now())},
+                                 {"health", h.ToJson()}};
+          if (Status s = WriteOutput(NodeFile(out_dir, h.node), JsonText(keep)); !s.ok())
             std::fprintf(stderr, "warning: %s\n", s.error().ToString().c_str());
         }
         std::fprintf(stderr, "acceptance: health %zu/%zu: %s %s\n", done, total, h.node.c_str(),
@@ -220,7 +216,7 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
   plans::report::AcceptanceReport report =
       plans::report::MakeAcceptanceReport(meta, drift, r.observed, health);
   const nlohmann::json doc = plans::report::AcceptanceToJson(report);
-  for (const auto& [file, text] : {std::pair<std::string, std::string>{"acceptance.json", doc.dump(2) + "\n"},
+  for (const auto& [file, text] : {std::pair<std::string, std::string>{"acceptance.json", JsonText(doc)},
                                    {"acceptance.html", plans::report::AcceptanceToHtml(doc)}}) {
     if (Status s = WriteOutput(a.out + "/" + file, text); !s.ok()) {
       std::fprintf(stderr, "%s\n", s.error().ToString().c_str());
@@ -256,11 +252,16 @@ void RegisterAcceptance(CLI::App& app, GlobalOptions& g, std::function<int()>& r
   sub->add_option("--health-fanout", a.health_fanout, "Nodes whose health checks run at once")
       ->capture_default_str();
   sub->add_option("--operator", a.operator_name, "Who runs the acceptance (default: $SUDO_USER or $USER)");
+  sub->add_flag("--allow-busy", a.allow_busy,
+                "Burn in nodes the scheduler shows running jobs too (without it their DCGM and NCCL "
+                "checks are held, and they do not pass)");
   sub->add_flag("--fresh", a.fresh, "Run every node's checks again, even those kept in DIR/nodes/");
   sub->footer(
-      "Read-only on the nodes: no drain, no scheduler call. The DCGM and NCCL checks load the\n"
-      "GPUs: run it before the cluster takes jobs. Interrupted, it resumes: a second run with\n"
-      "the same --out, commit and level checks only the nodes not yet kept in DIR/nodes/.\n\n"
+      "Read-only on the nodes: no drain; the scheduler is only read. The DCGM and NCCL checks\n"
+      "load every GPU: on a node running jobs they are held (the node does not pass) unless\n"
+      "--allow-busy. Run it before the cluster takes jobs. Interrupted, it resumes: a second\n"
+      "run with the same --out, commit and level checks only the nodes that have not passed yet\n"
+      "(kept in DIR/nodes/).\n\n"
       "Examples:\n"
       "  plumb acceptance --repo pod-a --ref v1.0 --out handover/\n"
       "  plumb acceptance --limit @h100 --dcgm-level 4 --out burnin/ --operator 'Jane Doe'\n"

@@ -279,20 +279,6 @@ int ExitFor(const plans::RolloutResult& res) {
   return ExitCodeFor(kVerb, Outcome::kRunFailed);
 }
 
-std::map<std::string, std::string> SchedulerEnv() {
-  std::map<std::string, std::string> env;
-  if (const char* sc = std::getenv("SLURM_CONF")) env["SLURM_CONF"] = sc;
-  return env;
-}
-
-// The real drainers of `cluster`'s rollout policies; Slurm and kubectl run on this host
-// through `local` (SLURM_CONF from the environment).
-plans::Schedulers RealSchedulers(const inventory::Cluster& cluster, transport::Shell& local) {
-  return plans::SchedulersFor(cluster, [&](inventory::DrainScheduler kind) {
-    return MakeDrainer(kind, local);
-  });
-}
-
 int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (auto conflicts = FlagConflicts(a); !conflicts.empty()) {
     for (const std::string& c : conflicts) Err("plumb apply: error: " + c);

@@ -1,5 +1,7 @@
 #include "cmd/apply_deps.h"
 
+#include <cstdlib>
+
 #include <chrono>
 #include <cstdio>
 #include <condition_variable>
@@ -264,6 +266,20 @@ std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tt
   if (format == "json") return std::make_unique<JsonObserver>();
   if (tty) return std::make_unique<TtyObserver>();
   return std::make_unique<LineObserver>();
+}
+
+std::map<std::string, std::string> SchedulerEnv() {
+  std::map<std::string, std::string> env;
+  if (const char* sc = std::getenv("SLURM_CONF")) env["SLURM_CONF"] = sc;
+  return env;
+}
+
+// The real drainers of `cluster`'s rollout policies; Slurm and kubectl run on this host
+// through `local` (SLURM_CONF from the environment).
+plans::Schedulers RealSchedulers(const inventory::Cluster& cluster, transport::Shell& local) {
+  return plans::SchedulersFor(cluster, [&](inventory::DrainScheduler kind) {
+    return MakeDrainer(kind, local);
+  });
 }
 
 }  // namespace plumb::cmd

@@ -14,6 +14,7 @@
 #include "modules/drain/drainer.h"
 #include "modules/module.h"
 #include "modules/transport/shell.h"
+#include "plans/apply_prepare.h"
 #include "plans/bmc_gather.h"
 #include "plans/gather.h"
 #include "plans/observer.h"
@@ -61,6 +62,12 @@ class RealNodeTransport final : public plans::NodeTransport {
 /// The drainer for a scheduler name ("slurm", "kubernetes", "none"); Slurm and kubectl run on
 /// this host through `local`.
 std::unique_ptr<modules::Drainer> MakeDrainer(inventory::DrainScheduler s, transport::Shell& local);
+
+/// The environment Slurm's tools need from ours (SLURM_CONF).
+std::map<std::string, std::string> SchedulerEnv();
+/// The real drainers of `cluster`'s rollout policies; Slurm and kubectl run on this host
+/// through `local` (SLURM_CONF from the environment).
+plans::Schedulers RealSchedulers(const inventory::Cluster& cluster, transport::Shell& local);
 
 /// Progress renderers: plain lines (CI logs), JSON lines (--format json), a live TTY table.
 std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tty);

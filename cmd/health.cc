@@ -1,8 +1,8 @@
 // plumb health: run the health checks each selected node's stack pins (`health:` - DCGM
 // diagnostics, NCCL bus bandwidth, GPU memory and XID errors, fabric error counters) and report
 // every check with what it measured against the threshold. Read-only: the checks load the GPUs
-// and the fabric for their duration and change nothing (no scheduler call, no drain: run it on
-// idle or drained nodes when a stack pins the heavy checks).
+// and the fabric for their duration and change nothing (no drain; the scheduler is only read,
+// so the checks that load every GPU are held on a node running jobs unless --allow-busy).
 // Its exit codes are the "health" rows of schemas/exit_codes.cc.
 #include <unistd.h>
 
@@ -14,12 +14,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cmd/apply_deps.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "cmd/read_run.h"
 #include "cmd/repo_load.h"
 #include "cmd/ssh_factory.h"
 #include "modules/registry.h"
+#include "modules/transport/local_shell.h"
 #include "plans/health_run.h"
 #include "plans/node_select.h"
 #include "plans/report/health_report.h"
@@ -35,6 +37,7 @@ struct HealthArgs {
   int fanout = 16;
   int timeout_s = 3600;
   bool accept_new_host_keys = false;
+  bool allow_busy = false;
   std::string out;
 };
 
@@ -57,11 +60,16 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
     std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
     return ExitCodeFor(kVerb, Outcome::kRefused);
   }
+  // Read-only: what the schedulers say now, so the checks that load every GPU never run under
+  // a job (nothing is drained or claimed).
+  transport::LocalShell local(SchedulerEnv());
+  const plans::SchedulerView view =
+      a.allow_busy ? plans::SchedulerView{} : plans::ReadSchedulers(RealSchedulers(cluster, local));
   std::vector<plans::HealthTarget> targets;
   for (const inventory::Node* n : *nodes) {
     auto d = loaded.desired.find(n->name);
     if (d == loaded.desired.end()) continue;
-    targets.push_back({n, &*d->second.desired});
+    targets.push_back({n, &*d->second.desired, a.allow_busy ? "" : plans::BusyReason(view, n->name)});
   }
 
   modules::SshOverrides extra;
@@ -87,7 +95,9 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   auto render = [&](std::ostream& out) {
-    if (g.format == "json") out << plans::report::HealthToJson(report).dump(2) << "\n";
+    if (g.format == "json")   // a tool's bytes that are not UTF-8 become U+FFFD, never a throw
+      out << plans::report::HealthToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
     else if (g.format == "junit") out << plans::report::HealthToJunit(report);
     else if (g.format == "prom")
       out << plans::report::HealthToProm(report, static_cast<long long>(std::time(nullptr)));
@@ -127,6 +137,9 @@ void RegisterHealth(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
                   "Seconds one node's checks may take, all together (a DCGM level 3 diagnostic "
                   "takes ~30 minutes)")
       ->capture_default_str();
+  sub->add_flag("--allow-busy", a.allow_busy,
+                "Run the checks that load every GPU (dcgm, nccl_bw) on nodes running jobs too "
+                "(without it they are skipped there, and when the scheduler cannot be read)");
   sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
                 "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
   sub->footer(
@@ -135,9 +148,11 @@ void RegisterHealth(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
       "    dcgm: { level: 2 }                      # dcgmi diag -r 2, per test and GPU\n"
       "    nccl_bw: { min_busbw_gbps: 350 }        # all_reduce_perf on all the node's GPUs\n"
       "    gpu_health: { max_uncorrected_ecc: 0 }  # ECC, row remapping, XIDs, throttling\n"
-      "    ib_health: {}                           # port error counters (perfquery)\n"
-      "A node that pins none is listed and not contacted. The DCGM and NCCL checks load the\n"
-      "GPUs: run them on idle or drained nodes (apply runs them itself, drained, after a change).\n\n"
+      "    ib_health: { max_counters: {} }         # port error counters (perfquery), all 0\n"
+      "A node that pins none is listed and not contacted. The DCGM and NCCL checks load every\n"
+      "GPU: they are skipped (SKIP, with the jobs named) on a node the scheduler shows running\n"
+      "jobs, or when it cannot be read, unless --allow-busy. apply runs them itself, drained,\n"
+      "after a change.\n\n"
       "Examples:\n"
       "  plumb health --limit @h100\n"
       "  plumb health --format junit --out health.xml\n"

@@ -22,6 +22,18 @@ std::vector<Action> HealthModule::Diff(const nlohmann::json& desired, const Fact
 
 ApplyOutcome HealthModule::Apply(NodeContext&, const Action& action) const { return RefuseCheck(action); }
 
+CheckResult CheckMaker::operator()(std::string id, std::string name, std::string subject, CheckStatus status,
+                                   nlohmann::json measured, nlohmann::json threshold, std::string message) const {
+  return {.module = std::string(module),
+          .id = std::move(id),
+          .name = std::move(name),
+          .subject = std::move(subject),
+          .status = status,
+          .measured = std::move(measured),
+          .threshold = std::move(threshold),
+          .message = std::move(message)};
+}
+
 std::vector<Action> FailedCheckActions(std::string_view module, const std::vector<CheckResult>& checks) {
   std::vector<Action> out;
   for (const CheckResult& c : checks) {

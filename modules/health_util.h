@@ -42,6 +42,14 @@ class HealthModule : public Module {
   FactsFromPartsFn facts_from_parts_;
 };
 
+/// A module's check results, each with its module's name: `constexpr CheckMaker Make{"dcgm"};`
+/// then Make(id, name, subject, status, measured, threshold, message).
+struct CheckMaker {
+  std::string_view module;
+  CheckResult operator()(std::string id, std::string name, std::string subject, CheckStatus status,
+                         nlohmann::json measured, nlohmann::json threshold, std::string message) const;
+};
+
 /// The kFail checks as actions that cannot be applied (see the file comment). The summary
 /// names the check, its subject and why: "DCGM memory failed on GPU 3: <DCGM's message>".
 std::vector<Action> FailedCheckActions(std::string_view module, const std::vector<CheckResult>& checks);

@@ -107,6 +107,8 @@ struct ModuleInfo {
   /// health step - through CheckScript; never in gather's probe, so reading a node stays cheap.
   bool on_demand = false;
 
+  bool IsHealth() const { return kind == Kind::kHealth; }
+
   /// Does the desired-state pointer `p` fall under one of `owns`?
   bool Owns(std::string_view p) const;
   /// The disruption of changing `p` (a pointer this module owns): its key's, else the module's.

@@ -32,7 +32,7 @@ plumb_run_for() {
   plumb_ts=$1; plumb_n=$2; shift 2
   plumb_begin "$plumb_n"
   if command -v "$1" >/dev/null 2>&1; then
-    if [ -n "$plumb_t" ]; then timeout "$plumb_ts" "$@" 2>&1; else "$@" 2>&1; fi; plumb_r=$?
+    if [ -n "$plumb_t" ]; then timeout -k 30 "$plumb_ts" "$@" 2>&1; else "$@" 2>&1; fi; plumb_r=$?
   else printf 'plumb-absent: %s\n' "$1"; plumb_r=127; fi
   plumb_end "$plumb_n" "$plumb_r"
 }

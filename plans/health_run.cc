@@ -1,6 +1,7 @@
 #include "plans/health_run.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -49,11 +50,38 @@ nlohmann::json NodeHealth::ToJson() const {
           {"seconds", seconds}};
 }
 
+std::optional<NodeHealth> NodeHealth::FromJson(const nlohmann::json& j) {
+  static const std::map<std::string, CheckStatus> kStatus = {{"pass", CheckStatus::kPass},
+                                                             {"skip", CheckStatus::kSkip},
+                                                             {"warn", CheckStatus::kWarn},
+                                                             {"fail", CheckStatus::kFail}};
+  try {
+    NodeHealth h;
+    h.node = j.at("node").get<std::string>();
+    h.reachable = j.at("reachable").get<bool>();
+    h.seconds = j.at("seconds").get<double>();
+    for (const auto& m : j.at("modules")) h.modules.push_back(m.get<std::string>());
+    for (const auto& c : j.at("checks")) {
+      auto st = kStatus.find(c.at("status").get<std::string>());
+      if (st == kStatus.end()) return std::nullopt;
+      h.checks.push_back({c.at("module").get<std::string>(), c.at("id").get<std::string>(),
+                          c.at("name").get<std::string>(), c.at("subject").get<std::string>(),
+                          st->second, c.at("measured"), c.at("threshold"),
+                          c.at("message").get<std::string>()});
+    }
+    for (const auto& p : j.at("problems"))
+      h.problems.Add(Diagnostic::Error(p.at("code").get<std::string>(), p.at("message").get<std::string>()));
+    return h;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;   // not ToJson's form: the caller runs the node again
+  }
+}
+
 std::vector<const modules::Module*> PinnedHealthModules(const nlohmann::json& desired,
                                                         const std::vector<const modules::Module*>& all) {
   std::vector<const modules::Module*> out;
   for (const modules::Module* m : all)
-    if (m->Info().kind == modules::ModuleInfo::Kind::kHealth && m->Wants(desired)) out.push_back(m);
+    if (m->Info().IsHealth() && m->Wants(desired)) out.push_back(m);
   return out;
 }
 
@@ -100,6 +128,17 @@ NodeHealth RunNodeHealth(const std::string& node, transport::Shell& shell,
   return h;
 }
 
+std::string BusyReason(const SchedulerView& view, const std::string& node) {
+  if (!view.ok()) return "the scheduler could not be read (" + view.error + ")";
+  auto it = view.nodes.find(node);
+  if (it == view.nodes.end() || it->second.running_jobs == 0) return "";
+  const modules::SchedulerNode& n = it->second;
+  std::string jobs;
+  for (size_t i = 0; i < n.jobs.size() && i < 3; ++i) jobs += (i ? ", " : ": ") + n.jobs[i];
+  if (n.jobs.size() > 3) jobs += ", ...";
+  return fmt::format("{} job(s) running{}", n.running_jobs, jobs);
+}
+
 std::vector<NodeHealth> RunHealth(const std::vector<HealthTarget>& targets, ShellFactory& shells,
                                   const std::vector<const modules::Module*>& all, int fanout,
                                   std::chrono::milliseconds timeout,
@@ -119,11 +158,37 @@ std::vector<NodeHealth> RunHealth(const std::vector<HealthTarget>& targets, Shel
       out[i].reachable = false;
       out[i].problems.Add(Diagnostic::Error("health.unreachable", t.node->name + ": no shell for this node"));
     } else {
-      out[i] = RunNodeHealth(t.node->name, *shell, *t.desired, all, timeout);
+      try {
+        // A held node runs its cheap checks only; each on-demand one it pins is a skip, with why.
+        std::vector<const modules::Module*> allowed;
+        std::vector<modules::CheckResult> held;
+        for (const modules::Module* m : all) {
+          if (!t.hold_on_demand.empty() && m->Info().on_demand) {
+            if (m->Info().IsHealth() && m->Wants(*t.desired))
+              held.push_back({std::string(m->Name()), std::string(m->Name()) + ".held",
+                              std::string(m->Name()), "", CheckStatus::kSkip, nullptr, nullptr,
+                              "not run: " + t.hold_on_demand + " (--allow-busy runs it anyway)"});
+            continue;
+          }
+          allowed.push_back(m);
+        }
+        out[i] = RunNodeHealth(t.node->name, *shell, *t.desired, allowed, timeout);
+        for (modules::CheckResult& c : held) {
+          out[i].modules.push_back(c.module);
+          out[i].checks.push_back(std::move(c));
+        }
+      } catch (const std::exception& e) {   // a bug must not take the other nodes' results down
+        out[i] = NodeHealth{};
+        out[i].node = t.node->name;
+        out[i].problems.Add(Diagnostic::Error("health.internal", t.node->name + ": " + e.what()));
+      }
     }
     if (progress) {
       std::lock_guard<std::mutex> lock(progress_mu);
-      progress(out[i], ++done, targets.size());
+      try {
+        progress(out[i], ++done, targets.size());
+      } catch (const std::exception&) {   // the caller's reporting: never the run's end
+      }
     }
   });
   return out;

@@ -7,6 +7,7 @@
 /// the fabric, they change nothing.
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "modules/module.h"
 #include "inventory/model.h"
 #include "modules/transport/shell.h"
+#include "plans/apply_prepare.h"
 #include "plans/gather.h"
 #include "schemas/diagnostics.h"
 
@@ -38,6 +40,8 @@ struct NodeHealth {
   /// "dcgm: DCGM Memory (GPU 3): ...".
   std::vector<std::string> FailureLines() const;
   nlohmann::json ToJson() const;
+  /// Back from ToJson's form (a kept result); nullopt when `j` is not that form.
+  static std::optional<NodeHealth> FromJson(const nlohmann::json& j);
 };
 
 /// The health modules among `all` that `desired` (the node's merged desired state) pins.
@@ -56,7 +60,15 @@ NodeHealth RunNodeHealth(const std::string& node, transport::Shell& shell,
 struct HealthTarget {
   const inventory::Node* node = nullptr;
   const nlohmann::json* desired = nullptr;
+  /// Non-empty: why the on-demand checks (which load every GPU) must not run on this node now
+  /// (BusyReason): they are reported as skipped with it; the cheap ones still run.
+  std::string hold_on_demand;
 };
+
+/// Why on-demand checks must not run on `node` as the schedulers see it: "" when it runs no job
+/// (or is out of service); "2 job(s) running: 1234 (alice: train), ..." otherwise; the
+/// scheduler's error when it could not be read (a node nobody can vouch for is held too).
+std::string BusyReason(const SchedulerView& view, const std::string& node);
 /// Called as each node finishes (serialised): the node, how many are done, of how many.
 using HealthProgress = std::function<void(const NodeHealth&, size_t done, size_t total)>;
 

@@ -28,10 +28,6 @@ std::string LastLine(const std::string& s) {
   return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
-bool IsHealth(const modules::Module* m) {
-  return m->Info().kind == modules::ModuleInfo::Kind::kHealth;
-}
-
 // "apply:nvidia_driver.install" -> "apply": the crash hook's and the events' step kind.
 std::string StepKind(const std::string& step) { return step.substr(0, step.find(':')); }
 
@@ -339,7 +335,7 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   for (const std::string& name : mods) {
     const modules::Module* m = e_.deps().modules(name);
     if (!m) continue;   // ApplyAction says "no module" for it
-    if (IsHealth(m)) continue;
+    if (m->Info().IsHealth()) continue;
     auto fit = facts.facts.find(name);
     if (m->HasBmcProbe() && fit == facts.facts.end()) continue;
     std::string why;
@@ -355,7 +351,7 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   derived = WithoutWaived(std::move(derived));
   for (const PlannedAction& pa : np_.actions) {
     const modules::Module* m = e_.deps().modules(pa.action.module);
-    if (!m || IsHealth(m) || (m->HasBmcProbe() && !facts.facts.contains(pa.action.module))) continue;
+    if (!m || m->Info().IsHealth() || (m->HasBmcProbe() && !facts.facts.contains(pa.action.module))) continue;
     auto same = std::find_if(derived.begin(), derived.end(), [&](const modules::Action& d) {
       return d.id == pa.action.id && d.after == pa.action.after && d.params == pa.action.params &&
              d.disruption == pa.action.disruption;
@@ -408,7 +404,7 @@ Result<std::vector<modules::Action>> NodeRun::Remaining(const NodeFacts& f) cons
   for (const std::string& name : mods) {
     const modules::Module* m = e_.deps().modules(name);
     // Verify is about state; the health step judges the checks (with their own timeouts).
-    if (!m || !m->Wants(desired) || IsHealth(m)) continue;
+    if (!m || !m->Wants(desired) || m->Info().IsHealth()) continue;
     if (auto err = f.module_errors.find(name); err != f.module_errors.end())
       return Diagnostic::Error("apply.probe", fmt::format("{} probe failed: {}", name, err->second));
     auto fit = f.facts.find(name);

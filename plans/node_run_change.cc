@@ -21,6 +21,13 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
   const std::string step = "apply:" + a.id;
   const StepRecord* last = Last(step);
   if (last && Finished(last->outcome)) return true;
+  if (IsCheckAction(a)) {
+    // A failed health check is a finding, not a change: the node's change goes ahead, and
+    // health:checks judges the node after it (a reboot may clear what failed before).
+    StepResult r = Step(step, {{"summary", a.summary}, {"module", a.module}},
+                        [] { return StepResult::Skipped("a failed health check: judged after the change by health:checks"); });
+    return Check(step, r);
+  }
   const modules::Module* m = e_.deps().modules(a.module);
   if (!m) {
     Fail(step, fmt::format("no module '{}' in this plumb", a.module));
@@ -178,14 +185,22 @@ bool NodeRun::Health() {
   // The health modules first: their checks name the test, the GPU and the value, which is what
   // the node's drain reason must say when it stays out.
   const nlohmann::json desired = Desired();
-  const auto pinned = PinnedHealthModules(desired, e_.deps().all_modules);
-  if (!pinned.empty()) {
-    std::vector<std::string> names;
-    for (const modules::Module* m : pinned) names.emplace_back(m->Name());
-    StepResult r = Step("health:checks", {{"modules", names}}, [&] {
+  // On-demand checks load every GPU for minutes: only on a node out of service (drained for
+  // this change, or by an admin). A node that stays in service gets the cheap ones only.
+  const bool out_of_service = np_.NeedsDrain() || admin_;
+  std::vector<const modules::Module*> eligible, skipped;
+  for (const modules::Module* m : PinnedHealthModules(desired, e_.deps().all_modules))
+    (m->Info().on_demand && !out_of_service ? skipped : eligible).push_back(m);
+  if (!eligible.empty()) {
+    std::vector<std::string> names, not_run;
+    for (const modules::Module* m : eligible) names.emplace_back(m->Name());
+    for (const modules::Module* m : skipped) not_run.emplace_back(m->Name());
+    nlohmann::json detail = {{"modules", names}};
+    if (!not_run.empty()) detail["skipped_in_service"] = not_run;
+    StepResult r = Step("health:checks", detail, [&] {
       auto sh = ShellNow();
       if (!sh) return StepResult::Failed("ssh: " + sh.error().message);
-      NodeHealth h = RunNodeHealth(np_.node, **sh, desired, e_.deps().all_modules, timeout);
+      NodeHealth h = RunNodeHealth(np_.node, **sh, desired, eligible, timeout);
       for (const Diagnostic& d : h.problems.items())
         if (d.code == "health.unreachable") shell_.reset();
       if (h.Verdict() == modules::CheckStatus::kFail)

@@ -70,7 +70,7 @@ std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& fac
   nlohmann::json canon = nlohmann::json::object();
   for (const auto& [module, f] : facts) {
     const modules::Module* m = modules::FindModule(module);
-    if (m && m->Info().kind == modules::ModuleInfo::Kind::kHealth) continue;
+    if (m && m->Info().IsHealth()) continue;
     canon[module] = f.ok() ? f.value() : nlohmann::json{{"$error", f.error().code}};
   }
   return JsonDigest(canon);

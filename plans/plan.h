@@ -64,7 +64,14 @@ struct NodePlan {
   bool NeedsDrain() const {
     return return_to_service || disruption >= modules::Disruption::kDrain;
   }
+  /// Every action is a failed health check (IsCheckAction): findings plan and drift show, with
+  /// nothing to apply, so the node is in no batch and apply does not touch it.
+  bool OnlyChecks() const;
 };
+
+/// A failed health check shown as an action (a Kind::kHealth module's Diff; params.check):
+/// apply never carries it out - the node's health:checks step judges the node after its change.
+bool IsCheckAction(const modules::Action& a);
 
 /// A difference an unexpired waiver covers: shown, never changed.
 struct WaivedChange {

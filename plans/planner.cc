@@ -342,6 +342,17 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
   else plan.nodes.push_back(std::move(np));
 }
 
+bool IsCheckAction(const modules::Action& a) {
+  const auto c = a.params.find("check");
+  return c != a.params.end() && *c == true;
+}
+
+bool NodePlan::OnlyChecks() const {
+  return !return_to_service && !actions.empty() &&
+         std::all_of(actions.begin(), actions.end(),
+                     [](const PlannedAction& pa) { return IsCheckAction(pa.action); });
+}
+
 void FormBatches(Plan& plan, const inventory::Cluster& cluster, const DesiredByNode& desired,
                  const std::map<std::string, modules::SchedulerNode>& scheduler) {
   plan.batches.clear();
@@ -350,7 +361,9 @@ void FormBatches(Plan& plan, const inventory::Cluster& cluster, const DesiredByN
   plan.est_seconds = 0;
   // Batches, one rollout policy at a time (in name order), each against its own scope.
   std::map<std::string, std::vector<const NodePlan*>> by_rollout;
-  for (const NodePlan& np : plan.nodes) by_rollout[np.rollout].push_back(&np);
+  // A node with failed health checks and nothing else is shown, not rolled: nothing to apply.
+  for (const NodePlan& np : plan.nodes)
+    if (!np.OnlyChecks()) by_rollout[np.rollout].push_back(&np);
   for (const auto& [rollout, members] : by_rollout) {
     auto pit = cluster.rollouts.find(rollout);
     if (pit == cluster.rollouts.end()) {

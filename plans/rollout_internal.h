@@ -35,8 +35,6 @@ std::string Trim(std::string s);
 std::string LastLine(const std::string& s);
 // "apply:nvidia_driver.install" -> "apply": the crash hook's and the events' step kind.
 std::string StepKind(const std::string& step);
-/// A Kind::kHealth module (its actions are failed checks, its facts measurements).
-bool IsHealth(const modules::Module* m);
 
 struct StepResult {
   StepState outcome = StepState::kOk;

@@ -15,17 +15,7 @@ using transport::ShellQuote;
 
 constexpr std::string_view kName = "dcgm";
 
-CheckResult Make(std::string id, std::string name, std::string subject, CheckStatus status, json measured,
-                 json threshold, std::string message) {
-  return {.module = std::string(kName),
-          .id = std::move(id),
-          .name = std::move(name),
-          .subject = std::move(subject),
-          .status = status,
-          .measured = std::move(measured),
-          .threshold = std::move(threshold),
-          .message = std::move(message)};
-}
+constexpr CheckMaker Make{kName};
 
 }  // namespace
 

@@ -19,17 +19,7 @@ constexpr std::string_view kName = "gpu_health";
 constexpr std::string_view kVolatileField = "ecc.errors.uncorrected.volatile.total";
 constexpr std::string_view kAggregateField = "ecc.errors.uncorrected.aggregate.total";
 
-CheckResult Make(std::string id, std::string name, std::string subject, CheckStatus status, json measured,
-                 json threshold, std::string message) {
-  return {.module = std::string(kName),
-          .id = std::move(id),
-          .name = std::move(name),
-          .subject = std::move(subject),
-          .status = status,
-          .measured = std::move(measured),
-          .threshold = std::move(threshold),
-          .message = std::move(message)};
-}
+constexpr CheckMaker Make{kName};
 
 // A list setting of whole numbers / of strings, or the default when unset.
 std::vector<int> XidList(const json& settings) {

@@ -15,17 +15,7 @@ using nlohmann::json;
 
 constexpr std::string_view kName = "ib_health";
 
-CheckResult Make(std::string id, std::string name, std::string subject, CheckStatus status, json measured,
-                 json threshold, std::string message) {
-  return {.module = std::string(kName),
-          .id = std::move(id),
-          .name = std::move(name),
-          .subject = std::move(subject),
-          .status = status,
-          .measured = std::move(measured),
-          .threshold = std::move(threshold),
-          .message = std::move(message)};
-}
+constexpr CheckMaker Make{kName};
 
 // Counter -> the most it may read: the defaults, then the stack's max_counters over them.
 std::map<std::string, unsigned long long> Limits(const json& settings) {
@@ -60,7 +50,7 @@ std::string IbHealthModule::ProbeScript() const {
   // Active has no LID to query; an Ethernet (RoCE) port has no IB performance counters.
   // CA names are cut to [A-Za-z0-9_.-] before they reach a command line.
   return fmt::format(
-      "plumb_ib_ports=$(ibstat 2>/dev/null | awk '\n"
+      "plumb_ib_ports=$($plumb_t ibstat 2>/dev/null | awk '\n"
       "  /^CA / {{ ca = $2; gsub(/[^A-Za-z0-9_.-]/, \"\", ca) }}\n"
       "  $1 == \"Port\" && $2 ~ /^[0-9]+:$/ {{ port = $2; sub(/:$/, \"\", port); state = \"\" }}\n"
       "  $1 == \"State:\" {{ state = $2 }}\n"
@@ -121,7 +111,11 @@ std::vector<CheckResult> IbHealthModule::Checks(const nlohmann::json& desired, c
                                      "perfquery -R -C {} -P {})",
                                      name, n, max, ca, port)));
     }
-    if (bad == 0)
+    // Nothing measured is not "within limits": the port's counters were not read.
+    if (bad == 0 && !limits.empty() && missing.size() == limits.size())
+      out.push_back(Make(id, "IB port error counters", subject, CheckStatus::kFail, nullptr, {{"max", limits}},
+                         "perfquery printed none of the counters the stack limits"));
+    else if (bad == 0)
       out.push_back(Make(id, "IB port error counters", subject, CheckStatus::kPass, p.contains("error_total") ? p["error_total"] : json(),
                          {{"max", limits}}, fmt::format("{} counters within their limits", limits.size() - missing.size())));
     // A counter the stack names that this port's perfquery does not print cannot pass.

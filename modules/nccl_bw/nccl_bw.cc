@@ -16,17 +16,7 @@ using transport::ShellQuote;
 constexpr std::string_view kName = "nccl_bw";
 constexpr const char* kDefaultMaxBytes = "8G";
 
-CheckResult Make(std::string id, std::string name, CheckStatus status, json measured, json threshold,
-                 std::string message) {
-  return {.module = std::string(kName),
-          .id = std::move(id),
-          .name = std::move(name),
-          .subject = "",
-          .status = status,
-          .measured = std::move(measured),
-          .threshold = std::move(threshold),
-          .message = std::move(message)};
-}
+constexpr CheckMaker Make{kName};
 
 // nccl-tests' size form: 1-13 digits, no leading zero, an optional K, M or G (the schema's
 // pattern; anything else falls back to the default rather than reaching the node).
@@ -82,7 +72,7 @@ std::string NcclBwModule::CheckScript(const nlohmann::json& desired) const {
   } else {
     // Every GPU the driver lists; with none, one, so the run fails with CUDA's own words.
     script +=
-        "plumb_nb_g=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')\n"
+        "plumb_nb_g=$($plumb_t nvidia-smi -L 2>/dev/null | grep -c '^GPU ')\n"
         "[ \"${plumb_nb_g:-0}\" -gt 0 ] 2>/dev/null || plumb_nb_g=1\n";
   }
   script += fmt::format("plumb_run_for {} {} all_reduce_perf -b 8 -e {} -f 2 -g \"$plumb_nb_g\"\n)",
@@ -100,7 +90,7 @@ std::vector<CheckResult> NcclBwModule::Checks(const nlohmann::json& desired, con
   });
   const json* present = Lookup(facts, {"present"});
   if (!present || *present != true) {
-    out.push_back(Make("nccl_bw.installed", "NCCL all_reduce_perf", CheckStatus::kFail, false, "installed",
+    out.push_back(Make("nccl_bw.installed", "NCCL all_reduce_perf", "", CheckStatus::kFail, false, "installed",
                        "all_reduce_perf is not installed (nccl-tests, built against the node's NCCL)"));
     return out;
   }
@@ -122,9 +112,12 @@ std::vector<CheckResult> NcclBwModule::Checks(const nlohmann::json& desired, con
   std::string why;
   if (!errors.empty()) why = errors.front() + (errors.size() > 1 ? fmt::format(" (and {} more)", errors.size() - 1) : "");
   else if (!finished) why = "the run did not finish";
-  // all_reduce_perf exits 1 when it found wrong values: the #wrong check below says so.
-  else if (status != 0 && !(oob_ok && *oob_ok == false)) why = fmt::format("all_reduce_perf exited {}", status);
-  out.push_back(Make("nccl_bw.run", "NCCL all_reduce run", why.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  // all_reduce_perf exits 1 when it found wrong values: the #wrong check below says so - only
+  // when there is a #wrong count to say it with.
+  else if (const json* wrong = Lookup(facts, {"wrong_total"});
+           status != 0 && !(oob_ok && *oob_ok == false && wrong && wrong->is_number_integer()))
+    why = fmt::format("all_reduce_perf exited {}", status);
+  out.push_back(Make("nccl_bw.run", "NCCL all_reduce run", "", why.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                      {{"exit_status", status}, {"complete", finished}, {"errors", errors.size()}},
                      {{"exit_status", 0}, {"errors", 0}}, why.empty() ? "finished without errors" : why));
 
@@ -136,15 +129,15 @@ std::vector<CheckResult> NcclBwModule::Checks(const nlohmann::json& desired, con
     if (busbw && busbw->is_number()) {
       const double bw = busbw->get<double>();
       const bool low = bw < *min;
-      out.push_back(Make("nccl_bw.busbw", "NCCL all_reduce bus bandwidth", low ? CheckStatus::kFail : CheckStatus::kPass,
+      out.push_back(Make("nccl_bw.busbw", "NCCL all_reduce bus bandwidth", "", low ? CheckStatus::kFail : CheckStatus::kPass,
                          bw, {{"min", *min}},
                          fmt::format("busbw {} GB/s {} {}{}", FormatNumber(bw), low ? "<" : ">=", FormatNumber(*min), at)));
     } else {
-      out.push_back(Make("nccl_bw.busbw", "NCCL all_reduce bus bandwidth", CheckStatus::kFail, nullptr, {{"min", *min}},
+      out.push_back(Make("nccl_bw.busbw", "NCCL all_reduce bus bandwidth", "", CheckStatus::kFail, nullptr, {{"min", *min}},
                          "no bus bandwidth measured (no result row)"));
     }
   } else {
-    out.push_back(Make("nccl_bw.busbw", "NCCL all_reduce bus bandwidth", CheckStatus::kSkip,
+    out.push_back(Make("nccl_bw.busbw", "NCCL all_reduce bus bandwidth", "", CheckStatus::kSkip,
                        busbw ? *busbw : json(), nullptr, "health.nccl_bw.min_busbw_gbps is not set"));
   }
 
@@ -156,12 +149,12 @@ std::vector<CheckResult> NcclBwModule::Checks(const nlohmann::json& desired, con
     const json* oob = Lookup(facts, {"out_of_bounds"});
     const std::string bounds =
         oob && oob->is_number_integer() && oob->get<long long>() > 0 ? fmt::format(" ({} values out of bounds)", oob->dump()) : "";
-    out.push_back(Make("nccl_bw.wrong", "NCCL all_reduce #wrong", n > max_wrong ? CheckStatus::kFail : CheckStatus::kPass,
+    out.push_back(Make("nccl_bw.wrong", "NCCL all_reduce #wrong", "", n > max_wrong ? CheckStatus::kFail : CheckStatus::kPass,
                        n, {{"max", max_wrong}},
                        n > max_wrong ? fmt::format("{} wrong values > {}{}", n, max_wrong, bounds)
                                      : fmt::format("{} wrong values{}", n, bounds)));
   } else if (has_rows) {
-    out.push_back(Make("nccl_bw.wrong", "NCCL all_reduce #wrong", CheckStatus::kSkip, nullptr, {{"max", max_wrong}},
+    out.push_back(Make("nccl_bw.wrong", "NCCL all_reduce #wrong", "", CheckStatus::kSkip, nullptr, {{"max", max_wrong}},
                        "the run did not validate its results (#wrong N/A)"));
   }
   return out;

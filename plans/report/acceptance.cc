@@ -18,7 +18,7 @@ nlohmann::json PinsOf(const DriftNode& n, std::vector<std::string>& reasons) {
   for (const DriftCheck& c : n.checks) {
     // Health keys are thresholds, not pins: their checks are the node's health, below.
     if (const modules::Module* m = modules::FindModule(c.module());
-        m && m->Info().kind == modules::ModuleInfo::Kind::kHealth)
+        m && m->Info().IsHealth())
       continue;
     // In sync, the live value is the desired one; otherwise the observed one (null: absent).
     const nlohmann::json live = c.status == CheckStatus::kInSync ? c.desired() : c.observed;
@@ -32,6 +32,12 @@ nlohmann::json PinsOf(const DriftNode& n, std::vector<std::string>& reasons) {
     if (c.status == CheckStatus::kDrift)
       reasons.push_back(fmt::format("drift: {}: {}, want {}", c.key(), ShowValue(c.observed),
                                     ShowValue(c.desired())));
+    // A pin nothing read (firmware without the BMC) is not verified: it cannot pass.
+    if (c.status == CheckStatus::kUnchecked)
+      reasons.push_back(fmt::format("not verified: {} (no module of this run read it{})", c.key(),
+                                    c.module() == "firmware" || c.module() == "bios" || c.module() == "power"
+                                        ? ": the BMC was not read"
+                                        : ""));
     pins.push_back(std::move(pin));
   }
   return pins;
@@ -74,9 +80,15 @@ AcceptanceReport MakeAcceptanceReport(const AcceptanceMeta& meta, const DriftRep
     if (!d.readable) a.reasons.push_back("unreadable: " + d.unreadable_reason);
     a.pins = PinsOf(d, a.reasons);
     a.firmware = FirmwareOf(observed, d.node);
+    a.readable = d.readable;
     if (auto h = by_node.find(d.node); h != by_node.end()) {
+      a.health_checked = true;
       a.health = *h->second;
       for (std::string& line : a.health.FailureLines()) a.reasons.push_back(std::move(line));
+      // A check held back (the node was busy) did not run: burn-in is not done there.
+      for (const modules::CheckResult& c : a.health.checks)
+        if (c.status == modules::CheckStatus::kSkip && c.id == c.module + ".held")
+          a.reasons.push_back(fmt::format("{}: {}", c.module, c.message));
       if (a.health.modules.empty()) a.reasons.push_back("health: the stack pins no health check");
     } else {
       a.health.node = d.node;
@@ -94,6 +106,8 @@ nlohmann::json AcceptanceToJson(const AcceptanceReport& r) {
   for (const AcceptanceNode& a : r.nodes) {
     nodes.push_back({{"node", a.node},
                      {"passed", a.passed},
+                     {"readable", a.readable},
+                     {"health_checked", a.health_checked},
                      {"reasons", a.reasons},
                      {"pins", a.pins},
                      {"firmware", a.firmware},

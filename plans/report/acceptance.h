@@ -32,6 +32,8 @@ struct AcceptanceMeta {
 struct AcceptanceNode {
   std::string node;
   bool passed = false;
+  bool readable = true;          ///< its pins could be read (gather)
+  bool health_checked = false;   ///< its health checks ran (a result, kept or new)
   /// Why it did not pass, one line each ("drift: nvidia.driver: 535.161.08, want 550.90.07",
   /// "dcgm: GPU Memory (GPU 3): ..."); empty when it passed.
   std::vector<std::string> reasons;
@@ -50,8 +52,9 @@ struct AcceptanceReport {
 };
 
 /// Joins a node's drift checks, its observed facts (firmware) and its health. A node passes
-/// when it was read, nothing drifted (waived drift is accepted, and listed), every health check
-/// ran and none failed. A node without a health result (not checked) fails.
+/// when it was read, every pin was verified and none drifted (waived drift is accepted, and
+/// listed), every health check ran and none failed. A node without a health result (not
+/// checked) fails; so does a pin no module read (firmware and BIOS without the BMC).
 AcceptanceReport MakeAcceptanceReport(const AcceptanceMeta& meta, const DriftReport& drift,
                                       const ObservedState& observed,
                                       const std::vector<NodeHealth>& health);
@@ -65,7 +68,8 @@ Status VerifyAcceptanceDigest(const nlohmann::json& report);
 /// One self-contained page (no script, no external resource): the summary, a per-node pass/fail
 /// grid over the health modules and the pins, each node's NCCL bus bandwidth as a bar chart
 /// (inline SVG) against the threshold, and per node the failed checks and drifted pins.
-/// Rendered from the JSON, so what `verify` checks is what the page shows.
+/// Rendered from the JSON; `verify` checks the JSON (the page is its rendering, not covered by
+/// the digest: render it again from a verified JSON when in doubt).
 std::string AcceptanceToHtml(const nlohmann::json& report);
 
 }  // namespace plumb::plans::report

@@ -36,6 +36,8 @@ code{font-size:12px})";
 
 // A grid cell's state: the worst of the node's checks of one module ("none": not pinned).
 std::string ModuleState(const json& node, const std::string& module) {
+  // Never checked (unreachable, interrupted): not a pass, whatever it pins.
+  if (!node.value("health_checked", false)) return "fail";
   const json& h = node["health"];
   bool pinned = false;
   for (const json& m : h.value("modules", json::array())) pinned |= m == module;
@@ -56,10 +58,11 @@ std::string ModuleState(const json& node, const std::string& module) {
 }
 
 std::string PinState(const json& node) {
+  if (!node.value("readable", false)) return "fail";
   std::string s = "pass";
   for (const json& p : node.value("pins", json::array())) {
     const std::string st = p.value("status", "");
-    if (st == "drift") return "fail";
+    if (st == "drift" || st == "unchecked") return "fail";
     if (st == "waived") s = "warn";
   }
   return s;

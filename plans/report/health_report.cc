@@ -73,8 +73,10 @@ std::string HealthToText(const HealthReport& r) {
                          fmt::join(h.modules, ", "), h.seconds);
     }
     for (const CheckResult& c : h.checks) {
-      if (c.status != modules::CheckStatus::kFail && c.status != modules::CheckStatus::kWarn) continue;
-      out += fmt::format("  {} {}: {}: {}{}\n", c.status == modules::CheckStatus::kFail ? "FAIL" : "WARN",
+      if (c.status == modules::CheckStatus::kPass) continue;
+      out += fmt::format("  {} {}: {}: {}{}\n", c.status == modules::CheckStatus::kFail   ? "FAIL"
+                                                 : c.status == modules::CheckStatus::kWarn ? "WARN"
+                                                                                           : "SKIP",
                          c.module, Subject(c), Against(c),
                          c.message.empty() ? "" : " - " + c.message);
     }

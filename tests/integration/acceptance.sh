@@ -6,7 +6,8 @@
 #     text: the reasons), exits 2, and `acceptance verify` accepts it and refuses an edited copy;
 #   - the HTML page, screenshotted in headless Chromium, shows exactly two failure cells in its
 #     grid (and 14 x 4 passing ones);
-#   - interrupted and run again at the same commit, it reuses the kept node results;
+#   - run again at the same commit, it reuses the kept results of the nodes that passed and
+#     checks the failed ones again;
 #   - read-only: no node changed.
 . "$(dirname "$0")/lib/gather.sh"
 GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
@@ -23,17 +24,19 @@ health:
   dcgm: { level: 1 }
   nccl_bw: { min_busbw_gbps: 350 }
   gpu_health: { max_uncorrected_ecc: 0 }
-  ib_health: {}
+  ib_health: { max_counters: {} }   # every error counter at 0
 YAML
 printf 'drain: { scheduler: none }\nmax_unavailable: 1\n' >"$GT_TMP/none.yaml"
 REPO=$GT_TMP/repo
 "$TB" cluster-repo "$REPO" --stack "$GT_TMP/h100.yaml" --rollout "$GT_TMP/none.yaml" >/dev/null
 OUTDIR=$GT_TMP/report
+SECRET=plumb-test-secret-4f1d9
 
 run() { # run ARGS...: plumb in the testbed netns; stdout $OUT, stderr $ERR, rc $RC
   OUT=$GT_TMP/out ERR=$GT_TMP/err
   set +e
-  "$TB" exec "$PLUMB" "$@" >"$OUT" 2>"$ERR"
+  # A secret in the environment must show in no output, report or kept file.
+  "$TB" exec env PLUMB_SSH_PASSPHRASE="$SECRET" "$PLUMB" "$@" >"$OUT" 2>"$ERR"
   RC=$?
   set -e
 }
@@ -52,14 +55,14 @@ run acceptance --repo "$REPO" --no-bmc --dcgm-level 2 --operator "Test Operator"
 check "acceptance with two faults exits 2" rc_is 2
 check "it says REJECTED: 14 of 16 passed" grep -q '^acceptance REJECTED: 14 of 16 node(s) passed, 2 failed' "$OUT"
 check "the text names n5's DCGM memory failure on GPU 2" grep -qE '^  n5: dcgm: .*[Mm]emory.*GPU 2' "$OUT"
-check "the text names n12's bandwidth" grep -qE '^  n12: nccl_bw: .*287\.5' "$OUT"
+check "the text names n12's bandwidth" grep -qE '^  n12: nccl_bw: .*busbw 28[0-9]\.[0-9]+ GB/s < 350' "$OUT"
 J=$OUTDIR/acceptance.json
 check "JSON: n5 and n12 failed, and only they" py_file "$J" 'sorted(f["node"] for f in j["summary"]["failures"]) == ["n12", "n5"]'
 check "JSON: DCGM ran at the burn-in level asked" py_file "$J" 'j["dcgm_level"] == 2 and j["operator"] == "Test Operator"'
 check "JSON: n5's failing check names the test and GPU" py_file "$J" \
   'any(c["module"] == "dcgm" and c["status"] == "fail" and c["subject"] == "GPU 2" for n in j["nodes"] if n["node"] == "n5" for c in n["health"]["checks"])'
 check "JSON: n12's measured bandwidth against the threshold" py_file "$J" \
-  'any(c["module"] == "nccl_bw" and c["status"] == "fail" and abs(c["measured"] - 287.5) < 0.01 and c["threshold"]["min"] == 350 for n in j["nodes"] if n["node"] == "n12" for c in n["health"]["checks"])'
+  'any(c["module"] == "nccl_bw" and c["status"] == "fail" and abs(c["measured"] - 287.5) < 5 and c["threshold"]["min"] == 350 for n in j["nodes"] if n["node"] == "n12" for c in n["health"]["checks"])'
 check "JSON: every pin verified with its live value" py_file "$J" \
   'all(p["status"] == "in_sync" and p["live"] == p["desired"] for n in j["nodes"] for p in n["pins"]) and len(j["nodes"][0]["pins"]) == 2'
 
@@ -77,11 +80,13 @@ run acceptance verify "$GT_TMP/edited.json"
 check "acceptance verify: an edited copy is refused (exit 1)" rc_is 1
 check "  naming the digest" grep -q 'acceptance.digest' "$ERR"
 
-# Resumable: a second run at the same commit and level reuses every kept node.
+# Resumable: a second run at the same commit and level reuses every node that passed.
 run acceptance --repo "$REPO" --no-bmc --dcgm-level 2 --operator "Test Operator" --out "$OUTDIR"
-check "a second run reuses the 16 kept results" grep -q '16 node(s) already checked at commit' "$ERR"
+check "a second run reuses the 14 passing results, checks n5 and n12 again" grep -q '14 node(s) already checked at commit' "$ERR"
 check "  and reaches the same verdict" rc_is 2
 check "acceptance changed no node" test "$(changes)" = "$before"
+check "the planted secret is in no output, report or kept file" \
+  bash -c "! grep -rqF '$SECRET' '$OUTDIR' '$GT_TMP/out' '$GT_TMP/err' '$GT_TMP/edited.json'"
 
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z $CHROME && $(id -u) == 0 ]]; then

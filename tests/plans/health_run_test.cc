@@ -272,3 +272,35 @@ TEST_CASE("health run: the round trip outlasts the checks' own timeouts") {
   plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::hours(2), kNonce);
   CHECK(sh.seen == std::chrono::hours(2));             // a longer limit given stays
 }
+
+TEST_CASE("health run: a busy node's GPU-loading checks are held, named, and the cheap ones run") {
+  plans::SchedulerView view;
+  modules::SchedulerNode busy;
+  busy.name = "n1";
+  busy.running_jobs = 2;
+  busy.jobs = {"1234 (alice: train-llm)", "1235 (bob: eval)"};
+  view.nodes["n1"] = busy;
+  view.nodes["n2"].name = "n2";
+  CHECK(plans::BusyReason(view, "n1") == "2 job(s) running: 1234 (alice: train-llm), 1235 (bob: eval)");
+  CHECK(plans::BusyReason(view, "n2").empty());
+  CHECK(plans::BusyReason(view, "n3").empty());   // not in the scheduler: nothing runs there
+  plans::SchedulerView down;
+  down.error = "slurmctld: connection refused";
+  CHECK(plans::BusyReason(down, "n2") == "the scheduler could not be read (slurmctld: connection refused)");
+
+  World w;
+  inventory::Node node;
+  node.name = "n1";
+  const json desired = {{"health", {{"heavy", {{"measure", "1"}, {"max", 3}}}, {"cheap", {{"max", 9}}}}}};
+  LocalShells shells;
+  auto out = plans::RunHealth({{&node, &desired, plans::BusyReason(view, "n1")}}, shells, w.all, 1,
+                              std::chrono::seconds(30));
+  REQUIRE(out.size() == 1);
+  REQUIRE(out[0].checks.size() == 2);
+  CHECK(out[0].checks[0].module == "cheap");
+  CHECK(out[0].checks[0].status == CheckStatus::kPass);
+  CHECK(out[0].checks[1].id == "heavy.held");
+  CHECK(out[0].checks[1].status == CheckStatus::kSkip);
+  CHECK(out[0].checks[1].message.find("not run: 2 job(s) running: 1234 (alice: train-llm)") == 0);
+  CHECK(out[0].Verdict() == CheckStatus::kSkip);
+}

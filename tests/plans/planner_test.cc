@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <set>
 
 #include <fmt/format.h>
@@ -315,6 +317,23 @@ TEST_CASE("planner: health checks: on demand ones are judged only where a health
   CHECK(np->actions[0].action.summary ==
         "GPU uncorrected ECC errors failed on GPU 0: 2 uncorrected ECC errors since the driver loaded > 0");
   CHECK(np->disruption == Disruption::kNone);
+  // Findings with nothing to apply: shown, in no batch, so apply never touches the node.
+  CHECK(np->OnlyChecks());
+  CHECK(plans::IsCheckAction(np->actions[0].action));
+  for (const auto& b : plan.batches)
+    CHECK(std::find(b.nodes.begin(), b.nodes.end(), "gpu02") == b.nodes.end());
+  // With a real change as well, the node is rolled (its check is judged after the change).
+  w.observed["gpu02"].facts["kernel"] = {{"value", "k0"}};
+  in = w.Input();
+  in.modules = {&w.kernel, gpu_health, dcgm};
+  auto mixed = plans::MakePlan(in);
+  REQUIRE(mixed.FindNode("gpu02") != nullptr);
+  CHECK_FALSE(mixed.FindNode("gpu02")->OnlyChecks());
+  bool batched = false;
+  for (const auto& b : mixed.batches)
+    batched |= std::find(b.nodes.begin(), b.nodes.end(), "gpu02") != b.nodes.end();
+  CHECK(batched);
+  w.observed["gpu02"].facts["kernel"] = {{"value", "k1"}};
 
   // Where a health run left DCGM facts, they are judged like any other.
   w.observed["gpu03"].facts["dcgm"] = {

@@ -58,6 +58,8 @@ struct World {
   std::string run_id = "20270101-000000-abcd";
   fakes::FakeLeases leases{clock};
   bool use_leases = false;
+  std::vector<const modules::Module*> all_modules;   ///< for the health step
+  bool with_desired = false;                         ///< give the engine each node's desired state
   plans::RolloutTiming timing;
 
   explicit World(int n, int max_unavailable = 2, int canary = 1, int max_failures = 0) {
@@ -135,6 +137,9 @@ struct World {
     d.prober = &fake;
     d.transport = &fake;
     d.modules = [this](std::string_view n) { return Find(n); };
+    d.all_modules = all_modules;
+    if (with_desired)
+      for (const auto& [n, nd] : desired) o.desired[n] = *nd.desired;
     d.clock = &clock;
     d.observer = &observer;
     d.stop = &stop;
@@ -494,4 +499,86 @@ TEST_CASE("rollout: drain reasons carry the run, and are safe to pass to scontro
   auto id = plans::NewRunId(*plans::ParseRfc3339("2027-01-01T02:03:04.000Z"));
   CHECK(id.rfind("20270101-020304-", 0) == 0);
   CHECK(id.find(':') == std::string::npos);
+}
+
+namespace {
+
+// A health module for the engine's health step: its script goes to the fake node, which answers
+// it like any unknown command (no sections), so when it runs it fails the node.
+class HeavyCheck final : public modules::Module {
+ public:
+  HeavyCheck() {
+    info_.name = "heavy";
+    info_.owns = {"/health/heavy"};
+    info_.kind = modules::ModuleInfo::Kind::kHealth;
+    info_.on_demand = true;
+  }
+  const modules::ModuleInfo& Info() const override { return info_; }
+  std::string CheckScript(const nlohmann::json&) const override { return "plumb_run gpu stress-every-gpu"; }
+  std::vector<modules::Action> Diff(const nlohmann::json&, const modules::Facts&) const override { return {}; }
+
+ private:
+  modules::ModuleInfo info_;
+};
+
+int HealthScriptsRun(World& w, const std::string& node) {
+  int n = 0;
+  for (const std::string& c : w.fake.CallsOf(node)) n += c.find("stress-every-gpu") != std::string::npos;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("rollout: on-demand health checks run only on a node out of service") {
+  HeavyCheck heavy;
+  SUBCASE("a change that needs no drain: the node stays in service, the GPUs are not loaded") {
+    World w(1);
+    w.fake.node("n01").running["kernel"] = "k2";
+    w.fake.node("n01").installed["kernel"] = "k2";
+    w.fake.node("n01").running["sysctl"] = "s0";
+    w.fake.node("n01").installed["sysctl"] = "s0";
+    for (auto& [n, nd] : w.desired) nd.desired.Mut()["health"] = {{"heavy", {{"level", 3}}}};
+    w.all_modules = {&heavy};
+    w.with_desired = true;
+    auto r = w.Apply();
+    CHECK(r.outcome == plans::RunState::kDone);
+    CHECK(HealthScriptsRun(w, "n01") == 0);
+    auto steps = w.journal->Steps(w.run_id, "n01");
+    REQUIRE(steps.ok());
+    for (const auto& s : *steps) CHECK(s.step != "health:checks");
+  }
+  SUBCASE("a drained change: the checks run, and a failure keeps the node out with the reason") {
+    World w(1);
+    for (auto& [n, nd] : w.desired) nd.desired.Mut()["health"] = {{"heavy", {{"level", 3}}}};
+    w.all_modules = {&heavy};
+    w.with_desired = true;
+    auto r = w.Apply();
+    CHECK(r.outcome == plans::RunState::kHalted);   // the canary failed
+    CHECK(HealthScriptsRun(w, "n01") == 1);
+    CHECK(w.fake.node("n01").drain);
+    CHECK(w.fake.node("n01").reason.find(":failed:health:checks: health: ") != std::string::npos);
+  }
+}
+
+TEST_CASE("rollout: a failed health check in the plan is a finding: skipped, the change goes ahead") {
+  World w(1);
+  w.MakePlan();
+  REQUIRE(w.plan.nodes.size() == 1);
+  plans::PlannedAction check;
+  check.action.module = "gpu_health";
+  check.action.id = "gpu_health.gpu0.ecc";
+  check.action.key = "health.gpu_health";
+  check.action.pointer = "/health/gpu_health";
+  check.action.summary = "GPU uncorrected ECC errors failed on GPU 0: 2 > 0";
+  check.action.params = {{"manual", true}, {"check", true}};
+  w.plan.nodes[0].actions.insert(w.plan.nodes[0].actions.begin(), check);
+  auto r = w.Apply();
+  CHECK(r.outcome == plans::RunState::kDone);
+  CHECK(w.fake.node("n01").running["kernel"] == "k2");
+  auto steps = w.journal->Steps(w.run_id, "n01");
+  REQUIRE(steps.ok());
+  bool skipped = false;
+  for (const auto& s : *steps)
+    if (s.step == "apply:gpu_health.gpu0.ecc") skipped = s.outcome == plans::StepState::kSkipped;
+  CHECK(skipped);
 }

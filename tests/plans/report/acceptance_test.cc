@@ -138,10 +138,68 @@ TEST_CASE("acceptance html: the grid shows each failure where it is, and the ban
   CHECK(html.find("title=\"gpu002: dcgm fail\"") != std::string::npos);
   CHECK(html.find("title=\"gpu003: dcgm pass\"") != std::string::npos);
   CHECK(html.find("title=\"gpu001: pins fail\"") != std::string::npos);   // its drift
-  CHECK(html.find("title=\"gpu004: dcgm none\"") != std::string::npos);   // never checked
+  CHECK(html.find("title=\"gpu004: dcgm fail\"") != std::string::npos);   // never checked: not a pass
+  CHECK(html.find("title=\"gpu004: pins fail\"") != std::string::npos);   // unreadable: not a pass
   CHECK(html.find("aria-label=\"NCCL all_reduce bus bandwidth per node, GB/s\"") != std::string::npos);
   CHECK(html.find("min 350 GB/s") != std::string::npos);
   CHECK(html.find("478.2") != std::string::npos);
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("GPU 3 had uncorrectable memory errors") != std::string::npos);
+}
+
+TEST_CASE("acceptance: a pin no module read is not verified, and the node does not pass") {
+  Built b;
+  Build(b);
+  DriftInput in;
+  in.plan = &b.w.plan;
+  in.cluster = &b.w.cluster;
+  in.desired = &b.w.desired;
+  in.today = "2026-11-29";
+  in.modules_run = {"kernel", "nvidia_driver"};   // sysctl's pins: read by nothing this run
+  DriftReport drift = MakeDriftReport(in);
+  std::vector<plans::NodeHealth> health = {Healthy("gpu003", 478.2)};
+  AcceptanceReport r = MakeAcceptanceReport(b.report.meta, drift, b.observed, health);
+  const AcceptanceNode& n3 = NodeOf(r, "gpu003");
+  CHECK_FALSE(n3.passed);
+  REQUIRE(!n3.reasons.empty());
+  CHECK(n3.reasons[0].find("not verified: sysctl.") == 0);
+  CHECK(AcceptanceToHtml(AcceptanceToJson(r)).find("title=\"gpu003: pins fail\"") != std::string::npos);
+}
+
+TEST_CASE("acceptance html: what tools and nodes said is escaped, never markup") {
+  Built b;
+  Build(b);
+  plans::NodeHealth evil = Healthy("gpu003", 478.2);
+  evil.checks[0] = {"dcgm", "dcgm.x", "GPU <b>Memory</b>", "GPU 3", modules::CheckStatus::kFail, "fail", "pass",
+                    "<img src=x onerror=alert(1)> & \"quoted\""};
+  AcceptanceReport r = MakeAcceptanceReport(b.report.meta, b.drift, b.observed, {evil});
+  const std::string html = AcceptanceToHtml(AcceptanceToJson(r));
+  CHECK(html.find("<img") == std::string::npos);
+  CHECK(html.find("<b>Memory") == std::string::npos);
+  CHECK(html.find("&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;") != std::string::npos);
+}
+
+TEST_CASE("acceptance: a kept health result reads back as it was written") {
+  plans::NodeHealth h = Healthy("gpu001", 480);
+  h.problems.Add(Diagnostic::Error("probe.dcgm", "cut short"));
+  auto back = plans::NodeHealth::FromJson(h.ToJson());
+  REQUIRE(back.has_value());
+  CHECK(back->ToJson() == h.ToJson());
+  json broken = h.ToJson();
+  broken["checks"][0]["status"] = "maybe";
+  CHECK_FALSE(plans::NodeHealth::FromJson(broken).has_value());
+  CHECK_FALSE(plans::NodeHealth::FromJson(json::array()).has_value());
+}
+
+TEST_CASE("acceptance: a node whose GPU checks were held (jobs running) does not pass") {
+  Built b;
+  Build(b);
+  plans::NodeHealth held = Healthy("gpu003", 478.2);
+  held.checks[0] = {"dcgm", "dcgm.held", "dcgm", "", modules::CheckStatus::kSkip, nullptr, nullptr,
+                    "not run: 1 job(s) running: 77 (alice: train) (--allow-busy runs it anyway)"};
+  AcceptanceReport r = MakeAcceptanceReport(b.report.meta, b.drift, b.observed, {held});
+  const AcceptanceNode& n3 = NodeOf(r, "gpu003");
+  CHECK_FALSE(n3.passed);
+  REQUIRE(n3.reasons.size() == 1);
+  CHECK(n3.reasons[0] == "dcgm: not run: 1 job(s) running: 77 (alice: train) (--allow-busy runs it anyway)");
 }
