@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Reads a PNG (stdlib only: zlib + struct) and reports the connected regions of one colour.
 
-usage: png_regions.py FILE.png RRGGBB [TOLERANCE]
-prints: "<width>x<height> distinct=<n colours sampled> regions=<sizes, largest first>"
+usage: png_regions.py FILE.png RRGGBB [TOLERANCE [MIN_AREA]]
+prints: "<width>x<height> distinct=<n colours sampled> count=<n regions> big=<n regions of at
+least MIN_AREA pixels (default 1)> regions=<sizes, largest first, the first 60>"
 Used by the drift HTML test: a drifted node is a heat-map cell, i.e. a large region of the drift
 colour; a blank or failed render is one colour.
 """
@@ -59,6 +60,7 @@ def decode(path):
 def main():
     path, hexcol = sys.argv[1], sys.argv[2]
     tol = int(sys.argv[3]) if len(sys.argv) > 3 else 12
+    min_area = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     want = tuple(int(hexcol[k:k + 2], 16) for k in (0, 2, 4))
     w, h, bpp, rows = decode(path)
     mask = bytearray(w * h)
@@ -88,7 +90,9 @@ def main():
                     stack.append(q)
         sizes.append(n)
     sizes.sort(reverse=True)
-    print("%dx%d distinct=%d regions=%s" % (w, h, len(colours), ",".join(map(str, sizes[:60])) or "none"))
+    print("%dx%d distinct=%d count=%d big=%d regions=%s" % (
+        w, h, len(colours), len(sizes), len([n for n in sizes if n >= min_area]),
+        ",".join(map(str, sizes[:60])) or "none"))
 
 
 if __name__ == "__main__":
