@@ -141,13 +141,7 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
     return ExitCodeFor(kVerb, Outcome::kError);
   }
   ReadRun& r = **rr;
-  plans::report::DriftInput in;
-  in.plan = &r.run.plan;
-  in.cluster = &r.loaded.cluster;
-  in.desired = &r.loaded.desired;
-  in.modules_run = r.ran_names;
-  in.today = DayOf(r.run.plan.created_at);
-  plans::report::DriftReport drift = plans::report::MakeDriftReport(in);
+  plans::report::DriftReport drift = DriftReportOf(r);
   const std::string commit = r.loaded.cluster.source.commit;
 
   // 2. The health modules at the burn-in level, on the nodes not already done at this commit.

@@ -508,7 +508,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
   // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
   SshShellFactory shells(lc.cluster.ssh, lo.repo, extra);
-  GatherProber prober(lc.cluster, shells, modules::AllModules(),
+  GatherProber prober(lc.cluster, shells, plans::ModulesToRead(modules::AllModules(), lc.desired),
                       std::chrono::seconds(lc.cluster.ssh.command_timeout_s));
   std::shared_ptr<BmcFactory> bmcs;
   if (!lc.cluster.bmc.credentials.empty()) {

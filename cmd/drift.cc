@@ -23,13 +23,7 @@ struct DriftArgs {
 };
 
 int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
-  plans::report::DriftInput in;
-  in.plan = &r.run.plan;
-  in.cluster = &r.loaded.cluster;
-  in.desired = &r.loaded.desired;
-  in.modules_run = r.ran_names;
-  in.today = DayOf(r.run.plan.created_at);
-  plans::report::DriftReport report = plans::report::MakeDriftReport(in);
+  plans::report::DriftReport report = DriftReportOf(r);
   report.diags.Append(r.run.diags);
   // The report warns about each expired waiver itself (saying whether drift it covered now
   // counts): the loader's word on the same waiver would say it twice.

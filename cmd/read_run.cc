@@ -121,6 +121,16 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
 
 std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
 
+plans::report::DriftReport DriftReportOf(const ReadRun& r) {
+  plans::report::DriftInput in;
+  in.plan = &r.run.plan;
+  in.cluster = &r.loaded.cluster;
+  in.desired = &r.loaded.desired;
+  in.modules_run = r.ran_names;
+  in.today = DayOf(r.run.plan.created_at);
+  return plans::report::MakeDriftReport(in);
+}
+
 void AddTrustOption(CLI::App& sub, std::string& trust_from) {
   sub.add_option("--trust-policy-from", trust_from,
                  "Judge the commit by the signing policy (policy.yaml) at this ref: a protected "
@@ -262,7 +272,8 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     plans::GatherOptions opt;
     opt.fanout = a.fanout;
     opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
-    rr->observed = plans::Gather(p->selected, modules::AllModules(), shells, opt);
+    rr->observed = plans::Gather(p->selected, plans::ModulesToRead(modules::AllModules(), rr->loaded.desired),
+                                 shells, opt);
     rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
     if (a.read_bmc)
       GatherBmcInto(g, cluster, p->selected, p->bmc_modules, a.fanout, rr->observed, p->notes);

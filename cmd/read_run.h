@@ -19,6 +19,7 @@
 #include "plans/commit_trust.h"
 #include "plans/observed.h"
 #include "plans/plan_run.h"
+#include "plans/report/drift.h"
 
 namespace plumb::cmd {
 
@@ -62,6 +63,10 @@ Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string
 /// Everything up to the plan. On an error that leaves nothing to plan (bad repo, bad --limit,
 /// unreadable snapshot) returns the diagnostics to print, and the caller exits 1.
 Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a);
+
+/// The drift report of a read run: every pinned key of every node read, judged (waivers as of
+/// the plan's day). For `plumb drift` and `plumb acceptance`.
+plans::report::DriftReport DriftReportOf(const ReadRun& r);
 
 /// The first 10 characters of an RFC 3339 time: "2026-11-29".
 std::string DayOf(const std::string& rfc3339);

@@ -144,7 +144,10 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   deps.pool = &pool;
   deps.clock = &clock;
   deps.events = &sink;
-  deps.modules = modules::AllModules();
+  // The watch follows pins; health modules measure (`plumb health --format prom` on a timer
+  // covers them), and their probes would cost every node every round.
+  for (const modules::Module* m : modules::AllModules())
+    if (!m->Info().IsHealth()) deps.modules.push_back(m);
   if (!a.textfile.empty())
     deps.write_textfile = [path = a.textfile](const std::string& text) { return WriteOutput(path, text); };
   deps.log = [](const std::string& line) { std::fprintf(stderr, "plumb watch: %s\n", line.c_str()); };

@@ -207,4 +207,17 @@ ObservedState Gather(const std::vector<const inventory::Node*>& nodes,
   return state;
 }
 
+std::vector<const modules::Module*> ModulesToRead(
+    const std::vector<const modules::Module*>& all,
+    const std::map<std::string, inventory::NodeDesired>& desired) {
+  std::vector<const modules::Module*> out;
+  for (const modules::Module* m : all) {
+    bool needed = !m->Info().IsHealth();
+    for (auto it = desired.begin(); !needed && it != desired.end(); ++it)
+      needed = m->Wants(*it->second.desired);
+    if (needed) out.push_back(m);
+  }
+  return out;
+}
+
 }  // namespace plumb::plans

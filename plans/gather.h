@@ -4,6 +4,7 @@
 /// as one script with per-run section markers, and each module parses its own section.
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,14 @@ class ProgressObserver {
   virtual ~ProgressObserver() = default;
   virtual void OnNodeDone(const NodeObservation& node, size_t done, size_t total) = 0;
 };
+
+/// The modules a read of these nodes needs: every module, except the health modules no node's
+/// desired state pins (`desired`: node -> its merged desired state). Their probes would run
+/// nvidia-smi's health query, the kernel log and perfquery on every port of every node for
+/// nothing. `plumb gather`, a dump of everything, reads them all.
+std::vector<const modules::Module*> ModulesToRead(
+    const std::vector<const modules::Module*>& all,
+    const std::map<std::string, inventory::NodeDesired>& desired);
 
 /// Probes `nodes` with the in-band probes of `modules` (modules without one are skipped) and
 /// returns one NodeObservation per node: never throws, never stops at a failing node.

@@ -21,6 +21,7 @@
 #include "plans/observed.h"
 #include "plans/snapshot_prefetch.h"
 #include "modules/probe_script.h"
+#include "modules/registry.h"
 
 using namespace plumb;
 using namespace std::chrono_literals;
@@ -652,4 +653,25 @@ TEST_CASE("a snapshot read ahead on a background thread hands over every node, i
   { plans::SnapshotPrefetch abandoned(path, 1, 1u << 30, 1); }
   { plans::SnapshotPrefetch abandoned_by_bytes(path, 1000, 1, 1); }
   std::remove(path.c_str());
+}
+
+TEST_CASE("gather: health modules are read only where some node pins them") {
+  const auto& all = modules::AllModules();
+  std::map<std::string, inventory::NodeDesired> desired;
+  desired["n1"].desired = nlohmann::json{{"kernel", "6.8.0"}};
+  auto names = [](const std::vector<const modules::Module*>& ms) {
+    std::set<std::string> out;
+    for (const modules::Module* m : ms) out.emplace(m->Name());
+    return out;
+  };
+  auto read = names(plans::ModulesToRead(all, desired));
+  CHECK(read.count("kernel") == 1);
+  CHECK(read.count("os") == 1);   // facts-only modules are always read
+  CHECK(read.count("gpu_health") == 0);
+  CHECK(read.count("ib_health") == 0);
+  desired["n2"].desired = nlohmann::json{{"health", {{"gpu_health", {{"max_uncorrected_ecc", 0}}}}}};
+  read = names(plans::ModulesToRead(all, desired));
+  CHECK(read.count("gpu_health") == 1);
+  CHECK(read.count("ib_health") == 0);
+  CHECK(read.size() == all.size() - 3);   // ib_health, dcgm and nccl_bw: no node pins them
 }
