@@ -42,7 +42,9 @@ int RunModules(const GlobalOptions& g) {
                      {"after", after},
                      {"reads", std::string(i.reads)},
                      {"changes", std::string(i.changes)},
-                     {"disruption", i.DisruptionText()}});
+                     {"disruption", i.DisruptionText()},
+                     {"kind", i.IsHealth() ? "health" : "state"},
+                     {"on_demand", i.on_demand}});
     }
     std::printf("%s\n", all.dump(2).c_str());
     return ExitCodeFor(kVerb, Outcome::kOk);

@@ -23,5 +23,7 @@ names = [m["name"] for m in mods]
 assert names == rows, (names, rows)
 assert all(m["channel"] in ("ssh", "bmc") for m in mods)
 assert {"firmware", "bios", "power"} == {m["name"] for m in mods if m["channel"] == "bmc"}
+assert {"dcgm", "gpu_health", "nccl_bw", "ib_health"} == {m["name"] for m in mods if m["kind"] == "health"}
+assert {"dcgm", "nccl_bw"} == {m["name"] for m in mods if m["on_demand"]}
 PY
 finish

@@ -38,7 +38,8 @@ python3 - "$OUT" "$TB_RUN/nodes" "$commit" "$GT_TMP/modules.json" <<'PY' >"$GT_T
 import json, os, sys
 j = json.load(open(sys.argv[1]))
 nodes_dir, commit = sys.argv[2], sys.argv[3]
-in_band = {m["name"] for m in json.load(open(sys.argv[4])) if m["channel"] == "ssh"}
+# On-demand health checks (dcgm, nccl_bw) load the GPUs: gather never runs them.
+in_band = {m["name"] for m in json.load(open(sys.argv[4])) if m["channel"] == "ssh" and not m["on_demand"]}
 
 def conf(node, name="current.conf"):
     out = {}
