@@ -77,12 +77,6 @@ std::optional<plans::NodeHealth> KeptResult(const std::string& dir, const std::s
   return h;
 }
 
-// JSON text that never throws on bytes a tool printed (invalid UTF-8 becomes U+FFFD, as the
-// digest's canonical form does).
-std::string JsonText(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
 int RunVerify(const AcceptanceArgs& a) {
   std::ifstream in(a.verify_path);
   if (!in) {

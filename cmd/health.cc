@@ -95,9 +95,7 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   auto render = [&](std::ostream& out) {
-    if (g.format == "json")   // a tool's bytes that are not UTF-8 become U+FFFD, never a throw
-      out << plans::report::HealthToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-          << "\n";
+    if (g.format == "json") out << JsonText(plans::report::HealthToJson(report));
     else if (g.format == "junit") out << plans::report::HealthToJunit(report);
     else if (g.format == "prom")
       out << plans::report::HealthToProm(report, static_cast<long long>(std::time(nullptr)));

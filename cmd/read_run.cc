@@ -121,6 +121,10 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
 
 std::string DayOf(const std::string& rfc3339) { return rfc3339.substr(0, 10); }
 
+std::string JsonText(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 plans::report::DriftReport DriftReportOf(const ReadRun& r) {
   plans::report::DriftInput in;
   in.plan = &r.run.plan;

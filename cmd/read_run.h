@@ -68,6 +68,10 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
 /// the plan's day). For `plumb drift` and `plumb acceptance`.
 plans::report::DriftReport DriftReportOf(const ReadRun& r);
 
+/// `j` as indented JSON text and a newline, never throwing on bytes a tool printed (invalid
+/// UTF-8 becomes U+FFFD, as the digests' canonical form does).
+std::string JsonText(const nlohmann::json& j);
+
 /// The first 10 characters of an RFC 3339 time: "2026-11-29".
 std::string DayOf(const std::string& rfc3339);
 /// Writes `text` to `path` (atomically: temp file + rename), or to stdout when `path` is empty.

@@ -201,8 +201,7 @@ bool NodeRun::Health() {
       auto sh = ShellNow();
       if (!sh) return StepResult::Failed("ssh: " + sh.error().message);
       NodeHealth h = RunNodeHealth(np_.node, **sh, desired, eligible, timeout);
-      for (const Diagnostic& d : h.problems.items())
-        if (d.code == "health.unreachable") shell_.reset();
+      if (!h.reachable) shell_.reset();   // the connection is probably gone: a fresh one next
       if (h.Verdict() == modules::CheckStatus::kFail)
         return StepResult::Failed("health: " + fmt::format("{}", fmt::join(h.FailureLines(), "; ")));
       int warned = 0;

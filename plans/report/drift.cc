@@ -116,8 +116,7 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
   bool matched = false;
   // A failed health check (a health module's action) is a finding of its own: it does not make
   // the thresholds it was measured against differ, and two failed GPUs are two findings.
-  const bool health_check = pa.action.params.is_object() && pa.action.params.contains("check") &&
-                            pa.action.params["check"] == true;
+  const bool health_check = IsCheckAction(pa.action);
   for (DriftCheck& c : dn.checks) {
     if (health_check) break;
     const bool below = PointerUnder(c.pointer(), pa.action.pointer);
