@@ -135,11 +135,41 @@ Result<std::map<std::string, EcnFlags>> ParseEcn(std::string_view text) {
   return out;
 }
 
+std::map<std::string, std::map<std::string, std::string>> ParsePersisted(std::string_view text) {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  for (const Line& line : SplitLines(text)) {
+    std::string_view t = line.text;
+    // "Binary file ... matches" and the like are not a kept line.
+    if (!StartsWith(t, kPersistDir) || t.size() <= kPersistDir.size() || t[kPersistDir.size()] != '/') continue;
+    t.remove_prefix(kPersistDir.size() + 1);
+    size_t colon = t.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view file = t.substr(0, colon), content = t.substr(colon + 1);
+    if (!EndsWith(file, ".sh")) continue;
+    file.remove_suffix(3);
+    size_t dot = file.rfind('.');
+    if (dot == std::string_view::npos) continue;
+    std::string_view iface = file.substr(0, dot), setting = file.substr(dot + 1);
+    if (!IsNetdevName(iface) || (setting != "trust" && setting != "pfc" && setting != "ecn")) continue;
+    std::string& text_of = out[std::string(iface)][std::string(setting)];
+    if (!text_of.empty()) text_of += '\n';
+    text_of += content;
+  }
+  return out;
+}
+
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
-  PartFacts out(kModule, {{"mlnx_qos", nullptr}, {"interfaces", nlohmann::json::array()}});
+  PartFacts out(kModule, {{"mlnx_qos", nullptr}, {"restore_unit", nullptr}, {"interfaces", nlohmann::json::array()}});
   nlohmann::json& facts = out.facts();
   if (const ProbePart* tool = FindPart(parts, kToolPart))
     facts["mlnx_qos"] = tool->exit_status == 0 && !Trim(tool->text).empty();
+  // `systemctl is-enabled` prints nothing on stdout for a unit file that does not exist.
+  if (const ProbePart* unit = FindPart(parts, kRestoreUnitPart); unit && !unit->absent()) {
+    std::string_view state = Trim(unit->text);
+    facts["restore_unit"] = state.empty() ? "not-found" : std::string(state);
+  }
+  std::optional<std::map<std::string, std::map<std::string, std::string>>> persisted;
+  if (const ProbePart* p = FindPart(parts, kPersistedPart); p && !p->absent()) persisted = ParsePersisted(p->text);
 
   std::vector<std::string> names;
   const ProbePart* list = FindPart(parts, kInterfacesPart);
@@ -169,7 +199,11 @@ nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
 
   for (const std::string& name : names) {
     nlohmann::json iface = {{"name", name}, {"trust", nullptr}, {"pfc", nullptr},
-                            {"ecn_np", nullptr}, {"ecn_rp", nullptr}};
+                            {"ecn_np", nullptr}, {"ecn_rp", nullptr}, {"persisted", nullptr}};
+    if (persisted) {
+      auto p = persisted->find(name);
+      iface["persisted"] = p == persisted->end() ? nlohmann::json::object() : nlohmann::json(p->second);
+    }
     std::string part = std::string(kQosPartPrefix) + name;
     const ProbePart* q = FindPart(parts, part);
     // Absent: mlnx_qos is not installed ("mlnx_qos" says so); trust and PFC stay unread.

@@ -22,6 +22,16 @@ inline constexpr std::string_view kInterfacesPart = "interfaces";
 inline constexpr std::string_view kToolPart = "tool";
 inline constexpr std::string_view kQosPartPrefix = "qos.";
 inline constexpr std::string_view kEcnPart = "ecn";
+/// What plumb persisted for the boot-time restore (`grep -H '' <kPersistDir>/*.sh`), and the
+/// state of the unit that replays it (`systemctl is-enabled <kRestoreUnit>`).
+inline constexpr std::string_view kPersistedPart = "persisted";
+inline constexpr std::string_view kRestoreUnitPart = "restore_unit";
+
+/// The NIC forgets trust, PFC and ECN at a reboot or driver reload. plumb keeps each setting it
+/// made as one command line in `<kPersistDir>/<netdev>.<setting>.sh` (setting: trust, pfc, ecn),
+/// and a oneshot unit, kRestoreUnit, runs them at boot.
+inline constexpr std::string_view kPersistDir = "/etc/plumb/roce.d";
+inline constexpr std::string_view kRestoreUnit = "plumb-roce.service";
 
 /// A netdev name plumb will put in a command or a path: 1-15 of [A-Za-z0-9_.-] (IFNAMSIZ - 1),
 /// not starting with '-' or '.'. The kernel allows more; a name outside this set is reported,
@@ -49,8 +59,13 @@ struct EcnFlags {
 /// "/sys/class/net/<if>/ecn/roce_(np|rp)/enable/<0-7>:<0|1>" lines -> flags per netdev.
 Result<std::map<std::string, EcnFlags>> ParseEcn(std::string_view text);
 
-/// Parts -> {"mlnx_qos": bool, "interfaces": [{"name", "trust", "pfc", "ecn_np", "ecn_rp"}],
-/// "part_errors"?} (schemas/facts/roce.schema.json). Each part is read on its own
+/// `grep -H '' <kPersistDir>/*.sh` -> netdev -> setting -> the file's text (its lines joined by
+/// '\n'). Files not named `<netdev>.<trust|pfc|ecn>.sh` are not plumb's and are skipped.
+std::map<std::string, std::map<std::string, std::string>> ParsePersisted(std::string_view text);
+
+/// Parts -> {"mlnx_qos": bool, "restore_unit": "enabled"|"disabled"|"not-found"|..., "interfaces":
+/// [{"name", "trust", "pfc", "ecn_np", "ecn_rp", "persisted": {setting: command}}],
+/// "part_errors"?}; restore_unit and persisted are null when their parts were not read (schemas/facts/roce.schema.json). Each part is read on its own
 /// (modules/part_facts.h): one netdev's garbled mlnx_qos output costs that netdev's trust and
 /// PFC, not the others'.
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);

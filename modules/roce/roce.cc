@@ -18,8 +18,10 @@ const ModuleInfo& RoceModule::Info() const {
       .owns = {"/fabric/roce"},
       .channel = Channel::kInBand,
       .after = {"ofed"},   // mlnx_qos and the ECN sysfs come with MLNX_OFED / DOCA-OFED
-      .reads = "`mlnx_qos -i`, `/sys/class/net/*/ecn/roce_{np,rp}/enable/*`",
-      .changes = "`mlnx_qos --trust` / `--pfc`, ECN sysfs writes (until the next reboot)",
+      .reads = "`mlnx_qos -i`, `/sys/class/net/*/ecn/roce_{np,rp}/enable/*`, /etc/plumb/roce.d, "
+               "`systemctl is-enabled plumb-roce`",
+      .changes = "`mlnx_qos --trust` / `--pfc`, ECN sysfs writes; each kept in /etc/plumb/roce.d and "
+                 "replayed at boot by plumb-roce.service",
       .disruption = Disruption::kServiceRestart,   // trust and PFC restart the port's queues
       .disruption_by_key = {{"/fabric/roce/ecn", Disruption::kNone}}};
   return kInfo;
@@ -67,6 +69,70 @@ bool IsPriorityList(const nlohmann::json& v) {
   return true;
 }
 
+// The oneshot unit that replays /etc/plumb/roce.d at boot. After openibd (MLNX_OFED's driver
+// start, where it is used) and before the network is configured, so RoCE traffic starts with the
+// pinned QoS. `$$` is systemd's escape for a literal `$`.
+constexpr const char* kRestoreUnitText =
+    "# Written by plumb (roce module): replays the RoCE QoS settings plumb applied, which the NIC\n"
+    "# forgets at a reboot or driver reload. One command per file in /etc/plumb/roce.d.\n"
+    "[Unit]\n"
+    "Description=plumb: RoCE QoS (trust, PFC, ECN) as pinned\n"
+    "After=openibd.service network-pre.target\n"
+    "Before=network.target\n"
+    "\n"
+    "[Service]\n"
+    "Type=oneshot\n"
+    "RemainAfterExit=yes\n"
+    "ExecStart=/bin/sh -c 'for f in /etc/plumb/roce.d/*.sh; do [ ! -e \"$$f\" ] || sh \"$$f\" || exit 1; done'\n"
+    "\n"
+    "[Install]\n"
+    "WantedBy=multi-user.target\n";
+
+std::string PersistPath(const std::string& iface, const std::string& setting) {
+  return fmt::format("{}/{}.{}.sh", roce::kPersistDir, iface, setting);
+}
+
+// The one command that sets `setting` of netdev `iface` to `after` ("" when plumb refuses the
+// value): what apply runs and what it persists for the boot-time restore.
+std::string SettingCommand(const std::string& iface, const std::string& setting, const nlohmann::json& after) {
+  if (!IsSafeInterface(iface)) return "";
+  const std::string mlnx_qos = "mlnx_qos -i " + ShellQuote(iface);
+  if (setting == "trust") {
+    if (!after.is_string() || (after != "pcp" && after != "dscp")) return "";
+    return mlnx_qos + " --trust " + ShellQuote(after.get<std::string>());
+  }
+  if (!IsPriorityList(after)) return "";
+  if (setting == "pfc") return mlnx_qos + " --pfc " + ShellQuote(PfcFlags(after));
+  if (setting == "ecn") {
+    // Every priority of both halves of RoCE congestion control, so the set is exactly `after`;
+    // one command, so a failed write stops the rest and is reported with its file.
+    std::string cmd;
+    for (const char* half : {"roce_np", "roce_rp"})
+      for (int p = 0; p < 8; ++p) {
+        bool on = std::find(after.begin(), after.end(), nlohmann::json(p)) != after.end();
+        cmd += fmt::format("{}echo {} > {}", cmd.empty() ? "" : " && ", ShellQuote(on ? "1" : "0"),
+                           ShellQuote(fmt::format("/sys/class/net/{}/ecn/{}/enable/{}", iface, half, p)));
+      }
+    return cmd;
+  }
+  return "";
+}
+
+// Writes `command` as the persisted form of (iface, setting): a temporary file renamed over the
+// old one, so a crash leaves the old command or the new one, never half of one.
+std::string PersistCommand(const std::string& iface, const std::string& setting, const std::string& command) {
+  const std::string path = PersistPath(iface, setting);
+  return fmt::format("mkdir -p {} && printf '%s\\n' {} > {} && mv -f {} {}", ShellQuote(std::string(roce::kPersistDir)),
+                     ShellQuote(command), ShellQuote(path + ".tmp"), ShellQuote(path + ".tmp"), ShellQuote(path));
+}
+
+std::vector<std::string> RestoreUnitCommands() {
+  const std::string path = fmt::format("/etc/systemd/system/{}", roce::kRestoreUnit);
+  return {fmt::format("mkdir -p /etc/systemd/system && printf '%s' {} > {} && mv -f {} {}", ShellQuote(kRestoreUnitText),
+                      ShellQuote(path + ".tmp"), ShellQuote(path + ".tmp"), ShellQuote(path)),
+          "systemctl daemon-reload", fmt::format("systemctl enable {}", ShellQuote(std::string(roce::kRestoreUnit)))};
+}
+
 }  // namespace
 
 std::string RoceModule::ProbeScript() const {
@@ -90,7 +156,11 @@ std::string RoceModule::ProbeScript() const {
          "for plumb_roce_i in $plumb_roce_list; do\n"
          "  grep -H '' \"/sys/class/net/$plumb_roce_i/ecn/\"roce_[nr]p/enable/[0-7] 2>/dev/null\n"
          "done\n"
-         "plumb_end ecn 0";
+         "plumb_end ecn 0\n"
+         "plumb_begin persisted\n"
+         "grep -H '' /etc/plumb/roce.d/*.sh 2>/dev/null\n"
+         "plumb_end persisted 0\n"
+         "plumb_begin restore_unit; systemctl is-enabled plumb-roce.service 2>/dev/null; plumb_end restore_unit 0";
 }
 
 Result<Facts> RoceModule::ParseProbe(std::string_view out, int) const {
@@ -155,16 +225,21 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
                                    fmt::format("{}: {}", name, summary), std::move(before), std::move(after), d,
                                    {{"interface", name}, {"setting", field}}));
     };
+    std::vector<std::pair<std::string, nlohmann::json>> in_sync;   // right on the NIC now
     if (pins_qos && have_tool) {
-      if (trust != want.end() && trust->is_string() && have.value("trust", nlohmann::json()) != *trust) {
+      if (trust != want.end() && trust->is_string()) {
         const auto& t = have.value("trust", nlohmann::json());
-        change("trust", t, *trust, kQosDisruption,
-               fmt::format("trust {} (have {})", trust->get<std::string>(), t.is_string() ? t.get<std::string>() : "unread"));
+        if (t != *trust)
+          change("trust", t, *trust, kQosDisruption,
+                 fmt::format("trust {} (have {})", trust->get<std::string>(), t.is_string() ? t.get<std::string>() : "unread"));
+        else
+          in_sync.emplace_back("trust", *trust);
       }
       if (pfc != want.end() && pfc->is_array()) {
         nlohmann::json w = PrioritySet(*pfc);
         const auto& p = have.value("pfc", nlohmann::json());
         if (p != w) change("pfc", p, w, kQosDisruption, fmt::format("PFC on priorities {} (have {})", w.dump(), p.dump()));
+        else in_sync.emplace_back("pfc", w);
       }
     }
     if (ecn != want.end() && ecn->is_array()) {
@@ -179,37 +254,52 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
       } else if (np != w || rp != w) {
         nlohmann::json before = np == rp ? np : nlohmann::json{{"roce_np", np}, {"roce_rp", rp}};
         change("ecn", before, w, kEcnDisruption, fmt::format("ECN on priorities {} (have {})", w.dump(), before.dump()));
+      } else {
+        in_sync.emplace_back("ecn", w);
       }
     }
+
+    // A setting right on the NIC but not persisted as pinned is lost at the next reboot: keep it
+    // (no disruption: only a file is written). Unread persistence (null) is not judged.
+    const auto& persisted = have.value("persisted", nlohmann::json());
+    if (!persisted.is_object()) continue;
+    for (const auto& [setting, value] : in_sync) {
+      const std::string command = SettingCommand(name, setting, value);
+      auto kept = persisted.find(setting);
+      if (command.empty() || (kept != persisted.end() && *kept == command)) continue;
+      const bool missing = kept == persisted.end();
+      actions.push_back(MakeAction(
+          Name(), fmt::format("roce.{}.{}.persist", name, setting), fmt::format("fabric.roce.{}", setting),
+          fmt::format("/fabric/roce/{}", setting),
+          fmt::format("{}: {} {} is set but {} {}: the NIC loses it at the next reboot", name, setting, value.dump(),
+                      missing ? "not kept in" : "kept differently in", PersistPath(name, setting)),
+          missing ? nlohmann::json("not persisted") : nlohmann::json("persisted differently"), value, Disruption::kNone,
+          {{"interface", name}, {"setting", setting}, {"persist_only", true}}));
+    }
   }
+
+  // The unit that replays the kept settings at boot, wherever plumb keeps any.
+  const auto* unit = Lookup(facts, {"restore_unit"});
+  const bool pins_any = pins_qos || (ecn != want.end() && ecn->is_array());
+  if (pins_any && unit && unit->is_string() && *unit != "enabled")
+    // Its own key (no pin names it), so drift shows it as one finding, not on every pin.
+    actions.push_back(MakeAction(Name(), "roce.restore_unit", "fabric.roce.restore_unit", "/fabric/roce/restore_unit",
+                                 fmt::format("{} (replays the RoCE settings at boot) is {}: install and enable it",
+                                             roce::kRestoreUnit, unit->get<std::string>()),
+                                 *unit, "enabled", Disruption::kNone, {{"setting", "restore_unit"}}));
   return actions;
 }
 
 std::vector<std::string> ApplyCommands(const Action& action) {
-  const std::string iface = StringField(action.params, "interface");
   const std::string setting = StringField(action.params, "setting");
-  if (!IsSafeInterface(iface)) return {};
-  const std::string mlnx_qos = "mlnx_qos -i " + ShellQuote(iface);
-  if (setting == "trust" && action.after.is_string()) {
-    const std::string t = action.after.get<std::string>();
-    if (t != "pcp" && t != "dscp") return {};
-    return {mlnx_qos + " --trust " + ShellQuote(t)};
-  }
-  if (!IsPriorityList(action.after)) return {};
-  if (setting == "pfc") return {mlnx_qos + " --pfc " + ShellQuote(PfcFlags(action.after))};
-  if (setting == "ecn") {
-    // Every priority of both halves of RoCE congestion control, so the set is exactly `after`;
-    // one command, so a failed write stops the rest and is reported with its file.
-    std::string cmd;
-    for (const char* half : {"roce_np", "roce_rp"})
-      for (int p = 0; p < 8; ++p) {
-        bool on = std::find(action.after.begin(), action.after.end(), nlohmann::json(p)) != action.after.end();
-        cmd += fmt::format("{}echo {} > {}", cmd.empty() ? "" : " && ", ShellQuote(on ? "1" : "0"),
-                           ShellQuote(fmt::format("/sys/class/net/{}/ecn/{}/enable/{}", iface, half, p)));
-      }
-    return {cmd};
-  }
-  return {};
+  if (setting == "restore_unit") return RestoreUnitCommands();
+  const std::string iface = StringField(action.params, "interface");
+  const std::string command = SettingCommand(iface, setting, action.after);
+  if (command.empty()) return {};
+  // The NIC first, then the file: a file is never ahead of what was applied.
+  const auto* persist_only = Lookup(action.params, {"persist_only"});
+  if (persist_only && *persist_only == true) return {PersistCommand(iface, setting, command)};
+  return {command, PersistCommand(iface, setting, command)};
 }
 
 ApplyOutcome RoceModule::Apply(NodeContext& ctx, const Action& action) const {

@@ -7,8 +7,10 @@
 /// RoCE congestion control on that priority: the notification point (roce_np, the receiver
 /// marking CNPs) and the reaction point (roce_rp, the sender slowing down).
 ///
-/// These are runtime settings: the NIC forgets them at a reboot or driver reload, as it does
-/// when they are set by hand. A plan that also reboots the node finds them reset at verify.
+/// These are runtime settings: the NIC forgets them at a reboot or driver reload. So apply also
+/// keeps each one it makes (one command line per netdev and setting in /etc/plumb/roce.d) and
+/// installs plumb-roce.service, a oneshot unit that replays them at boot. A setting right on the
+/// NIC but not kept, or the unit not enabled, is a change of its own (no disruption).
 #include "modules/module.h"
 
 namespace plumb::modules::roce {

@@ -5,7 +5,10 @@
 #   - a fabric.roce pin plans trust, PFC and ECN per netdev, with their disruption (exit 2);
 #   - apply converges: mlnx_qos and the ECN files on the node say what the pin says, and drift
 #     is clean (exit 0);
-#   - after a reboot the NIC has forgotten (runtime settings), and drift says so (exit 2).
+#   - each setting is also kept in /etc/plumb/roce.d and plumb-roce.service is enabled: after a
+#     reboot the unit has put them back, and drift is clean;
+#   - a kept file removed by hand is drift of its own; apply writes it back without touching the
+#     NIC; the unit disabled by hand is drift too, and apply enables it again.
 . "$(dirname "$0")/lib/gather.sh"
 GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
 TB_RUN=$GT_TMP/$(basename "$GT_TMP")   # its netns is named after it: unique
@@ -46,6 +49,7 @@ check "plan: changes (exit 2)" rc_is 2
 check "plan shows the trust change with its disruption" grep -qE 'fabric\.roce\.trust: pcp -> dscp +\(service.restart' "$OUT"
 check "plan shows the PFC change" grep -qF 'fabric.roce.pfc: [] -> [3]' "$OUT"
 check "plan shows the ECN change" grep -qF 'fabric.roce.ecn: [0,1,2,3,4,5,6,7] -> [3]' "$OUT"
+check "plan installs the restore unit" grep -qF 'fabric.roce.restore_unit: not-found -> enabled  (none' "$OUT"
 
 run apply --repo "$REPO" --ref HEAD --auto-approve
 check "apply exits 0" rc_is 0
@@ -57,9 +61,37 @@ check "the node logged the changes" grep -q 'mlnx_qos ens1f0np0 trust=dscp' "$TB
 run drift --repo "$REPO" --ref HEAD
 check "drift after apply: clean (exit 0)" rc_is 0
 
+check "each setting kept for the boot-time restore" bash -c "[[ \$('$TB' ssh n1 'ls /etc/plumb/roce.d' | tr '\n' ' ') == 'ens1f0np0.ecn.sh ens1f0np0.pfc.sh ens1f0np0.trust.sh ens1f1np1.ecn.sh ens1f1np1.pfc.sh ens1f1np1.trust.sh ' ]]"
+check "the restore unit is enabled" bash -c "'$TB' ssh n1 systemctl is-enabled plumb-roce.service | grep -qx enabled"
+
 "$TB" ctl reboot n1 >/dev/null
 "$TB" ctl wait-up n1 >/dev/null
+check "at boot the unit put the settings back" grep -q 'boot: plumb-roce restored' "$TB_RUN/nodes/n1/state/events.log"
+check "... dscp trust again after the reboot" bash -c "$(declare -f qos); TB=$TB; qos ens1f0np0 | grep -qx 'Priority trust state: dscp'"
+check "... ECN on priority 3 only again" bash -c "[[ \$($(declare -f ecn_of); TB=$TB; ecn_of ens1f0np0) == 0001000000010000 ]]"
 run drift --repo "$REPO" --ref HEAD
-check "after a reboot the NIC has forgotten: drift (exit 2)" rc_is 2
-check "... on the trust of both netdevs" grep -qE 'fabric\.roce\.trust' "$OUT"
+check "drift after the reboot: clean (exit 0)" rc_is 0
+
+# A kept file removed by hand: the NIC is right, the next boot would not be.
+"$TB" ssh n1 rm /etc/plumb/roce.d/ens1f1np1.pfc.sh
+run drift --repo "$REPO" --ref HEAD
+check "a removed kept file is drift (exit 2)" rc_is 2
+check "... on that setting only" bash -c "grep -qF 'fabric.roce.pfc: not persisted -> [3]' '$OUT' && [[ \$(grep -c 'fabric\.roce' '$OUT') == 1 ]]"
+run drift --repo "$REPO" --ref HEAD --format json
+check "... the JSON names the file and what it costs" grep -qF 'ens1f1np1: pfc [3] is set but not kept in /etc/plumb/roce.d/ens1f1np1.pfc.sh: the NIC loses it at the next reboot' "$OUT"
+qos_events() { grep -c 'mlnx_qos' "$TB_RUN/nodes/n1/state/events.log"; }
+before=$(qos_events)
+run apply --repo "$REPO" --ref HEAD --auto-approve
+check "apply writes it back (exit 0)" rc_is 0
+check "... without touching the NIC" bash -c "[[ \$(grep -c mlnx_qos '$TB_RUN/nodes/n1/state/events.log') == $before ]]"
+check "... the file is back" bash -c "'$TB' ssh n1 cat /etc/plumb/roce.d/ens1f1np1.pfc.sh | grep -qxF \"mlnx_qos -i 'ens1f1np1' --pfc '0,0,0,1,0,0,0,0'\""
+
+"$TB" ssh n1 systemctl disable plumb-roce.service 2>/dev/null
+run drift --repo "$REPO" --ref HEAD
+check "the unit disabled by hand is drift (exit 2)" rc_is 2
+check "... saying so, as a finding of its own" grep -qF 'fabric.roce.restore_unit: disabled -> enabled' "$OUT"
+run apply --repo "$REPO" --ref HEAD --auto-approve
+check "apply enables it again (exit 0)" rc_is 0
+run drift --repo "$REPO" --ref HEAD
+check "drift: clean (exit 0)" rc_is 0
 gt_finish

@@ -35,8 +35,28 @@ std::vector<PartSpec> TwoPorts(const std::string& qos0, const std::string& qos1,
 
 plumb::Result<Facts> Parse(const std::vector<PartSpec>& parts) { return Roce().ParseProbe(FrameParts(MakeParts(parts)), 0); }
 
-json Port(const char* name, json trust, json pfc, json np, json rp) {
-  return {{"name", name}, {"trust", trust}, {"pfc", pfc}, {"ecn_np", np}, {"ecn_rp", rp}};
+json Port(const char* name, json trust, json pfc, json np, json rp, json persisted = nullptr) {
+  return {{"name", name}, {"trust", trust}, {"pfc", pfc}, {"ecn_np", np}, {"ecn_rp", rp}, {"persisted", persisted}};
+}
+
+// The ECN command for one netdev with ECN on priority `on` only (both halves, every priority).
+std::string EcnCommand(const std::string& iface, int on) {
+  std::string ecn;
+  for (const char* half : {"roce_np", "roce_rp"})
+    for (int p = 0; p < 8; ++p)
+      ecn += std::string(ecn.empty() ? "" : " && ") + "echo '" + (p == on ? "1" : "0") + "' > '/sys/class/net/" + iface +
+             "/ecn/" + half + "/enable/" + std::to_string(p) + "'";
+  return ecn;
+}
+
+// How apply keeps `cmd` for the boot-time restore: the line, single-quoted, into its file.
+std::string Kept(const std::string& iface, const std::string& setting, const std::string& cmd) {
+  std::string quoted = "'";
+  for (char c : cmd) quoted += c == '\'' ? std::string(R"('\'')") : std::string(1, c);
+  quoted += "'";
+  const std::string path = "'/etc/plumb/roce.d/" + iface + "." + setting + ".sh";
+  return R"(mkdir -p '/etc/plumb/roce.d' && printf '%s\n' )" + quoted + " > " + path + ".tmp' && mv -f " + path +
+         ".tmp' " + path + "'";
 }
 
 }  // namespace
@@ -102,7 +122,7 @@ TEST_CASE("roce facts: two ports, one bad mlnx_qos, no tool, no netdevs, a cut E
     auto f = Parse(TwoPorts("@roce/mlnx-qos-cx7-dscp-pfc3-buffers.txt", "@roce/mlnx-qos-pcp-defaults-lldpad.txt"));
     REQUIRE(f.ok());
     CHECK(schema.Errors(*f) == "");
-    CHECK(*f == json{{"mlnx_qos", true},
+    CHECK(*f == json{{"mlnx_qos", true}, {"restore_unit", nullptr},
                      {"interfaces", {Port("ens1f0np0", "dscp", {3}, {3}, {3}),
                                      Port("ens1f1np1", "pcp", json::array(), {0, 1, 2, 3, 4, 5, 6, 7},
                                           {0, 1, 2, 3, 4, 5, 6, 7})}}});
@@ -134,7 +154,30 @@ TEST_CASE("roce facts: two ports, one bad mlnx_qos, no tool, no netdevs, a cut E
     auto f = Parse({{"interfaces", ""}, {"tool", "", 1}, {"ecn", ""}});
     REQUIRE(f.ok());
     CHECK(schema.Errors(*f) == "");
-    CHECK(*f == json{{"mlnx_qos", false}, {"interfaces", json::array()}});
+    CHECK(*f == json{{"mlnx_qos", false}, {"restore_unit", nullptr}, {"interfaces", json::array()}});
+  }
+  SUBCASE("what plumb kept for the boot-time restore, and its unit") {
+    auto parts = TwoPorts("@roce/mlnx-qos-ofed4-dscp-pfc3.txt", "@roce/mlnx-qos-ofed4-dscp-pfc3.txt");
+    parts.push_back({"persisted",
+                     "/etc/plumb/roce.d/ens1f0np0.trust.sh:mlnx_qos -i 'ens1f0np0' --trust 'dscp'\n"
+                     "/etc/plumb/roce.d/ens1f0np0.pfc.sh:mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,0,0,0,0'\n"
+                     "/etc/plumb/roce.d/ens1f0np0.pfc.sh:# a second line someone added\n"
+                     "/etc/plumb/roce.d/notes.txt.sh:echo not plumb's\n"
+                     "/etc/plumb/roce.d/ens9.speed.sh:ethtool -s ens9 speed 100000\n"
+                     "Binary file /etc/plumb/roce.d/x.sh matches\n"});
+    parts.push_back({"restore_unit", "enabled\n"});
+    auto f = Parse(parts);
+    REQUIRE(f.ok());
+    CHECK(schema.Errors(*f) == "");
+    CHECK((*f)["restore_unit"] == "enabled");
+    CHECK((*f)["interfaces"][0]["persisted"] ==
+          json{{"trust", "mlnx_qos -i 'ens1f0np0' --trust 'dscp'"},
+               {"pfc", "mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,0,0,0,0'\n# a second line someone added"}});
+    CHECK((*f)["interfaces"][1]["persisted"] == json::object());
+    CHECK(ModuleProblems(f).empty());
+
+    parts.back() = {"restore_unit", ""};   // systemctl is-enabled says nothing on stdout: no unit file
+    CHECK((*Parse(parts))["restore_unit"] == "not-found");
   }
   SUBCASE("ECN list cut short: the second port's roce_np flags are not guessed") {
     auto parts = TwoPorts("@roce/mlnx-qos-ofed4-dscp-pfc3.txt", "@roce/mlnx-qos-ofed4-dscp-pfc3.txt");
@@ -204,6 +247,50 @@ TEST_CASE("roce diff: what differs, per netdev, and nothing when in sync") {
   CHECK(half[0].before == json{{"roce_np", {3}}, {"roce_rp", json::array()}});
 }
 
+TEST_CASE("roce diff: a setting right on the NIC but not kept for the next boot is a change") {
+  json pin = {{"trust", "dscp"}, {"pfc", {3}}, {"ecn", {3}}};
+  const std::string trust_cmd = "mlnx_qos -i 'ens1f0np0' --trust 'dscp'";
+  const std::string pfc_cmd = "mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,0,0,0,0'";
+  auto facts = [&](json persisted, json unit) {
+    return json{{"mlnx_qos", true}, {"restore_unit", unit},
+                {"interfaces", {Port("ens1f0np0", "dscp", {3}, {3}, {3}, persisted)}}};
+  };
+  // Nothing kept, no unit: each setting is kept (no disruption), then the unit installed.
+  auto a = Roce().Diff(Want(pin), facts(json::object(), "not-found"));
+  CHECK(Ids(a) == std::vector<std::string>{"roce.ens1f0np0.trust.persist none", "roce.ens1f0np0.pfc.persist none",
+                                           "roce.ens1f0np0.ecn.persist none", "roce.restore_unit none"});
+  REQUIRE(a.size() == 4);
+  CHECK(a[0].key == "fabric.roce.trust");
+  CHECK(a[0].before == "not persisted");
+  CHECK(a[0].after == "dscp");
+  CHECK(a[0].params == json{{"interface", "ens1f0np0"}, {"setting", "trust"}, {"persist_only", true}});
+  CHECK(a[0].summary == "ens1f0np0: trust \"dscp\" is set but not kept in /etc/plumb/roce.d/ens1f0np0.trust.sh: "
+                        "the NIC loses it at the next reboot");
+  CHECK(a[3].key == "fabric.roce.restore_unit");
+  CHECK(a[3].before == "not-found");
+  CHECK(a[3].after == "enabled");
+  // Keeping only writes the file: the NIC is not touched again.
+  CHECK(roce::ApplyCommands(a[0]) ==
+        std::vector<std::string>{R"(mkdir -p '/etc/plumb/roce.d' && printf '%s\n' 'mlnx_qos -i '\''ens1f0np0'\'' --trust '\''dscp'\''' > '/etc/plumb/roce.d/ens1f0np0.trust.sh.tmp' && mv -f '/etc/plumb/roce.d/ens1f0np0.trust.sh.tmp' '/etc/plumb/roce.d/ens1f0np0.trust.sh')"});
+
+  // Kept exactly as pinned, unit enabled: in sync. Kept as something else: kept again.
+  json kept = {{"trust", trust_cmd}, {"pfc", pfc_cmd}, {"ecn", EcnCommand("ens1f0np0", 3)}};
+  CHECK(Roce().Diff(Want(pin), facts(kept, "enabled")).empty());
+  kept["pfc"] = "mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,1,0,0,0'";
+  a = Roce().Diff(Want(pin), facts(kept, "disabled"));
+  CHECK(Ids(a) == std::vector<std::string>{"roce.ens1f0np0.pfc.persist none", "roce.restore_unit none"});
+  CHECK(a[0].before == "persisted differently");
+
+  // Unread (an older snapshot, a part that failed): not judged.
+  CHECK(Roce().Diff(Want(pin), facts(nullptr, nullptr)).empty());
+  // A setting that differs on the NIC is one change: apply sets it, then keeps it.
+  json off = {{"mlnx_qos", true}, {"restore_unit", "enabled"},
+              {"interfaces", {Port("ens1f0np0", "pcp", {3}, {3}, {3}, {{"pfc", pfc_cmd}})}}};
+  a = Roce().Diff(Want({{"trust", "dscp"}, {"pfc", {3}}}), off);
+  CHECK(Ids(a) == std::vector<std::string>{"roce.ens1f0np0.trust service-restart"});
+  CHECK(roce::ApplyCommands(a[0]) == std::vector<std::string>{trust_cmd, Kept("ens1f0np0", "trust", trust_cmd)});
+}
+
 TEST_CASE("roce diff: missing tool, netdev, ECN sysfs are manual actions that say so") {
   json none = {{"mlnx_qos", false}, {"interfaces", json::array()}};
   auto a = Roce().Diff(Want({{"trust", "dscp"}}), none);
@@ -246,18 +333,31 @@ TEST_CASE("roce apply: mlnx_qos and the ECN files, every value quoted") {
   auto actions = Roce().Diff(Want({{"trust", "dscp"}, {"pfc", {3}}, {"ecn", {3}}}),
                              {{"mlnx_qos", true}, {"interfaces", {defaults}}});
   REQUIRE(actions.size() == 3);
-  std::string ecn;
-  for (const char* half : {"roce_np", "roce_rp"})
-    for (int p = 0; p < 8; ++p)
-      ecn += std::string(ecn.empty() ? "" : " && ") + "echo '" + (p == 3 ? "1" : "0") + "' > '/sys/class/net/ens1f1np1/ecn/" +
-             half + "/enable/" + std::to_string(p) + "'";
-  std::vector<std::string> want = {"mlnx_qos -i 'ens1f1np1' --trust 'dscp'",
-                                   "mlnx_qos -i 'ens1f1np1' --pfc '0,0,0,1,0,0,0,0'", ecn};
+  const std::string ecn = EcnCommand("ens1f1np1", 3);
+  const std::string trust = "mlnx_qos -i 'ens1f1np1' --trust 'dscp'";
+  const std::string pfc = "mlnx_qos -i 'ens1f1np1' --pfc '0,0,0,1,0,0,0,0'";
+  // Each setting on the NIC first, then the same command kept for the next boot.
+  std::vector<std::string> want = {trust, Kept("ens1f1np1", "trust", trust), pfc, Kept("ens1f1np1", "pfc", pfc),
+                                   ecn,   Kept("ens1f1np1", "ecn", ecn)};
   Node n;
   for (const auto& c : want) n.shell.On(c);
   for (const auto& a : actions) CHECK(Roce().Apply(n.ctx, Through(a)).ok());
   CHECK(n.shell.commands_run == want);
   CHECK(n.shell.unexpected.empty());
+
+  // The restore unit: written whole, loaded, enabled; its ExecStart runs every kept file.
+  auto unit = Roce().Diff(Want({{"ecn", {3}}}), {{"mlnx_qos", true}, {"restore_unit", "disabled"},
+                                                  {"interfaces", {Port("ens1f1np1", "pcp", json::array(), {3}, {3},
+                                                                       {{"ecn", "x"}})}}});
+  REQUIRE(unit.size() == 2);
+  auto cmds = roce::ApplyCommands(Through(unit[1]));
+  REQUIRE(cmds.size() == 3);
+  CHECK(cmds[0].find("> '/etc/systemd/system/plumb-roce.service.tmp' && mv -f") != std::string::npos);
+  CHECK(cmds[0].find(R"(ExecStart=/bin/sh -c '\''for f in /etc/plumb/roce.d/*.sh; do [ ! -e "$$f" ] || sh "$$f" || exit 1; done'\'')") !=
+        std::string::npos);
+  CHECK(cmds[0].find("WantedBy=multi-user.target") != std::string::npos);
+  CHECK(cmds[1] == "systemctl daemon-reload");
+  CHECK(cmds[2] == "systemctl enable 'plumb-roce.service'");
 }
 
 TEST_CASE("roce apply: refuses hostile values, reports failures and manual fixes") {

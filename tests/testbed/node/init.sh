@@ -201,6 +201,17 @@ tool_hide "${hide[@]}"
 
 ev "boot id=$boot_id kernel=${_ST[kernel]:-} driver=$drv"
 
+# 8b. Units written on the node that run at boot: plumb-roce (the roce module's
+#     restore of RoCE QoS), when enabled, runs its own ExecStart line (systemd's
+#     `$$` unescaped), with the tools of step 8 in place.
+u=/etc/systemd/system/plumb-roce.service
+if [[ $svc == *$'\n'"plumb-roce enabled "* || $svc == "plumb-roce enabled "* ]] && [[ -f $u ]]; then
+  x=$(grep -m1 '^ExecStart=' "$u")
+  x=${x#ExecStart=}
+  if eval "${x//\$\$/\$}" >>"$ND/log/plumb-roce.log" 2>&1; then ev "boot: plumb-roce restored"
+  else ev "boot: plumb-roce failed"; fi
+fi
+
 # 9. Services that make this a node: sshd and, with Slurm, slurmd.
 /usr/sbin/sshd -D -f "$ND/sshd_config" -E "$ND/log/sshd.log" &
 if [[ ${TB_SLURMD:-0} == 1 ]]; then
