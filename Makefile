@@ -2,6 +2,9 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_WERROR=ON
+# Ninja: a target's files compile while the libraries it links are still being built (make
+# waits for each library in turn, leaving a core idle on the 2-core machine).
+GENERATOR ?= Ninja
 
 .PHONY: all deps build test unit demo clean check-sanitize
 
@@ -12,7 +15,7 @@ deps:
 
 $(BUILD)/CMakeCache.txt:
 	@bash scripts/fetch-valijson.sh $(BUILD)/_deps/valijson
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G "$(GENERATOR)" $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/CMakeCache.txt
 	@bash scripts/fetch-valijson.sh $(BUILD)/_deps/valijson

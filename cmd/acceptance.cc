@@ -34,7 +34,7 @@
 namespace plumb::cmd {
 
 // This command's rows of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "acceptance";
+constexpr std::string_view kAcceptanceVerb = "acceptance";
 constexpr std::string_view kVerifyVerb = "acceptance verify";
 namespace {
 
@@ -111,18 +111,18 @@ int RunVerify(const AcceptanceArgs& a) {
 int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
   if (a.out.empty()) {
     std::fprintf(stderr, "error: --out DIR is required (the report's directory)\n");
-    return ExitCodeFor(kVerb, Outcome::kRefused);
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
   }
   if (a.dcgm_level < 1 || a.dcgm_level > 4 || a.timeout_s < 1 || a.health_fanout < 1) {
     std::fprintf(stderr, "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n");
-    return ExitCodeFor(kVerb, Outcome::kRefused);
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
   }
   const std::string started = plans::Rfc3339(std::chrono::system_clock::now());
   std::error_code ec;
   std::filesystem::create_directories(a.out + "/nodes", ec);
   if (ec) {
     std::fprintf(stderr, "error: cannot create %s/nodes: %s\n", a.out.c_str(), ec.message().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
   }
 
   // 1. Every pin, read and judged as `plumb drift` does (no scheduler: nothing is drained).
@@ -132,7 +132,7 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
   auto rr = DoReadRun(g, read);
   if (!rr.ok()) {
     std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
   }
   ReadRun& r = **rr;
   plans::report::DriftReport drift = DriftReportOf(r);
@@ -208,7 +208,7 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
                                    {"acceptance.html", plans::report::AcceptanceToHtml(doc)}}) {
     if (Status s = WriteOutput(a.out + "/" + file, text); !s.ok()) {
       std::fprintf(stderr, "%s\n", s.error().ToString().c_str());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
     }
   }
   std::printf("acceptance %s: %d of %zu node(s) passed, %d failed (commit %.12s, DCGM level %d)\n",
@@ -219,7 +219,7 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
   std::printf("report: %s/acceptance.json (digest %s), %s/acceptance.html\n", a.out.c_str(),
               doc.value("digest", "").c_str(), a.out.c_str());
   KeepUntilExit(std::move(*rr));
-  return ExitCodeFor(kVerb, report.Failed() == 0 ? Outcome::kOk : Outcome::kUnhealthy);
+  return ExitCodeFor(kAcceptanceVerb, report.Failed() == 0 ? Outcome::kOk : Outcome::kUnhealthy);
 }
 
 }  // namespace

@@ -57,12 +57,12 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "apply";
+constexpr std::string_view kApplyVerb = "apply";
 namespace {
 
 std::atomic<bool> g_stop{false};
 // Looked up before any signal can come: the handler only reads it.
-const int kInterruptedCode = ExitCodeFor(kVerb, Outcome::kInterrupted);
+const int kInterruptedCode = ExitCodeFor(kApplyVerb, Outcome::kInterrupted);
 std::atomic<int> g_signals{0};
 
 extern "C" void OnSignal(int) {
@@ -91,17 +91,17 @@ struct ApplyArgs {
   std::set<std::string> given;   ///< the flags on the command line, for the conflict rules
 };
 
-void Err(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
+void ApplyErr(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
 
-int Fail(const Diagnostic& d) {
-  Err("plumb apply: " + d.ToString());
-  return ExitCodeFor(kVerb, Outcome::kError);
+int ApplyFail(const Diagnostic& d) {
+  ApplyErr("plumb apply: " + d.ToString());
+  return ExitCodeFor(kApplyVerb, Outcome::kError);
 }
 
 int FailAll(const Diagnostics& ds, const std::string& headline) {
-  Err("plumb apply: " + headline);
-  for (const Diagnostic& d : ds.items()) Err("  " + d.ToString());
-  return ExitCodeFor(kVerb, Outcome::kError);
+  ApplyErr("plumb apply: " + headline);
+  for (const Diagnostic& d : ds.items()) ApplyErr("  " + d.ToString());
+  return ExitCodeFor(kApplyVerb, Outcome::kError);
 }
 
 // Every flag apply accepts acts in the mode it is given in, or is refused here: none is
@@ -184,11 +184,11 @@ class LockKeeper {
           if (s.error().code != "journal.lock-lost") {
             // The journal itself cannot be written (a full disk): the engine sees that on its
             // next write and ends the run as failed, recording its end once it can.
-            Err("plumb apply: cannot renew the cluster lock: " + s.error().message);
+            ApplyErr("plumb apply: cannot renew the cluster lock: " + s.error().message);
             continue;
           }
           // Another run holds the cluster now: start nothing more, finish what runs.
-          Err("plumb apply: lost the cluster lock (" + s.error().message +
+          ApplyErr("plumb apply: lost the cluster lock (" + s.error().message +
               "); stopping: no new node starts, the nodes in progress finish");
           g_stop = true;
         }
@@ -252,12 +252,12 @@ bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Pla
   if (g.format != "json") std::fputs(plans::report::PlanToText(plan).c_str(), stdout);
   if (!plan.HasChanges() || a.auto_approve) return true;
   if (!isatty(0)) {
-    Err("plumb apply: refusing to apply without confirmation: stdin is not a terminal "
+    ApplyErr("plumb apply: refusing to apply without confirmation: stdin is not a terminal "
         "(pass --auto-approve once the plan is reviewed)");
     return false;
   }
   if (!Confirm()) {
-    Err("plumb apply: not applied");
+    ApplyErr("plumb apply: not applied");
     return false;
   }
   return true;
@@ -267,41 +267,41 @@ bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Pla
 int ExitFor(const plans::RolloutResult& res) {
   using plans::RunState;
   switch (res.outcome) {
-    case RunState::kDone: return ExitCodeFor(kVerb, Outcome::kOk);
-    case RunState::kInterrupted: return ExitCodeFor(kVerb, Outcome::kInterrupted);
+    case RunState::kDone: return ExitCodeFor(kApplyVerb, Outcome::kOk);
+    case RunState::kInterrupted: return ExitCodeFor(kApplyVerb, Outcome::kInterrupted);
     case RunState::kPaused:
-    case RunState::kIncomplete: return ExitCodeFor(kVerb, Outcome::kPaused);
+    case RunState::kIncomplete: return ExitCodeFor(kApplyVerb, Outcome::kPaused);
     case RunState::kFailed:    // some node failed, or the journal could not be written
     case RunState::kHalted:
     case RunState::kCrashed:
     case RunState::kRunning: break;
   }
-  return ExitCodeFor(kVerb, Outcome::kRunFailed);
+  return ExitCodeFor(kApplyVerb, Outcome::kRunFailed);
 }
 
 int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (auto conflicts = FlagConflicts(a); !conflicts.empty()) {
-    for (const std::string& c : conflicts) Err("plumb apply: error: " + c);
-    Err("hint: plumb apply --help lists what each flag does in each mode");
-    return ExitCodeFor(kVerb, Outcome::kError);
+    for (const std::string& c : conflicts) ApplyErr("plumb apply: error: " + c);
+    ApplyErr("hint: plumb apply --help lists what each flag does in each mode");
+    return ExitCodeFor(kApplyVerb, Outcome::kError);
   }
   if (g.working_tree)
-    return Fail(Diagnostic::Error("apply.working-tree",
+    return ApplyFail(Diagnostic::Error("apply.working-tree",
                                   "apply never reads uncommitted files; commit them first"));
   const std::string journal_path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
   auto jr = plans::OpenSqliteJournal(journal_path);
-  if (!jr) return Fail(jr.error());
+  if (!jr) return ApplyFail(jr.error());
   plans::Journal& journal = **jr;
   const std::string host = plans::HostName();
 
   if (!a.force_unlock.empty()) {
     auto released = plans::ForceUnlockChecked(journal, a.force_unlock, a.dead_owner,
                                               Rfc(std::chrono::system_clock::now()), host);
-    if (!released) return Fail(released.error());
+    if (!released) return ApplyFail(released.error());
     std::printf("released the lock of cluster %s held by run %s (host %s, pid %lld)\n",
                 released->cluster.c_str(), a.force_unlock.c_str(), released->owner_host.c_str(),
                 static_cast<long long>(released->owner_pid));
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kApplyVerb, Outcome::kOk);
   }
 
   // 1. The plan: from the journal (--resume), a file, or made now (--ref, --retry-failed).
@@ -311,11 +311,11 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   bool run_in_journal = false;
   if (a.resume) {
     auto c = plans::ChooseRunToResume(journal, a.resume_run, !a.plan_file.empty(), journal_path);
-    if (!c) return Fail(c.error());
+    if (!c) return ApplyFail(c.error());
     run_id = c->run_id;
     if (c->kind == plans::ResumeChoice::Kind::kAlreadyDone) {
       std::printf("run %s is already done\n", run_id.c_str());
-      return ExitCodeFor(kVerb, Outcome::kOk);
+      return ExitCodeFor(kApplyVerb, Outcome::kOk);
     }
     if (c->kind == plans::ResumeChoice::Kind::kContinue) {
       run_in_journal = true;
@@ -325,7 +325,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   }
   if (!run_in_journal && !a.plan_file.empty()) {
     auto p = ReadPlanFile(a.plan_file);
-    if (!p) return Fail(p.error());
+    if (!p) return ApplyFail(p.error());
     plan = *p;
   }
   const bool plan_now = !a.resume && a.plan_file.empty();
@@ -333,7 +333,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   GlobalOptions at = g;
   if (!a.retry_failed.empty()) {
     auto rec = journal.GetRun(a.retry_failed);
-    if (!rec) return Fail(rec.error());
+    if (!rec) return ApplyFail(rec.error());
     Result<std::vector<std::string>> failed = std::vector<std::string>{};
     if (rec->has_value()) {
       failed = plans::FailedNodesInJournal(journal, a.retry_failed);
@@ -342,29 +342,29 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
       // through the repo at --ref.
       inventory::LoadedCluster here = LoadRepo(at.repo, at.ref, false);
       if (!here.ok()) {
-        Err(here.diags.ToText());
-        return ExitCodeFor(kVerb, Outcome::kError);
+        ApplyErr(here.diags.ToText());
+        return ExitCodeFor(kApplyVerb, Outcome::kError);
       }
       transport::LocalShell local(SchedulerEnv());
       failed = plans::FailedNodesInSchedulers(RealSchedulers(here.cluster, local), a.retry_failed);
-      Err(fmt::format("plumb apply: run {} is not in {}; the scheduler names the node(s) it left "
+      ApplyErr(fmt::format("plumb apply: run {} is not in {}; the scheduler names the node(s) it left "
                       "failed; planning them at {}", a.retry_failed, journal_path, at.ref));
     }
-    if (!failed) return Fail(failed.error());
+    if (!failed) return ApplyFail(failed.error());
     if (failed->empty()) {
       std::printf("run %s left no node failed: nothing to retry\n", a.retry_failed.c_str());
-      return ExitCodeFor(kVerb, Outcome::kOk);
+      return ExitCodeFor(kApplyVerb, Outcome::kOk);
     }
     retry_limit = inventory::CompressHostlist(*failed);
     if (rec->has_value()) {
       if (!a.given.count("--ref")) at.ref = (*rec)->commit;   // the run's own commit
       if (!a.given.count("--repo") && !(*rec)->repo.empty()) at.repo = (*rec)->repo;
     }
-    Err(fmt::format("plumb apply: retrying the node(s) run {} left failed: {}", a.retry_failed,
+    ApplyErr(fmt::format("plumb apply: retrying the node(s) run {} left failed: {}", a.retry_failed,
                     retry_limit));
   }
   if (!plan_now) {
-    if (Status s = plans::VerifyPlanDigest(plan); !s) return Fail(s.error());
+    if (Status s = plans::VerifyPlanDigest(plan); !s) return ApplyFail(s.error());
     if (auto d = plans::CheckPlan(plan); d.HasErrors())
       return FailAll(d, "the plan is not a valid plan:");
   }
@@ -378,9 +378,9 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     auto commit = plans::CommitForSavedPlan(
         plan, run_commit, a.given.count("--ref") ? g.ref : std::string(),
         [&](const std::string& ref) { return inventory::ResolveCommit(lo.repo, ref); });
-    if (!commit) return Fail(commit.error());
+    if (!commit) return ApplyFail(commit.error());
     lo.ref = commit->commit;
-    if (!commit->note.empty()) Err("plumb apply: " + commit->note);
+    if (!commit->note.empty()) ApplyErr("plumb apply: " + commit->note);
   }
   inventory::LoadedCluster lc;
   std::optional<plans::CommitTrust> trust;
@@ -388,21 +388,21 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     // --retry-failed plans its failed nodes; a --limit given too narrows that plan below. The
     // commit is judged by the signing policy before any node is read.
     auto p = PlanNow(at, retry_limit.empty() ? a.limit : retry_limit, a.trust_from, lc, trust);
-    if (!p) return Fail(p.error());
+    if (!p) return ApplyFail(p.error());
     plan = std::move(p.value());
     lo.repo = at.repo;
   } else {
     lc = inventory::LoadCluster(lo);
   }
   if (!lc.ok()) {
-    Err(lc.diags.ToText());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    ApplyErr(lc.diags.ToText());
+    return ExitCodeFor(kApplyVerb, Outcome::kError);
   }
   if (!trust) {
     // The commit applied, judged by the signing policy of its trusted base, before any node,
     // scheduler or journal run is touched.
     auto t = CheckTrust(lo.repo, lc.cluster.source.commit, a.trust_from);
-    if (!t) return Fail(t.error());
+    if (!t) return ApplyFail(t.error());
     trust = std::move(t.value());
   }
 
@@ -422,10 +422,10 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     // formed again under the same policies and the scheduler's view now.
     std::vector<std::string> left_out;
     auto narrowed = plans::NarrowPlanToLimit(plan, lc.cluster, lc.desired, view, a.limit, &left_out);
-    if (!narrowed) return Fail(narrowed.error());
+    if (!narrowed) return ApplyFail(narrowed.error());
     plan = std::move(*narrowed);
     if (!left_out.empty())
-      Err(fmt::format("plumb apply: --limit {}: applying {} of the plan's nodes; left out: {}",
+      ApplyErr(fmt::format("plumb apply: --limit {}: applying {} of the plan's nodes; left out: {}",
                       a.limit, plan.nodes.size(), inventory::CompressHostlist(left_out)));
     if (plan.diags.HasErrors()) return FailAll(plan.diags, "the narrowed plan has errors:");
   }
@@ -433,22 +433,22 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   // 4. Shown and confirmed (a resumed run was confirmed when it started).
   if (!a.plan_out.empty()) {
     if (Status st = WriteOutput(a.plan_out, plans::SealPlanToFile(plan)); !st.ok())
-      return Fail(st.error());
+      return ApplyFail(st.error());
   }
   if (!a.resume) {
-    if (!ShowAndConfirm(g, a, plan)) return ExitCodeFor(kVerb, Outcome::kError);
+    if (!ShowAndConfirm(g, a, plan)) return ExitCodeFor(kApplyVerb, Outcome::kError);
     if (!plan.HasChanges()) {
       if (!plan.complete) {
         std::printf("nothing to apply on the nodes read; %zu node(s) could not be read\n",
                     plan.unreadable.size());
-        return ExitCodeFor(kVerb, Outcome::kPartial);
+        return ExitCodeFor(kApplyVerb, Outcome::kPartial);
       }
       std::printf("nothing to apply: every node is in sync\n");
-      return ExitCodeFor(kVerb, Outcome::kOk);
+      return ExitCodeFor(kApplyVerb, Outcome::kOk);
     }
   }
   if (!plan.complete)
-    Err(fmt::format("plumb apply: warning: the plan is incomplete ({} node(s) were unreadable "
+    ApplyErr(fmt::format("plumb apply: warning: the plan is incomplete ({} node(s) were unreadable "
                     "and are left alone)", plan.unreadable.size()));
 
   // 5. The lock, then the run record. Nothing has been touched so far.
@@ -478,8 +478,8 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     r.owner_pid = getpid();
   }
   auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(now));
-  if (!started) return Fail(started.error());
-  for (const std::string& n : started->notes) Err("plumb apply: " + n);
+  if (!started) return ApplyFail(started.error());
+  for (const std::string& n : started->notes) ApplyErr("plumb apply: " + n);
   LockKeeper keeper(journal, plan.cluster, run_id);
 
   // 6. Run.
@@ -521,7 +521,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     co.credentials = lc.cluster.bmc.credentials;
     auto f = BmcFactory::Create(co);
     if (f) bmcs = *f;
-    else Err("plumb apply: note: no BMC power control: " + f.error().message);
+    else ApplyErr("plumb apply: note: no BMC power control: " + f.error().message);
   }
   RealNodeTransport transport(lc.cluster, shells, bmcs);
   auto leases = plans::MakeShellLeases(transport);
@@ -550,7 +550,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   sigaction(SIGTERM, &sa, nullptr);
 
   plans::RolloutResult res = plans::RunRollout(plan, opts, deps);
-  for (const auto& d : res.diags.items()) Err(d.ToString());
+  for (const auto& d : res.diags.items()) ApplyErr(d.ToString());
   if (g.format != "json")
     std::fputs(plans::report::ApplySummaryText(res, run_id, journal_path).c_str(), stdout);
   return ExitFor(res);

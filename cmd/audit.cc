@@ -16,7 +16,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "audit export";
+constexpr std::string_view kAuditVerb = "audit export";
 namespace {
 
 struct AuditArgs {
@@ -29,7 +29,7 @@ struct AuditArgs {
 int RunAuditExport(const AuditArgs& a) {
   auto fail = [](const Diagnostic& d) {
     std::fprintf(stderr, "plumb audit export: %s\n", d.ToString().c_str());
-    return (ExitCodeFor(kVerb, Outcome::kError));
+    return (ExitCodeFor(kAuditVerb, Outcome::kError));
   };
   if (Status s = plans::report::CheckSince(a.since); !s) return fail(s.error());
   const std::string path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
@@ -49,9 +49,9 @@ int RunAuditExport(const AuditArgs& a) {
     std::fprintf(stderr, "plumb audit export: the journal does NOT verify (%zu problem(s); the "
                          "export says so):\n", data->chain.problems.size());
     for (const std::string& p : data->chain.problems) std::fprintf(stderr, "  %s\n", p.c_str());
-    return ExitCodeFor(kVerb, Outcome::kNotVerified);
+    return ExitCodeFor(kAuditVerb, Outcome::kNotVerified);
   }
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  return ExitCodeFor(kAuditVerb, Outcome::kOk);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ struct Setup {
 };
 
 std::mutex g_err_mu;
-void Err(const std::string& s) {
+void BmcErr(const std::string& s) {
   std::lock_guard<std::mutex> lock(g_err_mu);
   std::fprintf(stderr, "%s\n", s.c_str());
 }
@@ -58,11 +58,6 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path) {
   auto j = nlohmann::json::parse(ss.str(), nullptr, false);
   if (j.is_discarded()) return Diagnostic::Error("cli.file", path + " is not valid JSON");
   return j;
-}
-
-std::string RepoPath(const std::string& repo, const std::string& p) {
-  if (p.empty() || p[0] == '/') return p;
-  return repo + "/" + p;
 }
 
 // Targets, desired state and the BMC factory, from --targets or the cluster repo.
@@ -159,15 +154,15 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
             : o.auth == "session" ? transport::BmcAuth::kSession : transport::BmcAuth::kAuto;
   co.per_bmc_connections = o.per_bmc;
   co.request_timeout = std::chrono::seconds(o.timeout_s);
-  if (g.verbose) co.log = [](const std::string& m) { Err("plumb: note: " + m); };
+  if (g.verbose) co.log = [](const std::string& m) { BmcErr("plumb: note: " + m); };
   auto f = BmcFactory::Create(co);
   if (!f.ok()) return f.error();
   s.factory = f.value();
   return s;
 }
 
-int Fail(const Diagnostic& d) {
-  Err("plumb: " + d.ToString());
+int BmcFail(const Diagnostic& d) {
+  BmcErr("plumb: " + d.ToString());
   return ExitCodeFor("*", Outcome::kError);
 }
 
@@ -194,7 +189,7 @@ std::string Summary(const plans::BmcObservation& o) {
 
 int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
   auto s = Prepare(g, o);
-  if (!s.ok()) return Fail(s.error());
+  if (!s.ok()) return BmcFail(s.error());
   const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
   auto obs = plans::GatherBmc(s.value().targets, mods, o.fanout,
@@ -209,7 +204,7 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
   if (!o.out.empty()) {
     Status st = WriteOutput(
         o.out, nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1) + "\n");
-    if (!st) return Fail(st.error());
+    if (!st) return BmcFail(st.error());
   }
   if (g.format == "json") {
     std::printf("%s\n", nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1).c_str());
@@ -233,7 +228,7 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
 // Diff for each node; apply when `apply` is set.
 int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
   auto s = Prepare(g, o);
-  if (!s.ok()) return Fail(s.error());
+  if (!s.ok()) return BmcFail(s.error());
   const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
   const std::string_view verb = apply ? "bmc apply" : "bmc plan";
@@ -255,7 +250,7 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
       if (!facts.ok()) {
         std::string text = facts.error().ToString();
         if (std::find(said.begin(), said.end(), text) == said.end()) {
-          Err("plumb: " + t.node + ": " + text);
+          BmcErr("plumb: " + t.node + ": " + text);
           said.push_back(text);
         }
         failed.push_back(std::string(m->Name()));
@@ -282,7 +277,7 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
               std::printf("  -> %s: %s\n", modules::ApplyOutcomeName(out.kind), out.message.c_str());
           } else {
             aj["error"] = out.error().ToJson();
-            Err("plumb: " + t.node + ": " + out.error().ToString());
+            BmcErr("plumb: " + t.node + ": " + out.error().ToString());
             worst = Outcome::kRunFailed;
           }
         }
@@ -318,15 +313,15 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
       {"on", transport::ResetKind::kOn}, {"off", transport::ResetKind::kOff},
       {"force-off", transport::ResetKind::kForceOff}};
   auto k = kinds.find(o.reset_type);
-  if (k == kinds.end()) return Fail(Diagnostic::Error("cli.reset", "unknown --type " + o.reset_type));
+  if (k == kinds.end()) return BmcFail(Diagnostic::Error("cli.reset", "unknown --type " + o.reset_type));
   o.nodes = {o.reset_node};
   auto s = Prepare(g, o);
-  if (!s.ok()) return Fail(s.error());
+  if (!s.ok()) return BmcFail(s.error());
   auto bmc = s.value().factory->Open(s.value().targets.at(0));
   auto sys = bmc->SystemLink();
-  if (!sys.ok()) return Fail(sys.error());
+  if (!sys.ok()) return BmcFail(sys.error());
   auto r = bmc->Reset(sys.value(), k->second);
-  if (!r.ok()) return Fail(r.error());
+  if (!r.ok()) return BmcFail(r.error());
   std::printf("%s: reset (%s): sent %s\n", o.reset_node.c_str(), o.reset_type.c_str(), r.value().c_str());
   return ExitCodeFor("bmc reset", Outcome::kOk);
 }

@@ -13,7 +13,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "diff";
+constexpr std::string_view kDiffVerb = "diff";
 namespace {
 
 struct DiffArgs {
@@ -31,7 +31,7 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
                  lc == &before ? a.from.c_str() : a.to.c_str(), lc->diags.ToText().c_str());
     bad = true;
   }
-  if (bad) return ExitCodeFor(kVerb, Outcome::kError);
+  if (bad) return ExitCodeFor(kDiffVerb, Outcome::kError);
   plans::report::DesiredDiff d = plans::report::DiffDesired(before.desired, after.desired);
   d.from = before.cluster.source.commit.substr(0, 12);
   d.to = after.cluster.source.commit.substr(0, 12);
@@ -46,7 +46,7 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
   } else {
     std::fputs(plans::report::DesiredDiffToText(d).c_str(), stdout);
   }
-  return ExitCodeFor(kVerb, a.detailed_exitcode && !d.nodes.empty() ? Outcome::kChanges
+  return ExitCodeFor(kDiffVerb, a.detailed_exitcode && !d.nodes.empty() ? Outcome::kChanges
                                                                      : Outcome::kInSync);
 }
 

@@ -14,7 +14,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "drift";
+constexpr std::string_view kDriftVerb = "drift";
 namespace {
 
 struct DriftArgs {
@@ -43,7 +43,7 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
   };
   if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kDriftVerb, Outcome::kError);
   }
   if (!a.out.empty() || g.format != "text") {
     // Machine output went to the file or stdout; the verdict goes to stderr for the log.
@@ -62,7 +62,7 @@ int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
   auto rr = DoReadRun(g, read);
   if (!rr.ok()) {
     std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kDriftVerb, Outcome::kError);
   }
   int rc = ShowDrift(g, a, **rr);
   KeepUntilExit(std::move(*rr));

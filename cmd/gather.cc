@@ -21,7 +21,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "gather";
+constexpr std::string_view kGatherVerb = "gather";
 namespace {
 
 struct GatherArgs {
@@ -52,23 +52,23 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   if (a.print_probe_script) {  // what one node runs; bench/gather feeds it to the peer tools
     auto modules = GatherModules();
     std::fputs(ProbeScriptFor(modules.pointers).c_str(), stdout);
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kGatherVerb, Outcome::kOk);
   }
   Diagnostics diags;
   auto cluster = LoadClusterForGather(g, diags);
   std::fputs(diags.ToText().c_str(), stderr);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kGatherVerb, Outcome::kError);
   }
   auto nodes = plans::SelectNodes(*cluster, a.limit);
   if (!nodes.ok()) {
     std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kGatherVerb, Outcome::kError);
   }
   if (a.fanout < 1) {
     std::fprintf(stderr, "error: --fanout must be at least 1\n");
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kGatherVerb, Outcome::kError);
   }
 
   modules::SshOverrides extra;
@@ -91,7 +91,7 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   if (!a.facts_out.empty()) {
     if (Status st = plans::WriteObservedState(state, a.facts_out); !st.ok()) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kGatherVerb, Outcome::kError);
     }
   }
   if (g.format == "json") {
@@ -101,7 +101,7 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
     std::fputs(RenderGatherText(state, wall).c_str(), stdout);
   }
   const bool partial = state.UnreachableCount() > 0 || state.ProbeErrorCount() > 0;
-  return ExitCodeFor(kVerb, partial ? Outcome::kPartial : Outcome::kOk);
+  return ExitCodeFor(kGatherVerb, partial ? Outcome::kPartial : Outcome::kOk);
 }
 
 }  // namespace

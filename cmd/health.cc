@@ -29,7 +29,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "health";
+constexpr std::string_view kHealthVerb = "health";
 namespace {
 
 struct HealthArgs {
@@ -45,20 +45,20 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   if (a.fanout < 1 || a.timeout_s < 1) {
     std::fprintf(stderr, "error: --fanout and --timeout must be at least 1\n");
-    return ExitCodeFor(kVerb, Outcome::kRefused);
+    return ExitCodeFor(kHealthVerb, Outcome::kRefused);
   }
   inventory::LoadedCluster loaded = LoadRepo(g.repo, g.ref, g.working_tree);
   std::fputs(loaded.diags.ToText().c_str(), stderr);
   if (!loaded.ok()) {
     std::fprintf(stderr, "error: the cluster repo is invalid (%zu errors): plumb validate says where\n",
                  loaded.diags.ErrorCount());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kHealthVerb, Outcome::kError);
   }
   const inventory::Cluster& cluster = loaded.cluster;
   auto nodes = plans::SelectNodes(cluster, a.limit);
   if (!nodes.ok()) {
     std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kRefused);
+    return ExitCodeFor(kHealthVerb, Outcome::kRefused);
   }
   // Read-only: what the schedulers say now, so the checks that load every GPU never run under
   // a job (nothing is drained or claimed).
@@ -103,16 +103,16 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
   };
   if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kHealthVerb, Outcome::kError);
   }
   if (!a.out.empty() || g.format != "text")
     std::fprintf(stderr, "plumb health: %zu node(s): %d passed, %d warned, %d failed, %d unreachable\n",
                  report.nodes.size(), report.Passed(), report.Warned(), report.Failed(),
                  report.Unreachable());
   // Precedence: a failed check > a node that could not be checked > healthy.
-  if (report.Failed() > 0) return ExitCodeFor(kVerb, Outcome::kUnhealthy);
-  if (report.Unreachable() > 0) return ExitCodeFor(kVerb, Outcome::kPartial);
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  if (report.Failed() > 0) return ExitCodeFor(kHealthVerb, Outcome::kUnhealthy);
+  if (report.Unreachable() > 0) return ExitCodeFor(kHealthVerb, Outcome::kPartial);
+  return ExitCodeFor(kHealthVerb, Outcome::kOk);
 }
 
 }  // namespace

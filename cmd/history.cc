@@ -11,7 +11,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "history";
+constexpr std::string_view kHistoryVerb = "history";
 namespace {
 
 struct HistoryArgs {
@@ -22,7 +22,7 @@ struct HistoryArgs {
   std::string anchor;
 };
 
-void Err(const std::string& s) { std::fprintf(stderr, "plumb history: %s\n", s.c_str()); }
+void HistoryErr(const std::string& s) { std::fprintf(stderr, "plumb history: %s\n", s.c_str()); }
 
 // "alice (CI github: bob), approved by carol, signed by ssh carol (SHA256:..)".
 std::string WhoLine(const plans::RunWho& w) {
@@ -38,8 +38,8 @@ std::string WhoLine(const plans::RunWho& w) {
 int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
   auto r = j.VerifyChain(a.anchor);
   if (!r) {
-    Err(r.error().ToString());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    HistoryErr(r.error().ToString());
+    return ExitCodeFor(kHistoryVerb, Outcome::kError);
   }
   std::printf("journal %s: %lld chain entries%s, head %s\n", path.c_str(),
               static_cast<long long>(r->entries),
@@ -50,39 +50,39 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
   if (r->ok()) {
     std::printf("verified: every run, step, node and facts row matches its hash chain%s\n",
                 a.anchor.empty() ? "" : ", and the recorded head is in it");
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kHistoryVerb, Outcome::kOk);
   }
   std::printf("NOT VERIFIED: %zu problem(s):\n", r->problems.size());
   for (const std::string& p : r->problems) std::printf("  %s\n", p.c_str());
-  return ExitCodeFor(kVerb, Outcome::kNotVerified);
+  return ExitCodeFor(kHistoryVerb, Outcome::kNotVerified);
 }
 
 int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
   const std::string path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
   auto j = plans::OpenSqliteJournal(path);
   if (!j) {
-    Err(j.error().ToString());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    HistoryErr(j.error().ToString());
+    return ExitCodeFor(kHistoryVerb, Outcome::kError);
   }
   if (a.verify) return Verify(**j, a, path);
   if (!a.node.empty()) {
     // A typo must not read as "nothing ever happened to it".
     auto known = (*j)->KnowsNode(a.node);
     if (!known) {
-      Err(known.error().ToString());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      HistoryErr(known.error().ToString());
+      return ExitCodeFor(kHistoryVerb, Outcome::kError);
     }
     if (!*known) {
-      Err(fmt::format("error: no run in {} touched a node named '{}'", path, a.node));
+      HistoryErr(fmt::format("error: no run in {} touched a node named '{}'", path, a.node));
       std::fprintf(stderr, "hint: plumb history (no node) lists every node's steps; plumb runs "
                            "lists the runs\n");
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kHistoryVerb, Outcome::kError);
     }
   }
   auto steps = (*j)->History(a.node, a.limit);
   if (!steps) {
-    Err(steps.error().ToString());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    HistoryErr(steps.error().ToString());
+    return ExitCodeFor(kHistoryVerb, Outcome::kError);
   }
   std::map<std::string, plans::RunRecord> runs;   // who stands behind each run shown
   for (const auto& s : *steps)
@@ -102,7 +102,7 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
                      {"who", r ? r->who.ToJson() : nlohmann::json::object()}});
     }
     std::printf("%s\n", out.dump(2).c_str());
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kHistoryVerb, Outcome::kOk);
   }
   if (steps->empty()) std::printf("no history\n");
   std::string shown_run;
@@ -124,7 +124,7 @@ int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
                                                      : std::string(plans::Name(s.outcome)).c_str(),
                 static_cast<long long>(s.duration_ms), s.error.c_str());
   }
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  return ExitCodeFor(kHistoryVerb, Outcome::kOk);
 }
 
 }  // namespace
@@ -157,12 +157,12 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
   sub->callback([&run, &g, a, sub] {
     run = [&g, a] {
       if (!a->anchor.empty() && !a->verify) {
-        Err("error: --anchor checks a chain head: give it with --verify");
-        return (ExitCodeFor(kVerb, Outcome::kError));
+        HistoryErr("error: --anchor checks a chain head: give it with --verify");
+        return (ExitCodeFor(kHistoryVerb, Outcome::kError));
       }
       if (a->verify && !a->node.empty()) {
-        Err("error: --verify checks the whole journal; it takes no node");
-        return (ExitCodeFor(kVerb, Outcome::kError));
+        HistoryErr("error: --verify checks the whole journal; it takes no node");
+        return (ExitCodeFor(kHistoryVerb, Outcome::kError));
       }
       return RunHistory(g, *a);
     };

@@ -12,7 +12,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "*";
+constexpr std::string_view kMainVerb = "*";
 
 void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
   sub.add_option("--repo", g.repo, "Cluster repo (a git repository)")->capture_default_str();
@@ -43,12 +43,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? ExitCodeFor(kVerb, Outcome::kOk) : ExitCodeFor(kVerb, Outcome::kError);
+    return rc == 0 ? ExitCodeFor(kMainVerb, Outcome::kOk) : ExitCodeFor(kMainVerb, Outcome::kError);
   }
   try {
-    return run ? run() : ExitCodeFor(kVerb, Outcome::kError);
+    return run ? run() : ExitCodeFor(kMainVerb, Outcome::kError);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "plumb: error: %s\n", e.what());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kMainVerb, Outcome::kError);
   }
 }

@@ -13,7 +13,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "modules";
+constexpr std::string_view kModulesVerb = "modules";
 namespace {
 
 // "/nvidia/driver" -> "nvidia.driver"; keys with everything below them.
@@ -47,7 +47,7 @@ int RunModules(const GlobalOptions& g) {
                      {"on_demand", i.on_demand}});
     }
     std::printf("%s\n", all.dump(2).c_str());
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kModulesVerb, Outcome::kOk);
   }
   std::string out = "| module | reads | desired key | change | disruption |\n"
                     "|---|---|---|---|---|\n";
@@ -58,7 +58,7 @@ int RunModules(const GlobalOptions& g) {
                        i.changes, i.DisruptionText());
   }
   std::fputs(out.c_str(), stdout);
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  return ExitCodeFor(kModulesVerb, Outcome::kOk);
 }
 
 }  // namespace

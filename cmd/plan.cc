@@ -14,7 +14,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "plan";
+constexpr std::string_view kPlanVerb = "plan";
 namespace {
 
 struct PlanArgs {
@@ -56,31 +56,31 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
   if (plan.diags.HasErrors()) {
     std::string what = a.out.empty() ? "fix them and plan again" : "not written to " + a.out;
     std::fprintf(stderr, "plumb plan: the plan has errors; %s\n", what.c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kPlanVerb, Outcome::kError);
   }
   if (!a.out.empty()) {
     if (Status st = WriteOutput(a.out, file); !st.ok()) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kPlanVerb, Outcome::kError);
     }
     if (g.format == "text") std::printf("Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
     if (g.format == "markdown")
       std::fprintf(stderr, "Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
   }
-  if (a.detailed_exitcode && plan.HasChanges()) return ExitCodeFor(kVerb, Outcome::kChanges);
+  if (a.detailed_exitcode && plan.HasChanges()) return ExitCodeFor(kPlanVerb, Outcome::kChanges);
   if (!plan.complete) {
     std::fprintf(stderr, "plumb: error: plan incomplete: %zu node(s) could not be read (listed "
                  "above); no changes found on the others\n", plan.unreadable.size());
-    return ExitCodeFor(kVerb, Outcome::kNoVerdict);
+    return ExitCodeFor(kPlanVerb, Outcome::kNoVerdict);
   }
-  return ExitCodeFor(kVerb, Outcome::kInSync);
+  return ExitCodeFor(kPlanVerb, Outcome::kInSync);
 }
 
 int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
   auto rr = DoReadRun(g, a.read);
   if (!rr.ok()) {
     std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kPlanVerb, Outcome::kError);
   }
   int rc = ShowPlan(g, a, **rr);
   KeepUntilExit(std::move(*rr));

@@ -65,11 +65,6 @@ Scheduler MakeScheduler(const inventory::Cluster& c, const inventory::LoadedClus
   return s;
 }
 
-std::string RepoPath(const std::string& repo, const std::string& p) {
-  if (p.empty() || p[0] == '/') return p;
-  return repo + "/" + p;
-}
-
 // Firmware, BIOS and power facts over Redfish for the selected nodes that have a BMC, merged
 // into their observations by plans::MergeBmcObservations (which says how).
 void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,

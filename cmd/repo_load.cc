@@ -17,4 +17,9 @@ inventory::LoadedCluster LoadRepo(std::string repo, std::string ref, bool workin
   return inventory::LoadCluster(RepoLoadOptions(std::move(repo), std::move(ref), working_tree));
 }
 
+std::string RepoPath(const std::string& repo, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  return repo + "/" + path;
+}
+
 }  // namespace plumb::cmd

@@ -12,7 +12,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "runs";
+constexpr std::string_view kRunsVerb = "runs";
 namespace {
 
 // A run the journal says is running, whose process on this host is gone (a crash, a full
@@ -34,14 +34,14 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
   auto j = plans::OpenSqliteJournal(a.journal.empty() ? plans::DefaultJournalPath() : a.journal);
   if (!j) {
     std::fprintf(stderr, "plumb runs: %s\n", j.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kRunsVerb, Outcome::kError);
   }
   if (!a.run.empty()) {
     auto r = (*j)->GetRun(a.run);
     auto nodes = (*j)->Nodes(a.run);
     if (!r || !nodes || !r->has_value()) {
       std::fprintf(stderr, "plumb runs: no run %s\n", a.run.c_str());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kRunsVerb, Outcome::kError);
     }
     const plans::RunRecord& rr = **r;
     if (g.format == "json") {
@@ -59,7 +59,7 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
                                 {"waiting_for", n.note},
                                 {"started_at", n.started_at}, {"ended_at", n.ended_at}});
       std::printf("%s\n", out.dump(2).c_str());
-      return ExitCodeFor(kVerb, Outcome::kOk);
+      return ExitCodeFor(kRunsVerb, Outcome::kOk);
     }
     std::printf("run %s  cluster %s  commit %s\n  %s .. %s  %s  (%s:%lld)\n  %s\n", rr.id.c_str(),
                 rr.cluster.c_str(), rr.commit.c_str(), rr.started_at.c_str(),
@@ -86,12 +86,12 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
                   n.last_step.c_str(), what.c_str(),
                   n.admin_drained ? (" [admin-drained: " + n.admin_reason + "]").c_str() : "");
     }
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kRunsVerb, Outcome::kOk);
   }
   auto runs = (*j)->ListRuns(a.limit);
   if (!runs) {
     std::fprintf(stderr, "plumb runs: %s\n", runs.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kRunsVerb, Outcome::kError);
   }
   if (g.format == "json") {
     nlohmann::json out = nlohmann::json::array();
@@ -102,7 +102,7 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
                      {"started_at", r.started_at}, {"ended_at", r.ended_at},
                      {"outcome", r.outcome}, {"state", Outcome(r)}, {"summary", r.summary}});
     std::printf("%s\n", out.dump(2).c_str());
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kRunsVerb, Outcome::kOk);
   }
   if (runs->empty()) std::printf("no runs in the journal\n");
   for (const auto& r : *runs) {
@@ -114,7 +114,7 @@ int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
                 r.commit.substr(0, 12).c_str(), r.started_at.c_str(), by.c_str(),
                 (Outcome(r) + (r.summary.empty() ? "" : ": " + r.summary)).c_str());
   }
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  return ExitCodeFor(kRunsVerb, Outcome::kOk);
 }
 
 }  // namespace

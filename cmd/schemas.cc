@@ -10,7 +10,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "schemas";
+constexpr std::string_view kSchemasVerb = "schemas";
 
 namespace {
 
@@ -26,10 +26,10 @@ int RunSchemas(const SchemasOptions& o) {
     if (!text) {
       std::fprintf(stderr, "plumb: error: no built-in file '%s' (plumb schemas lists them)\n",
                    o.print.c_str());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kSchemasVerb, Outcome::kError);
     }
     std::fwrite(text->data(), 1, text->size(), stdout);
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kSchemasVerb, Outcome::kOk);
   }
   for (const auto& f : schemas::EmbeddedFiles()) {
     if (o.out.empty()) {
@@ -44,11 +44,11 @@ int RunSchemas(const SchemasOptions& o) {
                    : WriteOutput(p.string(), std::string(f.contents));
     if (!st) {
       std::fprintf(stderr, "plumb: error: %s\n", st.error().message.c_str());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kSchemasVerb, Outcome::kError);
     }
     std::printf("wrote %s\n", p.string().c_str());
   }
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  return ExitCodeFor(kSchemasVerb, Outcome::kOk);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "show";
+constexpr std::string_view kShowVerb = "show";
 
 namespace {
 
@@ -31,7 +31,7 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
     std::fputs(lc.diags.ToText().c_str(), stderr);
     std::fprintf(stderr, "plumb: error: the cluster repo is invalid (%zu errors); run plumb validate\n",
                  lc.diags.ErrorCount());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kShowVerb, Outcome::kError);
   }
   const auto& c = lc.cluster;
   const inventory::Node* node = c.FindNode(o.node);
@@ -43,7 +43,7 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
     std::fprintf(stderr, "plumb: error: no node '%s' in cluster %s\n",
                  schemas::Printable(o.node).c_str(), c.name.c_str());
     if (!best.empty()) std::fprintf(stderr, "  hint: did you mean '%s'?\n", best.c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kShowVerb, Outcome::kError);
   }
   const inventory::NodeDesired& nd = it->second;
   const auto* stack = c.stacks.count(nd.stack) ? &c.stacks.at(nd.stack) : nullptr;
@@ -84,7 +84,7 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
         {"desired", nd.desired}, {"origins", origins},
     };
     std::printf("%s\n", out.dump(2).c_str());
-    return ExitCodeFor(kVerb, Outcome::kOk);
+    return ExitCodeFor(kShowVerb, Outcome::kOk);
   }
   if (c.source.working_tree) std::fputs(lc.diags.ToText().c_str(), stderr);
   std::string order;
@@ -120,7 +120,7 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
     std::printf("  %-*s  %-*s  %s  (%s)\n", static_cast<int>(kw), r.key.c_str(),
                 static_cast<int>(vw), r.value.c_str(), r.origin.c_str(), r.layer.c_str());
   }
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  return ExitCodeFor(kShowVerb, Outcome::kOk);
 }
 
 }  // namespace

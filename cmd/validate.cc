@@ -10,7 +10,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "validate";
+constexpr std::string_view kValidateVerb = "validate";
 
 namespace {
 
@@ -42,14 +42,14 @@ int ShowValidation(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
         {"diagnostics", lc.diags.ToJson()},
     };
     std::printf("%s\n", out.dump(2).c_str());
-    return ExitCodeFor(kVerb, lc.ok() ? Outcome::kOk : Outcome::kInvalid);
+    return ExitCodeFor(kValidateVerb, lc.ok() ? Outcome::kOk : Outcome::kInvalid);
   }
   std::fputs(lc.diags.ToText().c_str(), stderr);
   if (!lc.ok()) {
     std::fprintf(stderr, "invalid: %s, %s\n",
                  Plural(lc.diags.ErrorCount(), "error", "errors").c_str(),
                  Plural(lc.diags.WarningCount(), "warning", "warnings").c_str());
-    return ExitCodeFor(kVerb, Outcome::kInvalid);
+    return ExitCodeFor(kValidateVerb, Outcome::kInvalid);
   }
   std::printf("valid: cluster %s, %s, %s, %s, %s, %s %s%s\n", c.name.c_str(),
               Plural(c.nodes.size(), "node", "nodes").c_str(),
@@ -61,7 +61,7 @@ int ShowValidation(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
                                                                    "warning", "warnings"))
                                             .c_str()
                                       : "");
-  return ExitCodeFor(kVerb, Outcome::kOk);
+  return ExitCodeFor(kValidateVerb, Outcome::kOk);
 }
 
 int RunValidate(const GlobalOptions& g) {

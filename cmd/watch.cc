@@ -26,7 +26,7 @@
 namespace plumb::cmd {
 
 // This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kVerb = "watch";
+constexpr std::string_view kWatchVerb = "watch";
 namespace {
 
 struct WatchArgs {
@@ -44,12 +44,12 @@ struct WatchArgs {
 };
 
 // Set by the signal handlers, read by the watch loop (lock-free atomics: async-signal-safe).
-// g_stop is made before the handlers are installed; its Set() is async-signal-safe and wakes
+// g_watch_stop is made before the handlers are installed; its Set() is async-signal-safe and wakes
 // every SSH wait in progress (CancelSignal).
-transport::CancelSignal* g_stop = nullptr;
+transport::CancelSignal* g_watch_stop = nullptr;
 std::atomic<bool> g_reload{false};
 
-void OnStop(int) { g_stop->Set(); }
+void OnStop(int) { g_watch_stop->Set(); }
 void OnReload(int) { g_reload.store(true); }
 
 void InstallSignals() {
@@ -94,19 +94,19 @@ std::optional<long> Seconds(const std::string& s) {
 int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   if (g.working_tree) {
     std::fprintf(stderr, "error: watch reads the repo at --ref; --working-tree is not for it\n");
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
   }
   auto interval = Seconds(a.interval);
   auto ref_poll = Seconds(a.ref_poll);
   if (!interval || *interval < 1 || !ref_poll || *ref_poll < 1) {
     std::fprintf(stderr, "error: --interval and --ref-poll take a duration of at least 1s "
                          "(60s, 5m, 1h30m)\n");
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
   }
   if (a.fanout < 1 || a.rounds < 0 || a.spread < 0 || a.spread > 1) {
     std::fprintf(stderr, "error: --fanout must be at least 1, --rounds at least 0, --spread "
                          "between 0 and 1\n");
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
   }
 
   std::FILE* events_out = stdout;
@@ -116,12 +116,12 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
     if (events_out == nullptr) {
       std::fprintf(stderr, "error: cannot open --events %s: %s\n", a.events.c_str(),
                    std::strerror(errno));
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kWatchVerb, Outcome::kError);
     }
     events_name = a.events;
   }
   static transport::CancelSignal stop;   // static: a late signal still finds it
-  g_stop = &stop;
+  g_watch_stop = &stop;
   InstallSignals();
   // Up to --fanout threads allocate at once (gather does the same; see cmd/gather.cc).
   mallopt(M_ARENA_MAX, 2);
@@ -129,7 +129,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   modules::SshOverrides extra;
   extra.accept_new_hostkeys = a.accept_new_host_keys;
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  extra.cancel = g_stop;   // Ctrl-C ends probes in flight at once
+  extra.cancel = g_watch_stop;   // Ctrl-C ends probes in flight at once
   const std::string repo_root = RepoRoot(g);
 
   plans::watch::GitDesiredSource desired(RepoLoadOptions(g.repo, g.ref, false));
@@ -162,21 +162,21 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
   plans::watch::Watcher watcher(deps, opt);
   if (Status st = watcher.Start(); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return ExitCodeFor(kVerb, Outcome::kError);
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
   }
   std::unique_ptr<transport::MetricsServer> server;
   if (!a.listen.empty()) {
     auto started = transport::MetricsServer::Start(a.listen, [&watcher] { return watcher.Metrics(); });
     if (!started.ok()) {
       std::fprintf(stderr, "%s\n", started.error().ToString().c_str());
-      return ExitCodeFor(kVerb, Outcome::kError);
+      return ExitCodeFor(kWatchVerb, Outcome::kError);
     }
     server = std::move(started.value());
     std::fprintf(stderr, "plumb watch: metrics on http://%s/metrics\n", a.listen.c_str());
   }
   RaiseFdLimit(watcher.node_count(), a.fanout);
 
-  plans::watch::WatchControl control{&g_stop->flag(), &g_reload};
+  plans::watch::WatchControl control{&g_watch_stop->flag(), &g_reload};
   int rc = watcher.Run(control);
   server.reset();   // no scrape reaches a watcher being torn down
   if (events_out != stdout) std::fclose(events_out);

@@ -16,12 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string Str(const json& o, const char* k) {
-  if (!o.is_object()) return {};
-  auto it = o.find(k);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // "nvidia.driver" -> "/nvidia/driver" (pin names in rules never contain '/' or '~').
 std::string PinPointer(const std::string& dotted) {
   std::string p;
@@ -81,8 +75,8 @@ Result<CompatRules> ParseCompatRules(const std::string& text, const std::string&
       auto& rows = out.tables[it.key()];
       if (!it->is_array()) continue;
       for (const auto& r : *it) {
-        CompatRow row{Str(r, "cuda"), Str(r, "min"), Str(r, "release")};
-        if (row.match.empty()) row.match = Str(r, "match");
+        CompatRow row{schemas::StringMember(r, "cuda"), schemas::StringMember(r, "min"), schemas::StringMember(r, "release")};
+        if (row.match.empty()) row.match = schemas::StringMember(r, "match");
         if (!ParseDotted(row.match) || !ParseDotted(row.min)) {
           return Diagnostic::Error("rules.format",
                                    fmt::format("table {}: row '{}' needs dotted versions",
@@ -94,9 +88,9 @@ Result<CompatRules> ParseCompatRules(const std::string& text, const std::string&
   }
   if (auto rs = j.find("rules"); rs != j.end() && rs->is_array()) {
     for (const auto& r : *rs) {
-      CompatRule rule{Str(r, "id"), Str(r, "kind"), Str(r, "why"), Str(r, "subject"),
-                      Str(r, "object"), Str(r, "table"), Str(r, "a"), Str(r, "b"),
-                      Str(r, "a_capture"), Str(r, "b_capture")};
+      CompatRule rule{schemas::StringMember(r, "id"), schemas::StringMember(r, "kind"), schemas::StringMember(r, "why"), schemas::StringMember(r, "subject"),
+                      schemas::StringMember(r, "object"), schemas::StringMember(r, "table"), schemas::StringMember(r, "a"), schemas::StringMember(r, "b"),
+                      schemas::StringMember(r, "a_capture"), schemas::StringMember(r, "b_capture")};
       bool ok = !rule.id.empty() &&
                 ((rule.kind == "min_version_table" && out.tables.count(rule.table) &&
                   !rule.subject.empty() && !rule.object.empty()) ||

@@ -29,12 +29,6 @@ namespace {
 
 constexpr size_t kMaxFileBytes = 4 << 20;  // a cluster file is kilobytes; refuse absurd ones
 
-std::string Str(const json& o, const char* k) {
-  if (!o.is_object()) return {};
-  auto it = o.find(k);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 std::optional<long> Int(const json& o, const char* k) {
   if (!o.is_object()) return std::nullopt;
   auto it = o.find(k);
@@ -61,7 +55,7 @@ std::vector<std::string> Strings(const json& o, const char* k) {
 }
 
 int Seconds(const json& o, const char* k, int fallback) {
-  auto d = ParseDuration(Str(o, k));
+  auto d = ParseDuration(schemas::StringMember(o, k));
   return d ? static_cast<int>(*d) : fallback;
 }
 
@@ -177,32 +171,32 @@ class Loader {
     Validate(*inventory_, "inventory.schema.json");
     const json& j = inventory_->json;
     Cluster& c = cluster();
-    c.name = Str(j, "cluster");
+    c.name = schemas::StringMember(j, "cluster");
     const json& ssh = Obj(Obj(j, "defaults"), "ssh");
-    if (auto u = Str(ssh, "user"); !u.empty()) c.ssh.user = u;
+    if (auto u = schemas::StringMember(ssh, "user"); !u.empty()) c.ssh.user = u;
     if (auto p = Int(ssh, "port")) c.ssh.port = static_cast<int>(*p);
-    c.ssh.known_hosts = Str(ssh, "known_hosts");
-    c.ssh.identity = Str(ssh, "identity");
+    c.ssh.known_hosts = schemas::StringMember(ssh, "known_hosts");
+    c.ssh.identity = schemas::StringMember(ssh, "identity");
     c.ssh.connect_timeout_s = Seconds(ssh, "connect_timeout", c.ssh.connect_timeout_s);
     c.ssh.command_timeout_s = Seconds(ssh, "command_timeout", c.ssh.command_timeout_s);
     const json& bmc = Obj(Obj(j, "defaults"), "bmc");
-    c.bmc.ca = Str(bmc, "ca");
-    c.bmc.fingerprint = Str(bmc, "fingerprint");
-    c.bmc.credentials = Str(bmc, "credentials");
+    c.bmc.ca = schemas::StringMember(bmc, "ca");
+    c.bmc.fingerprint = schemas::StringMember(bmc, "fingerprint");
+    c.bmc.credentials = schemas::StringMember(bmc, "credentials");
 
     if (auto nodes = j.find("nodes"); j.is_object() && nodes != j.end() && nodes->is_array()) {
       for (size_t i = 0; i < nodes->size(); ++i) {
         const json& n = (*nodes)[i];
         std::string ptr = PointerAppend("/nodes", i);
         Node node;
-        node.name = Str(n, "name");
-        node.address = Str(n, "address");
+        node.name = schemas::StringMember(n, "name");
+        node.address = schemas::StringMember(n, "address");
         if (auto p = Int(n, "ssh_port")) node.ssh_port = static_cast<int>(*p);
-        node.bmc = Str(n, "bmc");
-        node.bmc_system = Str(n, "bmc_system");
-        node.rack = Str(n, "rack");
-        node.leaf = Str(n, "leaf");
-        node.nvlink_domain = Str(n, "nvlink_domain");
+        node.bmc = schemas::StringMember(n, "bmc");
+        node.bmc_system = schemas::StringMember(n, "bmc_system");
+        node.rack = schemas::StringMember(n, "rack");
+        node.leaf = schemas::StringMember(n, "leaf");
+        node.nvlink_domain = schemas::StringMember(n, "nvlink_domain");
         node.groups = Strings(n, "groups");
         for (auto it = Obj(n, "labels").begin(); it != Obj(n, "labels").end(); ++it) {
           if (it->is_string()) node.labels[it.key()] = it->get<std::string>();
@@ -218,8 +212,8 @@ class Loader {
       Group g;
       g.name = it.key();
       g.parents = Strings(it.value(), "parents");
-      g.stack = Str(it.value(), "stack");
-      g.rollout = Str(it.value(), "rollout");
+      g.stack = schemas::StringMember(it.value(), "stack");
+      g.rollout = schemas::StringMember(it.value(), "rollout");
       g.where = inventory_->marks.KeyAt(ptr);
       if (auto o = it.value().find("overrides"); it->is_object() && o != it->end() && o->is_object()) {
         g.overrides = *o;
@@ -294,7 +288,7 @@ class Loader {
     r.file = doc.file;
     r.where = Location{doc.file, 1, 1};
     const json& drain = Obj(j, "drain");
-    std::string sched = Str(drain, "scheduler");
+    std::string sched = schemas::StringMember(drain, "scheduler");
     r.scheduler = sched == "kubernetes" ? DrainScheduler::kKubernetes
                   : sched == "none"     ? DrainScheduler::kNone
                                         : DrainScheduler::kSlurm;
@@ -302,7 +296,7 @@ class Loader {
     r.scheduler_timeout_s = Seconds(drain, "scheduler_timeout", r.scheduler_timeout_s);
     if (auto n = Int(j, "max_unavailable")) {
       r.max_unavailable_count = static_cast<int>(*n);
-    } else if (auto pct = Str(j, "max_unavailable"); !pct.empty() && pct.back() == '%') {
+    } else if (auto pct = schemas::StringMember(j, "max_unavailable"); !pct.empty() && pct.back() == '%') {
       auto v = ParseDotted(pct.substr(0, pct.size() - 1));
       if (v && v->size() == 1) {
         r.max_unavailable_count = static_cast<int>((*v)[0]);
@@ -310,15 +304,15 @@ class Loader {
       }
     }
     const json& fd = Obj(j, "failure_domain");
-    r.domain_by = Str(fd, "by");
-    r.domain_mode = Str(fd, "mode") == "aligned" ? DomainMode::kAligned : DomainMode::kSpread;
+    r.domain_by = schemas::StringMember(fd, "by");
+    r.domain_mode = schemas::StringMember(fd, "mode") == "aligned" ? DomainMode::kAligned : DomainMode::kSpread;
     if (auto n = Int(fd, "at_once")) r.domain_at_once = static_cast<int>(*n);
     if (auto n = Int(j, "canary")) r.canary = static_cast<int>(*n);
     if (auto n = Int(j, "max_failures")) r.max_failures = static_cast<int>(*n);
     r.health = Strings(j, "health");
     r.health_timeout_s = Seconds(j, "health_timeout", r.health_timeout_s);
     const json& w = Obj(j, "window");
-    r.window_cron = Str(w, "cron");
+    r.window_cron = schemas::StringMember(w, "cron");
     r.window_duration_s = Seconds(w, "duration", 0);
     docs_.rollouts[name] = doc.marks;
     cluster().rollouts[name] = std::move(r);
@@ -334,11 +328,11 @@ class Loader {
       const json& w = (*list)[i];
       const std::string at = PointerAppend("/waivers", i);
       Waiver waiver;
-      waiver.nodes = Str(w, "nodes");
-      waiver.keys = Str(w, "keys");
-      waiver.reason = Str(w, "reason");
-      waiver.owner = Str(w, "owner");
-      waiver.expires = Str(w, "expires");
+      waiver.nodes = schemas::StringMember(w, "nodes");
+      waiver.keys = schemas::StringMember(w, "keys");
+      waiver.reason = schemas::StringMember(w, "reason");
+      waiver.owner = schemas::StringMember(w, "owner");
+      waiver.expires = schemas::StringMember(w, "expires");
       waiver.where = doc->marks.At(at);
       waiver.index = static_cast<int>(i);
       waiver.expires_at = doc->marks.At(at + "/expires");

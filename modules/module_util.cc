@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "modules/parse_util.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::modules {
 
@@ -71,8 +72,7 @@ const nlohmann::json* Lookup(const nlohmann::json& j, std::initializer_list<std:
 }
 
 std::string StringField(const nlohmann::json& facts, std::string_view key) {
-  const nlohmann::json* v = Lookup(facts, {key});
-  return v && v->is_string() ? v->get<std::string>() : std::string();
+  return schemas::StringMember(facts, key);
 }
 
 }  // namespace plumb::modules

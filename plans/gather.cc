@@ -15,7 +15,7 @@
 namespace plumb::plans {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 
 std::string Replace(std::string s, std::string_view from, std::string_view to) {
@@ -49,9 +49,9 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
                                 bool* unchanged = nullptr) {
   NodeObservation obs;
   obs.node = node;
-  auto t0 = Clock::now();
+  auto t0 = SteadyClock::now();
   auto finish = [&] {
-    obs.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    obs.elapsed_s = std::chrono::duration<double>(SteadyClock::now() - t0).count();
     if (obs.reachable) obs.facts_digest = FactsDigest(obs.facts);
     return obs;
   };
@@ -68,7 +68,7 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
     *unchanged = true;
     obs.reachable = true;
     obs.raw_digest = *last_raw_digest;
-    obs.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    obs.elapsed_s = std::chrono::duration<double>(SteadyClock::now() - t0).count();
     return obs;
   }
   obs.raw_digest = Sha256Hex(Replace(ran->out, nonce, "NONCE"));

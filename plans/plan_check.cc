@@ -40,7 +40,7 @@ bool Covers(const nlohmann::json& desired, const nlohmann::json& after) {
   return !a.empty() && a == b;
 }
 
-std::string Show(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string ValueText(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 // The fields of a policy, each with its value as text, for a field-by-field comparison.
 std::vector<std::pair<std::string, std::string>> PolicyFields(const inventory::RolloutPolicy& p) {
@@ -273,7 +273,7 @@ Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& c
       if (!Covers(want, a.after))
         d.Add(PlanError("plan.authority",
                         fmt::format("node {}: the plan sets {} to {} but commit {} says {}",
-                                    n.node, ActionKey(a), Show(a.after), at, Show(want)),
+                                    n.node, ActionKey(a), ValueText(a.after), at, ValueText(want)),
                         fmt::format("nodes.{}.{}", n.node, ActionKey(a))));
     }
   }

@@ -90,4 +90,10 @@ bool PointerUnder(const std::string& pointer, const std::string& prefix) {
   return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
 }
 
+std::string StringMember(const nlohmann::json& object, std::string_view key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace plumb::schemas

@@ -2,6 +2,7 @@
 /// JSON pointers (RFC 6901) as plumb uses them: the address of a value in a loaded document,
 /// the key of the origin maps, and the bridge to the user's "key path" ("nodes[3].address").
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,9 @@ std::string KeyPath(const std::string& pointer, const nlohmann::json& doc);
 
 /// The value at `pointer` in `doc`, or nullptr when there is none (never throws).
 const nlohmann::json* ValueAt(const nlohmann::json& doc, const std::string& pointer);
+
+/// `object[key]` when `object` is an object and that member a string, else "" (never throws).
+std::string StringMember(const nlohmann::json& object, std::string_view key);
 
 /// True if `pointer` is `prefix` or lies below it ("/a/b" is under "/a", "/ab" is not).
 bool PointerUnder(const std::string& pointer, const std::string& prefix);

@@ -6,7 +6,7 @@ set -euo pipefail
 
 # Build: compiler, CMake and the libraries named in the README (libmicrohttpd: the metrics
 # endpoint of `plumb watch --listen`).
-build_pkgs=(g++ cmake make pkg-config git ccache
+build_pkgs=(g++ cmake make ninja-build pkg-config git ccache
   libssh-dev libcurl4-openssl-dev libssl-dev libgit2-dev libyaml-cpp-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev libmimalloc-dev
   libmicrohttpd-dev)

@@ -1,4 +1,5 @@
 #include "modules/bios/attributes.h"
+#include "schemas/ascii.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,11 +9,6 @@ namespace plumb::modules::bios {
 namespace {
 
 using nlohmann::json;
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 }  // namespace
 
@@ -44,7 +40,7 @@ json ListedEntries(const json& attributes) {
       continue;
     }
     std::string kind = v.contains("DataType") && v["DataType"].is_string()
-                           ? Lower(v["DataType"].get<std::string>()) : "";
+                           ? schemas::AsciiLower(v["DataType"].get<std::string>()) : "";
     if (v.contains("AllowableValues") && v["AllowableValues"].is_array()) {
       e["Type"] = "Enumeration";
       e["Value"] = json::array();

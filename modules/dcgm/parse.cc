@@ -8,6 +8,7 @@
 
 #include "modules/parse_util.h"
 #include "modules/part_facts.h"
+#include "schemas/ascii.h"
 
 namespace plumb::modules::dcgm {
 namespace {
@@ -20,15 +21,9 @@ constexpr std::string_view kDiscoveryTool = "dcgmi discovery";
 constexpr const char* kHostEngineHint =
     "start the DCGM host engine (systemctl start nvidia-dcgm, or nv-hostengine) and probe again";
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // dcgmi's status words ("Pass", "Fail", "Warn", "Skip"; NVVS wrote them upper-case) -> ours.
 std::optional<std::string> NormalStatus(std::string_view s) {
-  std::string l = Lower(Trim(s));
+  std::string l = schemas::AsciiLower(Trim(s));
   if (l == "pass") return "pass";
   if (l == "fail") return "fail";
   if (l == "warn" || l == "warning") return "warn";
@@ -191,7 +186,7 @@ std::optional<std::string> HostEngineError(std::string_view text) {
   std::string said;
   for (const Line& line : SplitLines(text)) {
     std::string_view t = Trim(line.text);
-    std::string l = Lower(t);
+    std::string l = schemas::AsciiLower(t);
     if (l.find("unable to establish a connection to the specified host") != std::string::npos ||
         l.find("unable to connect to host engine") != std::string::npos) {
       if (!said.empty()) said += "; ";

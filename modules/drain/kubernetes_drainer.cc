@@ -65,7 +65,7 @@ Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view 
 }  // namespace kube
 
 namespace {
-Status Check(const Result<transport::CommandOutput>& r, const std::string& cmd) {
+Status CheckKubectl(const Result<transport::CommandOutput>& r, const std::string& cmd) {
   if (!r) return r.error();
   if (r->exit_status != 0)
     return Diagnostic::Error("kube.command", fmt::format("{}: exit {}: {}", cmd, r->exit_status, r->err));
@@ -76,12 +76,12 @@ Status Check(const Result<transport::CommandOutput>& r, const std::string& cmd) 
 Result<std::map<std::string, SchedulerNode>> KubernetesDrainer::Query(
     const std::vector<std::string>& want) {
   auto n = shell_.Run("kubectl get nodes -o json", timeout_);
-  if (Status s = Check(n, "kubectl get nodes"); !s) return s.error();
+  if (Status s = CheckKubectl(n, "kubectl get nodes"); !s) return s.error();
   auto nodes = kube::ParseNodes(n->out);
   if (!nodes) return nodes.error();
   auto p = shell_.Run("kubectl get pods -A -o json --field-selector=status.phase!=Succeeded,"
                       "status.phase!=Failed", timeout_);
-  if (Status s = Check(p, "kubectl get pods"); !s) return s.error();
+  if (Status s = CheckKubectl(p, "kubectl get pods"); !s) return s.error();
   if (Status s = kube::AttachPods(*nodes, p->out); !s) return s.error();
   if (want.empty()) return nodes;
   std::set<std::string> keep(want.begin(), want.end());
@@ -113,7 +113,7 @@ Status KubernetesDrainer::Drain(const std::string& node, const std::string& reas
     // The eviction may not finish within its short timeout (a PodDisruptionBudget, a long
     // job): that is what waiting for "drained" is for, so only annotate and cordon must work.
     if (i + 1 < cmds.size())
-      if (Status s = Check(r, cmds[i]); !s) return s;
+      if (Status s = CheckKubectl(r, cmds[i]); !s) return s;
   }
   return OkStatus();
 }
@@ -128,12 +128,12 @@ std::string KubernetesDrainer::ClaimCommand(const std::string& node, const NodeC
 
 Status KubernetesDrainer::SetClaim(const SchedulerNode& current, const NodeClaim& claim) {
   const std::string c = ClaimCommand(current.name, claim);
-  return Check(shell_.Run(c, timeout_), c);
+  return CheckKubectl(shell_.Run(c, timeout_), c);
 }
 
 Status KubernetesDrainer::Resume(const std::string& node) {
   for (const auto& c : ResumeCommands(node))
-    if (Status s = Check(shell_.Run(c, timeout_), c); !s) return s;
+    if (Status s = CheckKubectl(shell_.Run(c, timeout_), c); !s) return s;
   return OkStatus();
 }
 

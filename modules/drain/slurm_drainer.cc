@@ -107,7 +107,7 @@ std::string SlurmDrainer::ClaimCommand(const SchedulerNode& current, const NodeC
 }
 
 namespace {
-Status Check(const Result<transport::CommandOutput>& r, const std::string& what) {
+Status CheckScontrol(const Result<transport::CommandOutput>& r, const std::string& what) {
   if (auto u = UnavailableFrom(r, what)) return *u;
   if (r->exit_status != 0) {
     std::string err = r->err.empty() ? r->out : r->err;
@@ -119,15 +119,15 @@ Status Check(const Result<transport::CommandOutput>& r, const std::string& what)
 }  // namespace
 
 Status SlurmDrainer::Drain(const std::string& node, const std::string& reason) {
-  return Check(Run(DrainCommand(node, reason)), "scontrol drain " + node);
+  return CheckScontrol(Run(DrainCommand(node, reason)), "scontrol drain " + node);
 }
 
 Status SlurmDrainer::Resume(const std::string& node) {
-  return Check(Run(ResumeCommand(node)), "scontrol resume " + node);
+  return CheckScontrol(Run(ResumeCommand(node)), "scontrol resume " + node);
 }
 
 Status SlurmDrainer::SetClaim(const SchedulerNode& current, const NodeClaim& claim) {
-  return Check(Run(ClaimCommand(current, claim)), "scontrol comment " + current.name);
+  return CheckScontrol(Run(ClaimCommand(current, claim)), "scontrol comment " + current.name);
 }
 
 }  // namespace plumb::modules

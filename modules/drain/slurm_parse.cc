@@ -9,16 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "inventory/hostlist.h"
+#include "schemas/ascii.h"
 
 namespace plumb::modules::slurm {
 namespace {
 
 using nlohmann::json;
-
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Strings from a string or an array of strings (22.05 vs 23.02+).
 std::vector<std::string> Tokens(const json& v) {
@@ -27,10 +23,10 @@ std::vector<std::string> Tokens(const json& v) {
     // "MIXED+DRAIN" style in some versions' strings, "mixed" in 22.05.
     std::stringstream ss(v.get<std::string>());
     for (std::string t; std::getline(ss, t, '+');)
-      if (!t.empty()) out.push_back(Upper(t));
+      if (!t.empty()) out.push_back(schemas::AsciiUpper(t));
   } else if (v.is_array()) {
     for (const auto& t : v)
-      if (t.is_string()) out.push_back(Upper(t.get<std::string>()));
+      if (t.is_string()) out.push_back(schemas::AsciiUpper(t.get<std::string>()));
   }
   return out;
 }
@@ -204,10 +200,10 @@ Result<std::vector<ActiveJob>> ParseSqueueLines(std::string_view text) {
     std::stringstream ls(line);
     for (std::string x; std::getline(ls, x, '|');) f.push_back(x);
     if (f.size() < 3) return Diagnostic::Error("slurm.parse", "squeue: unexpected line: " + line);
-    if (!Occupies(Upper(f[1]))) continue;
+    if (!Occupies(schemas::AsciiUpper(f[1]))) continue;
     ActiveJob a;
     a.id = f[0];
-    a.state = Upper(f[1]);
+    a.state = schemas::AsciiUpper(f[1]);
     a.nodes = ExpandHostlist(f[2]);
     if (f.size() > 3) a.user = f[3];
     if (f.size() > 4) a.name = f[4];

@@ -1,4 +1,5 @@
 #include "modules/firmware/simple_update.h"
+#include "schemas/ascii.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,11 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
 std::string Joined(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
@@ -21,7 +17,7 @@ std::string Joined(const std::vector<std::string>& v) {
 }
 
 // Links as BMCs match them: case-insensitive, no trailing '/'.
-std::string Norm(std::string s) {
+std::string NormUri(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -43,7 +39,7 @@ Result<json> BuildSimpleUpdate(const transport::ActionSpec& spec, const std::str
                              {}, where, hint);
   };
   json body = {{"ImageURI", image}};
-  std::string scheme = Upper(image.substr(0, image.find("://")));
+  std::string scheme = schemas::AsciiUpper(image.substr(0, image.find("://")));
   if (const auto* p = spec.Find("TransferProtocol")) {
     if (!p->Allows(scheme)) {
       return refuse("the BMC takes TransferProtocol " + Joined(p->allowable) +
@@ -61,7 +57,7 @@ Result<json> BuildSimpleUpdate(const transport::ActionSpec& spec, const std::str
     for (const auto& t : targets) {
       bool allowed = !p || !p->has_allowable ||
                      std::any_of(p->allowable.begin(), p->allowable.end(),
-                                 [&](const std::string& a) { return Norm(a) == Norm(t.link); });
+                                 [&](const std::string& a) { return NormUri(a) == NormUri(t.link); });
       if (!allowed) {
         return refuse(t.link + " is not among the Targets the BMC accepts (" + Joined(p->allowable) + ")",
                       "the BMC's SimpleUpdate ActionInfo does not offer this component for update");

@@ -7,6 +7,7 @@
 
 #include "modules/infiniband/parse.h"
 #include "modules/module_util.h"
+#include "schemas/ascii.h"
 
 namespace plumb::modules::infiniband {
 
@@ -23,11 +24,6 @@ const ModuleInfo& InfinibandModule::Info() const {
 }
 
 namespace {
-
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
 
 constexpr const char* kManualHint =
     "needs a fabric fix (cable, transceiver, switch port, subnet manager or partition MTU); "
@@ -68,7 +64,7 @@ std::vector<Action> InfinibandModule::Diff(const nlohmann::json& desired, const 
       };
       if (auto s = want.find("state"); s != want.end() && s->is_string()) {
         std::string have = StringField(p, "state");
-        if (Upper(have) != Upper(s->get<std::string>()))
+        if (schemas::AsciiUpper(have) != schemas::AsciiUpper(s->get<std::string>()))
           add("state", have, *s, fmt::format("state {}, want {}", have, s->get<std::string>()));
       }
       if (auto r = want.find("rate_gbps"); r != want.end() && r->is_number()) {

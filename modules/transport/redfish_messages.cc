@@ -1,4 +1,5 @@
 #include "modules/transport/redfish_messages.h"
+#include "schemas/ascii.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,17 +7,12 @@
 namespace plumb::transport {
 namespace {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 // Case-insensitive member lookup; returns nullptr when absent or not a string.
 std::string StrField(const nlohmann::json& o, std::string_view name) {
   if (!o.is_object()) return {};
-  std::string want = Lower(std::string(name));
+  std::string want = schemas::AsciiLower(std::string(name));
   for (auto it = o.begin(); it != o.end(); ++it) {
-    if (Lower(it.key()) == want && it.value().is_string()) return it.value().get<std::string>();
+    if (schemas::AsciiLower(it.key()) == want && it.value().is_string()) return it.value().get<std::string>();
   }
   return {};
 }
@@ -27,7 +23,7 @@ void Collect(const nlohmann::json& node, std::vector<RedfishMessage>& out, int d
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string key = it.key();
       bool info = key.size() >= 21 &&
-                  Lower(key.substr(key.size() - 21)) == "@message.extendedinfo";
+                  schemas::AsciiLower(key.substr(key.size() - 21)) == "@message.extendedinfo";
       if (info && it.value().is_array()) {
         for (const auto& m : it.value()) {
           if (!m.is_object()) continue;
@@ -38,7 +34,7 @@ void Collect(const nlohmann::json& node, std::vector<RedfishMessage>& out, int d
           if (r.severity.empty()) r.severity = StrField(m, "Severity");
           r.resolution = StrField(m, "Resolution");
           for (auto jt = m.begin(); jt != m.end(); ++jt) {
-            if (Lower(jt.key()) == "relatedproperties" && jt.value().is_array()) {
+            if (schemas::AsciiLower(jt.key()) == "relatedproperties" && jt.value().is_array()) {
               for (const auto& p : jt.value()) {
                 if (p.is_string()) r.related.push_back(p.get<std::string>());
               }
@@ -90,7 +86,7 @@ bool HasMessageKey(const std::vector<RedfishMessage>& messages, std::string_view
 }
 
 bool HasResolution(const RedfishMessage& message) {
-  std::string r = Lower(message.resolution);
+  std::string r = schemas::AsciiLower(message.resolution);
   while (!r.empty() && (r.back() == '.' || r.back() == ' ')) r.pop_back();
   while (!r.empty() && r.front() == ' ') r.erase(r.begin());
   return !r.empty() && r != "none";

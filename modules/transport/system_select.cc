@@ -1,15 +1,11 @@
 #include "modules/transport/system_select.h"
+#include "schemas/ascii.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace plumb::transport {
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string Listed(const std::vector<std::string>& links) {
   std::string out;
@@ -46,7 +42,7 @@ Result<std::string> SelectSystem(const std::vector<std::string>& links, const st
     if (LastSegment(l) == wanted) return l;
   }
   for (const auto& l : links) {
-    if (Lower(LastSegment(l)) == Lower(wanted)) return l;
+    if (schemas::AsciiLower(LastSegment(l)) == schemas::AsciiLower(wanted)) return l;
   }
   return Diagnostic::Error("bmc.system.unknown",
                            who + bmc + " has no system '" + wanted + "' (it has " + Listed(links) + ")",

@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-const char* kStyle = R"(body{font-family:sans-serif;margin:16px;color:#222;background:#fff}
+const char* kAcceptanceStyle = R"(body{font-family:sans-serif;margin:16px;color:#222;background:#fff}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 6px}
 .meta{color:#555;margin-bottom:12px}
 .verdict{display:inline-block;padding:4px 10px;border-radius:4px;color:#fff;font-weight:bold}
@@ -129,7 +129,7 @@ std::string AcceptanceToHtml(const json& r) {
       "<div class=\"meta\">commit <code>{2}</code> (ref {3}) &middot; {4} to {5} &middot; operator {6}"
       " &middot; DCGM level {7} &middot; plumb {8}<br>digest <code>{9}</code></div>\n"
       "<div><span class=\"verdict v-{10}\">{10}</span> {11} of {12} node(s) passed, {13} failed</div>\n",
-      HtmlEscape(r.value("cluster", "")), kStyle, HtmlEscape(r.value("commit", "")),
+      HtmlEscape(r.value("cluster", "")), kAcceptanceStyle, HtmlEscape(r.value("commit", "")),
       HtmlEscape(r.value("ref", "")), HtmlEscape(r.value("started_at", "")),
       HtmlEscape(r.value("finished_at", "")), HtmlEscape(r.value("operator", "")),
       r.value("dcgm_level", 0) == 0 ? std::string("as pinned") : std::to_string(r.value("dcgm_level", 0)),

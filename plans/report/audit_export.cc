@@ -20,7 +20,7 @@ const StepRecord* StepFor(const AuditRun& r, const std::string& node, const std:
   return last;
 }
 
-std::string Outcome(const StepRecord* s) {
+std::string StepOutcomeText(const StepRecord* s) {
   if (!s) return "not run";
   return s->outcome == StepState::kNone ? "no outcome (interrupted)" : std::string(Name(s->outcome));
 }
@@ -34,7 +34,7 @@ json NodeEntry(const AuditRun& r, const NodeRecord& n) {
                          {"before", a.value("before", json())},
                          {"after", a.value("after", json())},
                          {"disruption", a.value("disruption", "")},
-                         {"outcome", Outcome(StepFor(r, n.node, "apply:" + id))}});
+                         {"outcome", StepOutcomeText(StepFor(r, n.node, "apply:" + id))}});
     }
   json steps = json::array();
   for (const StepRecord& s : r.steps)

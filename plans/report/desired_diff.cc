@@ -84,7 +84,7 @@ std::string Hosts(const std::vector<std::string>& names) {
 }
 
 // The changed nodes by the most their changes can disturb, as plan's summary labels them.
-std::vector<std::pair<std::string, std::vector<std::string>>> DisruptionRows(const DesiredDiff& d) {
+std::vector<std::pair<std::string, std::vector<std::string>>> DesiredDisruptionRows(const DesiredDiff& d) {
   std::map<modules::Disruption, std::vector<std::string>> by;
   for (const NodeDiff& n : d.nodes)
     if (!n.changes.empty()) by[n.disruption].push_back(n.node);
@@ -170,7 +170,7 @@ std::string DesiredDiffToText(const DesiredDiff& d) {
     return out;
   }
   out += "\nDisruption (the most each change can take; the plan, which reads the nodes, may find less):\n";
-  for (const auto& [label, names] : DisruptionRows(d))
+  for (const auto& [label, names] : DesiredDisruptionRows(d))
     out += fmt::format("  {:<18} {}\n", label, Hosts(names));
   out += fmt::format("\n{} node(s) change, {} unchanged.\n", d.nodes.size(), d.unchanged);
   return out;
@@ -208,7 +208,7 @@ std::string DesiredDiffToMarkdown(const DesiredDiff& d) {
   }
   out += fmt::format("**{} node(s) change** ({} added, {} removed), {} unchanged.\n",
                      d.nodes.size(), added, removed, d.unchanged);
-  const auto rows = DisruptionRows(d);
+  const auto rows = DesiredDisruptionRows(d);
   if (!rows.empty()) {
     out += "\n#### Disruption\n\nThe most each change can take (the plan, which reads the "
            "nodes, may find less).\n\n| disruption | nodes |\n|---|---|\n";

@@ -9,7 +9,7 @@
 namespace plumb::plans::report {
 namespace {
 
-const char* kStyle = R"(body{font-family:sans-serif;margin:16px;color:#222;background:#fff}
+const char* kDriftStyle = R"(body{font-family:sans-serif;margin:16px;color:#222;background:#fff}
 h1{font-size:20px;margin:0 0 4px}
 .meta{color:#555;margin-bottom:12px}
 .verdict{display:inline-block;padding:4px 10px;border-radius:4px;color:#fff;font-weight:bold}
@@ -63,7 +63,7 @@ std::string DriftToHtml(const DriftReport& r) {
       "<div class=\"meta\">commit <code>{2}</code> (ref {3}) &middot; {4}</div>\n"
       "<div><span class=\"verdict v-{5}\">{5}</span> {6} of {7} node(s) drifted ({8} key(s)), "
       "{9} key(s) waived, {10} node(s) unreadable</div>\n",
-      HtmlEscape(r.cluster), kStyle, HtmlEscape(r.source.commit), HtmlEscape(r.source.ref),
+      HtmlEscape(r.cluster), kDriftStyle, HtmlEscape(r.source.commit), HtmlEscape(r.source.ref),
       HtmlEscape(r.created_at), DriftVerdictName(r.verdict), r.drifted_nodes, r.nodes.size(),
       r.drift_keys, r.waived_keys, r.unreadable_nodes);
   out += "<div class=\"legend\"><span class=\"s-ok\">in sync</span><span class=\"s-drift\">drift"

@@ -31,7 +31,7 @@ std::string MdText(std::string_view s) {
   return out;
 }
 
-std::string Names(const std::vector<std::string>& names) {
+std::string MarkdownNames(const std::vector<std::string>& names) {
   std::string list = MarkdownCell(inventory::CompressHostlist(names));
   return names.size() > 1 ? fmt::format("{} ({} nodes)", list, names.size()) : list;
 }
@@ -89,14 +89,14 @@ std::vector<Section> Sections(const Plan& plan) {
   if (plan.HasChanges()) {
     Section d{"#### Disruption\n\n| disruption | nodes |\n|---|---|\n", {}, "\n", "disruption rows"};
     for (const DisruptionRow& r : DisruptionRows(plan))
-      d.items.push_back(fmt::format("| {} | {} |\n", r.label, Names(r.nodes)));
+      d.items.push_back(fmt::format("| {} | {} |\n", r.label, MarkdownNames(r.nodes)));
     out.push_back(std::move(d));
 
     Section b{"#### Batches\n\n| # | | nodes | est. | rollout | domains |\n|---|---|---|---|---|---|\n",
               {}, "", "batches"};
     for (const Batch& x : plan.batches)
       b.items.push_back(fmt::format("| {} | {} | {} | ~{} | {} | {} |\n", x.index + 1,
-                                    x.canary ? "canary" : "", Names(x.nodes),
+                                    x.canary ? "canary" : "", MarkdownNames(x.nodes),
                                     FormatDuration(x.est_seconds), MarkdownCell(x.rollout),
                                     x.domains.empty() ? "" : MarkdownCell(inventory::CompressHostlist(x.domains))));
     b.tail = fmt::format("\n**Peak nodes out at once:** {} (nodes already drained or down "
@@ -125,13 +125,13 @@ std::vector<Section> Sections(const Plan& plan) {
     }
     Section s{"#### Nodes already out\n\n", {}, "\n", "notes"};
     if (!admin.empty())
-      s.items.push_back(fmt::format("- drained by an admin (plumb leaves them drained): {}\n", Names(admin)));
+      s.items.push_back(fmt::format("- drained by an admin (plumb leaves them drained): {}\n", MarkdownNames(admin)));
     for (const auto& [run, names] : held)
       s.items.push_back(fmt::format("- held by plumb run {} (still working on them; apply leaves "
-                                    "them alone): {}\n", MarkdownCell(run), Names(names)));
+                                    "them alone): {}\n", MarkdownCell(run), MarkdownNames(names)));
     for (const auto& [why, names] : left)
       s.items.push_back(fmt::format("- left drained by {}: {}; this plan takes them over\n",
-                                    MdText(why), Names(names)));
+                                    MdText(why), MarkdownNames(names)));
     if (!s.items.empty()) out.push_back(std::move(s));
   }
   if (plan.HasChanges()) {
@@ -180,7 +180,7 @@ std::vector<Section> Sections(const Plan& plan) {
       }
     for (const std::string& row : order) {
       const auto& names = by_row[row];
-      w.items.push_back("| " + Names(names) + " " + row.substr(2));
+      w.items.push_back("| " + MarkdownNames(names) + " " + row.substr(2));
     }
     out.push_back(std::move(w));
   }
@@ -189,7 +189,7 @@ std::vector<Section> Sections(const Plan& plan) {
     std::map<std::string, std::vector<std::string>> by_reason;
     for (const UnreadableNode& x : plan.unreadable) by_reason[x.reason].push_back(x.node);
     for (const auto& [reason, names] : by_reason)
-      u.items.push_back(fmt::format("- {}: {}\n", Names(names), MdText(reason)));
+      u.items.push_back(fmt::format("- {}: {}\n", MarkdownNames(names), MdText(reason)));
     out.push_back(std::move(u));
   }
   if (!plan.diags.empty()) {

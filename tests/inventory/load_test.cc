@@ -17,7 +17,7 @@ using namespace plumb::inventory;
 
 namespace {
 
-const char* kStack = "kernel: 5.15.0-119-generic\nnvidia: { driver: 550.90.07, cuda: 12.4.1 }\n";
+const char* kLoadStack = "kernel: 5.15.0-119-generic\nnvidia: { driver: 550.90.07, cuda: 12.4.1 }\n";
 const char* kRollout = "max_unavailable: 10%\nfailure_domain: { by: rack, mode: aligned }\n";
 
 LoadedCluster Load(std::map<std::string, std::string> files) {
@@ -46,7 +46,7 @@ TEST_CASE("load: a small valid repo becomes a typed model") {
                    "  - { name: a2, address: a2.example, rack: r2, groups: [g] }\n"
                    "groups:\n"
                    "  g: { stack: s, rollout: r }\n"},
-                  {"stacks/s.yaml", kStack},
+                  {"stacks/s.yaml", kLoadStack},
                   {"stacks/README.md", "not a stack"},
                   {"rollouts/r.yaml", kRollout}});
   CHECK_MESSAGE(lc.ok(), lc.diags.ToText());
@@ -95,7 +95,7 @@ TEST_CASE("load: semantic errors are all reported at once, located, with hints")
                    "  bare: {}\n"
                    "  base: { parents: [top, nothere] }\n"
                    "  top: { parents: [gpu] }\n"},
-                  {"stacks/h100-2025q4.yaml", kStack},
+                  {"stacks/h100-2025q4.yaml", kLoadStack},
                   {"rollouts/slurm-rolling.yaml", kRollout}});
   CHECK_FALSE(lc.ok());
   auto text = lc.diags.ToText();
@@ -141,7 +141,7 @@ TEST_CASE("load: semantic errors are all reported at once, located, with hints")
 }
 
 TEST_CASE("load: missing inventory.yaml and an empty repo") {
-  auto lc = Load({{"stacks/s.yaml", kStack}});
+  auto lc = Load({{"stacks/s.yaml", kLoadStack}});
   CHECK_FALSE(lc.ok());
   REQUIRE(Find(lc, "source.missing-inventory"));
   CHECK(Find(lc, "source.missing-inventory")->message == "no inventory.yaml in mem at HEAD");
@@ -164,7 +164,7 @@ TEST_CASE("load: rollout failure domains must exist on the nodes") {
                                      "  - { name: a, address: a.example, rack: r1, groups: [g] }\n"
                                      "  - { name: b, address: b.example, groups: [g] }\n"
                                      "groups: { g: { stack: s, rollout: r } }\n"},
-                  {"stacks/s.yaml", kStack},
+                  {"stacks/s.yaml", kLoadStack},
                   {"rollouts/r.yaml", "failure_domain: { by: rack }\n"},
                   {"rollouts/q.yaml", "failure_domain: { by: rak }\n"}});
   const Diagnostic* w = Find(lc, "rollout.domain-missing");
@@ -179,7 +179,7 @@ TEST_CASE("load: rollout failure domains must exist on the nodes") {
 TEST_CASE("load: waivers are read and checked against node names") {
   auto lc = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: gpu001, address: a.example, groups: [g] } ]\n"
                                      "groups: { g: { stack: s } }\n"},
-                  {"stacks/s.yaml", kStack},
+                  {"stacks/s.yaml", kLoadStack},
                   {"waivers.yaml", "waivers:\n"
                                    "  - { nodes: \"gpu00[1-4]\", keys: \"sysctl.*\", reason: trial, owner: alice, expires: 2035-12-31 }\n"
                                    "  - { nodes: \"cpu*\", keys: \"*\", reason: nothing, owner: bob, expires: 2035-12-31 }\n"}});
@@ -194,7 +194,7 @@ TEST_CASE("load: waivers are read and checked against node names") {
 
   auto old = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: gpu001, address: a.example, groups: [g] } ]\n"
                                       "groups: { g: { stack: s } }\n"},
-                   {"stacks/s.yaml", kStack},
+                   {"stacks/s.yaml", kLoadStack},
                    {"waivers.yaml", "waivers:\n"
                                     "  - { nodes: gpu001, keys: \"*\", reason: old one, owner: a, expires: 2020-01-31 }\n"
                                     "  - { nodes: gpu001, keys: \"*\", reason: bad day, owner: a, expires: 2026-02-30 }\n"
@@ -297,7 +297,7 @@ TEST_CASE("load: a typo in a group's definition is the error, not 'gets no stack
                                      "  - { name: b, address: b.example, groups: [g] }\n"
                                      "  - { name: c, address: c.example, groups: [h] }\n"
                                      "groups:\n  g: { stak: s }\n  h: {}\n"},
-                  {"stacks/s.yaml", kStack}});
+                  {"stacks/s.yaml", kLoadStack}});
   CHECK_FALSE(lc.ok());
   int unknown = 0, no_stack = 0;
   for (const auto& d : lc.diags.items()) {
@@ -314,7 +314,7 @@ TEST_CASE("load: a typo in a group's definition is the error, not 'gets no stack
 TEST_CASE("load: nodes sharing one BMC each name their system on it (bmc_system)") {
   auto repo = [](const std::string& nodes) {
     return Load({{"inventory.yaml", "cluster: c\nnodes:\n" + nodes + "groups:\n  g: { stack: s, rollout: r }\n"},
-                 {"stacks/s.yaml", kStack},
+                 {"stacks/s.yaml", kLoadStack},
                  {"rollouts/r.yaml", kRollout}});
   };
   // An HPE Cray EX blade: one BMC, two nodes.

@@ -37,10 +37,10 @@ Action Act(const char* module, const json& desired, const json& facts, size_t in
   return *back;
 }
 
-struct Node {
+struct ApplyNode {
   FakeShell shell;
   NodeContext ctx;
-  Node() { ctx.shell = &shell; }
+  ApplyNode() { ctx.shell = &shell; }
 };
 
 std::string Slurp(const std::filesystem::path& p) {
@@ -59,7 +59,7 @@ int RunInDir(std::string command, const std::string& from, const std::filesystem
 }  // namespace
 
 TEST_CASE("apply packages: exact apt pin, held package kept held") {
-  Node n;
+  ApplyNode n;
   Action a = Act("packages", {{"packages", {{"datacenter-gpu-manager", "1:3.3.7"}}}},
                  {{"manager", "dpkg"}, {"packages", {{"datacenter-gpu-manager", {{"version", "1:3.3.6"}, {"held", true}}}}}});
   std::string install = std::string(kApt) + " --allow-change-held-packages 'datacenter-gpu-manager=1:3.3.7'";
@@ -70,7 +70,7 @@ TEST_CASE("apply packages: exact apt pin, held package kept held") {
 }
 
 TEST_CASE("apply packages: dnf name-version on rpm nodes") {
-  Node n;
+  ApplyNode n;
   Action a = Act("packages", {{"packages", {{"nvidia-container-toolkit", "1.16.2-1"}}}},
                  {{"manager", "rpm"}, {"packages", json::object()}});
   n.shell.On("dnf install -y --allowerasing 'nvidia-container-toolkit-1.16.2-1'");
@@ -80,7 +80,7 @@ TEST_CASE("apply packages: dnf name-version on rpm nodes") {
 }
 
 TEST_CASE("apply packages: a failed apt-get is an error carrying its stderr tail") {
-  Node n;
+  ApplyNode n;
   Action a = Act("packages", {{"packages", {{"jq", "1.6-2.1ubuntu3"}}}}, {{"manager", "dpkg"}, {"packages", json::object()}});
   n.shell.On(std::string(kApt) + " 'jq=1.6-2.1ubuntu3'", 100, "",
              "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)\n"
@@ -93,7 +93,7 @@ TEST_CASE("apply packages: a failed apt-get is an error carrying its stderr tail
 }
 
 TEST_CASE("apply packages: hostile names and versions stay one quoted word") {
-  Node n;
+  ApplyNode n;
   Action a = Act("packages", {{"packages", {{"x'$(reboot)'", "1;reboot"}}}}, {{"manager", "dpkg"}, {"packages", json::object()}});
   std::string install = std::string(kApt) + " 'x'\\''$(reboot)'\\''=1;reboot'";
   n.shell.On(install);
@@ -102,7 +102,7 @@ TEST_CASE("apply packages: hostile names and versions stay one quoted word") {
 }
 
 TEST_CASE("apply nvidia driver: apt versions resolved with madison, then one pinned install") {
-  Node n;
+  ApplyNode n;
   Action a = Act("nvidia_driver", {{"nvidia", {{"driver", "550.90.07"}}}},
                  {{"manager", "dpkg"}, {"loaded_version", "535.161.08"}, {"installed_version", "535.161.08"}});
   n.shell.On("apt-cache madison 'cuda-drivers-550'", 0, ReadFixture("packages/apt-cache-madison-cuda-drivers-550.txt"));
@@ -115,7 +115,7 @@ TEST_CASE("apply nvidia driver: apt versions resolved with madison, then one pin
 }
 
 TEST_CASE("apply nvidia driver: a version the repo lacks stops before installing anything") {
-  Node n;
+  ApplyNode n;
   Action a = Act("nvidia_driver", {{"nvidia", {{"driver", "550.100.01"}}}}, {{"manager", "dpkg"}});
   n.shell.On("apt-cache madison 'cuda-drivers-550'", 0, ReadFixture("packages/apt-cache-madison-cuda-drivers-550.txt"));
   auto st = FindModule("nvidia_driver")->Apply(n.ctx, a);
@@ -125,7 +125,7 @@ TEST_CASE("apply nvidia driver: a version the repo lacks stops before installing
 }
 
 TEST_CASE("apply nvidia driver: dnf, fabric manager, persistence mode, pending reboot") {
-  Node n;
+  ApplyNode n;
   json desired = {{"nvidia", {{"driver", "550.90.07"}, {"fabricmanager", "550.90.07"}, {"persistence_mode", true}}}};
   json facts = {{"manager", "rpm"}, {"loaded_version", nullptr}, {"persistence_mode", false}};
   auto actions = FindModule("nvidia_driver")->Diff(desired, facts);
@@ -137,7 +137,7 @@ TEST_CASE("apply nvidia driver: dnf, fabric manager, persistence mode, pending r
   CHECK(n.shell.commands_run.size() == 3);
   CHECK(n.shell.unexpected.empty());
   // Installed but not loaded: the action is the reboot alone, which the engine does.
-  Node r;
+  ApplyNode r;
   Action reboot = Act("nvidia_driver", {{"nvidia", {{"driver", "550.90.07"}}}},
                       {{"loaded_version", "535.161.08"}, {"installed_version", "550.90.07"}});
   CHECK(FindModule("nvidia_driver")->Apply(r.ctx, reboot).ok());
@@ -145,7 +145,7 @@ TEST_CASE("apply nvidia driver: dnf, fabric manager, persistence mode, pending r
 }
 
 TEST_CASE("apply cuda, nccl, ofed, kernel: the package map's pins") {
-  Node n;
+  ApplyNode n;
   n.shell.On(std::string(kApt) + " 'cuda-toolkit-12-4=12.4.1-1'");
   n.shell.On(std::string(kApt) + " 'libnccl2=2.21.5-1+cuda12.4' 'libnccl-dev=2.21.5-1+cuda12.4'");
   n.shell.On("apt-cache madison 'mlnx-ofed-all'", 0,
@@ -160,7 +160,7 @@ TEST_CASE("apply cuda, nccl, ofed, kernel: the package map's pins") {
     CHECK(FindModule(m)->Apply(n.ctx, Act(m.c_str(), d, f)).ok());
   }
   CHECK(n.shell.unexpected.empty());
-  Node r;
+  ApplyNode r;
   r.shell.On("dnf install -y --allowerasing 'kernel-5.14.0-427.13.1.el9_4' 'kernel-devel-5.14.0-427.13.1.el9_4'");
   r.shell.On("grubby --set-default '/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64'");
   CHECK(FindModule("kernel")->Apply(r.ctx, Act("kernel", {{"kernel", "5.14.0-427.13.1.el9_4.x86_64"}}, {{"manager", "rpm"}})).ok());
@@ -168,7 +168,7 @@ TEST_CASE("apply cuda, nccl, ofed, kernel: the package map's pins") {
 }
 
 TEST_CASE("apply sysctl: set now, persist atomically, keep other lines") {
-  Node n;
+  ApplyNode n;
   Action a = Act("sysctl", {{"sysctl", {{"net.core.rmem_max", 268435456}}}}, {{"values", {{"net.core.rmem_max", "212992"}}}});
   std::string persist = sysctl::PersistCommand("net.core.rmem_max", "268435456");
   n.shell.On("sysctl -w 'net.core.rmem_max=268435456'");
@@ -189,13 +189,13 @@ TEST_CASE("apply sysctl: set now, persist atomically, keep other lines") {
 
   Action bad = a;
   bad.params["sysctl"] = "-p /tmp/evil";
-  Node m;
+  ApplyNode m;
   CHECK_FALSE(FindModule("sysctl")->Apply(m.ctx, bad).ok());
   CHECK(m.shell.commands_run.empty());
 }
 
 TEST_CASE("apply kernel module params: options line persisted atomically") {
-  Node n;
+  ApplyNode n;
   Action a = Act("kernel_modules", {{"kernel_modules", {{"nvidia", {{"NVreg_EnableStreamMemOPs", "1"}}}}}},
                  {{"modules", {{"nvidia", {{"NVreg_EnableStreamMemOPs", "0"}}}}}});
   std::string persist = kernel_modules::PersistCommand("nvidia", "NVreg_EnableStreamMemOPs", "1");
@@ -213,7 +213,7 @@ TEST_CASE("apply kernel module params: options line persisted atomically") {
 }
 
 TEST_CASE("apply services: systemctl verbs on the unit") {
-  Node n;
+  ApplyNode n;
   json desired = {{"services", {{"nvidia-fabricmanager", {{"enabled", true}, {"active", true}}}}}};
   auto actions = FindModule("services")->Diff(desired, {{"units", {{"nvidia-fabricmanager.service", {{"enabled", "disabled"}, {"active", "inactive"}}}}}});
   REQUIRE(actions.size() == 2);
@@ -227,7 +227,7 @@ TEST_CASE("apply services: systemctl verbs on the unit") {
 }
 
 TEST_CASE("apply infiniband: reports the manual fix, runs nothing") {
-  Node n;
+  ApplyNode n;
   Action a = Act("infiniband", {{"fabric", {{"infiniband", {{"state", "ACTIVE"}}}}}},
                  {{"ports", {{{"ca", "mlx5_1"}, {"port", 1}, {"state", "Down"}, {"link_layer", "InfiniBand"}}}}});
   auto st = FindModule("infiniband")->Apply(n.ctx, a);
@@ -238,7 +238,7 @@ TEST_CASE("apply infiniband: reports the manual fix, runs nothing") {
 }
 
 TEST_CASE("apply marker: written atomically, read back by the parser") {
-  Node n;
+  ApplyNode n;
   Action a = marker::WriteAction("8f14e45fceea167a5a36dedd4bea2543c0ab2e41", "r-1", "2026-11-29T23:41:07Z");
   std::string cmd =
       "mkdir -p /var/lib/plumb && printf '%s\\n' "
@@ -268,7 +268,7 @@ TEST_CASE("apply: no shell, unknown action") {
   CHECK(st.error().code == "apply.no-shell");
   a.id = "sysctl.unknown";
   a.params = json::object();
-  Node n;
+  ApplyNode n;
   CHECK(FindModule("sysctl")->Apply(n.ctx, a).error().code == "apply.unsupported");
 }
 

@@ -16,7 +16,7 @@ struct Want {
   json before, after;
 };
 
-struct Case {
+struct DiffCase {
   std::string title, module;
   json desired, facts;
   std::vector<Want> actions;
@@ -27,7 +27,7 @@ json Driver(json loaded, json installed, json pm = true, json fm = "550.90.07") 
           {"persistence_mode", pm}, {"fabricmanager", {{"version", fm}}}};
 }
 
-std::vector<Case> Cases() {
+std::vector<DiffCase> DiffCases() {
   json stack = json::parse(R"({
     "kernel": "5.15.0-119-generic",
     "nvidia": {"driver": "550.90.07", "cuda": "12.4.1", "nccl": "2.21.5-1+cuda12.4",
@@ -139,7 +139,7 @@ std::vector<Case> Cases() {
 }  // namespace
 
 TEST_CASE("diff: desired x facts -> exactly the expected actions") {
-  for (const Case& c : Cases()) {
+  for (const DiffCase& c : DiffCases()) {
     CAPTURE(c.title);
     const Module* m = FindModule(c.module);
     REQUIRE(m);

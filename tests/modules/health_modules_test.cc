@@ -58,7 +58,7 @@ std::set<std::string> With(const std::vector<CheckResult>& checks, CheckStatus s
 }
 std::set<std::string> Failing(const std::vector<CheckResult>& checks) { return With(checks, CheckStatus::kFail); }
 
-bool Has(const std::vector<CheckResult>& checks, const std::string& id) {
+bool HasCheck(const std::vector<CheckResult>& checks, const std::string& id) {
   return std::any_of(checks.begin(), checks.end(), [&](const CheckResult& c) { return c.id == id; });
 }
 
@@ -409,10 +409,10 @@ TEST_CASE("gpu_health checks: the failing fixture, and the thresholds that let i
   CHECK(With(relaxed, CheckStatus::kWarn) ==
         std::set<std::string>{"gpu_health.gpu3.remap_pending", "gpu_health.gpu5.remap_failure", "gpu_health.xid79.gpu3"});
   CHECK(Find(relaxed, "gpu_health.xid79.gpu3").message.find("(not in forbid_xids: a warning)") != std::string::npos);
-  CHECK_FALSE(Has(relaxed, "gpu_health.gpu6.ecc_mode"));
+  CHECK_FALSE(HasCheck(relaxed, "gpu_health.gpu6.ecc_mode"));
 
   // The lifetime count is checked only when asked.
-  CHECK_FALSE(Has(checks, "gpu_health.gpu5.ecc_aggregate"));
+  CHECK_FALSE(HasCheck(checks, "gpu_health.gpu5.ecc_aggregate"));
   auto lifetime = gh.Checks(Desired("gpu_health", {{"max_aggregate_uncorrected_ecc", 2}}), f);
   CHECK(Find(lifetime, "gpu_health.gpu5.ecc_aggregate").status == CheckStatus::kFail);
   CHECK(Find(lifetime, "gpu_health.gpu5.ecc_aggregate").message == "3 uncorrected ECC errors over the GPU's life > 2");

@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kAbsent = "plumb-absent: tool\n";
 
-struct Case {
+struct ParserCase {
   const char* title;
   const char* module;
   std::vector<PartSpec> parts;
@@ -25,7 +25,7 @@ struct Case {
                             // part error next to the facts that were read); "" = read whole
 };
 
-std::vector<Case> Cases() {
+std::vector<ParserCase> ParserCases() {
   PartSpec dpkg{"pm", "dpkg\n"}, rpm{"pm", "rpm\n"};
   return {
       // kernel
@@ -253,7 +253,7 @@ std::vector<Case> Cases() {
 }  // namespace
 
 TEST_CASE("parsers: captured outputs give the documented facts or a located error") {
-  for (const Case& c : Cases()) {
+  for (const ParserCase& c : ParserCases()) {
     std::string title = c.title;
     CAPTURE(title);
     const auto* m = plumb::modules::FindModule(c.module);

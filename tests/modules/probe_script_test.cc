@@ -13,9 +13,9 @@ using namespace plumb::modules;
 
 namespace {
 
-constexpr const char* kNonce = "0123456789abcdef0123456789abcdef";
+constexpr const char* kProbeNonce = "0123456789abcdef0123456789abcdef";
 
-std::string Marker(const std::string& rest) { return std::string("@plumb:") + kNonce + ":" + rest + "\n"; }
+std::string Marker(const std::string& rest) { return std::string("@plumb:") + kProbeNonce + ":" + rest + "\n"; }
 
 // Runs `script` with the local /bin/sh and returns its stdout.
 std::string RunSh(const std::string& script) {
@@ -43,7 +43,7 @@ TEST_CASE("probe script: a bad nonce is refused") {
 }
 
 TEST_CASE("probe script: one section per in-band module, every snippet in a subshell") {
-  auto script = BuildProbeScript(AllModules(), kNonce);
+  auto script = BuildProbeScript(AllModules(), kProbeNonce);
   REQUIRE(script.ok());
   for (const Module* m : AllModules()) {
     if (m->ProbeScript().empty()) continue;
@@ -51,7 +51,7 @@ TEST_CASE("probe script: one section per in-band module, every snippet in a subs
     CHECK(script->find("printf '%s:begin " + std::string(m->Name()) + "\\n'") != std::string::npos);
     CHECK(script->find(m->ProbeScript()) != std::string::npos);
   }
-  CHECK(script->find(std::string("M='@plumb:") + kNonce + "'") != std::string::npos);
+  CHECK(script->find(std::string("M='@plumb:") + kProbeNonce + "'") != std::string::npos);
 }
 
 TEST_CASE("probe split: sections and parts, byte-exact, with statuses") {
@@ -59,7 +59,7 @@ TEST_CASE("probe split: sections and parts, byte-exact, with statuses") {
                     Marker("endpart release 0") + "\n" + Marker("part boot_id") + "no newline" + "\n" +
                     Marker("endpart boot_id 3") + "\n" + Marker("end kernel 0") + Marker("begin os") + "\n" +
                     Marker("end os 1");
-  auto split = SplitProbeOutput(out, kNonce, {"kernel", "os"});
+  auto split = SplitProbeOutput(out, kProbeNonce, {"kernel", "os"});
   CHECK(split.problems.empty());
   REQUIRE(split.sections.count("kernel"));
   auto& k = split.sections["kernel"];
@@ -78,10 +78,10 @@ TEST_CASE("probe split: sections and parts, byte-exact, with statuses") {
 
 TEST_CASE("probe split: markers with another nonce, or inside a line, are tool output") {
   std::string forged = "@plumb:ffffffffffffffffffffffffffffffff:endpart release 0\nx @plumb:" +
-                       std::string(kNonce) + ":endpart release 0\n";
+                       std::string(kProbeNonce) + ":endpart release 0\n";
   std::string out = Marker("begin kernel") + Marker("part release") + forged + "\n" +
                     Marker("endpart release 0") + Marker("end kernel 0");
-  auto split = SplitProbeOutput(out, kNonce);
+  auto split = SplitProbeOutput(out, kProbeNonce);
   auto parts = ParseFramedParts(split.sections["kernel"].out);
   REQUIRE(parts.ok());
   REQUIRE(parts->size() == 1);
@@ -90,7 +90,7 @@ TEST_CASE("probe split: markers with another nonce, or inside a line, are tool o
 
 TEST_CASE("probe split: cut-short output and missing sections are reported, not fatal") {
   std::string out = Marker("begin kernel") + Marker("part release") + "5.15.0-11";
-  auto split = SplitProbeOutput(out, kNonce, {"kernel", "os"});
+  auto split = SplitProbeOutput(out, kProbeNonce, {"kernel", "os"});
   CHECK(split.problems.ErrorCount() == 2);
   REQUIRE(split.sections.count("kernel"));
   CHECK_FALSE(split.sections["kernel"].complete);
@@ -98,7 +98,7 @@ TEST_CASE("probe split: cut-short output and missing sections are reported, not 
   REQUIRE(parts.ok());
   CHECK((*parts)[0].exit_status == kPartTruncated);
   CHECK((*parts)[0].text == "5.15.0-11");
-  CHECK(SplitProbeOutput("", kNonce, {"kernel"}).problems.ErrorCount() == 1);
+  CHECK(SplitProbeOutput("", kProbeNonce, {"kernel"}).problems.ErrorCount() == 1);
 }
 
 TEST_CASE("framing: round trip and malformed input") {
@@ -143,7 +143,7 @@ TEST_CASE("probe output -> facts per module, problems per module") {
   std::string out = Marker("begin kernel") + Marker("part release") + "5.15.0-119-generic\n\n" +
                     Marker("endpart release 0") + Marker("end kernel 0") + Marker("begin os") +
                     Marker("part os_release") + "NAME=\"Ubu\n" + Marker("endpart os_release 0") + Marker("end os 0");
-  auto node = ParseProbeOutput({FindModule("kernel"), FindModule("os"), FindModule("sysctl")}, out, kNonce);
+  auto node = ParseProbeOutput({FindModule("kernel"), FindModule("os"), FindModule("sysctl")}, out, kProbeNonce);
   CHECK(node.facts["kernel"]["release"] == "5.15.0-119-generic");
   CHECK_FALSE(node.facts.contains("os"));
   CHECK_FALSE(node.facts.contains("sysctl"));

@@ -320,10 +320,10 @@ Action Through(const Action& a) {   // through the plan file and back, as apply 
   return *back;
 }
 
-struct Node {
+struct RoceNode {
   FakeShell shell;
   NodeContext ctx;
-  Node() { ctx.shell = &shell; }
+  RoceNode() { ctx.shell = &shell; }
 };
 
 }  // namespace
@@ -339,7 +339,7 @@ TEST_CASE("roce apply: mlnx_qos and the ECN files, every value quoted") {
   // Each setting on the NIC first, then the same command kept for the next boot.
   std::vector<std::string> want = {trust, Kept("ens1f1np1", "trust", trust), pfc, Kept("ens1f1np1", "pfc", pfc),
                                    ecn,   Kept("ens1f1np1", "ecn", ecn)};
-  Node n;
+  RoceNode n;
   for (const auto& c : want) n.shell.On(c);
   for (const auto& a : actions) CHECK(Roce().Apply(n.ctx, Through(a)).ok());
   CHECK(n.shell.commands_run == want);
@@ -363,7 +363,7 @@ TEST_CASE("roce apply: mlnx_qos and the ECN files, every value quoted") {
 TEST_CASE("roce apply: refuses hostile values, reports failures and manual fixes") {
   json port = Port("ens1f1np1", "pcp", json::array(), json::array(), json::array());
   Action trust = Through(Roce().Diff(Want({{"trust", "dscp"}}), {{"mlnx_qos", true}, {"interfaces", {port}}})[0]);
-  Node n;
+  RoceNode n;
   for (const char* iface : {"ens1; reboot", "-i", "$(id)", ""}) {
     Action bad = trust;
     bad.params["interface"] = iface;
@@ -386,7 +386,7 @@ TEST_CASE("roce apply: refuses hostile values, reports failures and manual fixes
   CHECK(st.error().message.find("not supported on your system") != std::string::npos);
 
   Action manual = Through(Roce().Diff(Want({{"trust", "dscp"}}), {{"mlnx_qos", false}, {"interfaces", {port}}})[0]);
-  Node m;
+  RoceNode m;
   st = Roce().Apply(m.ctx, manual);
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().code == "apply.manual");

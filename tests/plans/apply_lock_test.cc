@@ -18,8 +18,8 @@ using namespace plumb;
 
 namespace {
 
-struct Db : fakes::TempJournal {
-  Db() : TempJournal("plumb-lock") {}
+struct LockDb : fakes::TempJournal {
+  LockDb() : TempJournal("plumb-lock") {}
 };
 
 plans::LockInfo Lock(const std::string& run, const std::string& host, int64_t pid,
@@ -48,7 +48,7 @@ TEST_CASE("process identity: this process is alive with its own start time, not 
 }
 
 TEST_CASE("force-unlock: a live owner on this host is refused, whatever the user says") {
-  Db db;
+  LockDb db;
   const std::string host = plans::HostName();
   auto want = Lock("r1", host, getpid(), plans::ProcessStart(getpid()), "2999-01-01T00:00:00.000Z");
   REQUIRE(plans::TakeClusterLock(*db.j, want, "2027-01-01T00:00:00.000Z", nullptr).ok());
@@ -62,7 +62,7 @@ TEST_CASE("force-unlock: a live owner on this host is refused, whatever the user
 }
 
 TEST_CASE("force-unlock: a dead owner on this host is released") {
-  Db db;
+  LockDb db;
   const std::string host = plans::HostName();
   REQUIRE(plans::TakeClusterLock(*db.j, Lock("r1", host, DeadPid(), "", "2999-01-01T00:00:00.000Z"),
                                  "2027-01-01T00:00:00.000Z", nullptr).ok());
@@ -73,7 +73,7 @@ TEST_CASE("force-unlock: a dead owner on this host is released") {
 }
 
 TEST_CASE("force-unlock: another host's lock needs expiry or its owner named exactly") {
-  Db db;
+  LockDb db;
   REQUIRE(plans::TakeClusterLock(*db.j, Lock("r1", "ci-7", 99, "", "2027-01-01T00:10:00.000Z"),
                                  "2027-01-01T00:00:00.000Z", nullptr).ok());
   auto plain = plans::ForceUnlockChecked(*db.j, "r1", "", "2027-01-01T00:01:00.000Z", "here");
@@ -91,7 +91,7 @@ TEST_CASE("force-unlock: another host's lock needs expiry or its owner named exa
 }
 
 TEST_CASE("cluster lock: a second process of the same run is refused; its dead one is taken over") {
-  Db db;
+  LockDb db;
   const std::string host = plans::HostName();
   const std::string start = plans::ProcessStart(getpid());
   REQUIRE(plans::TakeClusterLock(*db.j, Lock("r1", host, getpid(), start, "2999-01-01T00:00:00.000Z"),
@@ -103,7 +103,7 @@ TEST_CASE("cluster lock: a second process of the same run is refused; its dead o
   REQUIRE_FALSE(second.ok());
   CHECK(second.error().code == "apply.locked");
   // The holder's process gone: --resume takes over, saying so.
-  Db db2;
+  LockDb db2;
   REQUIRE(plans::TakeClusterLock(*db2.j, Lock("r1", host, DeadPid(), "", "2999-01-01T00:00:00.000Z"),
                                  "2027-01-01T00:00:00.000Z", nullptr).ok());
   std::vector<std::string> notes;

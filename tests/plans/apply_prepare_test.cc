@@ -21,8 +21,8 @@ using namespace plumb;
 
 namespace {
 
-struct Db : fakes::TempJournal {
-  Db() : TempJournal("plumb-prepare") {}
+struct PrepareDb : fakes::TempJournal {
+  PrepareDb() : TempJournal("plumb-prepare") {}
   // The run holding cluster "pod"'s lock, "" when none does.
   std::string LockHolder() {
     auto lock = j->GetLock("pod");
@@ -116,7 +116,7 @@ struct TwoPools {
 }  // namespace
 
 TEST_CASE("apply prepare: --resume without a run continues the newest unfinished one, with its plan") {
-  Db db;
+  PrepareDb db;
   const plans::Plan plan = OnePlan({{"n1", "default"}});
   REQUIRE(db.j->BeginRun(Run("20270101-000000-0001", "running", plan)).ok());
   REQUIRE(db.j->BeginRun(Run("20270101-000000-0002", "running", plan)).ok());
@@ -132,7 +132,7 @@ TEST_CASE("apply prepare: --resume without a run continues the newest unfinished
 }
 
 TEST_CASE("apply prepare: --resume refuses what it cannot continue, saying what to do instead") {
-  Db db;
+  PrepareDb db;
   const plans::Plan plan = OnePlan({{"n1", "default"}});
   SUBCASE("nothing unfinished") {
     REQUIRE(db.j->BeginRun(Run("r1", "running", plan)).ok());
@@ -241,7 +241,7 @@ TEST_CASE("apply prepare: the commit a saved plan is applied at") {
 }
 
 TEST_CASE("apply prepare: a run starts whole - lock, record, recovery - or gives the lock back") {
-  Db db;
+  PrepareDb db;
   TwoPools w;
   plans::Plan plan = OnePlan({{"t1", "train"}, {"t2", "train"}, {"i1", "infer"}});
   plans::RunStart start;

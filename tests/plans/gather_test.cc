@@ -60,7 +60,7 @@ class EchoModule : public modules::Module {
 };
 
 // Runs the command with the local /bin/sh: the combined script is really executed.
-class LocalShell : public transport::Shell {
+class BashShell : public transport::Shell {
  public:
   Result<transport::CommandOutput> Run(std::string_view command, std::chrono::milliseconds) override {
     ++runs;
@@ -139,7 +139,7 @@ std::string Section(const std::string& nonce, const std::string& m, const std::s
          mk + "end " + m + " " + std::to_string(st) + "\n";
 }
 
-const std::string kNonce = "00112233445566778899aabbccddeeff";
+const std::string kGatherNonce = "00112233445566778899aabbccddeeff";
 
 }  // namespace
 
@@ -151,8 +151,8 @@ TEST_CASE("the combined probe script runs every snippet once and splits back exa
   EchoModule e("eps", "plumb_run v echo '@plumb:0000000000000000:end eps 0'");  // forged marker
   EchoModule f("phi", "plumb_run u no-such-tool-here");      // absent tool
   EchoModule none("bmc_only", "");                            // no in-band probe: skipped
-  LocalShell sh;
-  auto obs = plans::ProbeNode("n1", sh, {&a, &b, &c, &d, &e, &f, &none}, 5s, kNonce);
+  BashShell sh;
+  auto obs = plans::ProbeNode("n1", sh, {&a, &b, &c, &d, &e, &f, &none}, 5s, kGatherNonce);
   CHECK(sh.runs == 1);  // one round trip
   REQUIRE(obs.reachable);
   CHECK(obs.facts.size() == 6);
@@ -178,7 +178,7 @@ TEST_CASE("a re-probe that prints what it printed last time is not parsed again 
   auto write = [&](const char* text) { std::ofstream(path) << text; };
   write("one\n");
   EchoModule a("alpha", std::string("plumb_cat x ") + path);
-  LocalShell sh;
+  BashShell sh;
   bool unchanged = true;
   auto first = plans::ProbeNodeIfChanged("n1", sh, {&a}, 5s, "", &unchanged);
   REQUIRE(first.reachable);
@@ -201,7 +201,7 @@ TEST_CASE("a re-probe that prints what it printed last time is not parsed again 
 
   // A node without sha256sum (or sed) prints its output whole; the client tells it is the same.
   write("one\n");
-  LocalShell bare;
+  BashShell bare;
   bare.env_prefix = "env PATH=/nowhere ";
   auto fallback = plans::ProbeNodeIfChanged("n1", bare, {&a}, 5s, first.raw_digest, &unchanged);
   CHECK(unchanged);
@@ -216,10 +216,10 @@ TEST_CASE("a node whose output is cut short or has no markers is reported, not p
   EchoModule b("beta", "plumb_run y true");
   FakeFactory f;
   plans::GatherOptions opt;
-  opt.nonce = kNonce;
+  opt.nonce = kGatherNonce;
   auto nodes = MakeNodes(3);
   f.reply = [](const std::string& node) -> std::string {
-    if (node == "gpu100") return Section(kNonce, "alpha", "x", 0) + "@plumb:" + kNonce + ":begin beta\nhal";
+    if (node == "gpu100") return Section(kGatherNonce, "alpha", "x", 0) + "@plumb:" + kGatherNonce + ":begin beta\nhal";
     if (node == "gpu101") return "Welcome to the node!\n";
     return Section("ffffffffffffffff", "alpha", "x", 0);  // another run's nonce is content
   };
@@ -239,8 +239,8 @@ TEST_CASE("gather never runs more than `fanout` nodes at once, and uses all of t
   f.delay = 15ms;
   plans::GatherOptions opt;
   opt.fanout = 4;
-  opt.nonce = kNonce;
-  f.reply = [](const std::string& node) { return Section(kNonce, "alpha", node, 0); };
+  opt.nonce = kGatherNonce;
+  f.reply = [](const std::string& node) { return Section(kGatherNonce, "alpha", node, 0); };
   auto st = plans::Gather(Ptrs(nodes), {&a}, f, opt);
   CHECK(st.nodes.size() == 40);
   CHECK(f.max_active.load() <= 4);
@@ -269,8 +269,8 @@ TEST_CASE("per-node failures are recorded, the others are read, progress sees ev
   f.errors.emplace("gpu102", Diagnostic::Error("ssh.hostkey", "gpu102: unknown host key"));
   f.reply = [](const std::string& node) -> std::string {
     if (node == "gpu103") return "motd only\n";                 // no markers
-    if (node == "gpu104") return Section(kNonce, "alpha", "FAIL", 0);  // parser error, no beta
-    return Section(kNonce, "alpha", "1", 0) + Section(kNonce, "beta", "2", 0);
+    if (node == "gpu104") return Section(kGatherNonce, "alpha", "FAIL", 0);  // parser error, no beta
+    return Section(kGatherNonce, "alpha", "1", 0) + Section(kGatherNonce, "beta", "2", 0);
   };
   struct Counter : plans::ProgressObserver {
     std::vector<size_t> done;
@@ -280,7 +280,7 @@ TEST_CASE("per-node failures are recorded, the others are read, progress sees ev
     }
   } progress;
   plans::GatherOptions opt;
-  opt.nonce = kNonce;
+  opt.nonce = kGatherNonce;
   opt.fanout = 3;
   auto st = plans::Gather(Ptrs(nodes), {&a, &b}, f, opt, &progress);
   CHECK(progress.done.size() == 6);
@@ -304,10 +304,10 @@ TEST_CASE("a module read in part counts as a module error, keeps its facts, thro
   EchoModule b("beta", "echo b");
   FakeFactory f;
   f.reply = [](const std::string& node) -> std::string {
-    return Section(kNonce, "alpha", node == "gpu101" ? "PART" : "1", 0) + Section(kNonce, "beta", "2", 0);
+    return Section(kGatherNonce, "alpha", node == "gpu101" ? "PART" : "1", 0) + Section(kGatherNonce, "beta", "2", 0);
   };
   plans::GatherOptions opt;
-  opt.nonce = kNonce;
+  opt.nonce = kGatherNonce;
   auto st = plans::Gather(Ptrs(nodes), {&a, &b}, f, opt);
   CHECK(st.UnreachableCount() == 0);
   CHECK(st.ProbeErrorCount() == 1);
@@ -423,7 +423,7 @@ plans::ObservedState ThreeNodeSnapshot() {
   return s;
 }
 
-std::string TempPath(const std::string& stem) {
+std::string GatherTempPath(const std::string& stem) {
   return (std::filesystem::temp_directory_path() /
           (stem + "-" + std::to_string(::getpid()) + ".json")).string();
 }
@@ -436,7 +436,7 @@ void WriteText(const std::string& path, const std::string& text) {
 
 TEST_CASE("a snapshot file is read one node at a time, each as soon as its object is parsed") {
   const plans::ObservedState s = ThreeNodeSnapshot();
-  const std::string path = TempPath("plumb-snapshot-stream");
+  const std::string path = GatherTempPath("plumb-snapshot-stream");
   REQUIRE(plans::WriteObservedState(s, path).ok());
 
   std::vector<plans::NodeObservation> got;
@@ -478,7 +478,7 @@ TEST_CASE("a snapshot file is read one node at a time, each as soon as its objec
 }
 
 TEST_CASE("a streamed snapshot that is not one is refused, naming the file and the node") {
-  const std::string path = TempPath("plumb-snapshot-bad");
+  const std::string path = GatherTempPath("plumb-snapshot-bad");
   int calls = 0;
   auto read = [&](const std::string& text) {
     WriteText(path, text);
@@ -513,7 +513,7 @@ TEST_CASE("a streamed snapshot that is not one is refused, naming the file and t
 
 TEST_CASE("plumb's one-line-per-node layout and any other layout read the same; layout errors name the line") {
   const plans::ObservedState s = ThreeNodeSnapshot();
-  const std::string path = TempPath("plumb-snapshot-layouts");
+  const std::string path = GatherTempPath("plumb-snapshot-layouts");
   auto collect = [&](std::vector<std::string>* names) {
     return plans::ReadObservedState(path, [&](plans::NodeObservation&& n) {
       if (names) names->push_back(n.node);
@@ -579,7 +579,7 @@ TEST_CASE("plumb's one-line-per-node layout and any other layout read the same; 
 
 TEST_CASE("a snapshot read ahead on a background thread hands over every node, in order, on Drain") {
   const plans::ObservedState s = ThreeNodeSnapshot();
-  const std::string path = TempPath("plumb-snapshot-prefetch");
+  const std::string path = GatherTempPath("plumb-snapshot-prefetch");
   plans::ObservedState many;
   for (int i = 0; i < 600; ++i) {
     plans::NodeObservation n = s.nodes.at("gpu001");

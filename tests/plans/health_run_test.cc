@@ -72,18 +72,18 @@ class CountModule final : public modules::Module {
   modules::ModuleInfo info_;
 };
 
-struct World {
+struct HealthWorld {
   CountModule heavy{"heavy", true};
   CountModule cheap{"cheap", false};
   std::vector<const modules::Module*> all{&heavy, &cheap};
 };
 
-constexpr const char* kNonce = "0123456789abcdef0123456789abcdef";
+constexpr const char* kHealthNonce = "0123456789abcdef0123456789abcdef";
 
 }  // namespace
 
 TEST_CASE("health run: nothing pinned -> no checks and nothing run on the node") {
-  World w;
+  HealthWorld w;
   testing::FakeShell sh;
   json desired = {{"kernel", "6.8.0"}, {"health", json::object()}};
   CHECK(plans::PinnedHealthModules(desired, w.all).empty());
@@ -95,10 +95,10 @@ TEST_CASE("health run: nothing pinned -> no checks and nothing run on the node")
 }
 
 TEST_CASE("health run: on-demand and gathered modules run as one script, each judged") {
-  World w;
+  HealthWorld w;
   transport::LocalShell sh;
   json desired = {{"health", {{"heavy", {{"measure", "2"}, {"max", 3}}}, {"cheap", {{"max", 9}}}}}};
-  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kNonce);
+  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kHealthNonce);
   CHECK(h.problems.empty());
   CHECK(h.modules == std::vector<std::string>{"heavy", "cheap"});
   REQUIRE(h.checks.size() == 2);
@@ -112,10 +112,10 @@ TEST_CASE("health run: on-demand and gathered modules run as one script, each ju
 }
 
 TEST_CASE("health run: a failed check fails the node and names module, subject and value") {
-  World w;
+  HealthWorld w;
   transport::LocalShell sh;
   json desired = {{"health", {{"heavy", {{"measure", "7"}, {"max", 3}}}}}};
-  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kNonce);
+  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kHealthNonce);
   REQUIRE(h.checks.size() == 1);
   CHECK(h.Verdict() == CheckStatus::kFail);
   REQUIRE(h.FailureLines().size() == 1);
@@ -123,13 +123,13 @@ TEST_CASE("health run: a failed check fails the node and names module, subject a
 }
 
 TEST_CASE("health run: a desired value reaches the node's shell as one quoted word") {
-  World w;
+  HealthWorld w;
   transport::LocalShell sh;
   // Were it unquoted, the shell would run the `touch`; quoted, it is the value the parser refuses.
   const std::string marker = "/tmp/plumb-health-injected";
   std::remove(marker.c_str());
   json desired = {{"health", {{"heavy", {{"measure", "1; touch " + marker}, {"max", 3}}}}}};
-  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kNonce);
+  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kHealthNonce);
   CHECK(!std::ifstream(marker).good());
   CHECK(h.Verdict() == CheckStatus::kFail);   // a check that could not be read is not a pass
   REQUIRE(h.problems.items().size() == 1);
@@ -137,10 +137,10 @@ TEST_CASE("health run: a desired value reaches the node's shell as one quoted wo
 }
 
 TEST_CASE("health run: an unreachable node is a problem, not a pass") {
-  World w;
+  HealthWorld w;
   testing::FakeShell sh;   // answers nothing it was not told: every command fails
   json desired = {{"health", {{"cheap", {{"max", 9}}}}}};
-  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kNonce);
+  plans::NodeHealth h = plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kHealthNonce);
   CHECK_FALSE(h.reachable);
   CHECK(h.Verdict() == CheckStatus::kFail);
   REQUIRE(!h.FailureLines().empty());
@@ -157,7 +157,7 @@ class LocalShells final : public plans::ShellFactory {
   }
 };
 
-plans::report::HealthReport FleetReport(World& w) {
+plans::report::HealthReport FleetReport(HealthWorld& w) {
   static std::vector<inventory::Node> nodes(4);
   nodes[0].name = "ok";
   nodes[1].name = "bad";
@@ -188,7 +188,7 @@ plans::report::HealthReport FleetReport(World& w) {
 }  // namespace
 
 TEST_CASE("health run: fan-out keeps the targets' order and counts every kind of node") {
-  World w;
+  HealthWorld w;
   plans::report::HealthReport r = FleetReport(w);
   REQUIRE(r.nodes.size() == 4);
   CHECK(r.nodes[0].node == "ok");
@@ -210,7 +210,7 @@ TEST_CASE("health run: fan-out keeps the targets' order and counts every kind of
 }
 
 TEST_CASE("health report: prometheus text parses, with one value per numeric check") {
-  World w;
+  HealthWorld w;
   plans::report::HealthReport r = FleetReport(w);
   const std::string prom = plans::report::HealthToProm(r, 1700000000);
   auto check = testing::CheckPromText(prom);
@@ -226,7 +226,7 @@ TEST_CASE("health report: prometheus text parses, with one value per numeric che
 }
 
 TEST_CASE("health report: JUnit validates against junit-10.xsd, failures and errors counted") {
-  World w;
+  HealthWorld w;
   plans::report::HealthReport r = FleetReport(w);
   const std::string xml = plans::report::HealthToJunit(r);
   CHECK(xml.find("failures=\"1\" errors=\"1\"") != std::string::npos);
@@ -264,12 +264,12 @@ class TimeoutRecorder final : public transport::Shell {
 }  // namespace
 
 TEST_CASE("health run: the round trip outlasts the checks' own timeouts") {
-  World w;
+  HealthWorld w;
   TimeoutRecorder sh;
   json desired = {{"health", {{"heavy", {{"measure", "1"}}}, {"cheap", json::object({{"max", 1}})}}}};
-  plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kNonce);
+  plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::seconds(30), kHealthNonce);
   CHECK(sh.seen == std::chrono::seconds(1800 + 60));   // heavy's 1800 s and a minute, not 30 s
-  plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::hours(2), kNonce);
+  plans::RunNodeHealth("n1", sh, desired, w.all, std::chrono::hours(2), kHealthNonce);
   CHECK(sh.seen == std::chrono::hours(2));             // a longer limit given stays
 }
 
@@ -288,7 +288,7 @@ TEST_CASE("health run: a busy node's GPU-loading checks are held, named, and the
   down.error = "slurmctld: connection refused";
   CHECK(plans::BusyReason(down, "n2") == "the scheduler could not be read (slurmctld: connection refused)");
 
-  World w;
+  HealthWorld w;
   inventory::Node node;
   node.name = "n1";
   const json desired = {{"health", {{"heavy", {{"measure", "1"}, {"max", 3}}}, {"cheap", {{"max", 9}}}}}};

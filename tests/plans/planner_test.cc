@@ -56,7 +56,7 @@ class ScalarModule : public modules::Module {
   modules::ModuleInfo info_;
 };
 
-struct World {
+struct PlannerWorld {
   inventory::Cluster cluster;
   plans::DesiredByNode desired;
   std::map<std::string, plans::NodeFacts> observed;
@@ -64,7 +64,7 @@ struct World {
   ScalarModule sysctl{"sysctl", Disruption::kNone};
 
   // n nodes gpu01..gpuN, racks of `per_rack`, every node wants kernel=k2 and has k1.
-  World(int n, int per_rack, const std::string& max_unavailable, const std::string& by = "",
+  PlannerWorld(int n, int per_rack, const std::string& max_unavailable, const std::string& by = "",
         inventory::DomainMode mode = inventory::DomainMode::kSpread, int at_once = 1,
         int canary = 1) {
     cluster.name = "t";
@@ -115,7 +115,7 @@ int Drained(const plans::Plan& plan, const plans::Batch& b) {
 }  // namespace
 
 TEST_CASE("planner: canary first, then batches within max_unavailable") {
-  World w(10, 10, "3");
+  PlannerWorld w(10, 10, "3");
   auto plan = plans::MakePlan(w.Input());
   REQUIRE(plan.nodes.size() == 10);
   REQUIRE(plan.batches.size() == 4);  // 1 canary + 3 + 3 + 3
@@ -132,7 +132,7 @@ TEST_CASE("planner: canary first, then batches within max_unavailable") {
 }
 
 TEST_CASE("planner: percent max_unavailable counts nodes already drained or down") {
-  World w(20, 20, "20%");   // 4 of 20
+  PlannerWorld w(20, 20, "20%");   // 4 of 20
   w.desired["gpu20"].desired.Mut()["kernel"] = "k1";    // in sync: not in the change set
   w.desired["gpu19"].desired.Mut()["kernel"] = "k1";
   auto in = w.Input();
@@ -147,7 +147,7 @@ TEST_CASE("planner: percent max_unavailable counts nodes already drained or down
 TEST_CASE("planner: a changing node already out counts as out in every batch, not only its own") {
   // 6 nodes, max_unavailable 2; gpu06 has changes but an admin drained it. It is out for the
   // whole rollout (and stays drained after), so only one other node may be out at a time.
-  World w(6, 6, "2");
+  PlannerWorld w(6, 6, "2");
   auto in = w.Input();
   in.scheduler["gpu06"] = {.name = "gpu06", .state = "drained", .drain = true, .drained = true,
                            .reason = "RMA gpu3"};
@@ -168,7 +168,7 @@ TEST_CASE("planner: a changing node already out counts as out in every batch, no
 }
 
 TEST_CASE("planner: exhausted budget is an error, nothing needing a drain is scheduled") {
-  World w(4, 4, "1");
+  PlannerWorld w(4, 4, "1");
   w.desired["gpu04"].desired.Mut()["kernel"] = "k1";
   auto in = w.Input();
   in.scheduler["gpu04"] = {.name = "gpu04", .state = "drained", .drain = true, .drained = true,
@@ -180,7 +180,7 @@ TEST_CASE("planner: exhausted budget is an error, nothing needing a drain is sch
 }
 
 TEST_CASE("planner: spread mode keeps at most N nodes per rack out") {
-  World w(12, 4, "6", "rack", inventory::DomainMode::kSpread, 1, 0);
+  PlannerWorld w(12, 4, "6", "rack", inventory::DomainMode::kSpread, 1, 0);
   auto plan = plans::MakePlan(w.Input());
   for (const auto& b : plan.batches) {
     std::map<std::string, int> per_rack;
@@ -191,7 +191,7 @@ TEST_CASE("planner: spread mode keeps at most N nodes per rack out") {
 }
 
 TEST_CASE("planner: aligned mode disturbs at most N racks at once and fills a rack first") {
-  World w(12, 4, "4", "rack", inventory::DomainMode::kAligned, 1, 1);
+  PlannerWorld w(12, 4, "4", "rack", inventory::DomainMode::kAligned, 1, 1);
   auto plan = plans::MakePlan(w.Input());
   for (const auto& b : plan.batches) CHECK(b.domains.size() <= 1);
   REQUIRE(plan.batches.size() >= 2);
@@ -201,7 +201,7 @@ TEST_CASE("planner: aligned mode disturbs at most N racks at once and fills a ra
 }
 
 TEST_CASE("planner: unreadable nodes are left out and the plan is incomplete") {
-  World w(3, 3, "1");
+  PlannerWorld w(3, 3, "1");
   w.observed["gpu02"].readable = false;
   w.observed["gpu02"].unreadable_reason = "timeout";
   w.observed["gpu03"].module_errors["kernel"] = "garbage from uname";
@@ -217,7 +217,7 @@ TEST_CASE("planner: unreadable nodes are left out and the plan is incomplete") {
 TEST_CASE("planner: a module read only in part is a module error where it is pinned (issue 12)") {
   // The snapshot of gpu03 holds kernel facts with a part error: the facts read are kept, and the
   // node is not planned on them, as with any module error.
-  World w(3, 3, "1");
+  PlannerWorld w(3, 3, "1");
   plans::NodeObservation o;
   o.node = "gpu03";
   o.reachable = true;
@@ -235,7 +235,7 @@ TEST_CASE("planner: a module read only in part is a module error where it is pin
 }
 
 TEST_CASE("planner: a module error where nothing is pinned changes no verdict and is said once") {
-  World w(3, 3, "1");
+  PlannerWorld w(3, 3, "1");
   w.observed["gpu01"].module_errors["sysctl"] = "probe.sysctl: garbage";   // sysctl: not pinned
   w.observed["gpu03"].module_errors["sysctl"] = "probe.sysctl: more garbage";
   auto plan = plans::MakePlan(w.Input());
@@ -251,7 +251,7 @@ TEST_CASE("planner: a module error where nothing is pinned changes no verdict an
 }
 
 TEST_CASE("planner: repair when the marker's commit wanted the same value, intent otherwise") {
-  World w(2, 2, "1");
+  PlannerWorld w(2, 2, "1");
   std::string old_commit(40, 'b');
   plans::DesiredByNode then = w.desired;              // at the old commit: kernel k2 too
   then["gpu02"].desired.Mut()["kernel"] = "k0";             // gpu02's pin changed since
@@ -265,7 +265,7 @@ TEST_CASE("planner: repair when the marker's commit wanted the same value, inten
 }
 
 TEST_CASE("planner: node disruption is the max of its actions, actions in module order") {
-  World w(1, 1, "1");
+  PlannerWorld w(1, 1, "1");
   ScalarModule late("zz_late", Disruption::kDrain, {"sysctl"});
   w.desired["gpu01"].desired.Mut()["sysctl"] = "on";
   w.desired["gpu01"].desired.Mut()["zz_late"] = 1;
@@ -285,7 +285,7 @@ TEST_CASE("planner: node disruption is the max of its actions, actions in module
 TEST_CASE("planner: health checks: on demand ones are judged only where a health run left facts") {
   // Every node pins kernel k1 (what it runs), a DCGM level and a GPU ECC limit. gather reads
   // gpu_health, never dcgm: no node is unreadable for want of dcgm facts.
-  World w(3, 3, "1");
+  PlannerWorld w(3, 3, "1");
   const modules::Module* gpu_health = modules::FindModule("gpu_health");
   const modules::Module* dcgm = modules::FindModule("dcgm");
   REQUIRE(gpu_health);
@@ -365,7 +365,7 @@ TEST_CASE("planner: the facts digest leaves out health measurements, which move 
 }
 
 TEST_CASE("plan file round-trips and its digest detects tampering") {
-  World w(5, 5, "2");
+  PlannerWorld w(5, 5, "2");
   auto plan = plans::MakePlan(w.Input());
   plans::SealPlan(plan);
   CHECK(plan.digest.rfind("sha256:", 0) == 0);
@@ -383,7 +383,7 @@ TEST_CASE("plan file round-trips and its digest detects tampering") {
 }
 
 TEST_CASE("plan file of another format version is refused with a hint") {
-  World w(1, 1, "1");
+  PlannerWorld w(1, 1, "1");
   auto j = plans::PlanToJson(plans::MakePlan(w.Input()));
   j["format_version"] = 99;
   auto r = plans::PlanFromJson(j);

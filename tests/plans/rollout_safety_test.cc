@@ -22,7 +22,7 @@ using modules::Disruption;
 
 namespace {
 
-std::string TempPath() {
+std::string SafetyTempPath() {
   static std::mt19937_64 rng(std::random_device{}());
   std::filesystem::path dir = std::filesystem::is_directory("/dev/shm")
                                   ? std::filesystem::path("/dev/shm")
@@ -57,7 +57,7 @@ struct Bed {
   inventory::Cluster cluster;
   plans::DesiredByNode desired;
   inventory::RolloutPolicy policy;
-  std::string path = TempPath();
+  std::string path = SafetyTempPath();
   std::unique_ptr<plans::Journal> journal;
   Events events;
   std::atomic<bool> stop{false};

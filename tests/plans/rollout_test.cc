@@ -18,7 +18,7 @@ using modules::Disruption;
 
 namespace {
 
-std::string TempPath(const std::string& stem) {
+std::string RolloutTempPath(const std::string& stem) {
   static std::mt19937_64 rng(std::random_device{}());
   // tmpfs when there is one: the journal fsyncs every step, which a disk makes slow.
   std::filesystem::path dir = std::filesystem::is_directory("/dev/shm")
@@ -42,7 +42,7 @@ class RecordingObserver final : public plans::Observer {
 
 // n nodes n01..nN with kernel k1 (a reboot module) and sysctl s1 (no disruption); the desired
 // state asks kernel k2 everywhere. `policy` is the single rollout policy "roll".
-struct World {
+struct RolloutWorld {
   fakes::FakeClock clock;
   FakeCluster fake{clock};
   fakes::FakeModule kernel{"kernel", Disruption::kReboot};
@@ -50,7 +50,7 @@ struct World {
   inventory::Cluster cluster;
   plans::DesiredByNode desired;
   inventory::RolloutPolicy policy;
-  std::string journal_path = TempPath("rollout");
+  std::string journal_path = RolloutTempPath("rollout");
   std::unique_ptr<plans::Journal> journal;
   RecordingObserver observer;
   std::atomic<bool> stop{false};
@@ -62,7 +62,7 @@ struct World {
   bool with_desired = false;                         ///< give the engine each node's desired state
   plans::RolloutTiming timing;
 
-  explicit World(int n, int max_unavailable = 2, int canary = 1, int max_failures = 0) {
+  explicit RolloutWorld(int n, int max_unavailable = 2, int canary = 1, int max_failures = 0) {
     policy.name = "roll";
     policy.max_unavailable_count = max_unavailable;
     policy.canary = canary;
@@ -86,7 +86,7 @@ struct World {
     REQUIRE(j.ok());
     journal = std::move(*j);
   }
-  ~World() {
+  ~RolloutWorld() {
     journal.reset();
     for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(journal_path + ext);
   }
@@ -158,7 +158,7 @@ struct World {
 
 TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifies, returns") {
   // Given one node running a job for 10 minutes, when the kernel upgrade is applied,
-  World w(1);
+  RolloutWorld w(1);
   w.fake.RunJob("n01", std::chrono::minutes(10));
   auto start = w.clock.Now();
   auto r = w.Apply();
@@ -193,7 +193,7 @@ TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifi
 
 TEST_CASE("rollout: never more than max_unavailable out, counting nodes already drained") {
   // Given 8 nodes, max_unavailable 3, and one node drained by an admin before the rollout,
-  World w(8, 3);
+  RolloutWorld w(8, 3);
   REQUIRE(w.fake.Drain("n08", "bad fan").ok());
   for (int i = 1; i <= 7; ++i) w.fake.RunJob(fmt::format("n{:02}", i), std::chrono::seconds(30 * i));
   auto r = w.Apply();
@@ -209,7 +209,7 @@ TEST_CASE("rollout: a node an admin drains mid-batch takes its slot: never more 
   // 6 nodes, max_unavailable 2, no canary: batches of two, planned with every node up. Before
   // the apply an admin drains n06, so the first batch starts one node at a time. When n01 comes
   // back, the admin drains n05 too: n02 must wait (2 out), not take n01's slot.
-  World w(6, 2, /*canary=*/0);
+  RolloutWorld w(6, 2, /*canary=*/0);
   w.MakePlan();
   REQUIRE(w.plan.batches.size() == 3);
   REQUIRE(w.plan.batches[0].nodes == std::vector<std::string>{"n01", "n02"});
@@ -224,7 +224,7 @@ TEST_CASE("rollout: a node an admin drains mid-batch takes its slot: never more 
 }
 
 TEST_CASE("rollout: an admin-drained node is changed but stays drained, reason untouched") {
-  World w(2, 2);
+  RolloutWorld w(2, 2);
   REQUIRE(w.fake.Drain("n02", "RMA gpu3").ok());
   auto r = w.Apply();
   CHECK(r.outcome == plans::RunState::kDone);
@@ -247,7 +247,7 @@ TEST_CASE("rollout: an admin-drained node is changed but stays drained, reason u
 }
 
 TEST_CASE("rollout: a node an admin set down with a reason is changed but not put back") {
-  World w(2, 2);
+  RolloutWorld w(2, 2);
   w.fake.node("n02").admin_down = true;
   w.fake.node("n02").reason = "PSU swap";
   w.MakePlan();
@@ -263,7 +263,7 @@ TEST_CASE("rollout: a node an admin set down with a reason is changed but not pu
 }
 
 TEST_CASE("rollout: a drain that took effect but reported an error leaves the node saying why") {
-  World w(1, 1, /*canary=*/0);
+  RolloutWorld w(1, 1, /*canary=*/0);
   w.fake.node("n01").drain_errs = true;
   auto r = w.Apply();
   CHECK(w.StatusOf(r, "n01") == "failed");
@@ -276,7 +276,7 @@ TEST_CASE("rollout: a drain that took effect but reported an error leaves the no
 }
 
 TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary drained with why") {
-  World w(4, 2, /*canary=*/1, /*max_failures=*/5);
+  RolloutWorld w(4, 2, /*canary=*/1, /*max_failures=*/5);
   w.MakePlan();
   REQUIRE(w.plan.batches.size() >= 2);
   const std::string canary = w.plan.batches[0].nodes[0];
@@ -302,7 +302,7 @@ TEST_CASE("rollout: a canary failure stops the rollout and leaves the canary dra
 TEST_CASE("rollout: past max_failures no new node starts") {
   // Given 6 nodes in two batches of 3, max_failures 1, and two nodes of the first batch failing
   // their health gate,
-  World w(6, 3, /*canary=*/0, /*max_failures=*/1);
+  RolloutWorld w(6, 3, /*canary=*/0, /*max_failures=*/1);
   w.fake.node("n01").health_exit = 3;
   w.fake.node("n02").health_exit = 3;
   auto r = w.Apply();
@@ -323,7 +323,7 @@ TEST_CASE("rollout: past max_failures no new node starts") {
 }
 
 TEST_CASE("rollout: a node whose facts changed since the plan is skipped as stale, untouched") {
-  World w(2, 2);
+  RolloutWorld w(2, 2);
   w.MakePlan();
   w.fake.node("n02").running["sysctl"] = "changed-by-hand";
   auto r = w.Apply();
@@ -335,7 +335,7 @@ TEST_CASE("rollout: a node whose facts changed since the plan is skipped as stal
 
 TEST_CASE("rollout: outside the maintenance window nothing starts; resume inside it finishes") {
   // The fake clock starts Friday 2027-01-01 00:00 UTC; the window opens 22:00 for 2h.
-  World w(2, 2);
+  RolloutWorld w(2, 2);
   w.policy.window_cron = "0 22 * * *";
   w.policy.window_duration_s = 7200;
   auto r = w.Apply();
@@ -350,7 +350,7 @@ TEST_CASE("rollout: outside the maintenance window nothing starts; resume inside
 
 TEST_CASE("rollout: faults leave the node drained with the reason") {
   SUBCASE("a reboot that never returns") {
-    World w(1);
+    RolloutWorld w(1);
     w.fake.node("n01").never_returns = true;
     auto r = w.Apply();
     CHECK(r.outcome == plans::RunState::kHalted);   // it was the canary
@@ -358,7 +358,7 @@ TEST_CASE("rollout: faults leave the node drained with the reason") {
     CHECK(r.nodes[0].error.find("no new boot id") != std::string::npos);
   }
   SUBCASE("a drain that times out") {
-    World w(1);
+    RolloutWorld w(1);
     w.policy.drain_timeout_s = 60;
     w.fake.RunJob("n01", std::chrono::hours(5));
     auto r = w.Apply();
@@ -368,7 +368,7 @@ TEST_CASE("rollout: faults leave the node drained with the reason") {
     CHECK(w.fake.node("n01").reason.find(":failed:wait-drained: drain timeout") != std::string::npos);
   }
   SUBCASE("a reboot command that does nothing") {
-    World w(1);
+    RolloutWorld w(1);
     w.fake.node("n01").ignore_reboot = true;
     auto r = w.Apply();
     CHECK(r.nodes[0].status == plans::NodeState::kFailed);
@@ -377,7 +377,7 @@ TEST_CASE("rollout: faults leave the node drained with the reason") {
 }
 
 TEST_CASE("rollout: Ctrl-C abandons the wait safely; resume finishes the job") {
-  World w(1);
+  RolloutWorld w(1);
   w.fake.RunJob("n01", std::chrono::minutes(30));
   std::thread stopper([&] {
     while (w.fake.Count("n01", "drain") == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -407,7 +407,7 @@ TEST_CASE("rollout: a crash at any journaled point, then resume: converges, noth
         const std::string point = fmt::format("{}.{}", kind, phase);
         CAPTURE(point);
         CAPTURE(nth);
-        World w(3, 1, /*canary=*/1);
+        RolloutWorld w(3, 1, /*canary=*/1);
         w.fake.RunJob("n02", std::chrono::minutes(3));
         std::atomic<int> seen{0};
         auto r = w.Apply(false, [&](const std::string& p) { return p == point && ++seen == nth; });
@@ -437,7 +437,7 @@ TEST_CASE("rollout: a crash after a BMC power cycle: resume waits for the boot, 
   // BMC with no boot id to compare against; plumb dies right after it.
   for (const char* point : {"reboot.intent", "reboot.outcome"}) {
     CAPTURE(point);
-    World w(1, 1, /*canary=*/0);
+    RolloutWorld w(1, 1, /*canary=*/0);
     w.fake.node("n01").boot_id_unreadable = 1;
     std::atomic<int> seen{0};
     const std::string at = point;
@@ -455,7 +455,7 @@ TEST_CASE("rollout: a crash after a BMC power cycle: resume waits for the boot, 
 TEST_CASE("rollout: a lost journal: the node plumb drained is adopted and finished") {
   // A crash after the install, and the journal is gone: the operator resumes the run id with
   // the plan; Slurm's reason names the run, so the node is adopted and re-checked.
-  World w(1);
+  RolloutWorld w(1);
   auto r = w.Apply(false, [](const std::string& p) { return p == "apply.outcome"; });
   REQUIRE(r.outcome == plans::RunState::kCrashed);
   REQUIRE(w.fake.node("n01").reason == "plumb:" + w.run_id + ":drain");
@@ -521,7 +521,7 @@ class HeavyCheck final : public modules::Module {
   modules::ModuleInfo info_;
 };
 
-int HealthScriptsRun(World& w, const std::string& node) {
+int HealthScriptsRun(RolloutWorld& w, const std::string& node) {
   int n = 0;
   for (const std::string& c : w.fake.CallsOf(node)) n += c.find("stress-every-gpu") != std::string::npos;
   return n;
@@ -532,7 +532,7 @@ int HealthScriptsRun(World& w, const std::string& node) {
 TEST_CASE("rollout: on-demand health checks run only on a node out of service") {
   HeavyCheck heavy;
   SUBCASE("a change that needs no drain: the node stays in service, the GPUs are not loaded") {
-    World w(1);
+    RolloutWorld w(1);
     w.fake.node("n01").running["kernel"] = "k2";
     w.fake.node("n01").installed["kernel"] = "k2";
     w.fake.node("n01").running["sysctl"] = "s0";
@@ -548,7 +548,7 @@ TEST_CASE("rollout: on-demand health checks run only on a node out of service") 
     for (const auto& s : *steps) CHECK(s.step != "health:checks");
   }
   SUBCASE("a drained change: the checks run, and a failure keeps the node out with the reason") {
-    World w(1);
+    RolloutWorld w(1);
     for (auto& [n, nd] : w.desired) nd.desired.Mut()["health"] = {{"heavy", {{"level", 3}}}};
     w.all_modules = {&heavy};
     w.with_desired = true;
@@ -561,7 +561,7 @@ TEST_CASE("rollout: on-demand health checks run only on a node out of service") 
 }
 
 TEST_CASE("rollout: a failed health check in the plan is a finding: skipped, the change goes ahead") {
-  World w(1);
+  RolloutWorld w(1);
   w.MakePlan();
   REQUIRE(w.plan.nodes.size() == 1);
   plans::PlannedAction check;

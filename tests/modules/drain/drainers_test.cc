@@ -14,7 +14,7 @@ using namespace plumb::modules;
 
 namespace {
 
-std::string Data(const std::string& name) {
+std::string DrainData(const std::string& name) {
   std::ifstream f(std::string(PLUMB_TEST_DATA) + "/slurm/" + name);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -22,7 +22,7 @@ std::string Data(const std::string& name) {
 }
 
 // Answers scripted commands; records every command run; unknown commands exit 127.
-class ScriptedShell final : public transport::Shell {
+class DrainScriptedShell final : public transport::Shell {
  public:
   std::map<std::string, transport::CommandOutput> answers;
   std::vector<std::string> ran;
@@ -38,7 +38,7 @@ class ScriptedShell final : public transport::Shell {
 }  // namespace
 
 TEST_CASE("slurm drainer: drain and resume commands quote node and reason") {
-  ScriptedShell sh;
+  DrainScriptedShell sh;
   SlurmDrainer d(sh);
   const std::string reason = "plumb:r1:failed:apply:x: it's bad";
   sh.answers[SlurmDrainer::DrainCommand("n1", reason)] = {0, "", ""};
@@ -52,7 +52,7 @@ TEST_CASE("slurm drainer: drain and resume commands quote node and reason") {
 }
 
 TEST_CASE("slurm drainer: a claim goes into the node's comment, the admin's words kept and quoted") {
-  ScriptedShell sh;
+  DrainScriptedShell sh;
   SlurmDrainer d(sh);
   CHECK(d.SharesClaims());
   SchedulerNode n;
@@ -83,10 +83,10 @@ TEST_CASE("kubernetes drainer: a claim is an annotation, read back by ParseNodes
 }
 
 TEST_CASE("slurm drainer: query joins sinfo and squeue, and falls back without JSON") {
-  ScriptedShell sh;
+  DrainScriptedShell sh;
   SlurmDrainer d(sh);
-  sh.answers["sinfo --json"] = {0, Data("sinfo-22.05-draining.json"), ""};
-  sh.answers["squeue --json"] = {0, Data("squeue-22.05-running.json"), ""};
+  sh.answers["sinfo --json"] = {0, DrainData("sinfo-22.05-draining.json"), ""};
+  sh.answers["squeue --json"] = {0, DrainData("squeue-22.05-running.json"), ""};
   auto q = d.Query({"n1", "n3"});
   REQUIRE(q.ok());
   CHECK(q->size() == 2);
@@ -95,7 +95,7 @@ TEST_CASE("slurm drainer: query joins sinfo and squeue, and falls back without J
   // Without --json (an older or stripped build): scontrol + formatted squeue.
   sh.answers.erase("sinfo --json");
   sh.answers.erase("squeue --json");
-  sh.answers["scontrol show node -o"] = {0, Data("scontrol-show-node-22.05.txt"), ""};
+  sh.answers["scontrol show node -o"] = {0, DrainData("scontrol-show-node-22.05.txt"), ""};
   sh.answers["squeue -h -t R,CG,CF,S -o '%i|%T|%N|%u|%j'"] = {0, "1|RUNNING|n1|root|wrap\n", ""};
   auto f = d.Query({});
   REQUIRE(f.ok());
@@ -144,7 +144,7 @@ TEST_CASE("kubernetes drainer: nodes, pods (DaemonSets ignored), and the command
   REQUIRE(cmds.size() == 3);
   CHECK(cmds[0] == "kubectl annotate node 'k1' --overwrite 'plumb.dev/drain-reason=plumb:r1:drain'");
   CHECK(cmds[1] == "kubectl cordon 'k1'");
-  ScriptedShell sh;
+  DrainScriptedShell sh;
   for (const auto& c : cmds) sh.answers[c] = {0, "", ""};
   KubernetesDrainer d(sh);
   sh.answers[cmds[2]] = {1, "", "timed out waiting"};   // eviction still running: fine

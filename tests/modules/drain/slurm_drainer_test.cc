@@ -12,7 +12,7 @@ using namespace plumb;
 
 namespace {
 
-std::string Data(const std::string& name) {
+std::string SlurmDrainerData(const std::string& name) {
   std::ifstream f(std::string(PLUMB_TEST_DATA) + "/slurm/" + name);
   REQUIRE(f.good());
   std::stringstream ss;
@@ -21,7 +21,7 @@ std::string Data(const std::string& name) {
 }
 
 // Answers each command by its first word; records what ran.
-class ScriptedShell final : public transport::Shell {
+class SlurmScriptedShell final : public transport::Shell {
  public:
   std::map<std::string, transport::CommandOutput> answers;
   std::vector<std::string> ran;
@@ -37,8 +37,8 @@ class ScriptedShell final : public transport::Shell {
 }  // namespace
 
 TEST_CASE("slurm drainer: sinfo --json with errors is unavailable; no scontrol guess follows") {
-  ScriptedShell sh;
-  sh.answers["sinfo --json"] = {0, Data("sinfo-22.05-controller-down.json"), ""};
+  SlurmScriptedShell sh;
+  sh.answers["sinfo --json"] = {0, SlurmDrainerData("sinfo-22.05-controller-down.json"), ""};
   modules::SlurmDrainer d(sh);
   auto q = d.Query({"n1"});
   REQUIRE_FALSE(q.ok());
@@ -46,7 +46,7 @@ TEST_CASE("slurm drainer: sinfo --json with errors is unavailable; no scontrol g
 }
 
 TEST_CASE("slurm drainer: a controller that cannot be contacted is unavailable everywhere") {
-  ScriptedShell sh;
+  SlurmScriptedShell sh;
   const transport::CommandOutput down{
       1, "", "slurm_load_node error: Unable to contact slurm controller (connect failure)\n"};
   sh.answers["sinfo"] = down;
@@ -65,8 +65,8 @@ TEST_CASE("slurm drainer: a controller that cannot be contacted is unavailable e
 }
 
 TEST_CASE("slurm drainer: an empty node list is unavailable, a node error is not") {
-  ScriptedShell sh;
-  std::string empty = Data("sinfo-22.05-drained.json");
+  SlurmScriptedShell sh;
+  std::string empty = SlurmDrainerData("sinfo-22.05-drained.json");
   // The same answer with its nodes removed: a controller that answered without its state.
   auto at = empty.find("\"nodes\": [");
   REQUIRE(at != std::string::npos);
@@ -76,7 +76,7 @@ TEST_CASE("slurm drainer: an empty node list is unavailable, a node error is not
   auto q = d.Query({"n1"});
   REQUIRE_FALSE(q.ok());
   CHECK(q.error().code == modules::kSchedulerUnavailable);
-  ScriptedShell sh2;
+  SlurmScriptedShell sh2;
   sh2.answers["scontrol update"] = {1, "", "slurm_update error: Invalid node name specified\n"};
   modules::SlurmDrainer d2(sh2);
   Status s = d2.Drain("n9", "x");

@@ -9,7 +9,7 @@
 using namespace plumb::modules;
 
 namespace {
-std::string Data(const std::string& name) {
+std::string SlurmParseData(const std::string& name) {
   std::ifstream f(std::string(PLUMB_TEST_DATA) + "/slurm/" + name);
   REQUIRE(f.good());
   std::stringstream ss;
@@ -19,9 +19,9 @@ std::string Data(const std::string& name) {
 }  // namespace
 
 TEST_CASE("slurm: sinfo --json 22.05 while a job runs on a draining node") {
-  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-draining.json"));
+  auto nodes = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-draining.json"));
   REQUIRE(nodes.ok());
-  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-running.json"));
+  auto jobs = slurm::ParseSqueueJson(SlurmParseData("squeue-22.05-running.json"));
   REQUIRE(jobs.ok());
   // The pending job holds no node; the running one holds n1.
   REQUIRE(jobs->size() == 1);
@@ -43,19 +43,19 @@ TEST_CASE("slurm: sinfo --json 22.05 while a job runs on a draining node") {
 }
 
 TEST_CASE("slurm: a completing job keeps a drained-looking node from counting as drained") {
-  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-drained.json"));
+  auto nodes = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-drained.json"));
   REQUIRE(nodes.ok());
   // sinfo says idle + COMPLETING + DRAIN: not drained yet.
   CHECK(nodes->at("n1").state == "IDLE+COMPLETING+DRAIN");
   CHECK_FALSE(nodes->at("n1").drained);
-  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-empty.json"));
+  auto jobs = slurm::ParseSqueueJson(SlurmParseData("squeue-22.05-empty.json"));
   REQUIRE(jobs.ok());
   REQUIRE(jobs->size() == 1);
   CHECK((*jobs)[0].state == "COMPLETING");
 }
 
 TEST_CASE("slurm: down and not-responding nodes are unavailable") {
-  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-down.json"));
+  auto nodes = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-down.json"));
   REQUIRE(nodes.ok());
   CHECK(nodes->at("n1").down);            // idle* right after a resume
   CHECK(nodes->at("n1").Unavailable());
@@ -73,8 +73,8 @@ TEST_CASE("slurm: scontrol show node -o, the fallback, agrees with sinfo --json"
   for (auto [text, json] : {std::pair{"scontrol-show-node-22.05.txt", "sinfo-22.05-draining.json"},
                             std::pair{"scontrol-show-node-22.05-down.txt", "sinfo-22.05-down.json"}}) {
     CAPTURE(text);
-    auto a = slurm::ParseScontrolNodes(Data(text));
-    auto b = slurm::ParseSinfoJson(Data(json));
+    auto a = slurm::ParseScontrolNodes(SlurmParseData(text));
+    auto b = slurm::ParseSinfoJson(SlurmParseData(json));
     REQUIRE(a.ok());
     REQUIRE(b.ok());
     REQUIRE(a->size() == b->size());
@@ -90,8 +90,8 @@ TEST_CASE("slurm: scontrol show node -o, the fallback, agrees with sinfo --json"
 }
 
 TEST_CASE("slurm: a claim in a node's comment, next to an admin's words, from JSON and the fallback") {
-  auto a = slurm::ParseSinfoJson(Data("sinfo-22.05-claim.json"));
-  auto b = slurm::ParseScontrolNodes(Data("scontrol-show-node-22.05-claim.txt"));
+  auto a = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-claim.json"));
+  auto b = slurm::ParseScontrolNodes(SlurmParseData("scontrol-show-node-22.05-claim.txt"));
   REQUIRE(a.ok());
   REQUIRE(b.ok());
   for (const auto* nodes : {&*a, &*b}) {
@@ -108,9 +108,9 @@ TEST_CASE("slurm: a claim in a node's comment, next to an admin's words, from JS
 }
 
 TEST_CASE("slurm: the 23.02+ shape (arrays, wrapped numbers) reads the same") {
-  auto nodes = slurm::ParseSinfoJson(Data("sinfo-24.05-shape.json"));
+  auto nodes = slurm::ParseSinfoJson(SlurmParseData("sinfo-24.05-shape.json"));
   REQUIRE(nodes.ok());
-  auto jobs = slurm::ParseSqueueJson(Data("squeue-24.05-shape.json"));
+  auto jobs = slurm::ParseSqueueJson(SlurmParseData("squeue-24.05-shape.json"));
   REQUIRE(jobs.ok());
   REQUIRE(jobs->size() == 2);
   CHECK((*jobs)[0].id == "1234");
@@ -161,25 +161,25 @@ TEST_CASE("scheduler node: who took a node out decides whether plumb may put it 
 
 TEST_CASE("slurm: errors in sinfo/squeue --json mean the scheduler is unavailable, not empty") {
   // slurmctld killed: exit 0, an errors entry, no nodes, no jobs.
-  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-controller-down.json"));
+  auto nodes = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-controller-down.json"));
   REQUIRE_FALSE(nodes.ok());
   CHECK(nodes.error().code == kSchedulerUnavailable);
   CHECK(nodes.error().message.find("Unspecified error") != std::string::npos);
-  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-controller-down.json"));
+  auto jobs = slurm::ParseSqueueJson(SlurmParseData("squeue-22.05-controller-down.json"));
   REQUIRE_FALSE(jobs.ok());
   CHECK(jobs.error().code == kSchedulerUnavailable);
   // An empty errors list is a normal answer.
-  CHECK(slurm::ParseSinfoJson(Data("sinfo-22.05-drained.json")).ok());
+  CHECK(slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-drained.json")).ok());
 }
 
 TEST_CASE("slurm: a running job's time limit comes with it, for the drain heartbeat") {
   // The captured job has no time limit (time_limit null; end_time a year out): 0, "none".
-  auto jobs = slurm::ParseSqueueJson(Data("squeue-22.05-running.json"));
+  auto jobs = slurm::ParseSqueueJson(SlurmParseData("squeue-22.05-running.json"));
   REQUIRE(jobs.ok());
   REQUIRE(jobs->size() == 1);
   CHECK((*jobs)[0].end_unix == 0);
   // The same job with a 2-hour limit ends at its end_time.
-  std::string limited = Data("squeue-22.05-running.json");
+  std::string limited = SlurmParseData("squeue-22.05-running.json");
   const std::string from = "\"time_limit\": null";
   auto at = limited.find(from);
   REQUIRE(at != std::string::npos);
@@ -187,7 +187,7 @@ TEST_CASE("slurm: a running job's time limit comes with it, for the drain heartb
   auto j2 = slurm::ParseSqueueJson(limited);
   REQUIRE(j2.ok());
   CHECK((*j2)[0].end_unix == 1827531997);
-  auto nodes = slurm::ParseSinfoJson(Data("sinfo-22.05-draining.json"));
+  auto nodes = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-draining.json"));
   REQUIRE(nodes.ok());
   slurm::AttachJobs(*nodes, *j2);
   REQUIRE(nodes->at("n1").job_details.size() == 1);

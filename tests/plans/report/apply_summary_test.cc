@@ -7,10 +7,10 @@
 using namespace plumb;
 
 namespace {
-bool Has(const std::string& text, const std::string& what) {
+bool SummaryHas(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
-plans::NodeOutcome Node(std::string n, std::string status, bool left_drained = false) {
+plans::NodeOutcome OutcomeOf(std::string n, std::string status, bool left_drained = false) {
   plans::NodeOutcome o;
   o.node = std::move(n);
   o.status = *plans::ParseNodeState(status);
@@ -24,7 +24,7 @@ plans::NodeOutcome Node(std::string n, std::string status, bool left_drained = f
 TEST_CASE("apply summary: a run that is done says nothing more") {
   plans::RolloutResult r;
   r.outcome = plans::RunState::kDone;
-  r.nodes = {Node("n1", "done"), Node("n2", "done")};
+  r.nodes = {OutcomeOf("n1", "done"), OutcomeOf("n2", "done")};
   CHECK(plans::report::ApplySummaryText(r, "r1", "/j.db").empty());
 }
 
@@ -32,13 +32,13 @@ TEST_CASE("apply summary: a failed canary is retried, never resumed past") {
   plans::RolloutResult r;
   r.outcome = plans::RunState::kHalted;
   r.halt_reason = "canary n1 failed";
-  r.nodes = {Node("n1", "failed", true), Node("n2", "not-started")};
+  r.nodes = {OutcomeOf("n1", "failed", true), OutcomeOf("n2", "not-started")};
   const std::string t = plans::report::ApplySummaryText(r, "r1", "/j.db");
-  CHECK(Has(t, "FAILED n1 at verify: kernel: want k2, have k1 (left drained)"));
-  CHECK(Has(t, "halted: canary n1 failed"));
-  CHECK(Has(t, "plumb apply --retry-failed r1"));
-  CHECK(Has(t, "will not roll the fleet past a failed canary"));
-  CHECK_FALSE(Has(t, "continue with: plumb apply --resume"));
+  CHECK(SummaryHas(t, "FAILED n1 at verify: kernel: want k2, have k1 (left drained)"));
+  CHECK(SummaryHas(t, "halted: canary n1 failed"));
+  CHECK(SummaryHas(t, "plumb apply --retry-failed r1"));
+  CHECK(SummaryHas(t, "will not roll the fleet past a failed canary"));
+  CHECK_FALSE(SummaryHas(t, "continue with: plumb apply --resume"));
 }
 
 TEST_CASE("apply summary: interrupted, incomplete and halted-for-budget runs say how to continue") {
@@ -46,12 +46,12 @@ TEST_CASE("apply summary: interrupted, incomplete and halted-for-budget runs say
     plans::RolloutResult r;
     r.outcome = *plans::ParseRunState(outcome);
     if (std::string(outcome) == "halted") r.halt_reason = "max_unavailable 2 reached";
-    r.nodes = {Node("n1", "done"), Node("n2", std::string(outcome) == "incomplete" ? "busy" : "interrupted")};
+    r.nodes = {OutcomeOf("n1", "done"), OutcomeOf("n2", std::string(outcome) == "incomplete" ? "busy" : "interrupted")};
     const std::string t = plans::report::ApplySummaryText(r, "r7", "/j.db");
     CAPTURE(outcome);
-    CHECK(Has(t, "continue with: plumb apply --resume r7"));
-    CHECK(Has(t, "retries the busy and stale nodes") == (std::string(outcome) == "incomplete"));
-    CHECK(Has(t, "BUSY n2") == (std::string(outcome) == "incomplete"));
+    CHECK(SummaryHas(t, "continue with: plumb apply --resume r7"));
+    CHECK(SummaryHas(t, "retries the busy and stale nodes") == (std::string(outcome) == "incomplete"));
+    CHECK(SummaryHas(t, "BUSY n2") == (std::string(outcome) == "incomplete"));
   }
 }
 
@@ -59,12 +59,12 @@ TEST_CASE("apply summary: a paused run names the window or the scheduler; a brok
   plans::RolloutResult r;
   r.outcome = plans::RunState::kPaused;
   r.next_window = "2027-01-02T22:00:00Z";
-  CHECK(Has(plans::report::ApplySummaryText(r, "r2", "/j.db"), "next opens 2027-01-02T22:00:00Z: plumb apply --resume r2"));
+  CHECK(SummaryHas(plans::report::ApplySummaryText(r, "r2", "/j.db"), "next opens 2027-01-02T22:00:00Z: plumb apply --resume r2"));
   r.next_window.clear();
-  CHECK(Has(plans::report::ApplySummaryText(r, "r2", "/j.db"), "continues once the scheduler answers"));
+  CHECK(SummaryHas(plans::report::ApplySummaryText(r, "r2", "/j.db"), "continues once the scheduler answers"));
   plans::RolloutResult f;
   f.outcome = plans::RunState::kFailed;
   f.journal_failed = true;
-  CHECK(Has(plans::report::ApplySummaryText(f, "r3", "/var/lib/plumb/j.db"),
+  CHECK(SummaryHas(plans::report::ApplySummaryText(f, "r3", "/var/lib/plumb/j.db"),
             "the journal at /var/lib/plumb/j.db could not be written"));
 }

@@ -15,11 +15,11 @@ using namespace plumb;
 
 namespace {
 
-struct Db {
+struct AuditDb {
   std::string path = (std::filesystem::temp_directory_path() /
                       fmt::format("plumb-audit-{:x}.db", std::random_device{}()))
                          .string();
-  ~Db() {
+  ~AuditDb() {
     for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path + ext);
   }
 };
@@ -62,7 +62,7 @@ void OneRun(plans::Journal& j, const std::string& id, const std::string& started
 }  // namespace
 
 TEST_CASE("audit export: per node, what, when, which commit, by whom; the chain's head") {
-  Db db;
+  AuditDb db;
   auto j = std::move(plans::OpenSqliteJournal(db.path).value());
   OneRun(*j, "20261001-000000-0001", "2026-10-01T00:00:00.000Z");
   OneRun(*j, "20261201-000000-0002", "2026-12-01T00:00:00.000Z");

@@ -126,7 +126,7 @@ TEST_CASE("drift json and sarif: streamed on all cores, the same bytes as the tr
     }
   DriftReport clean = small;   // nothing differs: an empty results array
   for (DriftNode& n : clean.nodes)
-    for (DriftCheck& c : n.checks) c.status = CheckStatus::kInSync;
+    for (DriftCheck& c : n.checks) c.status = plumb::plans::report::CheckStatus::kInSync;
   RenderOptions o;
   o.tool_version = "1.2.3";
   for (const DriftReport* r : {&small, &big, &clean}) {

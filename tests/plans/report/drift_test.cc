@@ -6,7 +6,6 @@
 #include "plans/report/report_fixture.h"
 
 using namespace plumb;
-using plans::report::CheckStatus;
 using plans::report::DriftVerdict;
 using nlohmann::json;
 
@@ -40,12 +39,12 @@ TEST_CASE("drift: one check per node x desired key, drift from the plan's action
   REQUIRE(r.nodes.size() == 4);
   CHECK(r.nodes[0].checks.size() == 4);   // kernel, nvidia.driver, 2 sysctls
   const auto& swap = Check(r, "gpu001", "sysctl.vm.swappiness");
-  CHECK(swap.status == CheckStatus::kDrift);
+  CHECK(swap.status == plumb::plans::report::CheckStatus::kDrift);
   CHECK(swap.observed == 60);
   CHECK(swap.desired() == 10);
   CHECK(swap.reason == plans::ChangeReason::kRepair);
   CHECK(swap.origin().ToString() == "stacks/h100.yaml:4:34");
-  CHECK(Check(r, "gpu001", "kernel").status == CheckStatus::kInSync);
+  CHECK(Check(r, "gpu001", "kernel").status == plumb::plans::report::CheckStatus::kInSync);
   CHECK(Check(r, "gpu002", "nvidia.driver").reason == plans::ChangeReason::kIntent);
   CHECK(Check(r, "gpu002", "nvidia.driver").module() == "nvidia_driver");
   CHECK_FALSE(r.nodes[3].readable);
@@ -85,7 +84,7 @@ TEST_CASE("drift: a waiver turns matching drift into waived; fully waived is not
   w.AddWaiver("gpu00[1-2]", "sysctl.*", "2026-12-31");
   auto r = Report(w);
   const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
-  CHECK(c.status == CheckStatus::kWaived);
+  CHECK(c.status == plumb::plans::report::CheckStatus::kWaived);
   REQUIRE(c.waiver);
   CHECK(c.waiver->owner == "alice");
   CHECK(r.waived_keys == 1);
@@ -98,10 +97,10 @@ TEST_CASE("drift: a waiver is good through its expiry day, then counts as drift 
   testing::ReportWorld w;
   w.AddWaiver("gpu[001-002]", "sysctl.vm.*", "2026-11-29");
   CHECK(Check(Report(w, "2026-11-29"), "gpu001", "sysctl.vm.swappiness").status ==
-        CheckStatus::kWaived);
+        plumb::plans::report::CheckStatus::kWaived);
   auto r = Report(w, "2026-11-30");
   const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
-  CHECK(c.status == CheckStatus::kDrift);
+  CHECK(c.status == plumb::plans::report::CheckStatus::kDrift);
   REQUIRE(c.waiver);
   CHECK(c.waiver->expired);
   REQUIRE(r.diags.WarningCount() == 1);
@@ -114,9 +113,9 @@ TEST_CASE("drift: a waiver only covers the nodes and keys it names") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.*", "2099-01-01");
   auto r = Report(w);
-  CHECK(Check(r, "gpu001", "sysctl.vm.swappiness").status == CheckStatus::kDrift);
-  CHECK(Check(r, "gpu002", "sysctl.vm.swappiness").status == CheckStatus::kDrift);
-  CHECK(Check(r, "gpu002", "nvidia.driver").status == CheckStatus::kWaived);
+  CHECK(Check(r, "gpu001", "sysctl.vm.swappiness").status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(Check(r, "gpu002", "sysctl.vm.swappiness").status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(Check(r, "gpu002", "nvidia.driver").status == plumb::plans::report::CheckStatus::kWaived);
   inventory::Waiver hl;
   hl.nodes = "gpu[001-003,010]";
   CHECK(plans::report::WaiverCoversNode(hl, "gpu002"));
@@ -128,8 +127,8 @@ TEST_CASE("drift: keys no module of the run owns are unchecked, never reported i
   testing::ReportWorld w;
   for (auto& [n, nd] : w.desired) nd.desired.Mut()["firmware"] = {{"BMC", "24.09.17"}};
   auto r = Report(w);
-  CHECK(Check(r, "gpu003", "firmware.BMC").status == CheckStatus::kUnchecked);
-  CHECK(Check(r, "gpu003", "kernel").status == CheckStatus::kInSync);
+  CHECK(Check(r, "gpu003", "firmware.BMC").status == plumb::plans::report::CheckStatus::kUnchecked);
+  CHECK(Check(r, "gpu003", "kernel").status == plumb::plans::report::CheckStatus::kInSync);
 }
 
 TEST_CASE("drift: health checks: on-demand thresholds are no check; each failed check is a finding") {
@@ -159,15 +158,15 @@ TEST_CASE("drift: health checks: on-demand thresholds are no check; each failed 
     CHECK(c.key().find("health.dcgm") == std::string::npos);   // judged by a health run, not here
     if (c.key() == "health.gpu_health") {
       ++findings;
-      CHECK(c.status == CheckStatus::kDrift);
+      CHECK(c.status == plumb::plans::report::CheckStatus::kDrift);
       CHECK(c.summary.find("failed on GPU") != std::string::npos);
       CHECK(c.observed == 2);
     }
   }
   CHECK(findings == 2);
-  CHECK(Check(r, "gpu001", "health.gpu_health.max_uncorrected_ecc").status == CheckStatus::kInSync);
-  CHECK(Check(r, "gpu003", "health.gpu_health.expected_gpus").status == CheckStatus::kInSync);
-  for (const auto& c : r.nodes[2].checks) CHECK(c.status != CheckStatus::kUnchecked);
+  CHECK(Check(r, "gpu001", "health.gpu_health.max_uncorrected_ecc").status == plumb::plans::report::CheckStatus::kInSync);
+  CHECK(Check(r, "gpu003", "health.gpu_health.expected_gpus").status == plumb::plans::report::CheckStatus::kInSync);
+  for (const auto& c : r.nodes[2].checks) CHECK(c.status != plumb::plans::report::CheckStatus::kUnchecked);
 }
 
 TEST_CASE("drift: an action below a leaf or above several leaves marks each of them") {
@@ -180,7 +179,7 @@ TEST_CASE("drift: an action below a leaf or above several leaves marks each of t
       modules::Disruption::kServiceRestart, plans::ChangeReason::kRepair, {}));
   auto r = Report(w);
   const auto& e = Check(r, "gpu001", "services.nvidia-fabricmanager.enabled");
-  CHECK(e.status == CheckStatus::kDrift);
+  CHECK(e.status == plumb::plans::report::CheckStatus::kDrift);
   CHECK(e.observed == false);
   CHECK(e.module() == "services");
 }
@@ -240,10 +239,10 @@ TEST_CASE("drift: thousands of nodes sharing desired states: checked in parallel
   CHECK(r.unreadable_nodes == want_unreadable);
   CHECK(r.checks == want_checks);
   const auto& drifted = Check(r, w.plan.nodes.front().node, "sysctl.vm.swappiness");
-  CHECK(drifted.status == CheckStatus::kDrift);
+  CHECK(drifted.status == plumb::plans::report::CheckStatus::kDrift);
   CHECK(drifted.origin().ToString() == "node.yaml:3:3");
   CHECK(Check(r, "n0002", "sysctl.vm.swappiness").origin().ToString() == "stacks/a.yaml:2:9");
-  CHECK(Check(r, "n0002", "sysctl.vm.swappiness").status == CheckStatus::kInSync);
+  CHECK(Check(r, "n0002", "sysctl.vm.swappiness").status == plumb::plans::report::CheckStatus::kInSync);
   CHECK(Check(r, "n0001", "kernel").desired() == "k2");
   CHECK(Check(r, last_drifted, "sysctl.vm.swappiness").waiver != nullptr);
   bool counts_again = false;

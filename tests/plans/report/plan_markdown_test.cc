@@ -13,7 +13,7 @@ using plans::report::PlanToMarkdown;
 
 namespace {
 
-plans::Plan FullPlan(testing::ReportWorld& w) {
+plans::Plan MarkdownFullPlan(testing::ReportWorld& w) {
   plans::Plan p = w.plan;
   inventory::RolloutPolicy roll;
   roll.name = "roll";
@@ -27,7 +27,7 @@ plans::Plan FullPlan(testing::ReportWorld& w) {
   return p;
 }
 
-bool Has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+bool MarkdownHas(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 }  // namespace
 
@@ -36,23 +36,23 @@ TEST_CASE("plan markdown: summary first, disruption, batches, peak, estimate, jo
   MarkdownOptions o;
   o.notes = {"Commit cccccccccccc: signed by ssh alice@example (SHA256:x)"};
   o.artefact = "the plan file `plan.json`";
-  const std::string md = PlanToMarkdown(FullPlan(w), o);
+  const std::string md = PlanToMarkdown(MarkdownFullPlan(w), o);
   CHECK(md.rfind("### plumb plan: cluster `pod-a` at `cccccccccccc` (ref `main`)\n\n"
                  "**Plan: 2 node(s) to change (1 reboot, 1 none), 1 in sync, 1 unreadable.**", 0) == 0);
-  CHECK(Has(md, "> Commit cccccccccccc: signed by ssh alice\\@example (SHA256:x)"));
-  CHECK(Has(md, "| drain + reboot | `gpu002` |"));
-  CHECK(Has(md, "| live (no drain) | `gpu001` |"));
-  CHECK(Has(md, "| 1 | canary | `gpu002` | ~10m | `roll` | `r01` |"));
-  CHECK(Has(md, "**Peak nodes out at once:** 1"));
-  CHECK(Has(md, "**Estimated duration:** 11m"));
-  CHECK(Has(md, "- `gpu002`: 1234 (alice: train-llm)"));
-  CHECK(Has(md, "<details><summary><code>gpu002</code> — reboot</summary>"));
-  CHECK(Has(md, "| ~ | `nvidia.driver` | `535.161.08` | `550.90.07` | reboot | intent | "
+  CHECK(MarkdownHas(md, "> Commit cccccccccccc: signed by ssh alice\\@example (SHA256:x)"));
+  CHECK(MarkdownHas(md, "| drain + reboot | `gpu002` |"));
+  CHECK(MarkdownHas(md, "| live (no drain) | `gpu001` |"));
+  CHECK(MarkdownHas(md, "| 1 | canary | `gpu002` | ~10m | `roll` | `r01` |"));
+  CHECK(MarkdownHas(md, "**Peak nodes out at once:** 1"));
+  CHECK(MarkdownHas(md, "**Estimated duration:** 11m"));
+  CHECK(MarkdownHas(md, "- `gpu002`: 1234 (alice: train-llm)"));
+  CHECK(MarkdownHas(md, "<details><summary><code>gpu002</code> — reboot</summary>"));
+  CHECK(MarkdownHas(md, "| ~ | `nvidia.driver` | `535.161.08` | `550.90.07` | reboot | intent | "
                 "`stacks/h100.yaml:2:19` |"));
-  CHECK(Has(md, "PLAN INCOMPLETE"));
-  CHECK(Has(md, "- `gpu004`: timeout"));
-  CHECK(Has(md, "plan digest `sha256:eeee"));
-  CHECK_FALSE(Has(md, "Truncated"));
+  CHECK(MarkdownHas(md, "PLAN INCOMPLETE"));
+  CHECK(MarkdownHas(md, "- `gpu004`: timeout"));
+  CHECK(MarkdownHas(md, "plan digest `sha256:eeee"));
+  CHECK_FALSE(MarkdownHas(md, "Truncated"));
 }
 
 TEST_CASE("plan markdown: identical nodes collapse; waived keys listed; values escaped") {
@@ -77,10 +77,10 @@ TEST_CASE("plan markdown: identical nodes collapse; waived keys listed; values e
   nw.changes.push_back(wc);
   p.waived.push_back(nw);
   const std::string md = PlanToMarkdown(p);
-  CHECK(Has(md, "<summary><code>gpu[001-004,006-016]</code> (15 nodes) — reboot</summary>"));
-  CHECK(Has(md, "`5\\|<img src=x>'`"));   // in a code span: shown, not rendered
-  CHECK(Has(md, "#### Waived (left as they are)"));
-  CHECK(Has(md, "vendor hotfix &lt;b&gt;pending&lt;/b&gt; | \\@infra |"));
+  CHECK(MarkdownHas(md, "<summary><code>gpu[001-004,006-016]</code> (15 nodes) — reboot</summary>"));
+  CHECK(MarkdownHas(md, "`5\\|<img src=x>'`"));   // in a code span: shown, not rendered
+  CHECK(MarkdownHas(md, "#### Waived (left as they are)"));
+  CHECK(MarkdownHas(md, "vendor hotfix &lt;b&gt;pending&lt;/b&gt; | \\@infra |"));
 }
 
 TEST_CASE("plan markdown: a plan too big for a comment is cut with a count and a pointer") {
@@ -101,11 +101,11 @@ TEST_CASE("plan markdown: a plan too big for a comment is cut with a count and a
   const std::string md = PlanToMarkdown(p, o);
   CHECK(md.size() <= 65536);
   CHECK(md.size() > 60000);   // it uses the room it has
-  CHECK(Has(md, "**Plan: 3000 node(s) to change"));   // the summary always shows
-  CHECK(Has(md, "more batches not shown (the comment limit is 65536 characters): see the plan "
+  CHECK(MarkdownHas(md, "**Plan: 3000 node(s) to change"));   // the summary always shows
+  CHECK(MarkdownHas(md, "more batches not shown (the comment limit is 65536 characters): see the plan "
                 "file `plan.json`"));
-  CHECK(Has(md, "**Truncated**"));
-  CHECK(Has(md, "the whole plan: the plan file `plan.json`"));
+  CHECK(MarkdownHas(md, "**Truncated**"));
+  CHECK(MarkdownHas(md, "the whole plan: the plan file `plan.json`"));
   // A smaller limit: still within it.
   o.max_chars = 5000;
   CHECK(PlanToMarkdown(p, o).size() <= 5000);

@@ -15,7 +15,7 @@ using plans::report::PlanToText;
 namespace {
 
 // The fixture's plan, completed as the planner would: batches, a policy, an estimate.
-plans::Plan FullPlan(testing::ReportWorld& w) {
+plans::Plan TextFullPlan(testing::ReportWorld& w) {
   plans::Plan p = w.plan;
   inventory::RolloutPolicy roll;
   roll.name = "roll";
@@ -34,7 +34,7 @@ plans::Plan FullPlan(testing::ReportWorld& w) {
 
 TEST_CASE("plan text: per node changes, disruption summary, batches, jobs, unreadable") {
   testing::ReportWorld w;
-  std::string t = PlanToText(FullPlan(w));
+  std::string t = PlanToText(TextFullPlan(w));
   CHECK(t.find("plumb plan: cluster pod-a at cccccccccccc (ref main)") != std::string::npos);
   CHECK(t.find("~ gpu002  [reboot]\n"
                "    ~ nvidia.driver: 535.161.08 -> 550.90.07  (reboot, intent)  stacks/h100.yaml:2:19\n"
@@ -93,7 +93,7 @@ TEST_CASE("plan text: no changes says so, symbols for added and removed values")
 
 TEST_CASE("plan file: PlanToJson validates against schemas/plan.schema.json") {
   testing::ReportWorld w;
-  plans::Plan p = FullPlan(w);
+  plans::Plan p = TextFullPlan(w);
   p.diags.Add(Diagnostic::Warning("plan.x", "a warning", {"rollouts/roll.yaml", 3, 1}, "canary", "hint"));
   plans::SealPlan(p);
   const std::string schema = std::string(PLUMB_SOURCE_DIR) + "/schemas/plan.schema.json";
@@ -116,7 +116,7 @@ TEST_CASE("plan file: PlanToJson validates against schemas/plan.schema.json") {
 
 TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), byte for byte") {
   testing::ReportWorld w;
-  plans::Plan a = FullPlan(w);
+  plans::Plan a = TextFullPlan(w);
   plans::Plan b = a;
   plans::SealPlan(a);
   const std::string text = plans::SealPlanToFile(b);
@@ -136,7 +136,7 @@ TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), b
   CHECK(b.digest != a.digest);
 
   // Enough nodes for the nodes to be formatted on several threads; and none at all.
-  plans::Plan many = FullPlan(w);
+  plans::Plan many = TextFullPlan(w);
   const std::vector<plans::NodePlan> some = many.nodes;
   many.nodes.clear();
   for (int i = 0; i < 700; ++i)
@@ -148,7 +148,7 @@ TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), b
   plans::SealPlan(many_sealed);
   CHECK(plans::SealPlanToFile(many) == plans::PlanToJson(many_sealed).dump(2) + "\n");
   CHECK(many.digest == many_sealed.digest);
-  plans::Plan none = FullPlan(w);
+  plans::Plan none = TextFullPlan(w);
   none.nodes.clear();
   plans::Plan none_sealed = none;
   plans::SealPlan(none_sealed);
@@ -158,7 +158,7 @@ TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), b
 
 TEST_CASE("plan file: every plan read is validated against the schema first") {
   testing::ReportWorld w;
-  plans::Plan p = FullPlan(w);
+  plans::Plan p = TextFullPlan(w);
   plans::SealPlan(p);
   auto j = plans::PlanToJson(p);
   // A member the plan does not have, and a wrong type: refused by name, not half-read.
@@ -211,7 +211,7 @@ TEST_CASE("plan file: over random plans, the fast writer is the reference serial
   // digest of SealPlan + PlanToJson(...).dump(2), and the file must read back into a plan that
   // writes the same JSON again. 300 plans from a fixed seed (printed on failure).
   testing::ReportWorld w;
-  const plans::Plan base = FullPlan(w);
+  const plans::Plan base = TextFullPlan(w);
   for (unsigned seed = 1; seed <= 300; ++seed) {
     CAPTURE(seed);
     std::mt19937 rng(seed);

@@ -4,7 +4,6 @@
 #include "plans/watch/drift_tracker.h"
 
 using namespace plumb;
-using plans::report::CheckStatus;
 using plans::report::DriftCheck;
 using plans::report::DriftNode;
 using plans::watch::DriftTracker;
@@ -12,7 +11,7 @@ using plans::watch::EventKind;
 
 namespace {
 
-DriftCheck Check(const std::string& key, CheckStatus st, nlohmann::json live = nullptr,
+DriftCheck Check(const std::string& key, plumb::plans::report::CheckStatus st, nlohmann::json live = nullptr,
                  nlohmann::json desired = 60) {
   auto subject = std::make_shared<plans::report::CheckSubject>();
   subject->key = key;
@@ -27,7 +26,7 @@ DriftCheck Check(const std::string& key, CheckStatus st, nlohmann::json live = n
   return c;
 }
 
-DriftNode Node(std::vector<DriftCheck> checks) {
+DriftNode DriftNodeOf(std::vector<DriftCheck> checks) {
   DriftNode n;
   n.node = "n1";
   n.checks = std::move(checks);
@@ -59,8 +58,8 @@ const DriftTracker::Context kCx{"2027-01-01T00:00:00.000Z", "t", std::string(40,
 
 TEST_CASE("tracker: a node's first verdict reports the drift it already has") {
   DriftTracker t;
-  auto es = t.Update(Node({Check("a", CheckStatus::kDrift, "7"), Check("b", CheckStatus::kInSync),
-                           Check("c", CheckStatus::kWaived, "1")}),
+  auto es = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kInSync),
+                           Check("c", plumb::plans::report::CheckStatus::kWaived, "1")}),
                      kCx);
   REQUIRE(Lines(es) == std::vector<std::string>{"drift a intent"});
   CHECK(es[0].live == "7");
@@ -72,26 +71,26 @@ TEST_CASE("tracker: a node's first verdict reports the drift it already has") {
 
 TEST_CASE("tracker: drift appears, changes value, clears; an unchanged verdict says nothing") {
   DriftTracker t;
-  CHECK(t.Update(Node({Check("a", CheckStatus::kInSync)}), kCx).empty());
-  CHECK(Lines(t.Update(Node({Check("a", CheckStatus::kDrift, "7")}), kCx)) ==
+  CHECK(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kInSync)}), kCx).empty());
+  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7")}), kCx)) ==
         std::vector<std::string>{"drift a intent"});
-  CHECK(t.Update(Node({Check("a", CheckStatus::kDrift, "7")}), kCx).empty());
-  auto changed = t.Update(Node({Check("a", CheckStatus::kDrift, "8")}), kCx);
+  CHECK(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7")}), kCx).empty());
+  auto changed = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "8")}), kCx);
   REQUIRE(changed.size() == 1);
   CHECK(changed[0].live == "8");
-  CHECK(Lines(t.Update(Node({Check("a", CheckStatus::kDrift, "8", 10)}), kCx)) ==
+  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "8", 10)}), kCx)) ==
         std::vector<std::string>{"drift a intent"});   // a new pin, still drifted
-  auto cleared = t.Update(Node({Check("a", CheckStatus::kInSync, nullptr, 10)}), kCx);
+  auto cleared = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kInSync, nullptr, 10)}), kCx);
   REQUIRE(Lines(cleared) == std::vector<std::string>{"drift_cleared a in_sync"});
   CHECK(cleared[0].live == 10);
 }
 
 TEST_CASE("tracker: drift that becomes waived, unchecked or unpinned is cleared with that reason") {
   DriftTracker t;
-  t.Update(Node({Check("a", CheckStatus::kDrift, "7"), Check("b", CheckStatus::kDrift, "7"),
-                 Check("c", CheckStatus::kDrift, "7")}),
+  t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kDrift, "7"),
+                 Check("c", plumb::plans::report::CheckStatus::kDrift, "7")}),
            kCx);
-  auto es = t.Update(Node({Check("a", CheckStatus::kWaived, "7"), Check("b", CheckStatus::kUnchecked)}),
+  auto es = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kWaived, "7"), Check("b", plumb::plans::report::CheckStatus::kUnchecked)}),
                      kCx);
   CHECK(Lines(es) == std::vector<std::string>{"drift_cleared a waived", "drift_cleared b unchecked",
                                               "drift_cleared c unpinned"});
@@ -100,7 +99,7 @@ TEST_CASE("tracker: drift that becomes waived, unchecked or unpinned is cleared 
 TEST_CASE("tracker: an unreadable node's drift is unknown, not cleared; when it is read again "
           "only what changed meanwhile is an event") {
   DriftTracker t;
-  t.Update(Node({Check("a", CheckStatus::kDrift, "7"), Check("b", CheckStatus::kInSync)}), kCx);
+  t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kInSync)}), kCx);
   CHECK(Lines(t.Update(Unreadable("refused"), kCx)) ==
         std::vector<std::string>{"node_unreadable refused"});
   CHECK(t.Update(Unreadable("refused"), kCx).empty());   // still down: said once
@@ -110,7 +109,7 @@ TEST_CASE("tracker: an unreadable node's drift is unknown, not cleared; when it 
   CHECK_FALSE(t.Find("n1")->readable);
   CHECK(t.Report().unreadable_nodes == 1);
   // Back: a still drifted, b drifted while it was away.
-  CHECK(Lines(t.Update(Node({Check("a", CheckStatus::kDrift, "7"), Check("b", CheckStatus::kDrift, "1")}),
+  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kDrift, "1")}),
                        kCx)) == std::vector<std::string>{"node_readable", "drift b intent"});
 }
 
@@ -118,7 +117,7 @@ TEST_CASE("tracker: a node first seen unreadable says so; Forget drops it from t
   DriftTracker t;
   CHECK(Lines(t.Update(Unreadable("timeout"), kCx)) ==
         std::vector<std::string>{"node_unreadable timeout"});
-  DriftNode other = Node({Check("a", CheckStatus::kDrift, "7")});
+  DriftNode other = DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7")});
   other.node = "n0";
   t.Update(other, kCx);
   auto& r = t.Report();

@@ -35,7 +35,7 @@ std::map<std::string, std::string> Repo(int nodes, const std::string& stack,
   return files;
 }
 
-const char* kStack = "kernel: 5.15.0-105-generic\nsysctl: { vm.swappiness: 60 }\n";
+const char* kWatchStack = "kernel: 5.15.0-105-generic\nsysctl: { vm.swappiness: 60 }\n";
 
 // Forwards to a module and counts what the watch asks of it: parses (probe outputs read) and
 // diffs (nodes judged).
@@ -65,7 +65,7 @@ struct FleetFactory final : plans::ShellFactory {
   fakes::WatchFleet& fleet;
 };
 
-struct World {
+struct WatchWorld {
   fakes::FakeClock clock{kT0};
   fakes::WatchFleet fleet{clock};
   fakes::InlinePool pool{clock};
@@ -79,7 +79,7 @@ struct World {
   plans::watch::WatchOptions opt;
   std::unique_ptr<plans::watch::Watcher> watcher;
 
-  explicit World(int nodes = 4, const std::string& stack = kStack, const std::string& waivers = "") {
+  explicit WatchWorld(int nodes = 4, const std::string& stack = kWatchStack, const std::string& waivers = "") {
     for (int i = 1; i <= nodes; ++i) fleet.Add(fmt::format("n{}", i));
     repo.head = repo.Commit("c1", Repo(nodes, stack, waivers));
     opt.interval = 60s;
@@ -122,14 +122,14 @@ double Seconds(plans::Clock::TimePoint t) { return std::chrono::duration<double>
 
 double EventSeconds(const WatchEvent& e) { return Seconds(*plans::ParseRfc3339(e.time)); }
 
-bool Has(const std::string& text, const std::string& line) {
+bool WatchHas(const std::string& text, const std::string& line) {
   return text.find(line + "\n") != std::string::npos;
 }
 
 }  // namespace
 
 TEST_CASE("watch --once: every node read once over its own session; the drift it finds is an event") {
-  World w;
+  WatchWorld w;
   w.fleet.node("n2").sysctl["vm.swappiness"] = "7";
   w.opt.spread = 0;
   CHECK(w.Run(1) == 2);   // drift's exit code
@@ -157,15 +157,15 @@ TEST_CASE("watch --once: every node read once over its own session; the drift it
   }
 
   const std::string m = w.watcher->Metrics();
-  CHECK(Has(m, R"(plumb_watch_key_drift{cluster="t",node="n2",key="sysctl.vm.swappiness"} 1)"));
-  CHECK(Has(m, R"(plumb_watch_key_drift{cluster="t",node="n1",key="sysctl.vm.swappiness"} 0)"));
-  CHECK(Has(m, R"(plumb_watch_key_drift{cluster="t",node="n1",key="kernel"} 0)"));
-  CHECK(Has(m, R"(plumb_drift{cluster="t",node="n2",module="sysctl"} 1)"));   // drift's own family
-  CHECK(Has(m, R"(plumb_watch_nodes{cluster="t"} 4)"));
-  CHECK(Has(m, R"(plumb_watch_unreadable_nodes{cluster="t"} 0)"));
-  CHECK(Has(m, R"(plumb_watch_rounds_total{cluster="t"} 1)"));
-  CHECK(Has(m, R"(plumb_watch_events_total{cluster="t",event="drift"} 1)"));
-  CHECK(Has(m, fmt::format(R"(plumb_watch_last_seen_timestamp_seconds{{cluster="t",node="n3"}} {})",
+  CHECK(WatchHas(m, R"(plumb_watch_key_drift{cluster="t",node="n2",key="sysctl.vm.swappiness"} 1)"));
+  CHECK(WatchHas(m, R"(plumb_watch_key_drift{cluster="t",node="n1",key="sysctl.vm.swappiness"} 0)"));
+  CHECK(WatchHas(m, R"(plumb_watch_key_drift{cluster="t",node="n1",key="kernel"} 0)"));
+  CHECK(WatchHas(m, R"(plumb_drift{cluster="t",node="n2",module="sysctl"} 1)"));   // drift's own family
+  CHECK(WatchHas(m, R"(plumb_watch_nodes{cluster="t"} 4)"));
+  CHECK(WatchHas(m, R"(plumb_watch_unreadable_nodes{cluster="t"} 0)"));
+  CHECK(WatchHas(m, R"(plumb_watch_rounds_total{cluster="t"} 1)"));
+  CHECK(WatchHas(m, R"(plumb_watch_events_total{cluster="t",event="drift"} 1)"));
+  CHECK(WatchHas(m, fmt::format(R"(plumb_watch_last_seen_timestamp_seconds{{cluster="t",node="n3"}} {})",
                            1798761600)));
   testing::PromCheck check = testing::CheckPromText(m);
   INFO((check.problems.empty() ? std::string() : check.problems.front()));
@@ -177,7 +177,7 @@ TEST_CASE("watch --once: every node read once over its own session; the drift it
 
 TEST_CASE("watch: sessions stay open across rounds, reads are spread over the interval, and a "
           "node that printed the same is neither parsed nor judged again") {
-  World w;
+  WatchWorld w;
   w.fleet.node("n4").no_sha256sum = true;   // prints its output whole: the client compares
   w.opt.spread = 1;
   CHECK(w.Run(3) == 0);
@@ -193,14 +193,14 @@ TEST_CASE("watch: sessions stay open across rounds, reads are spread over the in
   CHECK(w.sysctl.parses == 4);   // the first read of each node
   CHECK(w.sysctl.diffs == 4);    // ... and its one verdict
   const std::string m = w.watcher->Metrics();
-  CHECK(Has(m, R"(plumb_watch_rounds_total{cluster="t"} 3)"));
+  CHECK(WatchHas(m, R"(plumb_watch_rounds_total{cluster="t"} 3)"));
   // A round starts with its first node and ends with its last: 45 s of a 60 s interval.
-  CHECK(Has(m, R"(plumb_watch_round_duration_seconds{cluster="t"} 45.000)"));
+  CHECK(WatchHas(m, R"(plumb_watch_round_duration_seconds{cluster="t"} 45.000)"));
 }
 
 TEST_CASE("watch: a hand change is an event within one interval plus one round; its repair "
           "clears it") {
-  World w;
+  WatchWorld w;
   w.fleet.At(kT0 + 91s, [](fakes::WatchFleet& f) { f.node("n3").sysctl["vm.swappiness"] = "7"; });
   w.fleet.At(kT0 + 200s, [](fakes::WatchFleet& f) { f.node("n3").sysctl["vm.swappiness"] = "60"; });
   CHECK(w.Run(5) == 0);
@@ -218,7 +218,7 @@ TEST_CASE("watch: a hand change is an event within one interval plus one round; 
 
 TEST_CASE("watch: a reboot is an event, not a crash: unreadable, retried with backoff, read "
           "again with a new boot id") {
-  World w;
+  WatchWorld w;
   const std::string new_boot = "99999999-2222-4333-8444-555555555555";
   w.fleet.At(kT0 + 70s, [&](fakes::WatchFleet& f) {
     f.node("n2").down = "ssh.refused";
@@ -238,8 +238,8 @@ TEST_CASE("watch: a reboot is an event, not a crash: unreadable, retried with ba
   const WatchEvent reboot = w.Of(EventKind::kNodeRebooted).at(0);
   CHECK(reboot.previous == "11111111-2222-4333-8444-555555555555");
   CHECK(reboot.boot_id == new_boot);
-  CHECK(Has(metrics_while_down, R"(plumb_node_readable{cluster="t",node="n2"} 0)"));
-  CHECK(Has(metrics_while_down, R"(plumb_watch_unreadable_nodes{cluster="t"} 1)"));
+  CHECK(WatchHas(metrics_while_down, R"(plumb_node_readable{cluster="t",node="n2"} 0)"));
+  CHECK(WatchHas(metrics_while_down, R"(plumb_watch_unreadable_nodes{cluster="t"} 1)"));
   CHECK(metrics_while_down.find(R"(plumb_watch_key_drift{cluster="t",node="n2")") == std::string::npos);
 
   // Retries while it was down came ever further apart (exponential backoff with jitter), and
@@ -256,7 +256,7 @@ TEST_CASE("watch: a reboot is an event, not a crash: unreadable, retried with ba
 
 TEST_CASE("watch: a new commit that changes a pin is judged at once from every node's kept "
           "facts, without reading the nodes again") {
-  World w;
+  WatchWorld w;
   const std::string c1 = w.repo.head;
   const std::string c2 = w.repo.Commit("c2", Repo(4, "kernel: 5.15.0-105-generic\nsysctl: { vm.swappiness: 10 }\n"));
   size_t calls_at_switch = 0;
@@ -294,7 +294,7 @@ TEST_CASE("watch: a new commit that changes a pin is judged at once from every n
 }
 
 TEST_CASE("watch: a commit that does not load is an event; the last good one is watched on") {
-  World w;
+  WatchWorld w;
   const std::string c1 = w.repo.head;
   const std::string bad = w.repo.Commit("bad", {{"inventory.yaml", "cluster: [\n"}});
   w.fleet.At(kT0 + 100s, [&](fakes::WatchFleet&) { w.repo.head = bad; });
@@ -311,7 +311,7 @@ TEST_CASE("watch: a commit that does not load is an event; the last good one is 
 }
 
 TEST_CASE("watch: waivers apply as in drift") {
-  World w(4, kStack,
+  WatchWorld w(4, kWatchStack,
           "waivers:\n  - { nodes: n2, keys: 'sysctl.*', reason: tuning test, owner: ops, "
           "expires: 2099-01-01 }\n");
   w.fleet.node("n2").sysctl["vm.swappiness"] = "7";
@@ -320,13 +320,13 @@ TEST_CASE("watch: waivers apply as in drift") {
   CHECK(w.Run(1) == 2);
   CHECK(w.events.Lines() == std::vector<std::string>{"drift n3 sysctl.vm.swappiness"});
   const std::string m = w.watcher->Metrics();
-  CHECK(Has(m, R"(plumb_watch_key_drift{cluster="t",node="n2",key="sysctl.vm.swappiness"} 0)"));
-  CHECK(Has(m, R"(plumb_drift_waived_keys{cluster="t",node="n2"} 1)"));
+  CHECK(WatchHas(m, R"(plumb_watch_key_drift{cluster="t",node="n2",key="sysctl.vm.swappiness"} 0)"));
+  CHECK(WatchHas(m, R"(plumb_drift_waived_keys{cluster="t",node="n2"} 1)"));
 }
 
 TEST_CASE("watch: a stop request (SIGINT/SIGTERM) ends the watch with 0 and closes every "
           "session") {
-  World w;
+  WatchWorld w;
   w.fleet.At(kT0 + 100s, [&](fakes::WatchFleet&) { w.stop = true; });
   CHECK(w.Run(0) == 0);
   for (const char* n : {"n1", "n2", "n3", "n4"}) {
@@ -337,7 +337,7 @@ TEST_CASE("watch: a stop request (SIGINT/SIGTERM) ends the watch with 0 and clos
 }
 
 TEST_CASE("watch: SIGHUP reads the ref again at once") {
-  World w;
+  WatchWorld w;
   const std::string c2 = w.repo.Commit("c2", Repo(4, "kernel: 5.15.0-105-generic\nsysctl: { vm.swappiness: 10 }\n"));
   w.opt.ref_poll = std::chrono::hours(1);
   w.fleet.At(kT0 + 30s, [&](fakes::WatchFleet&) {
@@ -353,9 +353,9 @@ TEST_CASE("watch: SIGHUP reads the ref again at once") {
 
 TEST_CASE("watch: a node that leaves the inventory has its session closed and its metrics "
           "dropped; a new node is read at once") {
-  World w;
+  WatchWorld w;
   w.fleet.Add("n5");
-  auto files = Repo(5, kStack);
+  auto files = Repo(5, kWatchStack);
   // n4 leaves, n5 joins.
   std::string& inv = files["inventory.yaml"];
   inv.erase(inv.find("  - { name: n4"), inv.find("  - { name: n5") - inv.find("  - { name: n4"));
@@ -374,13 +374,13 @@ TEST_CASE("watch: a node that leaves the inventory has its session closed and it
   CHECK(Seconds(n5[0].at) <= switched + 5);   // read as soon as the new commit is seen
   const std::string m = w.watcher->Metrics();
   CHECK(m.find("node=\"n4\"") == std::string::npos);
-  CHECK(Has(m, R"(plumb_watch_nodes{cluster="t"} 4)"));
-  CHECK(Has(m, R"(plumb_watch_key_drift{cluster="t",node="n5",key="kernel"} 0)"));
+  CHECK(WatchHas(m, R"(plumb_watch_nodes{cluster="t"} 4)"));
+  CHECK(WatchHas(m, R"(plumb_watch_key_drift{cluster="t",node="n5",key="kernel"} 0)"));
 }
 
 TEST_CASE("watch: new SSH settings in a commit open every session again with them") {
-  World w;
-  auto files = Repo(4, kStack);
+  WatchWorld w;
+  auto files = Repo(4, kWatchStack);
   std::string& inv = files["inventory.yaml"];
   inv.replace(inv.find("user: root"), 10, "user: admin");
   const std::string c2 = w.repo.Commit("c2", files);
@@ -392,7 +392,7 @@ TEST_CASE("watch: new SSH settings in a commit open every session again with the
 }
 
 TEST_CASE("watch: nothing to watch is an error at start") {
-  World w;
+  WatchWorld w;
   w.repo.resolve_fails = true;
   plans::watch::WatchDeps deps;
   deps.desired = &w.repo;
