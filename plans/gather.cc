@@ -46,7 +46,7 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
                                 const std::string& script, const std::string& nonce,
                                 std::chrono::milliseconds timeout,
                                 const std::string* last_raw_digest = nullptr,
-                                bool* unchanged = nullptr) {
+                                bool* unchanged = nullptr, bool repeated = false) {
   NodeObservation obs;
   obs.node = node;
   auto t0 = SteadyClock::now();
@@ -55,7 +55,9 @@ NodeObservation ProbeWithScript(const std::string& node, transport::Shell& shell
     if (obs.reachable) obs.facts_digest = FactsDigest(obs.facts);
     return obs;
   };
-  auto ran = shell.Run(script, timeout);
+  // A node read again and again (watch) runs the probe on its command loop: one request and
+  // one reply on a channel kept open.
+  auto ran = repeated ? shell.RunRepeated(script, timeout) : shell.Run(script, timeout);
   if (!ran.ok()) {
     obs.error = ran.error();
     return finish();
@@ -154,7 +156,7 @@ NodeObservation ProbeNodeIfChanged(const std::string& node, transport::Shell& sh
     return obs;
   }
   return ProbeWithScript(node, shell, in_band, *script, nonce, timeout,
-                         last_raw_digest.empty() ? nullptr : &last_raw_digest, unchanged);
+                         last_raw_digest.empty() ? nullptr : &last_raw_digest, unchanged, /*repeated=*/true);
 }
 
 ObservedState Gather(const std::vector<const inventory::Node*>& nodes,

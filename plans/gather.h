@@ -67,7 +67,7 @@ NodeObservation ProbeNode(const std::string& node, transport::Shell& shell,
 /// aside), only a short "unchanged" line. Either way an unchanged output (and exit 0) is not
 /// parsed again: `*unchanged` is set and the observation carries the raw digest and no facts
 /// (the caller's are still right). Otherwise it is ProbeNode's observation and `*unchanged` is
-/// false.
+/// false. The script runs through `shell.RunRepeated` (a command loop kept on the node).
 NodeObservation ProbeNodeIfChanged(const std::string& node, transport::Shell& shell,
                                    const std::vector<const modules::Module*>& modules,
                                    std::chrono::milliseconds timeout,

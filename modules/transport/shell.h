@@ -23,6 +23,13 @@ class Shell {
   /// "ssh.refused", "ssh.timeout", "ssh.auth", "ssh.hostkey", "ssh.io".
   virtual Result<CommandOutput> Run(std::string_view command,
                                     std::chrono::milliseconds timeout) = 0;
+  /// Runs `command` as Run does, for a caller that runs commands on this node again and again
+  /// (plumb watch): a shell may keep a helper on the node between calls so that each costs one
+  /// request and one reply (SshShell: a command loop on one open channel, command_loop.h).
+  /// Same results and errors as Run.
+  virtual Result<CommandOutput> RunRepeated(std::string_view command, std::chrono::milliseconds timeout) {
+    return Run(command, timeout);
+  }
 };
 
 /// Quotes `value` for POSIX sh as one word: 'it'\''s'. Every value that reaches a remote shell

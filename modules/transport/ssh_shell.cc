@@ -10,12 +10,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include <fmt/format.h>
 #include <libssh/libssh.h>
+
+#include "modules/transport/command_loop.h"
 
 namespace plumb::transport {
 namespace {
@@ -206,12 +210,77 @@ std::string ServerKeyFingerprint(ssh_session s, std::string* type) {
   return fp;
 }
 
+// How a wait for a channel's output ended.
+enum class ReadEnd { kComplete, kEof, kCancelled, kTimeout, kIoError, kPollError };
+
+// Reads stdout and stderr of `ch` into `got` until `complete()` says the caller has what it
+// waits for (when given), the channel's EOF, a cancel, the deadline, or an error. Drains
+// whatever libssh has buffered on both streams, otherwise waits on the socket (and the cancel
+// signal). Reading (not callbacks) lets libssh grow the window. The wait wakes only when the
+// node sends something: a slow node costs no CPU while it works (an earlier version woke every
+// 200 ms to look at a cancel flag, which was most of a steady watch read's CPU).
+ReadEnd ReadChannel(ssh_session s, ssh_channel ch, const SshOptions& o, Clock::time_point deadline,
+                    CommandOutput& got, const std::function<bool()>& complete) {
+  char buf[16384];
+  for (;;) {
+    bool progressed = true;
+    int socket_passes = 0;   // passes made only because the socket was readable, in a row
+    while (progressed) {
+      progressed = false;
+      int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
+      if (n == SSH_ERROR) return ReadEnd::kIoError;
+      if (n > 0) { got.out.append(buf, n); progressed = true; }
+      // A read of one stream that finds its buffer empty reads the socket, and the packets it
+      // completes may belong to the other stream (or be the EOF): the stderr read below can
+      // leave stdout data in libssh's buffer, which no poll() on the socket would report. So
+      // bytes waiting on the socket now mean one more pass (a bounded number in a row: a
+      // socket that stays readable while libssh takes nothing from it, a hang-up libssh has
+      // not noticed, falls through to the wait and the deadline instead of spinning here).
+      if (SocketReadable(ssh_get_fd(s)) && socket_passes < kMaxSocketPasses) {
+        progressed = true;
+        ++socket_passes;
+      }
+      int m = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
+      if (m == SSH_ERROR) return ReadEnd::kIoError;
+      if (m > 0) { got.err.append(buf, m); progressed = true; }
+      if (n > 0 || m > 0) socket_passes = 0;
+    }
+    if (complete && complete()) return ReadEnd::kComplete;
+    if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) return ReadEnd::kEof;
+    if (Cancelled(o)) return ReadEnd::kCancelled;
+    if (RemainingMs(deadline) == 0) return ReadEnd::kTimeout;
+    // kReady, kTimeout and kCancelled are all seen at the top of the loop. At most
+    // kMaxQuietWait at a time: a safety net for bytes that reach the socket between the check
+    // above and the stderr read that takes them (microseconds), which would otherwise wait for
+    // the node's next packet. A node quiet for a minute costs 30 wake-ups, not 300.
+    auto until = std::min(deadline, Clock::now() + kMaxQuietWait);
+    if (WaitFd(ssh_get_fd(s), POLLIN, o.cancel, until) == WaitResult::kError) return ReadEnd::kPollError;
+  }
+}
+
+Diagnostic TimedOutAndKilled(const SshOptions& o, milliseconds timeout) {
+  return Diagnostic::Error(
+      "ssh.timeout", fmt::format("{}: command timed out after {} ms and was killed", Where(o), timeout.count()),
+      {}, {}, "the node is overloaded, partitioned, or the command hangs; command_timeout is set in "
+              "inventory.yaml defaults.ssh");
+}
+
 }  // namespace
 
 struct SshShell::Impl {
   ssh_session session = nullptr;
+  ssh_channel loop = nullptr;   ///< the command loop's channel (RunRepeated), while open
+  std::string loop_stdout;      ///< what the loop printed and no reply has taken yet
 
+  void DropLoop() {
+    if (loop != nullptr) {
+      ssh_channel_free(loop);
+      loop = nullptr;
+    }
+    loop_stdout.clear();
+  }
   void Drop() {
+    DropLoop();   // a channel is freed before its session
     if (session != nullptr) {
       if (ssh_is_connected(session)) ssh_disconnect(session);
       ssh_free(session);  // also closes the socket we handed over with SSH_OPTIONS_FD
@@ -399,68 +468,26 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
   if (ssh_channel_request_exec(ch, cmd.c_str()) != SSH_OK) return io_error("cannot start the command");
 
   CommandOutput out;
-  char buf[16384];
-  // Poll loop: drain whatever libssh has buffered on both streams, stop at EOF, otherwise wait
-  // on the socket (and the cancel signal) until the deadline. Reading (not callbacks) lets
-  // libssh grow the window. The wait wakes only when the node sends something: a slow node
-  // costs no CPU while it works (an earlier version woke every 200 ms to look at a cancel flag,
-  // which was most of a steady watch read's CPU on a loaded cluster).
-  for (;;) {
-    bool progressed = true;
-    int socket_passes = 0;   // passes made only because the socket was readable, in a row
-    while (progressed) {
-      progressed = false;
-      int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
-      if (n == SSH_ERROR) return io_error("reading output failed");
-      if (n > 0) { out.out.append(buf, n); progressed = true; }
-      // A read of one stream that finds its buffer empty reads the socket, and the packets it
-      // completes may belong to the other stream (or be the EOF): the stderr read below can
-      // leave stdout data in libssh's buffer, which no poll() on the socket would report. So
-      // bytes waiting on the socket now mean one more pass (a bounded number in a row: a
-      // socket that stays readable while libssh takes nothing from it, a hang-up libssh has
-      // not noticed, falls through to the wait and the deadline instead of spinning here).
-      if (SocketReadable(ssh_get_fd(s)) && socket_passes < kMaxSocketPasses) {
-        progressed = true;
-        ++socket_passes;
-      }
-      int m = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
-      if (m == SSH_ERROR) return io_error("reading output failed");
-      if (m > 0) { out.err.append(buf, m); progressed = true; }
-      if (n > 0 || m > 0) socket_passes = 0;
-    }
-    if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) break;
-    if (Cancelled(o)) {
+  switch (ReadChannel(s, ch, o, deadline, out, nullptr)) {
+    case ReadEnd::kComplete:
+    case ReadEnd::kEof: break;
+    case ReadEnd::kIoError: return io_error("reading output failed");
+    case ReadEnd::kPollError: return io_error("poll failed");
+    case ReadEnd::kCancelled:
       // Shutting down: the session is dropped like a timed-out one (the node-side deadline of
       // WithRemoteDeadline ends the command there).
       ssh_channel_free(ch);
-      ch = nullptr;
       impl_->Drop();
       return CancelledError(o);
-    }
-    int left = RemainingMs(deadline);
-    if (left == 0) {
+    case ReadEnd::kTimeout:
       // Ask sshd to kill the command, then drop the session: whatever is still in flight
       // belongs to a command we gave up on. Many sshds refuse "signal" requests (Debian 12's:
       // "session signalling requires privilege separation"), so the node-side deadline of
       // WithRemoteDeadline is what really ends the command, a second after this one.
       ssh_channel_request_send_signal(ch, "KILL");
       ssh_channel_free(ch);
-      ch = nullptr;
       impl_->Drop();
-      return Diagnostic::Error(
-          "ssh.timeout",
-          fmt::format("{}: command timed out after {} ms and was killed", Where(o),
-                      timeout.count()),
-          {}, {}, "the node is overloaded, partitioned, or the command hangs; command_timeout is "
-                  "set in inventory.yaml defaults.ssh");
-    }
-    // kReady, kTimeout and kCancelled are all seen at the top of the loop. At most
-    // kMaxQuietWait at a time: a safety net for bytes that reach the socket between the check
-    // above and the stderr read that takes them (microseconds), which would otherwise wait for
-    // the node's next packet. A node quiet for a minute costs 30 wake-ups, not 300.
-    auto until = std::min(deadline, Clock::now() + kMaxQuietWait);
-    if (WaitFd(ssh_get_fd(s), POLLIN, o.cancel, until) == WaitResult::kError)
-      return io_error("poll failed");
+      return TimedOutAndKilled(o, timeout);
   }
   out.exit_status = ssh_channel_get_exit_status(ch);  // waits for exit-status after EOF
   if (out.exit_status < 0) {
@@ -470,6 +497,73 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
   ssh_channel_send_eof(ch);
   ssh_channel_close(ch);
   ssh_channel_free(ch);
+  return out;
+}
+
+Result<CommandOutput> SshShell::RunRepeated(std::string_view command, milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  if (Cancelled(options_)) return CancelledError(options_);
+  if (Status st = Connect(); !st.ok()) return st.error();
+  ssh_session s = impl_->session;
+  const SshOptions& o = options_;
+  SetSessionTimeout(s, deadline);
+
+  auto io_error = [&](const std::string& what) -> Diagnostic {
+    std::string why = ssh_get_error(s);
+    impl_->Drop();  // the loop and its session are not trusted again
+    if (RemainingMs(deadline) == 0)
+      return Diagnostic::Error("ssh.timeout", fmt::format("{}: command timed out after {} ms ({})", Where(o),
+                                                          timeout.count(), what));
+    return Diagnostic::Error("ssh.io", fmt::format("{}: {}: {}", Where(o), what, why), {}, {},
+                             "the connection broke: the node may be rebooting or overloaded");
+  };
+  if (impl_->loop == nullptr) {
+    ssh_channel ch = ssh_channel_new(s);
+    if (ch == nullptr) return io_error("cannot create a channel");
+    impl_->loop = ch;   // freed by Drop from here on
+    if (ssh_channel_open_session(ch) != SSH_OK) return io_error("cannot open a channel");
+    std::string loop = "exec /bin/sh -c " + ShellQuote(CommandLoopScript());
+    if (ssh_channel_request_exec(ch, loop.c_str()) != SSH_OK) return io_error("cannot start the command loop");
+  }
+  ssh_channel ch = impl_->loop;
+  const std::string marker = NewLoopMarker();
+  const std::string request = CommandLoopRequest(command, marker, static_cast<long>((timeout.count() + 999) / 1000));
+  for (size_t off = 0; off < request.size();) {
+    int w = ssh_channel_write(ch, request.data() + off, static_cast<uint32_t>(request.size() - off));
+    if (w == SSH_ERROR || w == 0) return io_error("cannot send the command to the loop");
+    off += static_cast<size_t>(w);
+  }
+
+  // The loop's stdout is one stream for every command: this reply ends at its marker's line.
+  // Its stderr is too, and sshd may forward a command's stderr after the reply: what arrives
+  // while this command runs is given to it (diagnostics only; the probe reads stdout).
+  CommandOutput got;
+  got.out = std::move(impl_->loop_stdout);
+  impl_->loop_stdout.clear();
+  std::optional<LoopReply> reply;
+  auto complete = [&] {
+    reply = TakeLoopReply(got.out, marker);
+    return reply.has_value();
+  };
+  switch (ReadChannel(s, ch, o, deadline, got, complete)) {
+    case ReadEnd::kComplete: break;
+    case ReadEnd::kEof: return io_error("the command loop ended");
+    case ReadEnd::kIoError: return io_error("reading output failed");
+    case ReadEnd::kPollError: return io_error("poll failed");
+    case ReadEnd::kCancelled:
+      impl_->Drop();
+      return CancelledError(o);
+    case ReadEnd::kTimeout:
+      // The command's node-side `timeout -s KILL` ends it; the loop and session are dropped.
+      impl_->Drop();
+      return TimedOutAndKilled(o, timeout);
+  }
+  impl_->loop_stdout = std::move(got.out);   // anything after the reply (nothing, normally)
+  CommandOutput out;
+  out.out = std::move(reply->out);
+  out.err = std::move(got.err);
+  // 124-137 from `timeout -s KILL` (killed: 137) are exit statuses like any other, as in Run.
+  out.exit_status = reply->exit_status;
   return out;
 }
 

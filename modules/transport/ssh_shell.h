@@ -58,6 +58,10 @@ class SshShell : public Shell {
   /// Runs `command` on the node's login shell. On timeout the remote command is sent SIGKILL,
   /// the session is dropped, and the result is "ssh.timeout".
   Result<CommandOutput> Run(std::string_view command, std::chrono::milliseconds timeout) override;
+  /// Runs `command` through a command loop (command_loop.h) started on the first call and
+  /// kept on its own channel of this session: one request and one reply per call. Any error
+  /// drops the loop with the session (the next call opens both again).
+  Result<CommandOutput> RunRepeated(std::string_view command, std::chrono::milliseconds timeout) override;
   /// Closes the session (the next Run() reconnects).
   void Disconnect();
   bool connected() const;
