@@ -159,7 +159,8 @@ std::map<std::string, std::map<std::string, std::string>> ParsePersisted(std::st
 }
 
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
-  PartFacts out(kModule, {{"mlnx_qos", nullptr}, {"restore_unit", nullptr}, {"interfaces", nlohmann::json::array()}});
+  PartFacts out(kModule, {{"mlnx_qos", nullptr}, {"restore_unit", nullptr}, {"persisted", nullptr},
+                          {"interfaces", nlohmann::json::array()}});
   nlohmann::json& facts = out.facts();
   if (const ProbePart* tool = FindPart(parts, kToolPart))
     facts["mlnx_qos"] = tool->exit_status == 0 && !Trim(tool->text).empty();
@@ -168,8 +169,12 @@ nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
     std::string_view state = Trim(unit->text);
     facts["restore_unit"] = state.empty() ? "not-found" : std::string(state);
   }
-  std::optional<std::map<std::string, std::map<std::string, std::string>>> persisted;
-  if (const ProbePart* p = FindPart(parts, kPersistedPart); p && !p->absent()) persisted = ParsePersisted(p->text);
+  // Every kept file, also a netdev's that is gone (its file would still run at boot).
+  if (const ProbePart* p = FindPart(parts, kPersistedPart); p && !p->absent()) {
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto& [iface, settings] : ParsePersisted(p->text)) kept[iface] = settings;
+    facts["persisted"] = std::move(kept);
+  }
 
   std::vector<std::string> names;
   const ProbePart* list = FindPart(parts, kInterfacesPart);
@@ -199,11 +204,7 @@ nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
 
   for (const std::string& name : names) {
     nlohmann::json iface = {{"name", name}, {"trust", nullptr}, {"pfc", nullptr},
-                            {"ecn_np", nullptr}, {"ecn_rp", nullptr}, {"persisted", nullptr}};
-    if (persisted) {
-      auto p = persisted->find(name);
-      iface["persisted"] = p == persisted->end() ? nlohmann::json::object() : nlohmann::json(p->second);
-    }
+                            {"ecn_np", nullptr}, {"ecn_rp", nullptr}};
     std::string part = std::string(kQosPartPrefix) + name;
     const ProbePart* q = FindPart(parts, part);
     // Absent: mlnx_qos is not installed ("mlnx_qos" says so); trust and PFC stay unread.

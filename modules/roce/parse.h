@@ -63,9 +63,10 @@ Result<std::map<std::string, EcnFlags>> ParseEcn(std::string_view text);
 /// '\n'). Files not named `<netdev>.<trust|pfc|ecn>.sh` are not plumb's and are skipped.
 std::map<std::string, std::map<std::string, std::string>> ParsePersisted(std::string_view text);
 
-/// Parts -> {"mlnx_qos": bool, "restore_unit": "enabled"|"disabled"|"not-found"|..., "interfaces":
-/// [{"name", "trust", "pfc", "ecn_np", "ecn_rp", "persisted": {setting: command}}],
-/// "part_errors"?}; restore_unit and persisted are null when their parts were not read (schemas/facts/roce.schema.json). Each part is read on its own
+/// Parts -> {"mlnx_qos": bool, "restore_unit": "enabled"|"disabled"|"masked"|"not-found"|
+/// "no-systemd"|..., "persisted": {netdev: {setting: command}}, "interfaces": [{"name", "trust",
+/// "pfc", "ecn_np", "ecn_rp"}], "part_errors"?}; restore_unit and persisted are null when their
+/// parts were not read (schemas/facts/roce.schema.json). Each part is read on its own
 /// (modules/part_facts.h): one netdev's garbled mlnx_qos output costs that netdev's trust and
 /// PFC, not the others'.
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);

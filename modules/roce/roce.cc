@@ -71,7 +71,8 @@ bool IsPriorityList(const nlohmann::json& v) {
 
 // The oneshot unit that replays /etc/plumb/roce.d at boot. After openibd (MLNX_OFED's driver
 // start, where it is used) and before the network is configured, so RoCE traffic starts with the
-// pinned QoS. `$$` is systemd's escape for a literal `$`.
+// pinned QoS. Every file runs even when one fails (a netdev missing at boot costs only its own
+// settings); the unit fails at the end if any did. `$$` is systemd's escape for a literal `$`.
 constexpr const char* kRestoreUnitText =
     "# Written by plumb (roce module): replays the RoCE QoS settings plumb applied, which the NIC\n"
     "# forgets at a reboot or driver reload. One command per file in /etc/plumb/roce.d.\n"
@@ -83,7 +84,7 @@ constexpr const char* kRestoreUnitText =
     "[Service]\n"
     "Type=oneshot\n"
     "RemainAfterExit=yes\n"
-    "ExecStart=/bin/sh -c 'for f in /etc/plumb/roce.d/*.sh; do [ ! -e \"$$f\" ] || sh \"$$f\" || exit 1; done'\n"
+    "ExecStart=/bin/sh -c 'rc=0; for f in /etc/plumb/roce.d/*.sh; do [ ! -e \"$$f\" ] || sh \"$$f\" || rc=1; done; exit $$rc'\n"
     "\n"
     "[Install]\n"
     "WantedBy=multi-user.target\n";
@@ -118,12 +119,13 @@ std::string SettingCommand(const std::string& iface, const std::string& setting,
   return "";
 }
 
-// Writes `command` as the persisted form of (iface, setting): a temporary file renamed over the
-// old one, so a crash leaves the old command or the new one, never half of one.
+// Writes `command` as the persisted form of (iface, setting): a temporary file, flushed, renamed
+// over the old one, so a crash or power loss leaves the old command or the new one, never half.
 std::string PersistCommand(const std::string& iface, const std::string& setting, const std::string& command) {
   const std::string path = PersistPath(iface, setting);
-  return fmt::format("mkdir -p {} && printf '%s\\n' {} > {} && mv -f {} {}", ShellQuote(std::string(roce::kPersistDir)),
-                     ShellQuote(command), ShellQuote(path + ".tmp"), ShellQuote(path + ".tmp"), ShellQuote(path));
+  return fmt::format("mkdir -p {} && printf '%s\\n' {} > {} && sync {} && mv -f {} {}",
+                     ShellQuote(std::string(roce::kPersistDir)), ShellQuote(command), ShellQuote(path + ".tmp"),
+                     ShellQuote(path + ".tmp"), ShellQuote(path + ".tmp"), ShellQuote(path));
 }
 
 std::vector<std::string> RestoreUnitCommands() {
@@ -160,7 +162,9 @@ std::string RoceModule::ProbeScript() const {
          "plumb_begin persisted\n"
          "grep -H '' /etc/plumb/roce.d/*.sh 2>/dev/null\n"
          "plumb_end persisted 0\n"
-         "plumb_begin restore_unit; systemctl is-enabled plumb-roce.service 2>/dev/null; plumb_end restore_unit 0";
+         "plumb_begin restore_unit\n"
+         "if command -v systemctl >/dev/null 2>&1; then systemctl is-enabled plumb-roce.service 2>/dev/null; else echo no-systemd; fi\n"
+         "plumb_end restore_unit 0";
 }
 
 Result<Facts> RoceModule::ParseProbe(std::string_view out, int) const {
@@ -186,6 +190,7 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
   if (const auto* list = Lookup(facts, {"interfaces"}); list && list->is_array())
     for (const auto& i : *list)
       if (i.is_object()) observed[StringField(i, "name")] = &i;
+  const nlohmann::json* kept_all = Lookup(facts, {"persisted"});
   std::vector<std::string> targets;
   if (auto l = want.find("interfaces"); l != want.end() && l->is_array()) {
     for (const auto& n : *l)
@@ -261,8 +266,11 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
 
     // A setting right on the NIC but not persisted as pinned is lost at the next reboot: keep it
     // (no disruption: only a file is written). Unread persistence (null) is not judged.
-    const auto& persisted = have.value("persisted", nlohmann::json());
-    if (!persisted.is_object()) continue;
+    if (kept_all == nullptr || !kept_all->is_object()) continue;
+    static const nlohmann::json kNothing = nlohmann::json::object();
+    auto kept_here = kept_all->find(name);
+    const nlohmann::json& persisted =
+        kept_here != kept_all->end() && kept_here->is_object() ? *kept_here : kNothing;
     for (const auto& [setting, value] : in_sync) {
       const std::string command = SettingCommand(name, setting, value);
       auto kept = persisted.find(setting);
@@ -278,10 +286,41 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
     }
   }
 
-  // The unit that replays the kept settings at boot, wherever plumb keeps any.
+  // A kept file no pin asks for any more (the pin removed, `interfaces` narrowed, the NIC
+  // swapped) would set its value again at every boot: forget it.
+  if (kept_all != nullptr && kept_all->is_object()) {
+    auto pinned = [&](const std::string& setting) {
+      if (setting == "trust") return trust != want.end() && trust->is_string();
+      if (setting == "pfc") return pfc != want.end() && pfc->is_array();
+      return setting == "ecn" && ecn != want.end() && ecn->is_array();
+    };
+    for (const auto& [iface, settings] : kept_all->items()) {
+      if (!settings.is_object()) continue;
+      const bool targeted = std::find(targets.begin(), targets.end(), iface) != targets.end();
+      for (const auto& [setting, command] : settings.items()) {
+        if (targeted && pinned(setting)) continue;
+        actions.push_back(MakeAction(
+            Name(), fmt::format("roce.{}.{}.forget", iface, setting), fmt::format("fabric.roce.{}", setting),
+            fmt::format("/fabric/roce/{}", setting),
+            fmt::format("{}: {} is kept in {} but no pin asks for it: it would be set again at every boot", iface,
+                        setting, PersistPath(iface, setting)),
+            "kept", nullptr, Disruption::kNone, {{"interface", iface}, {"setting", setting}, {"forget", true}}));
+      }
+    }
+  }
+
+  // The unit that replays the kept settings at boot, wherever plumb keeps any. A masked unit is
+  // an admin's "never": plumb does not unmask it; a node without systemd needs another way.
   const auto* unit = Lookup(facts, {"restore_unit"});
   const bool pins_any = pins_qos || (ecn != want.end() && ecn->is_array());
-  if (pins_any && unit && unit->is_string() && *unit != "enabled")
+  if (pins_any && unit && (*unit == "masked" || *unit == "no-systemd"))
+    manual("roce.restore_unit", "restore_unit",
+           *unit == "masked" ? fmt::format("{} is masked: the RoCE settings are not restored at boot (systemctl unmask "
+                                           "it to let plumb restore them)",
+                                           roce::kRestoreUnit)
+                             : "no systemctl on this node: the RoCE settings are not restored at boot",
+           *unit, "enabled");
+  else if (pins_any && unit && unit->is_string() && *unit != "enabled")
     // Its own key (no pin names it), so drift shows it as one finding, not on every pin.
     actions.push_back(MakeAction(Name(), "roce.restore_unit", "fabric.roce.restore_unit", "/fabric/roce/restore_unit",
                                  fmt::format("{} (replays the RoCE settings at boot) is {}: install and enable it",
@@ -294,6 +333,10 @@ std::vector<std::string> ApplyCommands(const Action& action) {
   const std::string setting = StringField(action.params, "setting");
   if (setting == "restore_unit") return RestoreUnitCommands();
   const std::string iface = StringField(action.params, "interface");
+  if (const auto* forget = Lookup(action.params, {"forget"}); forget && *forget == true) {
+    if (!roce::IsNetdevName(iface) || (setting != "trust" && setting != "pfc" && setting != "ecn")) return {};
+    return {"rm -f " + ShellQuote(PersistPath(iface, setting))};
+  }
   const std::string command = SettingCommand(iface, setting, action.after);
   if (command.empty()) return {};
   // The NIC first, then the file: a file is never ahead of what was applied.

@@ -11,11 +11,20 @@ namespace plumb::transport {
 std::string CommandLoopScript() {
   // `read` takes the header line byte by byte (POSIX: never past the newline on a pipe), then
   // `head -c` exactly the command's bytes; the trailing "x" keeps the command's own trailing
-  // newlines through $( ). Variables are prefixed so no command sees or breaks them.
+  // newlines through $( ). A header that is not "<digits> plumb-end-<hex> <digits>", a failed
+  // `head`, or fewer bytes than announced (bytes: LC_ALL=C) end the loop: the client sees the
+  // channel's EOF, drops the session and opens a new one, never a reply out of step. (The
+  // commands themselves run with the session's environment, as Run's do: LC_ALL=C is only the
+  // length check's, in a subshell.) Variables are prefixed so no command sees or breaks them.
   return "while IFS=' ' read -r plumb_loop_n plumb_loop_m plumb_loop_s; do\n"
-         "  plumb_loop_c=$(head -c \"$plumb_loop_n\"; echo x); plumb_loop_c=${plumb_loop_c%x}\n"
-         "  plumb_loop_t=; command -v timeout >/dev/null 2>&1 && plumb_loop_t=\"timeout -s KILL $plumb_loop_s\"\n"
-         "  $plumb_loop_t /bin/sh -c \"$plumb_loop_c\" </dev/null\n"
+         "  case $plumb_loop_n:$plumb_loop_s in ''|*[!0-9:]*|:*|*:) exit 2 ;; esac\n"
+         "  case $plumb_loop_m in plumb-end-*[!0-9a-f]*|plumb-end-) exit 2 ;; plumb-end-*) ;; *) exit 2 ;; esac\n"
+         "  plumb_loop_c=$(head -c \"$plumb_loop_n\" && echo x) || exit 2\n"
+         "  plumb_loop_c=${plumb_loop_c%x}\n"
+         "  [ \"$(LC_ALL=C; echo ${#plumb_loop_c})\" -eq \"$plumb_loop_n\" ] || exit 2\n"
+         "  plumb_loop_t=; command -v timeout >/dev/null 2>&1 && plumb_loop_t=timeout\n"
+         "  if [ -n \"$plumb_loop_t\" ]; then timeout -s KILL \"$plumb_loop_s\" /bin/sh -c \"$plumb_loop_c\" </dev/null\n"
+         "  else /bin/sh -c \"$plumb_loop_c\" </dev/null; fi\n"
          "  printf '\\n%s %s\\n' \"$plumb_loop_m\" \"$?\"\n"
          "done\n";
 }

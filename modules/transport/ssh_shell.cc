@@ -270,14 +270,12 @@ Diagnostic TimedOutAndKilled(const SshOptions& o, milliseconds timeout) {
 struct SshShell::Impl {
   ssh_session session = nullptr;
   ssh_channel loop = nullptr;   ///< the command loop's channel (RunRepeated), while open
-  std::string loop_stdout;      ///< what the loop printed and no reply has taken yet
 
   void DropLoop() {
     if (loop != nullptr) {
       ssh_channel_free(loop);
       loop = nullptr;
     }
-    loop_stdout.clear();
   }
   void Drop() {
     DropLoop();   // a channel is freed before its session
@@ -526,11 +524,28 @@ Result<CommandOutput> SshShell::RunRepeated(std::string_view command, millisecon
     if (ssh_channel_request_exec(ch, loop.c_str()) != SSH_OK) return io_error("cannot start the command loop");
   }
   ssh_channel ch = impl_->loop;
+  // Bytes after the previous reply (a background process it left behind) belong to no request:
+  // dropped, so each reply is what arrives after its own request.
+  {
+    char junk[4096];
+    for (int is_stderr : {0, 1})
+      while (ssh_channel_read_nonblocking(ch, junk, sizeof junk, is_stderr) > 0) {
+      }
+  }
   const std::string marker = NewLoopMarker();
-  const std::string request = CommandLoopRequest(command, marker, static_cast<long>((timeout.count() + 999) / 1000));
+  // The node kills the command a second past our deadline, as WithRemoteDeadline does for Run:
+  // a command that hangs is our timeout, not an exit status 137.
+  const std::string request =
+      CommandLoopRequest(command, marker, static_cast<long>((timeout.count() + 999) / 1000) + 1);
   for (size_t off = 0; off < request.size();) {
+    // A blocking write waits at most the session timeout, clamped to what is left each time.
+    if (RemainingMs(deadline) == 0) {
+      impl_->Drop();
+      return TimedOutAndKilled(o, timeout);
+    }
+    SetSessionTimeout(s, deadline);
     int w = ssh_channel_write(ch, request.data() + off, static_cast<uint32_t>(request.size() - off));
-    if (w == SSH_ERROR || w == 0) return io_error("cannot send the command to the loop");
+    if (w == SSH_ERROR) return io_error("cannot send the command to the loop");
     off += static_cast<size_t>(w);
   }
 
@@ -538,8 +553,6 @@ Result<CommandOutput> SshShell::RunRepeated(std::string_view command, millisecon
   // Its stderr is too, and sshd may forward a command's stderr after the reply: what arrives
   // while this command runs is given to it (diagnostics only; the probe reads stdout).
   CommandOutput got;
-  got.out = std::move(impl_->loop_stdout);
-  impl_->loop_stdout.clear();
   std::optional<LoopReply> reply;
   auto complete = [&] {
     reply = TakeLoopReply(got.out, marker);
@@ -558,7 +571,6 @@ Result<CommandOutput> SshShell::RunRepeated(std::string_view command, millisecon
       impl_->Drop();
       return TimedOutAndKilled(o, timeout);
   }
-  impl_->loop_stdout = std::move(got.out);   // anything after the reply (nothing, normally)
   CommandOutput out;
   out.out = std::move(reply->out);
   out.err = std::move(got.err);

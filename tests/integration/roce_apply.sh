@@ -67,6 +67,8 @@ check "the restore unit is enabled" bash -c "'$TB' ssh n1 systemctl is-enabled p
 "$TB" ctl reboot n1 >/dev/null
 "$TB" ctl wait-up n1 >/dev/null
 check "at boot the unit put the settings back" grep -q 'boot: plumb-roce restored' "$TB_RUN/nodes/n1/state/events.log"
+since_boot() { awk '/ boot id=/{n=NR} {l[NR]=$0} END{for(i=n;i<=NR;i++) print l[i]}' "$TB_RUN/nodes/n1/state/events.log"; }
+check "... by running mlnx_qos after this boot" bash -c "$(declare -f since_boot); TB_RUN=$TB_RUN; since_boot | grep -q 'mlnx_qos ens1f0np0 trust=dscp'"
 check "... dscp trust again after the reboot" bash -c "$(declare -f qos); TB=$TB; qos ens1f0np0 | grep -qx 'Priority trust state: dscp'"
 check "... ECN on priority 3 only again" bash -c "[[ \$($(declare -f ecn_of); TB=$TB; ecn_of ens1f0np0) == 0001000000010000 ]]"
 run drift --repo "$REPO" --ref HEAD
@@ -90,6 +92,12 @@ check "... the file is back" bash -c "'$TB' ssh n1 cat /etc/plumb/roce.d/ens1f1n
 run drift --repo "$REPO" --ref HEAD
 check "the unit disabled by hand is drift (exit 2)" rc_is 2
 check "... saying so, as a finding of its own" grep -qF 'fabric.roce.restore_unit: disabled -> enabled' "$OUT"
+# With the unit disabled a reboot really resets the NIC (what the unit is there for).
+"$TB" ctl reboot n1 >/dev/null
+"$TB" ctl wait-up n1 >/dev/null
+check "a reboot without the unit: the NIC is back at pcp trust" bash -c "$(declare -f qos); TB=$TB; qos ens1f0np0 | grep -qx 'Priority trust state: pcp'"
+run drift --repo "$REPO" --ref HEAD
+check "... and drift says so" grep -qE 'fabric\.roce\.trust: pcp -> dscp' "$OUT"
 run apply --repo "$REPO" --ref HEAD --auto-approve
 check "apply enables it again (exit 0)" rc_is 0
 run drift --repo "$REPO" --ref HEAD

@@ -35,8 +35,8 @@ std::vector<PartSpec> TwoPorts(const std::string& qos0, const std::string& qos1,
 
 plumb::Result<Facts> Parse(const std::vector<PartSpec>& parts) { return Roce().ParseProbe(FrameParts(MakeParts(parts)), 0); }
 
-json Port(const char* name, json trust, json pfc, json np, json rp, json persisted = nullptr) {
-  return {{"name", name}, {"trust", trust}, {"pfc", pfc}, {"ecn_np", np}, {"ecn_rp", rp}, {"persisted", persisted}};
+json Port(const char* name, json trust, json pfc, json np, json rp) {
+  return {{"name", name}, {"trust", trust}, {"pfc", pfc}, {"ecn_np", np}, {"ecn_rp", rp}};
 }
 
 // The ECN command for one netdev with ECN on priority `on` only (both halves, every priority).
@@ -55,7 +55,8 @@ std::string Kept(const std::string& iface, const std::string& setting, const std
   for (char c : cmd) quoted += c == '\'' ? std::string(R"('\'')") : std::string(1, c);
   quoted += "'";
   const std::string path = "'/etc/plumb/roce.d/" + iface + "." + setting + ".sh";
-  return R"(mkdir -p '/etc/plumb/roce.d' && printf '%s\n' )" + quoted + " > " + path + ".tmp' && mv -f " + path +
+  return R"(mkdir -p '/etc/plumb/roce.d' && printf '%s\n' )" + quoted + " > " + path + ".tmp' && sync " + path +
+         ".tmp' && mv -f " + path +
          ".tmp' " + path + "'";
 }
 
@@ -122,7 +123,7 @@ TEST_CASE("roce facts: two ports, one bad mlnx_qos, no tool, no netdevs, a cut E
     auto f = Parse(TwoPorts("@roce/mlnx-qos-cx7-dscp-pfc3-buffers.txt", "@roce/mlnx-qos-pcp-defaults-lldpad.txt"));
     REQUIRE(f.ok());
     CHECK(schema.Errors(*f) == "");
-    CHECK(*f == json{{"mlnx_qos", true}, {"restore_unit", nullptr},
+    CHECK(*f == json{{"mlnx_qos", true}, {"restore_unit", nullptr}, {"persisted", nullptr},
                      {"interfaces", {Port("ens1f0np0", "dscp", {3}, {3}, {3}),
                                      Port("ens1f1np1", "pcp", json::array(), {0, 1, 2, 3, 4, 5, 6, 7},
                                           {0, 1, 2, 3, 4, 5, 6, 7})}}});
@@ -154,7 +155,7 @@ TEST_CASE("roce facts: two ports, one bad mlnx_qos, no tool, no netdevs, a cut E
     auto f = Parse({{"interfaces", ""}, {"tool", "", 1}, {"ecn", ""}});
     REQUIRE(f.ok());
     CHECK(schema.Errors(*f) == "");
-    CHECK(*f == json{{"mlnx_qos", false}, {"restore_unit", nullptr}, {"interfaces", json::array()}});
+    CHECK(*f == json{{"mlnx_qos", false}, {"restore_unit", nullptr}, {"persisted", nullptr}, {"interfaces", json::array()}});
   }
   SUBCASE("what plumb kept for the boot-time restore, and its unit") {
     auto parts = TwoPorts("@roce/mlnx-qos-ofed4-dscp-pfc3.txt", "@roce/mlnx-qos-ofed4-dscp-pfc3.txt");
@@ -164,16 +165,19 @@ TEST_CASE("roce facts: two ports, one bad mlnx_qos, no tool, no netdevs, a cut E
                      "/etc/plumb/roce.d/ens1f0np0.pfc.sh:# a second line someone added\n"
                      "/etc/plumb/roce.d/notes.txt.sh:echo not plumb's\n"
                      "/etc/plumb/roce.d/ens9.speed.sh:ethtool -s ens9 speed 100000\n"
+                     "/etc/plumb/roce.d/ens9.ecn.sh:echo '0' > /x\n"
                      "Binary file /etc/plumb/roce.d/x.sh matches\n"});
     parts.push_back({"restore_unit", "enabled\n"});
     auto f = Parse(parts);
     REQUIRE(f.ok());
     CHECK(schema.Errors(*f) == "");
     CHECK((*f)["restore_unit"] == "enabled");
-    CHECK((*f)["interfaces"][0]["persisted"] ==
-          json{{"trust", "mlnx_qos -i 'ens1f0np0' --trust 'dscp'"},
-               {"pfc", "mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,0,0,0,0'\n# a second line someone added"}});
-    CHECK((*f)["interfaces"][1]["persisted"] == json::object());
+    // Every kept file, also a netdev's that is gone (ens9); names plumb does not write are skipped.
+    CHECK((*f)["persisted"] ==
+          json{{"ens1f0np0",
+                {{"trust", "mlnx_qos -i 'ens1f0np0' --trust 'dscp'"},
+                 {"pfc", "mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,0,0,0,0'\n# a second line someone added"}}},
+               {"ens9", {{"ecn", "echo '0' > /x"}}}});
     CHECK(ModuleProblems(f).empty());
 
     parts.back() = {"restore_unit", ""};   // systemctl is-enabled says nothing on stdout: no unit file
@@ -253,7 +257,8 @@ TEST_CASE("roce diff: a setting right on the NIC but not kept for the next boot 
   const std::string pfc_cmd = "mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,0,0,0,0'";
   auto facts = [&](json persisted, json unit) {
     return json{{"mlnx_qos", true}, {"restore_unit", unit},
-                {"interfaces", {Port("ens1f0np0", "dscp", {3}, {3}, {3}, persisted)}}};
+                {"persisted", persisted.is_object() ? json{{"ens1f0np0", persisted}} : persisted},
+                {"interfaces", {Port("ens1f0np0", "dscp", {3}, {3}, {3})}}};
   };
   // Nothing kept, no unit: each setting is kept (no disruption), then the unit installed.
   auto a = Roce().Diff(Want(pin), facts(json::object(), "not-found"));
@@ -271,7 +276,7 @@ TEST_CASE("roce diff: a setting right on the NIC but not kept for the next boot 
   CHECK(a[3].after == "enabled");
   // Keeping only writes the file: the NIC is not touched again.
   CHECK(roce::ApplyCommands(a[0]) ==
-        std::vector<std::string>{R"(mkdir -p '/etc/plumb/roce.d' && printf '%s\n' 'mlnx_qos -i '\''ens1f0np0'\'' --trust '\''dscp'\''' > '/etc/plumb/roce.d/ens1f0np0.trust.sh.tmp' && mv -f '/etc/plumb/roce.d/ens1f0np0.trust.sh.tmp' '/etc/plumb/roce.d/ens1f0np0.trust.sh')"});
+        std::vector<std::string>{R"(mkdir -p '/etc/plumb/roce.d' && printf '%s\n' 'mlnx_qos -i '\''ens1f0np0'\'' --trust '\''dscp'\''' > '/etc/plumb/roce.d/ens1f0np0.trust.sh.tmp' && sync '/etc/plumb/roce.d/ens1f0np0.trust.sh.tmp' && mv -f '/etc/plumb/roce.d/ens1f0np0.trust.sh.tmp' '/etc/plumb/roce.d/ens1f0np0.trust.sh')"});
 
   // Kept exactly as pinned, unit enabled: in sync. Kept as something else: kept again.
   json kept = {{"trust", trust_cmd}, {"pfc", pfc_cmd}, {"ecn", EcnCommand("ens1f0np0", 3)}};
@@ -284,11 +289,44 @@ TEST_CASE("roce diff: a setting right on the NIC but not kept for the next boot 
   // Unread (an older snapshot, a part that failed): not judged.
   CHECK(Roce().Diff(Want(pin), facts(nullptr, nullptr)).empty());
   // A setting that differs on the NIC is one change: apply sets it, then keeps it.
-  json off = {{"mlnx_qos", true}, {"restore_unit", "enabled"},
-              {"interfaces", {Port("ens1f0np0", "pcp", {3}, {3}, {3}, {{"pfc", pfc_cmd}})}}};
+  json off = {{"mlnx_qos", true}, {"restore_unit", "enabled"}, {"persisted", {{"ens1f0np0", {{"pfc", pfc_cmd}}}}},
+              {"interfaces", {Port("ens1f0np0", "pcp", {3}, {3}, {3})}}};
   a = Roce().Diff(Want({{"trust", "dscp"}, {"pfc", {3}}}), off);
   CHECK(Ids(a) == std::vector<std::string>{"roce.ens1f0np0.trust service-restart"});
   CHECK(roce::ApplyCommands(a[0]) == std::vector<std::string>{trust_cmd, Kept("ens1f0np0", "trust", trust_cmd)});
+}
+
+TEST_CASE("roce diff: a kept file no pin asks for is forgotten; a masked unit or no systemd is manual") {
+  const std::string trust_cmd = "mlnx_qos -i 'ens1f0np0' --trust 'dscp'";
+  json facts = {{"mlnx_qos", true}, {"restore_unit", "enabled"},
+                {"persisted", {{"ens1f0np0", {{"trust", trust_cmd}, {"pfc", "mlnx_qos -i 'ens1f0np0' --pfc '0,0,0,1,0,0,0,0'"}}},
+                               {"ens7f0np0", {{"trust", "mlnx_qos -i 'ens7f0np0' --trust 'dscp'"}}}}},
+                {"interfaces", {Port("ens1f0np0", "dscp", {3}, {3}, {3})}}};
+  // trust is still pinned on ens1f0np0; pfc is no longer pinned; ens7f0np0 is gone (a swapped NIC).
+  auto a = Roce().Diff(Want({{"trust", "dscp"}}), facts);
+  CHECK(Ids(a) == std::vector<std::string>{"roce.ens1f0np0.pfc.forget none", "roce.ens7f0np0.trust.forget none"});
+  REQUIRE(a.size() == 2);
+  CHECK(a[0].summary == "ens1f0np0: pfc is kept in /etc/plumb/roce.d/ens1f0np0.pfc.sh but no pin asks for it: it "
+                        "would be set again at every boot");
+  CHECK(a[0].before == "kept");
+  CHECK(a[0].after.is_null());
+  CHECK(roce::ApplyCommands(Action::FromJson(a[1].ToJson()).value()) ==
+        std::vector<std::string>{"rm -f '/etc/plumb/roce.d/ens7f0np0.trust.sh'"});
+  // A listed netdev the node lacks: its file is not forgotten while the pin names it.
+  a = Roce().Diff(Want({{"interfaces", {"ens1f0np0", "ens7f0np0"}}, {"trust", "dscp"}, {"pfc", {3}}}), facts);
+  CHECK(Ids(a) == std::vector<std::string>{"roce.ens7f0np0.missing none"});
+
+  // The admin's mask stays: a manual finding, nothing written; no systemd likewise.
+  facts["persisted"] = {{"ens1f0np0", {{"trust", trust_cmd}}}};
+  for (const char* state : {"masked", "no-systemd"}) {
+    CAPTURE(state);
+    facts["restore_unit"] = state;
+    a = Roce().Diff(Want({{"trust", "dscp"}}), facts);
+    REQUIRE(a.size() == 1);
+    CHECK(a[0].id == "roce.restore_unit");
+    CHECK(a[0].params == json{{"manual", true}});
+    CHECK(a[0].summary.find(std::string(state) == "masked" ? "plumb-roce.service is masked" : "no systemctl") == 0);
+  }
 }
 
 TEST_CASE("roce diff: missing tool, netdev, ECN sysfs are manual actions that say so") {
@@ -347,13 +385,13 @@ TEST_CASE("roce apply: mlnx_qos and the ECN files, every value quoted") {
 
   // The restore unit: written whole, loaded, enabled; its ExecStart runs every kept file.
   auto unit = Roce().Diff(Want({{"ecn", {3}}}), {{"mlnx_qos", true}, {"restore_unit", "disabled"},
-                                                  {"interfaces", {Port("ens1f1np1", "pcp", json::array(), {3}, {3},
-                                                                       {{"ecn", "x"}})}}});
+                                                  {"persisted", {{"ens1f1np1", {{"ecn", "x"}}}}},
+                                                  {"interfaces", {Port("ens1f1np1", "pcp", json::array(), {3}, {3})}}});
   REQUIRE(unit.size() == 2);
   auto cmds = roce::ApplyCommands(Through(unit[1]));
   REQUIRE(cmds.size() == 3);
   CHECK(cmds[0].find("> '/etc/systemd/system/plumb-roce.service.tmp' && mv -f") != std::string::npos);
-  CHECK(cmds[0].find(R"(ExecStart=/bin/sh -c '\''for f in /etc/plumb/roce.d/*.sh; do [ ! -e "$$f" ] || sh "$$f" || exit 1; done'\'')") !=
+  CHECK(cmds[0].find(R"(ExecStart=/bin/sh -c '\''rc=0; for f in /etc/plumb/roce.d/*.sh; do [ ! -e "$$f" ] || sh "$$f" || rc=1; done; exit $$rc'\'')") !=
         std::string::npos);
   CHECK(cmds[0].find("WantedBy=multi-user.target") != std::string::npos);
   CHECK(cmds[1] == "systemctl daemon-reload");

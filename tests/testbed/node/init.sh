@@ -202,13 +202,14 @@ tool_hide "${hide[@]}"
 ev "boot id=$boot_id kernel=${_ST[kernel]:-} driver=$drv"
 
 # 8b. Units written on the node that run at boot: plumb-roce (the roce module's
-#     restore of RoCE QoS), when enabled, runs its own ExecStart line (systemd's
-#     `$$` unescaped), with the tools of step 8 in place.
+#     restore of RoCE QoS), when enabled, runs the script of its own ExecStart
+#     line (`/bin/sh -c '<script>'`, systemd's `$$` unescaped), with the tools of
+#     step 8 in place.
 u=/etc/systemd/system/plumb-roce.service
 if [[ $svc == *$'\n'"plumb-roce enabled "* || $svc == "plumb-roce enabled "* ]] && [[ -f $u ]]; then
-  x=$(grep -m1 '^ExecStart=' "$u")
-  x=${x#ExecStart=}
-  if eval "${x//\$\$/\$}" >>"$ND/log/plumb-roce.log" 2>&1; then ev "boot: plumb-roce restored"
+  x=$(grep -m1 "^ExecStart=/bin/sh -c '" "$u")
+  x=${x#*\'} x=${x%\'*}
+  if [[ -n $x ]] && /bin/sh -c "${x//\$\$/\$}" >>"$ND/log/plumb-roce.log" 2>&1; then ev "boot: plumb-roce restored"
   else ev "boot: plumb-roce failed"; fi
 fi
 
