@@ -258,6 +258,16 @@ ReadEnd ReadChannel(ssh_session s, ssh_channel ch, const SshOptions& o, Clock::t
   }
 }
 
+// A command that failed mid-way: past its deadline it is a timeout, otherwise the connection broke.
+Diagnostic MidCommandError(const SshOptions& o, const std::string& why, Clock::time_point deadline,
+                           milliseconds timeout, const std::string& what) {
+  if (RemainingMs(deadline) == 0)
+    return Diagnostic::Error("ssh.timeout",
+                             fmt::format("{}: command timed out after {} ms ({})", Where(o), timeout.count(), what));
+  return Diagnostic::Error("ssh.io", fmt::format("{}: {}: {}", Where(o), what, why), {}, {},
+                           "the connection broke: the node may be rebooting or overloaded");
+}
+
 Diagnostic TimedOutAndKilled(const SshOptions& o, milliseconds timeout) {
   return Diagnostic::Error(
       "ssh.timeout", fmt::format("{}: command timed out after {} ms and was killed", Where(o), timeout.count()),
@@ -437,28 +447,26 @@ Status SshShell::Connect() {
   return OkStatus();
 }
 
+Status SshShell::Begin(Clock::time_point deadline) {
+  if (Cancelled(options_)) return CancelledError(options_);
+  if (Status st = Connect(); !st.ok()) return st;
+  // Blocking channel calls below wait at most the session timeout: clamp it to our deadline.
+  SetSessionTimeout(impl_->session, deadline);
+  return OkStatus();
+}
+
 Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
-  if (Cancelled(options_)) return CancelledError(options_);
-  if (Status st = Connect(); !st.ok()) return st.error();
+  if (Status st = Begin(deadline); !st.ok()) return st.error();
   ssh_session s = impl_->session;
   const SshOptions& o = options_;
-
-  // Blocking channel calls below wait at most the session timeout: clamp it to our deadline.
-  SetSessionTimeout(s, deadline);
 
   ssh_channel ch = ssh_channel_new(s);
   auto io_error = [&](const std::string& what) -> Diagnostic {
     std::string why = ssh_get_error(s);
     if (ch != nullptr) ssh_channel_free(ch);
     impl_->Drop();  // a session that failed mid-command is not trusted again
-    if (RemainingMs(deadline) == 0) {
-      return Diagnostic::Error("ssh.timeout",
-                               fmt::format("{}: command timed out after {} ms ({})", Where(o),
-                                           timeout.count(), what));
-    }
-    return Diagnostic::Error("ssh.io", fmt::format("{}: {}: {}", Where(o), what, why), {}, {},
-                             "the connection broke: the node may be rebooting or overloaded");
+    return MidCommandError(o, why, deadline, timeout, what);
   };
   if (ch == nullptr) return io_error("cannot create a channel");
   if (ssh_channel_open_session(ch) != SSH_OK) return io_error("cannot open a channel");
@@ -500,20 +508,14 @@ Result<CommandOutput> SshShell::Run(std::string_view command, milliseconds timeo
 
 Result<CommandOutput> SshShell::RunRepeated(std::string_view command, milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
-  if (Cancelled(options_)) return CancelledError(options_);
-  if (Status st = Connect(); !st.ok()) return st.error();
+  if (Status st = Begin(deadline); !st.ok()) return st.error();
   ssh_session s = impl_->session;
   const SshOptions& o = options_;
-  SetSessionTimeout(s, deadline);
 
   auto io_error = [&](const std::string& what) -> Diagnostic {
     std::string why = ssh_get_error(s);
     impl_->Drop();  // the loop and its session are not trusted again
-    if (RemainingMs(deadline) == 0)
-      return Diagnostic::Error("ssh.timeout", fmt::format("{}: command timed out after {} ms ({})", Where(o),
-                                                          timeout.count(), what));
-    return Diagnostic::Error("ssh.io", fmt::format("{}: {}: {}", Where(o), what, why), {}, {},
-                             "the connection broke: the node may be rebooting or overloaded");
+    return MidCommandError(o, why, deadline, timeout, what);
   };
   if (impl_->loop == nullptr) {
     ssh_channel ch = ssh_channel_new(s);

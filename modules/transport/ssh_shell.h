@@ -69,6 +69,10 @@ class SshShell : public Shell {
   const SshOptions& options() const { return options_; }
 
  private:
+  /// What every command starts with: not cancelled, connected, and libssh's blocking calls
+  /// clamped to `deadline`.
+  Status Begin(std::chrono::steady_clock::time_point deadline);
+
   struct Impl;
   SshOptions options_;
   std::unique_ptr<Impl> impl_;
