@@ -36,12 +36,13 @@ demo: deps $(BUILD)/CMakeCache.txt
 	@bash examples/demo.sh $(BUILD)/plumb
 
 # The unit tests under AddressSanitizer+UBSan and under ThreadSanitizer, each in a build tree
-# of its own (build-asan, build-tsan).
+# of its own (build-asan, build-tsan). CI runs it after `make test` (.ci/run). Smaller unity
+# batches: an instrumented batch needs more compiler memory.
 check-sanitize: deps
 	@for s in address thread; do \
 	  d=$(BUILD)-$$( [ $$s = address ] && echo asan || echo tsan ); \
 	  bash scripts/fetch-valijson.sh $$d/_deps/valijson && \
-	  cmake -S . -B $$d -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_SANITIZE=$$s >/dev/null && \
+	  cmake -S . -B $$d -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_SANITIZE=$$s -DPLUMB_UNITY_BATCH=8 >/dev/null && \
 	  cmake --build $$d -j $(JOBS) --target unit_tests && \
 	  echo "== unit tests under $$s sanitizer" && \
 	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
