@@ -158,13 +158,15 @@ std::string RoceModule::ProbeScript() const {
          "for plumb_roce_i in $plumb_roce_list; do\n"
          "  grep -H '' \"/sys/class/net/$plumb_roce_i/ecn/\"roce_[nr]p/enable/[0-7] 2>/dev/null\n"
          "done\n"
-         "plumb_end ecn 0\n"
-         "plumb_begin persisted\n"
-         "grep -H '' /etc/plumb/roce.d/*.sh 2>/dev/null\n"
-         "plumb_end persisted 0\n"
-         "plumb_begin restore_unit\n"
-         "if command -v systemctl >/dev/null 2>&1; then systemctl is-enabled plumb-roce.service 2>/dev/null; else echo no-systemd; fi\n"
-         "plumb_end restore_unit 0";
+         "plumb_end ecn 0\n" +
+         fmt::format("plumb_begin persisted\n"
+                     "grep -H '' {}/*.sh 2>/dev/null\n"
+                     "plumb_end persisted 0\n"
+                     "plumb_begin restore_unit\n"
+                     "if command -v systemctl >/dev/null 2>&1; then systemctl is-enabled {} 2>/dev/null; "
+                     "else echo no-systemd; fi\n"
+                     "plumb_end restore_unit 0",
+                     roce::kPersistDir, roce::kRestoreUnit);
 }
 
 Result<Facts> RoceModule::ParseProbe(std::string_view out, int) const {

@@ -108,6 +108,10 @@ check "one SSH session per node, kept open" sessions_are 16
 rounds_at_least() { scrape && (($(awk '/^plumb_watch_rounds_total/ {print $2}' "$METRICS") >= $1)); }
 wait_for "three rounds done" 180 rounds_at_least 3
 check "still 16 sessions after 3 rounds" sessions_are 16
+# Every read ran on the node's command loop, kept between rounds: one per watch process on the
+# node (this one and the --ref-poll 1h one).
+loops_on() { "$TB" ssh "$1" "pgrep -cf 'read -r [p]lumb_loop_n'" || true; }
+check "one command loop per watch kept on n1 between reads" test "$(loops_on n1)" = 2
 fds() { find "/proc/$WATCH_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 FDS0=$(fds)
 echo "     (open fds after 3 rounds: $FDS0)"
@@ -240,6 +244,7 @@ set -e
 WATCH_PID=
 check "SIGTERM: exit 0" test "$RC" = 0
 check "no SSH session left open" test "$("$TB" exec ss -Htn state established '( dport = :22 )' | wc -l)" = 0
+wait_for "... and no command loop left on n1" 30 test "$(loops_on n1)" = 0
 check "no error in the log" bash -c "! grep -qi 'error' '$GT_TMP/watch.err'"
 AFTER=$(snapshot)
 check "read-only: no untouched node's state or disk changed" test "$BEFORE" = "$AFTER"

@@ -76,7 +76,12 @@ class BashShell : public transport::Shell {
     last_out = out.out;
     return out;
   }
+  Result<transport::CommandOutput> RunRepeated(std::string_view command, std::chrono::milliseconds t) override {
+    ++repeated_runs;
+    return Run(command, t);
+  }
   int runs = 0;
+  int repeated_runs = 0;   ///< of `runs`, those asked for as RunRepeated (a command loop)
   std::string last_out;
   std::string env_prefix;   ///< e.g. "env PATH=/nowhere ": a node without sha256sum or sed
 };
@@ -154,6 +159,7 @@ TEST_CASE("the combined probe script runs every snippet once and splits back exa
   BashShell sh;
   auto obs = plans::ProbeNode("n1", sh, {&a, &b, &c, &d, &e, &f, &none}, 5s, kGatherNonce);
   CHECK(sh.runs == 1);  // one round trip
+  CHECK(sh.repeated_runs == 0);   // a one-off read: a plain Run, no loop left on the node
   REQUIRE(obs.reachable);
   CHECK(obs.facts.size() == 6);
   CHECK(obs.facts.count("bmc_only") == 0);
@@ -198,6 +204,7 @@ TEST_CASE("a re-probe that prints what it printed last time is not parsed again 
   CHECK_FALSE(unchanged);
   CHECK(third.facts.at("alpha")->at("x").at("text") == "two\n");
   CHECK(sh.runs == 3);
+  CHECK(sh.repeated_runs == 3);   // every re-read goes to the node's command loop
 
   // A node without sha256sum (or sed) prints its output whole; the client tells it is the same.
   write("one\n");
