@@ -60,6 +60,10 @@ void RegisterAudit(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   auto* a = new AuditArgs;
   auto* audit = app.add_subcommand("audit", "Evidence for an auditor, from the journal");
   audit->require_subcommand(1);
+  audit->footer(
+      "Examples:\n"
+      "  plumb audit export --since 2026-01-01 --format json --out audit.json\n"
+      "  plumb audit export --since 2026-10-01 --format html --out audit.html");
   auto* sub = audit->add_subcommand(
       "export", "Per node: what was applied, when, from which commit, by whom; with the "
                 "journal's hash-chain head");

@@ -93,7 +93,7 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
     inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
     if (!lc.ok()) {
       std::fputs(lc.diags.ToText().c_str(), stderr);
-      return Diagnostic::Error("inventory.invalid", "the cluster repo is invalid; run plumb validate");
+      return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
     }
     for (const auto& n : lc.cluster.nodes) {
       if (n.bmc.empty()) continue;
@@ -351,6 +351,14 @@ void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static BmcOptions o;
   CLI::App* bmc = app.add_subcommand("bmc", "Redfish BMCs: inventory, plan/apply firmware+BIOS+power, reset");
   bmc->require_subcommand(1);
+  bmc->footer(
+      "Examples:\n"
+      "  plumb bmc inventory                           firmware, BIOS, power of every node's BMC\n"
+      "  plumb bmc inventory --limit 'gpu00[1-4]' --format json --out bmc.json\n"
+      "  plumb bmc plan                                what firmware/bios/power would change\n"
+      "  plumb bmc apply --limit gpu001                change one node through its BMC\n"
+      "  plumb bmc reset gpu001 --type force-off       power it off\n"
+      "  plumb bmc inventory --targets bmcs.txt        BMCs listed in a file, no cluster repo");
   CLI::App* inv = bmc->add_subcommand("inventory", "Firmware, BIOS and power facts from every BMC (exit 3 if some unreadable)");
   AddBmcOptions(inv, g, o);
   inv->add_option("--out", o.out, "Also write the JSON inventory to this file");

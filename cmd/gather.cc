@@ -127,6 +127,15 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
   sub->add_flag("--print-probe-script", a.print_probe_script,
                 "Print the probe script one node runs (fresh nonce) and exit; nothing is "
                 "contacted");
+  sub->footer(
+      "Read-only: the only command sent to a node is the probe script (--print-probe-script).\n\n"
+      "Examples:\n"
+      "  plumb gather                                  every node: one line each, what it runs\n"
+      "  plumb gather --limit 'gpu00[1-4],!gpu003'     three nodes\n"
+      "  plumb gather --format json > facts.json       the facts snapshot, for plan --facts\n"
+      "  plumb gather --facts-out facts.json           the table, and the snapshot kept\n"
+      "  plumb gather --fanout 256 --limit @h100       a big pool, more sessions at once\n"
+      "  plumb gather --print-probe-script | less      what runs on each node");
   sub->callback([&run, &g] { run = [&g] { return RunGather(g, a); }; });
 }
 

@@ -50,8 +50,8 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
   inventory::LoadedCluster loaded = LoadRepo(g.repo, g.ref, g.working_tree);
   std::fputs(loaded.diags.ToText().c_str(), stderr);
   if (!loaded.ok()) {
-    std::fprintf(stderr, "error: the cluster repo is invalid (%zu errors): plumb validate says where\n",
-                 loaded.diags.ErrorCount());
+    std::fprintf(stderr, "plumb health: %s\n",
+                 RepoLoadFailure(loaded, g.repo, g.ref, g.working_tree).ToString().c_str());
     return ExitCodeFor(kHealthVerb, Outcome::kError);
   }
   const inventory::Cluster& cluster = loaded.cluster;

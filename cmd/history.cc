@@ -7,6 +7,7 @@
 
 #include "cmd/command.h"
 #include "plans/journal.h"
+#include "schemas/suggest.h"
 
 namespace plumb::cmd {
 
@@ -18,6 +19,7 @@ struct HistoryArgs {
   std::string node;
   std::string journal;
   int limit = 200;
+  std::string old_limit;   ///< --limit: refused with a pointer to --last
   bool verify = false;
   std::string anchor;
 };
@@ -58,6 +60,12 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
 }
 
 int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
+  if (!a.old_limit.empty()) {
+    std::fprintf(stderr, "plumb history: error: --limit takes node patterns elsewhere; the number "
+                         "of steps shown is --last N\n  hint: plumb history --last %s\n",
+                 schemas::Printable(a.old_limit).c_str());
+    return ExitCodeFor(kHistoryVerb, Outcome::kError);
+  }
   const std::string path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
   auto j = plans::OpenSqliteJournal(path);
   if (!j) {
@@ -136,7 +144,9 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
                  "the journal's hash chain");
   sub->add_option("node", a->node, "Only this node (an error if no run touched it)");
   sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
-  sub->add_option("--limit", a->limit, "Most recent steps to show")->capture_default_str();
+  sub->add_option("--last", a->limit, "How many steps, the latest")->capture_default_str();
+  // --limit takes node patterns everywhere else; here it used to count steps.
+  sub->add_option("--limit", a->old_limit)->group("");
   sub->add_flag("--verify", a->verify,
                 "Replay the hash chain: name every edited, deleted, inserted or reordered row "
                 "(exit 1 if any)");
@@ -151,7 +161,7 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
       "export, the CI log) and check it with --anchor.\n\n"
       "Examples:\n"
       "  plumb history gpu001                        every step on gpu001, with who and which commit\n"
-      "  plumb history --format json --limit 1000\n"
+      "  plumb history --format json --last 1000\n"
       "  plumb history --verify                      exit 1 and the rows, if anything was edited\n"
       "  plumb history --verify --anchor sha256:...  and the head an export recorded is still there");
   sub->callback([&run, &g, a, sub] {

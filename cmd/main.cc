@@ -7,7 +7,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cmd/command.h"
+#include "cmd/repo_load.h"
 #include "cmd/subcommands.h"
+#include "schemas/suggest.h"
 
 namespace plumb::cmd {
 
@@ -19,7 +21,28 @@ void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
   sub.add_option("--ref", g.ref, "Git ref to read: branch, tag, short or full SHA")
       ->capture_default_str();
   sub.add_flag("--working-tree", g.working_tree,
-               "Read uncommitted files instead of --ref (validate/plan only; warns)");
+               "Read the cluster files as they are on disk, uncommitted changes included, "
+               "instead of --ref (the output says so)");
+}
+
+// `plumb pln`: CLI11 would say "A subcommand is required"; the user meant a verb. The first
+// word that is not a flag must be one of them. -1 when it is (or there is none).
+int UnknownVerb(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    std::vector<std::string> verbs;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      if (sub->get_name() == word) return -1;
+      verbs.push_back(sub->get_name());
+    }
+    std::fprintf(stderr, "plumb: error: unknown command '%s'\n", schemas::Printable(word).c_str());
+    const std::string best = schemas::DidYouMean(word, verbs);
+    if (!best.empty()) std::fprintf(stderr, "  hint: did you mean 'plumb %s'?\n", best.c_str());
+    std::fprintf(stderr, "  hint: plumb --help lists the commands\n");
+    return ExitCodeFor(kMainVerb, Outcome::kError);
+  }
+  return -1;
 }
 
 }  // namespace plumb::cmd
@@ -39,12 +62,15 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   for (Register reg : kSubcommands) reg(app, global, run);
   AppendExitCodeHelp(app);
+  if (int rc = UnknownVerb(app, argc, argv); rc >= 0) return rc;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? ExitCodeFor(kMainVerb, Outcome::kOk) : ExitCodeFor(kMainVerb, Outcome::kError);
   }
+  // From a subdirectory of the cluster repo, as git does.
+  if (global.repo == ".") global.repo = DiscoverRepo(".");
   try {
     return run ? run() : ExitCodeFor(kMainVerb, Outcome::kError);
   } catch (const std::exception& e) {

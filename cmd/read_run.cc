@@ -34,10 +34,12 @@
 namespace plumb::cmd {
 namespace {
 
-Diagnostic LoadErrors(const inventory::LoadedCluster& lc) {
-  // The loader collects every problem; show them all, the first as the headline.
-  Diagnostic d = Diagnostic::Error("plan.load", "the cluster repo did not load:\n" + lc.diags.ToText(),
-                                   {}, {}, "run `plumb validate` for the details");
+Diagnostic LoadErrors(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
+  // The loader collects every problem; show them all under one headline.
+  Diagnostic d = RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
+  std::string all = lc.diags.ToText();
+  while (!all.empty() && all.back() == '\n') all.pop_back();
+  d.message += ":\n" + all;
   return d;
 }
 
@@ -107,7 +109,7 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
                  "reading the nodes");
   sub.add_option("--fanout", a.fanout, "Nodes read at once (one SSH session each)")
       ->capture_default_str();
-  sub.add_flag("!--no-bmc", a.read_bmc,
+  sub.add_flag("--no-bmc", a.no_bmc,
                "Do not read BMCs over Redfish (firmware and bios keys are then not checked)");
   sub.add_flag("--accept-new-host-keys", a.accept_new_host_keys,
                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
@@ -184,7 +186,7 @@ struct Prepared {
 };
 
 Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunArgs& a, ReadRun& rr) {
-  if (!rr.loaded.ok()) return LoadErrors(rr.loaded);
+  if (!rr.loaded.ok()) return LoadErrors(g, rr.loaded);
   const inventory::Cluster& cluster = rr.loaded.cluster;
   auto p = std::make_unique<Prepared>();
   auto selected = plans::SelectNodes(cluster, a.limit);
@@ -274,7 +276,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     rr->observed = plans::Gather(p->selected, plans::ModulesToRead(modules::AllModules(), rr->loaded.desired),
                                  shells, opt);
     rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
-    if (a.read_bmc)
+    if (!a.no_bmc)
       GatherBmcInto(g, cluster, p->selected, p->bmc_modules, a.fanout, rr->observed, p->notes);
     p->in.observed = &rr->observed;
     rr->run = plans::RunPlan(p->in);

@@ -31,7 +31,7 @@ struct ReadRunArgs {
   bool accept_new_host_keys = false;
   bool read_scheduler = true; ///< plan: yes (max_unavailable, blocking jobs); drift: no
   bool no_scheduler = false;  ///< --no-scheduler: plan without Slurm's view (says so)
-  bool read_bmc = true;       ///< --no-bmc: skip Redfish (firmware/bios keys then unchecked)
+  bool no_bmc = false;        ///< --no-bmc: skip Redfish (firmware/bios keys then unchecked)
   /// plan, apply: judge the commit by the signed-commit policy of its trusted base
   /// (plans/commit_trust.h) before any node is read; drift reports on any commit.
   bool check_trust = false;

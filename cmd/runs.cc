@@ -8,6 +8,7 @@
 #include "cmd/command.h"
 #include "plans/journal.h"
 #include "plans/process_identity.h"
+#include "schemas/suggest.h"
 
 namespace plumb::cmd {
 
@@ -27,10 +28,17 @@ std::string Outcome(const plans::RunRecord& r) {
 struct RunsArgs {
   std::string journal;
   int limit = 20;
+  std::string old_limit;   ///< --limit: refused with a pointer to --last
   std::string run;   // details of one run
 };
 
 int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
+  if (!a.old_limit.empty()) {
+    std::fprintf(stderr, "plumb runs: error: --limit takes node patterns elsewhere; the number of "
+                         "runs shown is --last N\n  hint: plumb runs --last %s\n",
+                 schemas::Printable(a.old_limit).c_str());
+    return ExitCodeFor(kRunsVerb, Outcome::kError);
+  }
   auto j = plans::OpenSqliteJournal(a.journal.empty() ? plans::DefaultJournalPath() : a.journal);
   if (!j) {
     std::fprintf(stderr, "plumb runs: %s\n", j.error().ToString().c_str());
@@ -126,7 +134,9 @@ void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
               "nodes)");
   sub->add_option("run", a->run, "Show this run's nodes");
   sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
-  sub->add_option("--limit", a->limit, "How many runs")->capture_default_str();
+  sub->add_option("--last", a->limit, "How many runs, the latest first")->capture_default_str();
+  // --limit takes node patterns everywhere else; here it used to count runs.
+  sub->add_option("--limit", a->old_limit)->group("");
   sub->add_option("--format", g.format, "text | json")->check(CLI::IsMember({"text", "json"}));
   sub->footer(
       "Each run records its operator (OS user), the CI job and who triggered it (GitHub Actions,\n"
@@ -135,7 +145,7 @@ void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "Examples:\n"
       "  plumb runs                       the latest runs: commit, when, by whom, outcome\n"
       "  plumb runs 20261130-220000-4f2a  one run: who, and where each node stands\n"
-      "  plumb runs --format json --limit 100");
+      "  plumb runs --format json --last 100");
   sub->callback([&run, &g, a] { run = [&g, a] { return RunRuns(g, *a); }; });
 }
 

@@ -29,8 +29,7 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
   inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
   if (!lc.ok()) {
     std::fputs(lc.diags.ToText().c_str(), stderr);
-    std::fprintf(stderr, "plumb: error: the cluster repo is invalid (%zu errors); run plumb validate\n",
-                 lc.diags.ErrorCount());
+    std::fprintf(stderr, "plumb show: %s\n", RepoLoadFailure(lc, g.repo, g.ref, g.working_tree).ToString().c_str());
     return ExitCodeFor(kShowVerb, Outcome::kError);
   }
   const auto& c = lc.cluster;

@@ -266,4 +266,10 @@ bool IsGitRepo(const std::string& repo_path) {
   return static_cast<bool>(OpenRepo(repo_path, repo));
 }
 
+std::string Libgit2Version() {
+  int major = 0, minor = 0, rev = 0;
+  git_libgit2_version(&major, &minor, &rev);
+  return fmt::format("{}.{}.{}", major, minor, rev);
+}
+
 }  // namespace plumb::inventory

@@ -36,6 +36,9 @@ class GitTreeSource : public FileSource {
 /// The full SHA that `ref` names in the repository at `repo` (errors as GitTreeSource::Open).
 Result<std::string> ResolveCommit(const std::string& repo, const std::string& ref);
 
+/// The libgit2 this process runs with ("1.5.1"), for `plumb version`.
+std::string Libgit2Version();
+
 /// One commit's metadata and signature, as git stores them (for the signed-commit policy and
 /// the audit record). The signature is git's: an SSH (`-----BEGIN SSH SIGNATURE-----`) or
 /// OpenPGP (`-----BEGIN PGP SIGNATURE-----`) armour over `signed_data`, the commit object

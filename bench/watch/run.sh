@@ -3,11 +3,12 @@
 # the same testbed nodes in the same run.
 #
 #   bench/watch/run.sh [--sizes "64 256 1024"] [--interval 60] [--rounds 3] [--fanout 64]
+#                      [--watch-fanout 16]
 #   bench/watch/run.sh --soak 30 [--soak-nodes 256] [--interval 60]
 #
 # Per size N: a fresh testbed (tests/testbed/tb up N) and cluster repo, then
 #   1. gather: `plumb gather --fanout F --format json` once: wall, client CPU (user+sys), peak RSS;
-#   2. watch: `plumb watch --interval I --spread 0 --fanout F` running; its first round opens the
+#   2. watch: `plumb watch --interval I --spread 0 --fanout W` (W: --watch-fanout) running; its first round opens the
 #      sessions; then R steady rounds over the open sessions. From /proc/PID: CPU of the steady
 #      rounds (per node per round), peak RSS (VmHWM), open fds (max sampled); from /metrics: the
 #      wall time of the last round (plumb_watch_round_duration_seconds);
@@ -26,16 +27,17 @@ set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PLUMB=${PLUMB:-$SRC/build/plumb}
 TB=${PLUMB_TB:-$SRC/tests/testbed/tb}
-SIZES="64 256 1024" INTERVAL=60 ROUNDS=3 FANOUT=64 SOAK=0 SOAK_NODES=256
+SIZES="64 256 1024" INTERVAL=60 ROUNDS=3 FANOUT=64 WATCH_FANOUT=16 SOAK=0 SOAK_NODES=256
 while (($#)); do
   case $1 in
     --sizes) SIZES=$2; shift 2 ;;
     --interval) INTERVAL=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
-    --fanout) FANOUT=$2; shift 2 ;;
+    --fanout) FANOUT=$2; shift 2 ;;          # gather's (its default)
+    --watch-fanout) WATCH_FANOUT=$2; shift 2 ;;   # the watch's (its default)
     --soak) SOAK=$2; shift 2 ;;
     --soak-nodes) SOAK_NODES=$2; shift 2 ;;
-    *) echo "usage: $0 [--sizes \"64 256 1024\"] [--interval S] [--rounds R] [--fanout F] [--soak MINUTES [--soak-nodes N]]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--sizes \"64 256 1024\"] [--interval S] [--rounds R] [--fanout F] [--watch-fanout F] [--soak MINUTES [--soak-nodes N]]" >&2; exit 2 ;;
   esac
 done
 BENCH_OUT=${BENCH_OUT:-$SRC/bench/watch/last-run.md}
@@ -76,7 +78,7 @@ start_watch() { # ARGS...: plumb watch in the testbed's netns, in the background
   . "$TB_RUN/env.sh"
   : >"$WORK/events.jsonl"
   nsenter --net="/run/netns/$TB_NETNS" "$PLUMB" watch --repo "$WORK/repo" --listen 127.0.0.1:9472 \
-    --events "$WORK/events.jsonl" --fanout "$FANOUT" "$@" 2>"$WORK/watch.err" &
+    --events "$WORK/events.jsonl" --fanout "$WATCH_FANOUT" "$@" 2>"$WORK/watch.err" &
   WATCH_PID=$!
 }
 stop_watch() {
@@ -183,7 +185,7 @@ if ((SOAK > 0)); then
 else
   for n in $SIZES; do run_size "$n"; done
   {
-    echo "fan-out $FANOUT, interval ${INTERVAL}s, $ROUNDS steady rounds after the first; one hand change per steady round."
+    echo "fan-out: gather $FANOUT, watch $WATCH_FANOUT; interval ${INTERVAL}s, $ROUNDS steady rounds after the first; one hand change per steady round."
     echo
     echo "| nodes | gather wall s | gather CPU ms/node | gather peak RSS MB | watch CPU ms/node/round | watch ÷ gather CPU | round wall s | watch peak RSS MB | watch fds (max) | change→event s (avg / max) | interval s |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"

@@ -35,4 +35,15 @@ struct LoopReply {
 /// (the caller's deadline ends the wait).
 std::optional<LoopReply> TakeLoopReply(std::string& stream, std::string_view marker);
 
+/// Replies up to this many bytes (stdout and stderr together) leave the loop running; after a
+/// bigger one the caller closes the loop's channel and the next command starts a fresh loop.
+/// Why: libssh keeps a channel's receive buffer at the largest size it ever grew to, for the
+/// channel's life. A watch keeps one loop per node for hours, and its first round's full probe
+/// outputs (15 KB on the testbed, 100 KB and more on a real node) would otherwise pin that much
+/// per node; its steady reads are a one-line "unchanged", which keep the loop.
+inline constexpr size_t kLoopKeepReplyBytes = 4096;
+
+/// Whether a loop that just sent a reply of `reply_bytes` is kept for the next command.
+inline bool KeepLoopAfter(size_t reply_bytes) { return reply_bytes <= kLoopKeepReplyBytes; }
+
 }  // namespace plumb::transport

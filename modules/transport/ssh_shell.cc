@@ -578,6 +578,9 @@ Result<CommandOutput> SshShell::RunRepeated(std::string_view command, millisecon
   out.err = std::move(got.err);
   // 124-137 from `timeout -s KILL` (killed: 137) are exit statuses like any other, as in Run.
   out.exit_status = reply->exit_status;
+  // A big reply grew this channel's buffers for good (command_loop.h): closing the channel
+  // frees them and ends the loop on the node (its stdin closes); the session stays open.
+  if (!KeepLoopAfter(out.out.size() + out.err.size() + got.out.size())) impl_->DropLoop();
   return out;
 }
 

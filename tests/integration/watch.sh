@@ -77,7 +77,9 @@ wait_for() { # DESCRIPTION TIMEOUT_S CMD...: polls CMD every 0.5 s until it succ
       tail -5 "$GT_TMP/watch.err" | sed 's/^/     | /'
       return 1
     fi
-    kill -0 "$WATCH_PID" 2>/dev/null || { echo "FAIL $desc: plumb watch died"; cat "$GT_TMP/watch.err"; GT_FAIL=$((GT_FAIL + 1)); return 1; }
+    # (after the watch was stopped on purpose, WATCH_PID is empty: nothing to watch for)
+    [[ -z $WATCH_PID ]] || kill -0 "$WATCH_PID" 2>/dev/null ||
+      { echo "FAIL $desc: plumb watch died"; cat "$GT_TMP/watch.err"; GT_FAIL=$((GT_FAIL + 1)); return 1; }
     sleep 0.5
   done
   echo "ok   $desc"
@@ -111,7 +113,8 @@ check "still 16 sessions after 3 rounds" sessions_are 16
 # Every read ran on the node's command loop, kept between rounds: one per watch process on the
 # node (this one and the --ref-poll 1h one).
 loops_on() { "$TB" ssh "$1" "pgrep -cf 'read -r [p]lumb_loop_n'" || true; }
-check "one command loop per watch kept on n1 between reads" test "$(loops_on n1)" = 2
+loops_are() { [[ $(loops_on "$1") == "$2" ]]; }   # (a function: wait_for runs it again each time)
+wait_for "one command loop per watch kept on n1 between reads" 120 loops_are n1 2
 fds() { find "/proc/$WATCH_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 FDS0=$(fds)
 echo "     (open fds after 3 rounds: $FDS0)"
@@ -121,9 +124,15 @@ T_CHANGE=$(date +%s.%N)
 "$TB" ssh n3 sysctl -w vm.swappiness=7 >/dev/null
 wait_for "drift event for n3's hand change" 120 has_event 'e["event"]=="drift" and e["node"]=="n3" and e["key"]=="sysctl.vm.swappiness" and e["live"]=="7" and e["desired"]==60'
 T_SEEN=$(date +%s.%N)
-check "n3's drift reported within one interval plus one round (4 s + 4 s, +10 s for a loaded machine)" \
-  python3 -c "import sys; sys.exit(0 if $T_SEEN - $T_CHANGE <= 18 else 1)"
-echo "     (hand change to event: $(python3 -c "print(round($T_SEEN - $T_CHANGE, 1))") s)"
+# "One interval plus one round", with the round as this machine runs it: its 16 nodes' probes
+# share the client's CPUs (a round took 2-4 s on one machine, 40-60 s on a slower one), so the
+# bound is the longest round's measured wall time (twice, for a loaded machine) + the interval + 10 s.
+# (the longest so far from the log: with reads slower than the interval, rounds overlap and some
+# complete together, "in 0.0 s")
+ROUND_S=$(awk '/^plumb watch: round [0-9]+:/ {for (i = 1; i <= NF; i++) if ($i == "in") {v = $(i + 1) + 0; if (v > m) m = v}} END {print m + 0}' "$GT_TMP/watch.err")
+check "n3's drift reported within one interval plus one round (4 s + 2 x ${ROUND_S:-?} s + 10 s)" \
+  python3 -c "import sys; sys.exit(0 if $T_SEEN - $T_CHANGE <= 4 + 2 * ${ROUND_S:-0} + 10 else 1)"
+echo "     (hand change to event: $(python3 -c "print(round($T_SEEN - $T_CHANGE, 1))") s; last round ${ROUND_S:-?} s)"
 wait_for "n3 key drift gauge is 1" 60 metric 'plumb_watch_key_drift{cluster="testbed",node="n3",key="sysctl.vm.swappiness"}' 1
 check "only n3 drifted" test "$(count_events 'e["event"]=="drift"')" = 1
 "$TB" ssh n3 sysctl -w vm.swappiness=60 >/dev/null
@@ -244,7 +253,7 @@ set -e
 WATCH_PID=
 check "SIGTERM: exit 0" test "$RC" = 0
 check "no SSH session left open" test "$("$TB" exec ss -Htn state established '( dport = :22 )' | wc -l)" = 0
-wait_for "... and no command loop left on n1" 30 test "$(loops_on n1)" = 0
+wait_for "... and no command loop left on n1" 30 loops_are n1 0
 check "no error in the log" bash -c "! grep -qi 'error' '$GT_TMP/watch.err'"
 AFTER=$(snapshot)
 check "read-only: no untouched node's state or disk changed" test "$BEFORE" = "$AFTER"

@@ -293,6 +293,28 @@ TEST_CASE("watch: a new commit that changes a pin is judged at once from every n
   CHECK(w.sysctl.parses == 4);
 }
 
+TEST_CASE("watch: a new commit re-judges more nodes than one judging chunk: every node gets its "
+          "verdict, none twice") {
+  constexpr int kNodes = 300;   // more than two of the watcher's chunks of 128
+  WatchWorld w(kNodes);
+  const std::string c2 =
+      w.repo.Commit("c2", Repo(kNodes, "kernel: 5.15.0-105-generic\nsysctl: { vm.swappiness: 10 }\n"));
+  w.fleet.At(kT0 + 100s, [&](fakes::WatchFleet&) { w.repo.head = c2; });
+  w.opt.ref_poll = 5s;
+  CHECK(w.Run(3) == 2);
+  std::map<std::string, int> drift_events;
+  for (const WatchEvent& e : w.Of(EventKind::kDrift)) {
+    CHECK(e.commit == c2);
+    ++drift_events[e.node];
+  }
+  CHECK(drift_events.size() == kNodes);
+  for (const auto& [node, n] : drift_events) CHECK_MESSAGE(n == 1, node);
+  CHECK(w.sysctl.parses == kNodes);   // judged from kept facts, each node parsed once
+  const std::string m = w.watcher->Metrics();
+  for (const char* node : {"n1", "n129", "n256", "n300"})
+    CHECK(WatchHas(m, fmt::format(R"(plumb_watch_key_drift{{cluster="t",node="{}",key="sysctl.vm.swappiness"}} 1)", node)));
+}
+
 TEST_CASE("watch: a commit that does not load is an event; the last good one is watched on") {
   WatchWorld w;
   const std::string c1 = w.repo.head;
