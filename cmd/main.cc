@@ -45,6 +45,17 @@ int UnknownVerb(CLI::App& app, int argc, char** argv) {
   return -1;
 }
 
+// Whether --repo was on the command line of the verb being run (or it is apply: see main).
+bool RepoGiven(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {   // the parsed ones
+    if (sub->get_name() == "apply") return true;
+    if (const CLI::Option* o = sub->get_option_no_throw("--repo"); o != nullptr && o->count() > 0)
+      return true;
+    if (RepoGiven(*sub)) return true;
+  }
+  return false;
+}
+
 }  // namespace plumb::cmd
 
 int main(int argc, char** argv) {
@@ -69,8 +80,9 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? ExitCodeFor(kMainVerb, Outcome::kOk) : ExitCodeFor(kMainVerb, Outcome::kError);
   }
-  // From a subdirectory of the cluster repo, as git does.
-  if (global.repo == ".") global.repo = DiscoverRepo(".");
+  // From a subdirectory of the cluster repo, as git does: only when no --repo was given, and
+  // not for apply, which reads an absent --repo as "the repo the plan file names".
+  if (global.repo == "." && !RepoGiven(app)) global.repo = DiscoverRepo(".");
   try {
     return run ? run() : ExitCodeFor(kMainVerb, Outcome::kError);
   } catch (const std::exception& e) {

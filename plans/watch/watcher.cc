@@ -21,9 +21,6 @@ std::string FirstError(const inventory::LoadedCluster& l) {
   return "did not load";
 }
 
-/// Nodes judged together (JudgePending).
-constexpr size_t kJudgeChunk = 128;
-
 bool SameSsh(const inventory::SshSettings& a, const inventory::SshSettings& b) {
   return a.user == b.user && a.port == b.port && a.known_hosts == b.known_hosts &&
          a.identity == b.identity && a.connect_timeout_s == b.connect_timeout_s &&
@@ -360,27 +357,22 @@ void Watcher::JudgePending() {
     f.unreadable_reason = s.unreadable_reason;
     return f;
   };
-  // A chunk at a time: a plan and its drift report for every node at once (a new commit
-  // re-judges them all) would be the watch's biggest transient, at 1024 nodes several MB more
-  // than the nodes' kept facts.
+  // All pending nodes in one batch: the planner marks a node's missing module facts and the
+  // report its unchecked keys from the modules the whole batch has, so judging in chunks
+  // could change a verdict.
+  std::vector<report::DriftNode> verdicts =
+      JudgeNodes(*loaded_, deps_.modules, names, facts_of, commits_, time);
   DriftTracker::Context cx{time, loaded_->cluster.name, commit_};
-  for (size_t at = 0; at < names.size(); at += kJudgeChunk) {
-    const size_t end = std::min(names.size(), at + kJudgeChunk);
-    const std::vector<std::string> chunk(names.begin() + static_cast<std::ptrdiff_t>(at),
-                                         names.begin() + static_cast<std::ptrdiff_t>(end));
-    std::vector<report::DriftNode> verdicts =
-        JudgeNodes(*loaded_, deps_.modules, chunk, facts_of, commits_, time);
-    std::vector<WatchEvent> events;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (report::DriftNode& v : verdicts) {
-        auto more = tracker_.Update(std::move(v), cx);
-        events.insert(events.end(), std::make_move_iterator(more.begin()),
-                      std::make_move_iterator(more.end()));
-      }
+  std::vector<WatchEvent> events;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (report::DriftNode& v : verdicts) {
+      auto more = tracker_.Update(std::move(v), cx);
+      events.insert(events.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
     }
-    Emit(std::move(events));
   }
+  Emit(std::move(events));
 }
 
 void Watcher::CheckRounds() {

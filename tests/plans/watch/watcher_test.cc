@@ -293,9 +293,9 @@ TEST_CASE("watch: a new commit that changes a pin is judged at once from every n
   CHECK(w.sysctl.parses == 4);
 }
 
-TEST_CASE("watch: a new commit re-judges more nodes than one judging chunk: every node gets its "
+TEST_CASE("watch: a new commit re-judges 300 nodes from their kept facts: every node gets its "
           "verdict, none twice") {
-  constexpr int kNodes = 300;   // more than two of the watcher's chunks of 128
+  constexpr int kNodes = 300;
   WatchWorld w(kNodes);
   const std::string c2 =
       w.repo.Commit("c2", Repo(kNodes, "kernel: 5.15.0-105-generic\nsysctl: { vm.swappiness: 10 }\n"));
