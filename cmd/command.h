@@ -28,6 +28,12 @@ using Register = void (*)(CLI::App& app, GlobalOptions& global, std::function<in
 /// Adds the shared --repo/--ref/--working-tree options to a subcommand.
 void AddSourceOptions(CLI::App& sub, GlobalOptions& global);
 
+/// `runs` and `history` counted with --limit, which takes node patterns everywhere else; their
+/// count is --last now. Adds the old flag, hidden, into `value`...
+void AddRetiredCountLimit(CLI::App& sub, std::string& value);
+/// ...and, when it was given, says to use --last and returns the exit code (else -1).
+int RefuseRetiredCountLimit(std::string_view verb, const std::string& value);
+
 /// Keeps `big` alive until the process exits and never runs its destructor. Freeing a
 /// 10,000-node cluster or run (millions of small allocations: desired state, plan, report)
 /// takes ~0.35 s, as long as loading it; the kernel takes a process's memory back at exit at

@@ -7,7 +7,6 @@
 
 #include "cmd/command.h"
 #include "plans/journal.h"
-#include "schemas/suggest.h"
 
 namespace plumb::cmd {
 
@@ -60,12 +59,7 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
 }
 
 int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
-  if (!a.old_limit.empty()) {
-    std::fprintf(stderr, "plumb history: error: --limit takes node patterns elsewhere; the number "
-                         "of steps shown is --last N\n  hint: plumb history --last %s\n",
-                 schemas::Printable(a.old_limit).c_str());
-    return ExitCodeFor(kHistoryVerb, Outcome::kError);
-  }
+  if (int rc = RefuseRetiredCountLimit(kHistoryVerb, a.old_limit); rc >= 0) return rc;
   const std::string path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
   auto j = plans::OpenSqliteJournal(path);
   if (!j) {
@@ -146,7 +140,7 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
   sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
   sub->add_option("--last", a->limit, "How many steps, the latest")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count steps.
-  sub->add_option("--limit", a->old_limit)->group("");
+  AddRetiredCountLimit(*sub, a->old_limit);
   sub->add_flag("--verify", a->verify,
                 "Replay the hash chain: name every edited, deleted, inserted or reordered row "
                 "(exit 1 if any)");

@@ -25,6 +25,19 @@ void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
                "instead of --ref (the output says so)");
 }
 
+void AddRetiredCountLimit(CLI::App& sub, std::string& value) {
+  sub.add_option("--limit", value)->group("");
+}
+
+int RefuseRetiredCountLimit(std::string_view verb, const std::string& value) {
+  if (value.empty()) return -1;
+  std::fprintf(stderr, "plumb %.*s: error: --limit takes node patterns elsewhere; the number "
+                       "shown is --last N\n  hint: plumb %.*s --last %s\n",
+               static_cast<int>(verb.size()), verb.data(), static_cast<int>(verb.size()),
+               verb.data(), schemas::Printable(value).c_str());
+  return ExitCodeFor(verb, Outcome::kError);
+}
+
 // `plumb pln`: CLI11 would say "A subcommand is required"; the user meant a verb. The first
 // word that is not a flag must be one of them. -1 when it is (or there is none).
 int UnknownVerb(CLI::App& app, int argc, char** argv) {
@@ -45,13 +58,14 @@ int UnknownVerb(CLI::App& app, int argc, char** argv) {
   return -1;
 }
 
-// Whether --repo was on the command line of the verb being run (or it is apply: see main).
-bool RepoGiven(const CLI::App& app) {
+// No search upwards for the repo: --repo was on the verb's command line, or the verb is apply
+// (see main).
+bool SkipRepoDiscovery(const CLI::App& app) {
   for (const CLI::App* sub : app.get_subcommands()) {   // the parsed ones
     if (sub->get_name() == "apply") return true;
     if (const CLI::Option* o = sub->get_option_no_throw("--repo"); o != nullptr && o->count() > 0)
       return true;
-    if (RepoGiven(*sub)) return true;
+    if (SkipRepoDiscovery(*sub)) return true;
   }
   return false;
 }
@@ -82,7 +96,7 @@ int main(int argc, char** argv) {
   }
   // From a subdirectory of the cluster repo, as git does: only when no --repo was given, and
   // not for apply, which reads an absent --repo as "the repo the plan file names".
-  if (global.repo == "." && !RepoGiven(app)) global.repo = DiscoverRepo(".");
+  if (global.repo == "." && !SkipRepoDiscovery(app)) global.repo = DiscoverRepo(".");
   try {
     return run ? run() : ExitCodeFor(kMainVerb, Outcome::kError);
   } catch (const std::exception& e) {

@@ -8,7 +8,6 @@
 #include "cmd/command.h"
 #include "plans/journal.h"
 #include "plans/process_identity.h"
-#include "schemas/suggest.h"
 
 namespace plumb::cmd {
 
@@ -33,12 +32,7 @@ struct RunsArgs {
 };
 
 int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
-  if (!a.old_limit.empty()) {
-    std::fprintf(stderr, "plumb runs: error: --limit takes node patterns elsewhere; the number of "
-                         "runs shown is --last N\n  hint: plumb runs --last %s\n",
-                 schemas::Printable(a.old_limit).c_str());
-    return ExitCodeFor(kRunsVerb, Outcome::kError);
-  }
+  if (int rc = RefuseRetiredCountLimit(kRunsVerb, a.old_limit); rc >= 0) return rc;
   auto j = plans::OpenSqliteJournal(a.journal.empty() ? plans::DefaultJournalPath() : a.journal);
   if (!j) {
     std::fprintf(stderr, "plumb runs: %s\n", j.error().ToString().c_str());
@@ -136,7 +130,7 @@ void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
   sub->add_option("--last", a->limit, "How many runs, the latest first")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count runs.
-  sub->add_option("--limit", a->old_limit)->group("");
+  AddRetiredCountLimit(*sub, a->old_limit);
   sub->add_option("--format", g.format, "text | json")->check(CLI::IsMember({"text", "json"}));
   sub->footer(
       "Each run records its operator (OS user), the CI job and who triggered it (GitHub Actions,\n"

@@ -53,6 +53,8 @@ for v in $verbs; do
   expect_grep "^Examples:" "$E2E_OUT" "plumb $v --help has examples"
   expect_no_grep "\{(true|false)\}" "$E2E_OUT" "plumb $v --help prints no raw flag defaults"
 done
+"$PLUMB" watch --help >"$E2E_OUT"
+expect_grep "^  --fanout INT=16 " "$E2E_OUT" "watch reads 16 nodes at once by default (worker threads: memory)"
 "$PLUMB" drift --help >"$E2E_OUT"
 expect_no_grep "validate/plan only" "$E2E_OUT" "drift's --working-tree text is about drift too"
 

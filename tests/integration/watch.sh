@@ -119,7 +119,11 @@ fds() { find "/proc/$WATCH_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 FDS0=$(fds)
 echo "     (open fds after 3 rounds: $FDS0)"
 
-# A hand change on n3.
+# A hand change on n3. Its next read is a full reply, after which each watch closes that loop's
+# channel (libssh keeps a channel's buffers at their largest) and starts a fresh loop.
+loop_pids() { "$TB" ssh "$1" "pgrep -f 'read -r [p]lumb_loop_n'" | sort | tr '\n' ' '; }
+wait_for "both watches run a loop on n3" 120 loops_are n3 2
+N3_LOOPS=$(loop_pids n3)
 T_CHANGE=$(date +%s.%N)
 "$TB" ssh n3 sysctl -w vm.swappiness=7 >/dev/null
 wait_for "drift event for n3's hand change" 120 has_event 'e["event"]=="drift" and e["node"]=="n3" and e["key"]=="sysctl.vm.swappiness" and e["live"]=="7" and e["desired"]==60'
@@ -133,6 +137,13 @@ ROUND_S=$(awk '/^plumb watch: round [0-9]+:/ {for (i = 1; i <= NF; i++) if ($i =
 check "n3's drift reported within one interval plus one round (4 s + 2 x ${ROUND_S:-?} s + 10 s)" \
   python3 -c "import sys; sys.exit(0 if $T_SEEN - $T_CHANGE <= 4 + 2 * ${ROUND_S:-0} + 10 else 1)"
 echo "     (hand change to event: $(python3 -c "print(round($T_SEEN - $T_CHANGE, 1))") s; last round ${ROUND_S:-?} s)"
+loops_replaced() { # NODE "PIDS BEFORE": two loops on NODE, none of them one of those
+  local now p
+  now=$(loop_pids "$1")
+  [[ $(wc -w <<<"$now") == 2 ]] || return 1
+  for p in $2; do [[ " $now " != *" $p "* ]] || return 1; done
+}
+wait_for "after n3's full reply each watch runs a fresh loop there (was: $N3_LOOPS)" 120 loops_replaced n3 "$N3_LOOPS"
 wait_for "n3 key drift gauge is 1" 60 metric 'plumb_watch_key_drift{cluster="testbed",node="n3",key="sysctl.vm.swappiness"}' 1
 check "only n3 drifted" test "$(count_events 'e["event"]=="drift"')" = 1
 "$TB" ssh n3 sysctl -w vm.swappiness=60 >/dev/null
