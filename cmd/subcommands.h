@@ -22,6 +22,8 @@ void RegisterAudit(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterWatch(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterModules(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterExitCodes(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterCompletion(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterMan(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 /// Ends every subcommand's --help with its rows of the exit code table (cmd/exit_codes.cc).
 void AppendExitCodeHelp(CLI::App& app, const std::string& prefix = "");
@@ -47,6 +49,8 @@ inline constexpr Register kSubcommands[] = {
     RegisterWatch,
     RegisterModules,
     RegisterExitCodes,
+    RegisterCompletion,
+    RegisterMan,
 };
 
 }  // namespace plumb::cmd
