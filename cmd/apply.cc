@@ -30,6 +30,7 @@
 
 #include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
+#include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
 #include "cmd/read_run.h"
@@ -526,7 +527,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   RealNodeTransport transport(lc.cluster, shells, bmcs);
   auto leases = plans::MakeShellLeases(transport);
   plans::RealClock clock;
-  auto observer = MakeObserver(g.format, g.format != "json" && isatty(1));
+  auto observer = MakeObserver(g.format, g.format != "json" && isatty(1), ColorOn(g.color, stdout));
 
   plans::RolloutDeps deps;
   deps.journal = &journal;

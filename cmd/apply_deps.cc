@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd/color.h"
 #include "modules/drain/kubernetes_drainer.h"
 #include "modules/drain/none_drainer.h"
 #include "modules/drain/slurm_drainer.h"
@@ -94,6 +95,7 @@ std::string Hms(long long ms) {
 // Plain lines, one per thing that happened: what CI logs want.
 class LineObserver final : public plans::Observer {
  public:
+  explicit LineObserver(bool color) : color_(color) {}
   void OnEvent(const plans::RolloutEvent& e) override {
     using K = plans::RolloutEvent::Kind;
     std::string line;
@@ -125,12 +127,14 @@ class LineObserver final : public plans::Observer {
                            e.step, Hms(e.elapsed_ms), e.message);
         break;
     }
+    line = ColorizeReport(line, color_);
     std::lock_guard lock(mu_);
     std::fprintf(stdout, "%s\n", line.c_str());
     std::fflush(stdout);
   }
 
  private:
+  const bool color_;
   std::mutex mu_;
 };
 
@@ -151,7 +155,7 @@ class JsonObserver final : public plans::Observer {
 // once a second by a ticker so a long wait shows its elapsed time move.
 class TtyObserver final : public plans::Observer {
  public:
-  TtyObserver() {
+  explicit TtyObserver(bool color) : color_(color) {
     ticker_ = std::thread([this] {
       std::unique_lock lock(mu_);
       while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; }))
@@ -207,7 +211,8 @@ class TtyObserver final : public plans::Observer {
       }
       case K::kRunEnd:
         Draw(now);
-        std::fprintf(stdout, "\nrun %s %s: %s\n", e.run.c_str(), e.status.c_str(), e.message.c_str());
+        std::fprintf(stdout, "\nrun %s %s: %s\n", e.run.c_str(),
+                     ColorizeStatus(e.status, color_).c_str(), e.message.c_str());
         std::fflush(stdout);
         return;
       default: break;
@@ -242,13 +247,18 @@ class TtyObserver final : public plans::Observer {
       std::string status = r.status;
       if (!r.done && r.status == "…")   // a running step shows how long it has run
         status = Hms(std::chrono::duration_cast<std::chrono::milliseconds>(now - r.step_since).count());
-      out += fmt::format("  {:<12} {:<28} {:<12} {}\n", n, r.step, status, r.note.substr(0, 80));
+      // Padded before colouring: escape codes have no width on the screen.
+      const std::string cell = fmt::format("{:<12}", status);
+      out += fmt::format("  {:<12} {:<28} {} {}\n", n, r.step,
+                         ColorizeStatus(status, color_) + cell.substr(std::min(cell.size(), status.size())),
+                         r.note.substr(0, 80));
       ++lines;
     }
     drawn_ = lines;
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
+  const bool color_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -262,10 +272,10 @@ class TtyObserver final : public plans::Observer {
 
 }  // namespace
 
-std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tty) {
+std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tty, bool color) {
   if (format == "json") return std::make_unique<JsonObserver>();
-  if (tty) return std::make_unique<TtyObserver>();
-  return std::make_unique<LineObserver>();
+  if (tty) return std::make_unique<TtyObserver>(color);
+  return std::make_unique<LineObserver>(color);
 }
 
 std::map<std::string, std::string> SchedulerEnv() {

@@ -70,6 +70,6 @@ std::map<std::string, std::string> SchedulerEnv();
 plans::Schedulers RealSchedulers(const inventory::Cluster& cluster, transport::Shell& local);
 
 /// Progress renderers: plain lines (CI logs), JSON lines (--format json), a live TTY table.
-std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tty);
+std::unique_ptr<plans::Observer> MakeObserver(const std::string& format, bool tty, bool color);
 
 }  // namespace plumb::cmd

@@ -20,6 +20,7 @@ struct GlobalOptions {
   bool working_tree = false;     ///< read uncommitted files instead of the ref
   std::string format = "text";   ///< text | json (subcommands may add more)
   bool verbose = false;
+  std::string color = "auto";    ///< --color: auto | always | never (cmd/color.h)
 };
 
 /// A subcommand adds itself to `app` and sets `run` to what executes it once parsed.

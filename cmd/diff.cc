@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
 #include "inventory/load.h"
@@ -44,7 +45,7 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
   } else if (g.format == "markdown") {
     std::fputs(plans::report::DesiredDiffToMarkdown(d).c_str(), stdout);
   } else {
-    std::fputs(plans::report::DesiredDiffToText(d).c_str(), stdout);
+    std::fputs(ColorizeReport(plans::report::DesiredDiffToText(d), ColorOn(g.color, stdout)).c_str(), stdout);
   }
   return ExitCodeFor(kDiffVerb, a.detailed_exitcode && !d.nodes.empty() ? Outcome::kChanges
                                                                      : Outcome::kInSync);

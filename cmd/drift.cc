@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "plans/report/drift.h"
@@ -39,7 +40,7 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
     else if (g.format == "sarif") plans::report::DriftToSarif(report, ro, out);
     else if (g.format == "prom") out << plans::report::DriftToProm(report, ro);
     else if (g.format == "html") out << plans::report::DriftToHtml(report);
-    else out << plans::report::DriftToText(report);
+    else out << ColorizeReport(plans::report::DriftToText(report), a.out.empty() && ColorOn(g.color, stdout));
   };
   if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());

@@ -32,21 +32,6 @@ struct GatherArgs {
   bool print_probe_script = false;
 };
 
-// One line per node while it runs, only when stderr is a terminal (never in CI logs).
-class TtyProgress : public plans::ProgressObserver {
- public:
-  void OnNodeDone(const plans::NodeObservation& n, size_t done, size_t total) override {
-    if (!n.reachable) ++failed_;
-    std::fprintf(stderr, "\rgather: %zu/%zu nodes%s", done, total,
-                 failed_ ? fmt::format(" ({} unreadable)", failed_).c_str() : "");
-    if (done == total) std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
-  }
-
- private:
-  size_t failed_ = 0;
-};
-
 int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   if (a.print_probe_script) {  // what one node runs; bench/gather feeds it to the peer tools
@@ -82,7 +67,7 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   plans::GatherOptions opt;
   opt.fanout = a.fanout;
   opt.command_timeout = std::chrono::seconds(cluster->ssh.command_timeout_s);
-  TtyProgress tty;
+  NodeProgressLine tty("gather");
   auto modules = GatherModules();
   plans::ObservedState state =
       plans::Gather(*nodes, modules.pointers, shells, opt, isatty(2) ? &tty : nullptr);

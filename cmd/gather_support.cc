@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "cmd/gather_support.h"
@@ -46,6 +48,14 @@ ModuleSet GatherModules() {
 std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules) {
   auto script = modules::BuildProbeScript(modules, modules::NewProbeNonce());
   return script.ok() ? *script : std::string();
+}
+
+void NodeProgressLine::OnNodeDone(const plans::NodeObservation& n, size_t done, size_t total) {
+  if (!n.reachable) ++failed_;
+  std::fprintf(stderr, "\r%s: %zu/%zu nodes%s", label_.c_str(), done, total,
+               failed_ ? fmt::format(" ({} unreadable)", failed_).c_str() : "");
+  if (done == total) std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
 }
 
 }  // namespace plumb::cmd

@@ -9,6 +9,7 @@
 #include "cmd/command.h"
 #include "inventory/model.h"
 #include "modules/module.h"
+#include "plans/gather.h"
 #include "plans/observed.h"
 #include "schemas/result.h"
 
@@ -28,6 +29,18 @@ struct ModuleSet {
 ModuleSet GatherModules();
 /// The combined probe script for `modules` with a fresh nonce.
 std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules);
+
+/// "gather: 37/256 nodes (2 unreadable)", rewritten in place as nodes are read; gone when all
+/// are. For a terminal only (the caller checks isatty(2)): never in a CI log.
+class NodeProgressLine : public plans::ProgressObserver {
+ public:
+  explicit NodeProgressLine(std::string label) : label_(std::move(label)) {}
+  void OnNodeDone(const plans::NodeObservation& n, size_t done, size_t total) override;
+
+ private:
+  std::string label_;
+  size_t failed_ = 0;
+};
 
 /// "refused", "timeout", "auth", "host key", "host key changed", "io", "probe error".
 std::string ReasonFor(const Diagnostic& d);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cmd/apply_deps.h"
+#include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "cmd/read_run.h"
@@ -99,7 +100,7 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
     else if (g.format == "junit") out << plans::report::HealthToJunit(report);
     else if (g.format == "prom")
       out << plans::report::HealthToProm(report, static_cast<long long>(std::time(nullptr)));
-    else out << plans::report::HealthToText(report);
+    else out << ColorizeReport(plans::report::HealthToText(report), a.out.empty() && ColorOn(g.color, stdout));
   };
   if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());

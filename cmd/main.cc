@@ -38,6 +38,17 @@ int RefuseRetiredCountLimit(std::string_view verb, const std::string& value) {
   return ExitCodeFor(verb, Outcome::kError);
 }
 
+// --color on every verb and nested command, one meaning everywhere (cmd/color.h).
+void AddColorOption(CLI::App& app, GlobalOptions& g) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_group().empty()) continue;   // hidden verbs print no report
+    sub->add_option("--color", g.color, "Colour: auto (a terminal, NO_COLOR unset), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
+    AddColorOption(*sub, g);
+  }
+}
+
 // `plumb pln`: CLI11 would say "A subcommand is required"; the user meant a verb. The first
 // word that is not a flag must be one of them. -1 when it is (or there is none).
 int UnknownVerb(CLI::App& app, int argc, char** argv) {
@@ -86,6 +97,7 @@ int main(int argc, char** argv) {
   GlobalOptions global;
   std::function<int()> run;
   for (Register reg : kSubcommands) reg(app, global, run);
+  AddColorOption(app, global);
   AppendExitCodeHelp(app);
   if (int rc = UnknownVerb(app, argc, argv); rc >= 0) return rc;
   try {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "plans/plan_json.h"
@@ -51,7 +52,7 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
     if (plan.source.working_tree)
       std::fprintf(stderr, "warning: planning UNCOMMITTED edits in %s; apply will refuse this "
                            "plan unless forced\n", plan.source.repo.c_str());
-    std::fputs(plans::report::PlanToText(plan).c_str(), stdout);
+    std::fputs(ColorizeReport(plans::report::PlanToText(plan), ColorOn(g.color, stdout)).c_str(), stdout);
   }
   if (plan.diags.HasErrors()) {
     std::string what = a.out.empty() ? "fix them and plan again" : "not written to " + a.out;

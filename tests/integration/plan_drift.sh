@@ -84,6 +84,18 @@ git -C "$REPO" add -A && gt_commit "waive the tuning trial"
 run drift --repo "$REPO" --ref HEAD
 check "waived drift is in sync (exit 0)" rc_is 0
 
+# On a terminal, plan and drift show a progress line while they read the nodes, as gather does
+# (script(1) gives them one); in a pipe (every run above) they do not.
+for args in "plan --no-scheduler" drift; do
+  verb=${args%% *}
+  # shellcheck disable=SC2086
+  script -qec "$(printf '%q ' "$TB" exec "$PLUMB" $args --repo "$REPO")" /dev/null \
+    </dev/null >"$GT_TMP/tty-$verb" 2>&1 || true
+  check "$verb on a terminal: a progress line while reading (reading nodes: 4/4)" \
+    grep -q "reading nodes: 4/4 nodes" "$GT_TMP/tty-$verb"
+done
+check "... and none into a pipe" bash -c "! grep -q 'reading nodes' '$ERR' '$OUT'"
+
 check "plan and drift changed nothing on the nodes" test "$(state_sum)" = "$BEFORE"
 
 # A node that cannot be read: partial (3) when nothing drifted, drift (2) wins otherwise.
