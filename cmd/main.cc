@@ -31,10 +31,16 @@ void AddRetiredCountLimit(CLI::App& sub, std::string& value) {
 
 int RefuseRetiredCountLimit(std::string_view verb, const std::string& value) {
   if (value.empty()) return -1;
-  std::fprintf(stderr, "plumb %.*s: error: --limit takes node patterns elsewhere; the number "
-                       "shown is --last N\n  hint: plumb %.*s --last %s\n",
-               static_cast<int>(verb.size()), verb.data(), static_cast<int>(verb.size()),
-               verb.data(), schemas::Printable(value).c_str());
+  const std::string v(verb);
+  std::fprintf(stderr, "plumb %s: error: --limit takes node patterns elsewhere; the number "
+                       "shown is --last N\n", v.c_str());
+  // A number meant a count; anything else was a node (pattern): history takes one node as
+  // its argument, runs lists runs and points there.
+  const bool count = value.find_first_not_of("0123456789") == std::string::npos;
+  const std::string shown = schemas::Printable(value);
+  if (count) std::fprintf(stderr, "  hint: plumb %s --last %s\n", v.c_str(), shown.c_str());
+  else if (verb == "history") std::fprintf(stderr, "  hint: plumb history %s   (one node's steps)\n", shown.c_str());
+  else std::fprintf(stderr, "  hint: plumb history NODE shows one node's steps; plumb %s lists runs\n", v.c_str());
   return ExitCodeFor(verb, Outcome::kError);
 }
 

@@ -64,6 +64,11 @@ for v in runs history; do
   expect_grep "hint: plumb $v --last 5" "$E2E_ERR" "$v points at --last"
   expect_rc 0 "$v --last 5" -- "$PLUMB" $v --last 5 --journal "$E2E_TMP/j.db"
 done
+expect_rc 1 "history --limit gpu001 (a node, not a count)" -- "$PLUMB" history --limit gpu001 --journal "$E2E_TMP/j.db"
+expect_grep "hint: plumb history gpu001 " "$E2E_ERR" "... points at the node argument"
+expect_no_grep "--last gpu001" "$E2E_ERR" "... not at --last"
+expect_rc 1 "runs --limit 'gpu00[1-4]'" -- "$PLUMB" runs --limit 'gpu00[1-4]' --journal "$E2E_TMP/j.db"
+expect_grep "hint: plumb history NODE" "$E2E_ERR" "... points at history for a node"
 expect_rc 0 "bmc plan --help" -- "$PLUMB" bmc plan --help
 expect_grep "^  --limit" "$E2E_OUT" "bmc takes --limit"
 
