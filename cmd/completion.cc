@@ -27,8 +27,17 @@ int RunCompletion(const CLI::App& root, const std::string& shell) {
 int RunNodes(const GlobalOptions& g) {
   inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
   if (!lc.ok()) return ExitCodeFor(kCompletionVerb, Outcome::kError);
-  for (const auto& n : lc.cluster.nodes) std::printf("%s\n", n.name.c_str());
-  for (const auto& [name, group] : lc.cluster.groups) std::printf("@%s\n", name.c_str());
+  // bash's `compgen -W` expands its words ($(...) included): only names of the schema's
+  // charset are printed, whatever a future schema lets through.
+  auto safe = [](const std::string& name) {
+    return !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                                std::string::npos;
+  };
+  for (const auto& n : lc.cluster.nodes)
+    if (safe(n.name)) std::printf("%s\n", n.name.c_str());
+  for (const auto& [name, group] : lc.cluster.groups)
+    if (safe(name)) std::printf("@%s\n", name.c_str());
   return ExitCodeFor(kCompletionVerb, Outcome::kOk);
 }
 
