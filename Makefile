@@ -6,7 +6,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_WERROR=ON
 # waits for each library in turn, leaving a core idle on the 2-core machine).
 GENERATOR ?= Ninja
 
-.PHONY: all deps build test unit demo clean check-sanitize
+.PHONY: all deps build test unit demo clean check-sanitize package
 
 all: build
 
@@ -34,6 +34,13 @@ demo: deps $(BUILD)/CMakeCache.txt
 	@bash scripts/fetch-valijson.sh $(BUILD)/_deps/valijson
 	cmake --build $(BUILD) -j $(JOBS) --target plumb
 	@bash examples/demo.sh $(BUILD)/plumb
+
+# The Debian package: plumb_<version>_<arch>.deb and its plumb-dbgsym .ddeb (the debug info), in
+# $(BUILD). Builds only what the package holds (the binary, its man pages and completions).
+package: deps $(BUILD)/CMakeCache.txt
+	@bash scripts/fetch-valijson.sh $(BUILD)/_deps/valijson
+	cmake --build $(BUILD) -j $(JOBS) --target plumb plumb_docs
+	cd $(BUILD) && cpack --config CPackConfig.cmake
 
 # The unit tests under AddressSanitizer+UBSan and under ThreadSanitizer, each in a build tree
 # of its own (build-asan, build-tsan). CI runs it after `make test` (.ci/run). Smaller unity

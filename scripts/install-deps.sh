@@ -5,16 +5,17 @@
 set -euo pipefail
 
 # Build: compiler, CMake and the libraries named in the README (libmicrohttpd: the metrics
-# endpoint of `plumb watch --listen`).
+# endpoint of `plumb watch --listen`); dpkg-dev and file for `make package` (CPack runs
+# dpkg-shlibdeps for the Depends line and file to find the binaries).
 build_pkgs=(g++ cmake make ninja-build pkg-config git ccache
   libssh-dev libcurl4-openssl-dev libssl-dev libgit2-dev libyaml-cpp-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev libmimalloc-dev
-  libmicrohttpd-dev)
+  libmicrohttpd-dev dpkg-dev file)
 # Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client; gnupg for
-# the signed-commit tests.
+# the signed-commit tests; man-db for the package test (man -l on the installed pages).
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl
-  xmlstarlet jq libxml2-utils gnupg)
+  xmlstarlet jq libxml2-utils gnupg man-db)
 
 want=("${build_pkgs[@]}")
 [[ "${PLUMB_DEPS:-all}" == build ]] || want+=("${testbed_pkgs[@]}")
