@@ -37,7 +37,9 @@ CommandDoc DescribeCommand(const CLI::App& app, const std::string& path) {
       for (const std::string& s : o->get_snames()) od.names.push_back("-" + s);
       for (const std::string& l : o->get_lnames()) od.names.push_back("--" + l);
     }
-    if (od.positional || o->get_type_size() > 0) SplitTypeName(o->get_type_name(), od);
+    // A flag expects no value (CLI11 keeps its type size at 1); --resume [RUN] expects 0 or 1.
+    if (od.positional || o->get_expected_max() > 0) SplitTypeName(o->get_type_name(), od);
+    od.value_optional = !od.positional && o->get_expected_min() == 0 && o->get_expected_max() > 0;
     od.description = o->get_description();
     od.default_value = o->get_default_str();
     d.options.push_back(std::move(od));

@@ -17,6 +17,7 @@ struct OptionDoc {
   std::string default_value;          ///< as --help shows it; empty when none
   bool positional = false;
   bool required = false;
+  bool value_optional = false;        ///< takes a value or none (--resume [RUN])
 };
 
 struct CommandDoc {

@@ -70,7 +70,7 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   NodeProgressLine tty("gather");
   auto modules = GatherModules();
   plans::ObservedState state =
-      plans::Gather(*nodes, modules.pointers, shells, opt, isatty(2) ? &tty : nullptr);
+      plans::Gather(*nodes, modules.pointers, shells, opt, ProgressOnStderr() ? &tty : nullptr);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (!a.facts_out.empty()) {

@@ -1,4 +1,8 @@
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -48,6 +52,11 @@ ModuleSet GatherModules() {
 std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules) {
   auto script = modules::BuildProbeScript(modules, modules::NewProbeNonce());
   return script.ok() ? *script : std::string();
+}
+
+bool ProgressOnStderr() {
+  const char* term = std::getenv("TERM");
+  return isatty(2) == 1 && !(term != nullptr && std::string_view(term) == "dumb");
 }
 
 void NodeProgressLine::OnNodeDone(const plans::NodeObservation& n, size_t done, size_t total) {

@@ -32,6 +32,10 @@ std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules);
 
 /// "gather: 37/256 nodes (2 unreadable)", rewritten in place as nodes are read; gone when all
 /// are. For a terminal only (the caller checks isatty(2)): never in a CI log.
+/// Whether the progress line may be drawn: stderr is a terminal that understands \r and
+/// erase-line (TERM is not "dumb").
+bool ProgressOnStderr();
+
 class NodeProgressLine : public plans::ProgressObserver {
  public:
   explicit NodeProgressLine(std::string label) : label_(std::move(label)) {}

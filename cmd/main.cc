@@ -37,10 +37,15 @@ int RefuseRetiredCountLimit(std::string_view verb, const std::string& value) {
   // A number meant a count; anything else was a node (pattern): history takes one node as
   // its argument, runs lists runs and points there.
   const bool count = value.find_first_not_of("0123456789") == std::string::npos;
+  const bool one_node = value.find_first_of("*?[],@! '\"$\\") == std::string::npos;
   const std::string shown = schemas::Printable(value);
   if (count) std::fprintf(stderr, "  hint: plumb %s --last %s\n", v.c_str(), shown.c_str());
-  else if (verb == "history") std::fprintf(stderr, "  hint: plumb history %s   (one node's steps)\n", shown.c_str());
-  else std::fprintf(stderr, "  hint: plumb history NODE shows one node's steps; plumb %s lists runs\n", v.c_str());
+  else if (verb == "history" && one_node)
+    std::fprintf(stderr, "  hint: plumb history %s   (one node's steps)\n", shown.c_str());
+  else if (verb == "history")
+    std::fprintf(stderr, "  hint: plumb history NODE takes one node's name, no pattern\n");
+  else
+    std::fprintf(stderr, "  hint: plumb history NODE shows one node's steps; plumb %s lists runs\n", v.c_str());
   return ExitCodeFor(verb, Outcome::kError);
 }
 

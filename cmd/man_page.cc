@@ -46,7 +46,9 @@ std::string OptionEntry(const OptionDoc& o) {
   std::string tag;
   for (const std::string& n : o.names) tag += (tag.empty() ? "" : ", ") + fmt::format("\\fB{}\\fR", Roff(n));
   if (o.positional) tag = fmt::format("\\fI{}\\fR", Roff(o.names.front()));
-  else if (!o.value.empty()) tag += fmt::format(" \\fI{}\\fR", Roff(o.value));
+  else if (!o.value.empty())
+    tag += o.value_optional ? fmt::format(" [\\fI{}\\fR]", Roff(o.value))
+                            : fmt::format(" \\fI{}\\fR", Roff(o.value));
   std::string body = Roff(o.description);
   if (!o.choices.empty()) {
     std::string vals;
@@ -97,6 +99,7 @@ std::string CommandBody(const CommandDoc& c, bool nested) {
     out += Synopsis(c) + ".PP\n" + Roff(c.description) + "\n" + f.description;
     for (const OptionDoc& o : c.options) out += OptionEntry(o);
     if (!f.examples.empty()) out += ".PP\nExamples:\n" + f.examples;
+    if (!f.exit_codes.empty()) out += ".PP\nExit codes:\n" + f.exit_codes;
     for (const CommandDoc& s : c.subcommands) out += CommandBody(s, true);
     return out;
   }
@@ -143,7 +146,7 @@ std::string RootManPage(const CommandDoc& root, const std::string& version) {
   out += ".SH OPTIONS\n";
   for (const OptionDoc& o : root.options) out += OptionEntry(o);
   if (codes != std::string::npos) out += ".SH EXIT STATUS\n" + Verbatim(d.substr(codes + 2));
-  out += ".SH ENVIRONMENT\n.TP\n\\fBNO_COLOR\\fR\nWhen set (to anything), no colour, as "
+  out += ".SH ENVIRONMENT\n.TP\n\\fBNO_COLOR\\fR\nWhen set to a non\\-empty value, no colour, as "
          "\\fB\\-\\-color=never\\fR.\n";
   out += ".SH SEE ALSO\n\\fBplumb\\-repo\\fR(5)";
   for (const CommandDoc& s : root.subcommands)

@@ -277,7 +277,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     // while before it prints anything.
     NodeProgressLine progress("reading nodes");
     rr->observed = plans::Gather(p->selected, plans::ModulesToRead(modules::AllModules(), rr->loaded.desired),
-                                 shells, opt, isatty(2) ? &progress : nullptr);
+                                 shells, opt, ProgressOnStderr() ? &progress : nullptr);
     rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
     if (!a.no_bmc)
       GatherBmcInto(g, cluster, p->selected, p->bmc_modules, a.fanout, rr->observed, p->notes);

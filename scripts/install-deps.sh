@@ -12,10 +12,11 @@ build_pkgs=(g++ cmake make ninja-build pkg-config git ccache
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev libmimalloc-dev
   libmicrohttpd-dev dpkg-dev file)
 # Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client; gnupg for
-# the signed-commit tests; man-db for the package test (man -l on the installed pages).
+# the signed-commit tests; man-db for the package test (man -l on the installed pages); zsh and
+# fish to run their completion scripts (e2e.completion_man).
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl
-  xmlstarlet jq libxml2-utils gnupg man-db)
+  xmlstarlet jq libxml2-utils gnupg man-db zsh fish)
 
 want=("${build_pkgs[@]}")
 [[ "${PLUMB_DEPS:-all}" == build ]] || want+=("${testbed_pkgs[@]}")

@@ -146,7 +146,7 @@ check "... n3 is a timeout" py 'j["nodes"]["n3"]["error"]["code"] == "ssh.timeou
 check "... the others are read" py 'sum(n["reachable"] for n in j["nodes"].values()) == 7'
 py 'sum(n["reachable"] for n in j["nodes"].values()) == 7' ||
   python3 -c "import json,sys; [print('  ', k, v.get('error')) for k, v in json.load(open(sys.argv[1]))['nodes'].items() if not v['reachable']]" "$OUT"
-check "... cut by the command timeout, not waited out (${took}s, the hang is 7321 s)" test "$took" -lt 900
+check "... cut by the command timeout, not waited out (${took}s, the hang is 7321 s)" test "$took" -lt 240
 # The probe script's shell and its process group are killed a second after plumb gives up, the
 # hung cat with them.
 killed=no
