@@ -165,10 +165,19 @@ run_soak() {
   rounds=$(metric plumb_watch_rounds_total)
   ev=$(wc -l <"$WORK/events.jsonl")
   stop_watch
+  # What the flapping node's events were, by kind: every read of n7 after a power cycle is a
+  # node_rebooted (or node_unreadable while it is off), so their count follows the reads of n7.
+  local kinds
+  kinds=$(python3 -c '
+import collections, json, sys
+c = collections.Counter(json.loads(l).get("event", "?") + (" n7" if json.loads(l).get("node") == "n7" else " other")
+                        for l in open(sys.argv[1]) if l.strip())
+print(", ".join(f"{k}: {v}" for k, v in sorted(c.items())))' "$WORK/events.jsonl")
+  cp "$WORK/events.jsonl" "${TMPDIR:-/tmp}/plumb-watch-soak-events.jsonl" && echo "events kept in ${TMPDIR:-/tmp}/plumb-watch-soak-events.jsonl" >&2
   {
     echo "### Soak: $n nodes, $minutes min, n7 powered off and on every 20 s ($flaps flaps), interval ${INTERVAL}s"
     echo
-    echo "$rounds rounds, $ev events; peak RSS (VmHWM) $hwm MB."
+    echo "$rounds rounds, $ev events ($kinds); peak RSS (VmHWM) $hwm MB."
     echo
     echo "| minute | RSS MB | fds |"
     echo "|---|---|---|"

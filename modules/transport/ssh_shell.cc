@@ -175,7 +175,9 @@ FdResult ConnectTcp(const SshOptions& o, Clock::time_point deadline) {
   freeaddrinfo(res);
   if (timed_out) {
     r.error = Diagnostic::Error("ssh.timeout",
-                                fmt::format("{}: connect timed out", Where(o)), {}, {},
+                                fmt::format("{}: connect timed out after {} ms", Where(o),
+                                            std::chrono::duration_cast<milliseconds>(o.connect_timeout).count()),
+                                {}, {},
                                 "the node is down or unreachable (partition, firewall); "
                                 "connect_timeout is set in inventory.yaml defaults.ssh");
   } else if (last_errno == ECONNREFUSED) {

@@ -17,7 +17,10 @@ check "partial gather exits 3" test "$RC" = 3
 check "n1 and n4 are read" py 'all(j["nodes"][n]["reachable"] for n in ("n1", "n4"))'
 check "n2 (off) is ssh.refused" py 'j["nodes"]["n2"]["error"]["code"] == "ssh.refused"'
 check "n3 (partitioned) is ssh.timeout" py 'j["nodes"]["n3"]["error"]["code"] == "ssh.timeout"'
-check "the timeout was the connect timeout, not longer (${took}s)" test "$took" -le 6
+# Which bound cut n3 is in its message; the whole gather's time only shows it did not wait out
+# the 2-minute command timeout (a loaded CI machine takes seconds to read n1 and n4).
+check "n3 was cut by the 2 s connect timeout" py '"connect timed out after 2000 ms" in j["nodes"]["n3"]["error"]["message"]'
+check "... not the command timeout (${took}s)" test "$took" -lt 60
 
 gather
 check "text lists n2 as refused" contains "$OUT" "n2  [refused] "

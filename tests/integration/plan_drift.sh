@@ -11,7 +11,7 @@
 . "$PLUMB_SRC/tests/third_party_schemas.sh"
 D=$PLUMB_SRC/tests/integration/data/plan
 GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
-export TB_RUN=$GT_TMP/tb
+export TB_RUN=$GT_TMP/$(basename "$GT_TMP")   # its netns is named after it: unique
 trap gt_down EXIT
 "$TB" up 4 >/dev/null
 REPO=$GT_TMP/repo

@@ -67,8 +67,15 @@ nsenter --net="/run/netns/$TB_NETNS" "$PLUMB" watch --repo "$REPO" --interval 4s
   --events "$EV2" --textfile "$PROM2" 2>"$GT_TMP/watch2.err" &
 HUP_PID=$!
 
+# The longest round so far, from the watch's log (0 before the first): waits are given that
+# much three times over on top of their own limit, so a loaded machine whose rounds of 16 nodes
+# take 75 s (seen beside a CPU hog on 2 cores) is waited for; a wait that succeeds ends at once.
+longest_round() {
+  awk '/^plumb watch: round [0-9]+:/ {for (i = 1; i <= NF; i++) if ($i == "in") {v = $(i + 1) + 0; if (v > m) m = v}} END {printf "%d\n", m + 0}' \
+    "$GT_TMP/watch.err" 2>/dev/null || echo 0
+}
 wait_for() { # DESCRIPTION TIMEOUT_S CMD...: polls CMD every 0.5 s until it succeeds
-  local desc=$1 limit=$2 start=$SECONDS
+  local desc=$1 limit=$(($2 + 3 * $(longest_round))) start=$SECONDS
   shift 2
   until "$@" 2>/dev/null; do
     if ((SECONDS - start > limit)); then
