@@ -65,14 +65,17 @@ std::string_view MarkerColour(std::string_view line) {
 
 }  // namespace
 
+bool TerminalCanDraw(int fd) {
+  const char* term = std::getenv("TERM");
+  return isatty(fd) == 1 && !(term != nullptr && std::string_view(term) == "dumb");
+}
+
 bool ColorOn(const std::string& mode, std::FILE* stream) {
   if (mode == "always") return true;
   if (mode == "never") return false;
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;
-  const char* term = std::getenv("TERM");
-  if (term != nullptr && std::string_view(term) == "dumb") return false;
-  return isatty(fileno(stream)) == 1;
+  return TerminalCanDraw(fileno(stream));
 }
 
 std::string ColorizeReport(std::string_view text, bool on) {

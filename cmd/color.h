@@ -13,6 +13,10 @@ namespace plumb::cmd {
 /// unset or empty (https://no-color.org).
 bool ColorOn(const std::string& mode, std::FILE* stream);
 
+/// Whether `fd` is a terminal that draws escape codes and \r (isatty, TERM is not "dumb"):
+/// what colour's "auto" and the progress line both ask.
+bool TerminalCanDraw(int fd);
+
 /// A text report with its lines coloured (see above); `text` unchanged when `on` is false.
 std::string ColorizeReport(std::string_view text, bool on);
 

@@ -7,8 +7,10 @@
 #include <functional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cmd/cli_doc.h"
+#include "modules/transport/shell.h"
 
 namespace plumb::cmd {
 
@@ -45,17 +47,10 @@ void Walk(const CommandDoc& c, const std::function<void(const CommandDoc&)>& f) 
   for (const CommandDoc& s : c.subcommands) Walk(s, f);
 }
 
-std::string SingleQuoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+// Words of the scripts are single-quoted as for sh (bash, zsh and fish read 'it'\''s' alike).
+std::string SingleQuoted(std::string_view s) { return transport::ShellQuote(s); }
 
-std::string Words(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& w : v) out += (out.empty() ? "" : " ") + w;
-  return out;
-}
+std::string Words(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, " ")); }
 
 std::vector<std::string> OptionNames(const CommandDoc& c) {
   std::vector<std::string> out;

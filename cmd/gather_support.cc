@@ -1,12 +1,9 @@
 #include <cstdio>
-#include <cstdlib>
-#include <string_view>
-
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "cmd/gather_support.h"
+#include "cmd/color.h"
 #include "cmd/repo_load.h"
 #include "inventory/load.h"
 #include "modules/probe_script.h"
@@ -54,10 +51,7 @@ std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules) {
   return script.ok() ? *script : std::string();
 }
 
-bool ProgressOnStderr() {
-  const char* term = std::getenv("TERM");
-  return isatty(2) == 1 && !(term != nullptr && std::string_view(term) == "dumb");
-}
+bool ProgressOnStderr() { return TerminalCanDraw(2); }
 
 void NodeProgressLine::OnNodeDone(const plans::NodeObservation& n, size_t done, size_t total) {
   if (!n.reachable) ++failed_;

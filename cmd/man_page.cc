@@ -1,14 +1,13 @@
 // Man pages (roff, man(7) macros) from the CLI's own description (cmd/cli_doc.h) and, for
 // plumb-repo(5), from the JSON Schemas compiled into the binary: what `--help` and `plumb
 // validate` say is what the pages say.
-#include <algorithm>
-#include <cctype>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cmd/cli_doc.h"
+#include "schemas/ascii.h"
 #include "schemas/embedded.h"
 
 namespace plumb::cmd {
@@ -30,14 +29,9 @@ std::string Roff(const std::string& text) {
   return out;
 }
 
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
 std::string Header(const std::string& name, int section, const std::string& version) {
   // No date: the pages are generated at every build and must be byte-identical across builds.
-  return fmt::format(".TH {} {} \"\" \"plumb {}\" \"plumb manual\"\n", Roff(Upper(name)), section,
+  return fmt::format(".TH {} {} \"\" \"plumb {}\" \"plumb manual\"\n", Roff(schemas::AsciiUpper(name)), section,
                      version);
 }
 
@@ -65,8 +59,8 @@ std::string Synopsis(const CommandDoc& c) {
   std::string rest = "[\\fIOPTIONS\\fR]";
   for (const OptionDoc& o : c.options)
     if (o.positional)
-      rest += o.required ? fmt::format(" \\fI{}\\fR", Roff(Upper(o.names.front())))
-                         : fmt::format(" [\\fI{}\\fR]", Roff(Upper(o.names.front())));
+      rest += o.required ? fmt::format(" \\fI{}\\fR", Roff(schemas::AsciiUpper(o.names.front())))
+                         : fmt::format(" [\\fI{}\\fR]", Roff(schemas::AsciiUpper(o.names.front())));
   if (!c.subcommands.empty()) rest += " \\fISUBCOMMAND\\fR";
   return s + rest + "\n";
 }
@@ -221,7 +215,7 @@ std::string RepoManPage(const std::string& version) {
     const auto open = title.find('('), close = title.rfind(')');
     const std::string file = open != std::string::npos && close > open
                                  ? title.substr(open + 1, close - open - 1) : title;
-    out += fmt::format(".SH {}\n{}\n", Roff(Upper(file)), Roff(schema.value("description", "")));
+    out += fmt::format(".SH {}\n{}\n", Roff(schemas::AsciiUpper(file)), Roff(schema.value("description", "")));
     SchemaKeys(schema, schema, "", 0, out);
   }
   out += ".SH EXAMPLES\nComplete cluster repos are installed under "

@@ -71,11 +71,11 @@ HUP_PID=$!
 # much three times over on top of their own limit, so a loaded machine whose rounds of 16 nodes
 # take 75 s (seen beside a CPU hog on 2 cores) is waited for; a wait that succeeds ends at once.
 longest_round() {
-  awk '/^plumb watch: round [0-9]+:/ {for (i = 1; i <= NF; i++) if ($i == "in") {v = $(i + 1) + 0; if (v > m) m = v}} END {printf "%d\n", m + 0}' \
+  awk '/^plumb watch: round [0-9]+:/ {for (i = 1; i <= NF; i++) if ($i == "in") {v = $(i + 1) + 0; if (v > m) m = v}} END {print m + 0}' \
     "$GT_TMP/watch.err" 2>/dev/null || echo 0
 }
 wait_for() { # DESCRIPTION TIMEOUT_S CMD...: polls CMD every 0.5 s until it succeeds
-  local desc=$1 limit=$(($2 + 3 * $(longest_round))) start=$SECONDS
+  local desc=$1 limit=$(($2 + 3 * $(printf '%.0f' "$(longest_round)"))) start=$SECONDS
   shift 2
   until "$@" 2>/dev/null; do
     if ((SECONDS - start > limit)); then
@@ -140,7 +140,7 @@ T_SEEN=$(date +%s.%N)
 # bound is the longest round's measured wall time (twice, for a loaded machine) + the interval + 10 s.
 # (the longest so far from the log: with reads slower than the interval, rounds overlap and some
 # complete together, "in 0.0 s")
-ROUND_S=$(awk '/^plumb watch: round [0-9]+:/ {for (i = 1; i <= NF; i++) if ($i == "in") {v = $(i + 1) + 0; if (v > m) m = v}} END {print m + 0}' "$GT_TMP/watch.err")
+ROUND_S=$(longest_round)
 check "n3's drift reported within one interval plus one round (4 s + 2 x ${ROUND_S:-?} s + 10 s)" \
   python3 -c "import sys; sys.exit(0 if $T_SEEN - $T_CHANGE <= 4 + 2 * ${ROUND_S:-0} + 10 else 1)"
 echo "     (hand change to event: $(python3 -c "print(round($T_SEEN - $T_CHANGE, 1))") s; last round ${ROUND_S:-?} s)"
