@@ -16,6 +16,7 @@
 #include "cmd/gather_support.h"
 #include "plans/gather.h"
 #include "plans/node_select.h"
+#include "plans/shard.h"
 #include "cmd/ssh_factory.h"
 
 namespace plumb::cmd {
@@ -26,6 +27,7 @@ namespace {
 
 struct GatherArgs {
   std::string limit;
+  std::string shard;
   int fanout = 64;
   bool accept_new_host_keys = false;
   std::string facts_out;
@@ -51,6 +53,21 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
     std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
     return ExitCodeFor(kGatherVerb, Outcome::kError);
   }
+  std::string shard_name;
+  if (!a.shard.empty()) {
+    auto shard = plans::ParseShard(a.shard);
+    if (!shard.ok()) {
+      std::fprintf(stderr, "%s\n", shard.error().ToString().c_str());
+      return ExitCodeFor(kGatherVerb, Outcome::kRefused);
+    }
+    const size_t selected = nodes->size();
+    *nodes = plans::NodesInShard(*nodes, *shard);
+    shard_name = shard->ToString();
+    // Said on stderr so that a runner's log shows its part; an empty shard is not an error (a
+    // small --limit split many ways), but it is said.
+    std::fprintf(stderr, "shard %s: %zu of %zu selected node(s)\n", shard_name.c_str(),
+                 nodes->size(), selected);
+  }
   if (a.fanout < 1) {
     std::fprintf(stderr, "error: --fanout must be at least 1\n");
     return ExitCodeFor(kGatherVerb, Outcome::kError);
@@ -72,6 +89,9 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   plans::ObservedState state =
       plans::Gather(*nodes, modules.pointers, shells, opt, ProgressOnStderr() ? &tty : nullptr);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  state.commit = cluster->source.commit;
+  state.working_tree = cluster->source.working_tree;
+  state.shard = shard_name;
 
   if (!a.facts_out.empty()) {
     if (Status st = plans::WriteObservedState(state, a.facts_out); !st.ok()) {
@@ -99,6 +119,9 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
   AddSourceOptions(*sub, g);
   sub->add_option("--limit", a.limit,
                   "Nodes to read: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
+  sub->add_option("--shard", a.shard,
+                  "Read only part i of n of the selected nodes (1/4 .. 4/4; by name hash, "
+                  "stable as nodes are added): n runners, then `plumb facts merge`");
   sub->add_option("--format", g.format, "Output: text or json (the facts snapshot format)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
@@ -120,6 +143,8 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
       "  plumb gather --format json > facts.json       the facts snapshot, for plan --facts\n"
       "  plumb gather --facts-out facts.json           the table, and the snapshot kept\n"
       "  plumb gather --fanout 256 --limit @h100       a big pool, more sessions at once\n"
+      "  plumb gather --shard 2/4 --facts-out s2.json  one runner's quarter of the fleet;\n"
+      "  plumb facts merge s1.json s2.json s3.json s4.json > facts.json   the whole of it\n"
       "  plumb gather --print-probe-script | less      what runs on each node");
   sub->callback([&run, &g] { run = [&g] { return RunGather(g, a); }; });
 }

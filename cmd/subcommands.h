@@ -9,6 +9,7 @@ void RegisterValidate(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterShow(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterSchemas(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterGather(CLI::App&, GlobalOptions&, std::function<int()>&);
+void RegisterFacts(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterBmc(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterApply(CLI::App&, GlobalOptions&, std::function<int()>&);
 void RegisterRuns(CLI::App&, GlobalOptions&, std::function<int()>&);
@@ -36,6 +37,7 @@ inline constexpr Register kSubcommands[] = {
     RegisterShow,
     RegisterSchemas,
     RegisterGather,
+    RegisterFacts,
     RegisterBmc,
     RegisterApply,
     RegisterRuns,

@@ -92,11 +92,31 @@ nlohmann::json ToJson(const NodeObservation& n) {
   return j;
 }
 
+void SnapshotHeaderToJson(const ObservedState& s, nlohmann::json& top) {
+  if (!s.gathered_at.empty()) top["gathered_at"] = s.gathered_at;
+  if (!s.commit.empty()) top["commit"] = s.commit;
+  if (s.working_tree) top["working_tree"] = true;
+  if (!s.shard.empty()) top["shard"] = s.shard;
+}
+
+void SnapshotHeaderFromJson(const nlohmann::json& top, ObservedState& s) {
+  // Wrong-typed optional keys read as absent: a header is evidence, not a contract to enforce.
+  auto text = [&top](const char* key) {
+    auto it = top.find(key);
+    return it != top.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  s.gathered_at = text("gathered_at");
+  s.commit = text("commit");
+  s.shard = text("shard");
+  auto wt = top.find("working_tree");
+  s.working_tree = wt != top.end() && wt->is_boolean() && wt->get<bool>();
+}
+
 nlohmann::json ToJson(const ObservedState& s) {
   nlohmann::json nodes = nlohmann::json::object();
   for (const auto& [name, n] : s.nodes) nodes[name] = ToJson(n);
   nlohmann::json j = {{"format", kFormat}, {"nodes", std::move(nodes)}};
-  if (!s.gathered_at.empty()) j["gathered_at"] = s.gathered_at;
+  SnapshotHeaderToJson(s, j);
   return j;
 }
 
@@ -104,7 +124,7 @@ void WriteObservedStateJson(const ObservedState& s, std::ostream& out, const nlo
   // Keys in sorted order, like nlohmann's own objects, so the output equals ToJson(s).
   nlohmann::json top = extra;
   top["format"] = kFormat;
-  if (!s.gathered_at.empty()) top["gathered_at"] = s.gathered_at;
+  SnapshotHeaderToJson(s, top);
   top["nodes"] = nullptr;  // placeholder: streamed below
   out << "{\n";
   bool first = true;
@@ -166,7 +186,7 @@ Status CheckSnapshotTop(const nlohmann::json& top, const std::string& source) {
 Result<ObservedState> ObservedStateFromJson(const nlohmann::json& j) {
   if (Status st = CheckSnapshotTop(j, "the document"); !st.ok()) return st.error();
   ObservedState s;
-  s.gathered_at = j.value("gathered_at", "");
+  SnapshotHeaderFromJson(j, s);
   for (const auto& [name, nj] : j["nodes"].items()) {
     auto n = NodeObservationFromJson(name, nj);
     if (!n.ok()) return n.error();

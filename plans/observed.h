@@ -54,6 +54,13 @@ struct NodeObservation {
 struct ObservedState {
   std::map<std::string, NodeObservation> nodes;
   std::string gathered_at;   ///< UTC, RFC 3339 ("2026-11-29T23:59:01Z")
+  /// The cluster repo commit whose inventory named the nodes read ("" when not known: a
+  /// snapshot of an older plumb, or a merge of different commits), and whether uncommitted
+  /// edits were read with it. `plumb facts merge` refuses parts of different commits.
+  std::string commit;
+  bool working_tree = false;
+  /// "i/n" when this is one shard of a sharded gather (plans/shard.h); "" for all nodes.
+  std::string shard;
 
   size_t UnreachableCount() const;
   /// Nodes reachable but with at least one module not read whole (NodeObservation::ModuleErrorCount).
@@ -66,11 +73,14 @@ struct ObservedState {
 std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts);
 
 /// The snapshot format ("format": "plumb.observed/v1"):
-///   {"format":..., "gathered_at":..., "nodes": {"<name>": {"reachable": bool, "error": diag?,
+///   {"format":..., "gathered_at":..., "commit"?, "working_tree"?, "shard"?, "nodes": {"<name>": {"reachable": bool, "error": diag?,
 ///    "facts": {"<module>": {...}}, "errors": {"<module>": diag}, "raw_digest", "facts_digest",
 ///    "elapsed_s"}}}
 nlohmann::json ToJson(const NodeObservation& n);
 nlohmann::json ToJson(const ObservedState& s);
+/// The top-level keys other than "format" and "nodes", written and read in one place.
+void SnapshotHeaderToJson(const ObservedState& s, nlohmann::json& top);
+void SnapshotHeaderFromJson(const nlohmann::json& top, ObservedState& s);
 /// One node of a snapshot; the facts are moved out of `j`.
 Result<NodeObservation> NodeObservationFromJson(const std::string& name, nlohmann::json j);
 /// Reads a snapshot; every problem is a Diagnostic with code "facts.snapshot".

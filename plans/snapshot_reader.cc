@@ -31,7 +31,7 @@ Result<ObservedState> HeaderOf(const std::string& path, const nlohmann::json& he
   for (const auto& [name, value] : header["nodes"].items())
     return SnapshotError(fmt::format("'{}': node '{}' is not an object", path, name));
   ObservedState s;
-  s.gathered_at = header.value("gathered_at", "");
+  SnapshotHeaderFromJson(header, s);
   return s;
 }
 
@@ -235,8 +235,9 @@ Result<ObservedState> ReadObservedState(const std::string& path) {
     all.nodes.insert_or_assign(std::move(name), std::move(n));
   });
   if (!header.ok()) return header.error();
-  all.gathered_at = header->gathered_at;
-  return all;
+  ObservedState out = std::move(header).value();   // its keys; it has no nodes
+  out.nodes = std::move(all.nodes);
+  return out;
 }
 
 }  // namespace plumb::plans

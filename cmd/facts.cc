@@ -1,0 +1,100 @@
+// plumb facts merge: one facts snapshot from the parts of a sharded gather (or of several
+// runners' gathers), for plan/drift --facts. Reads files only; contacts nothing.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cmd/command.h"
+#include "cmd/read_run.h"
+#include "plans/facts_merge.h"
+#include "plans/observed.h"
+
+namespace plumb::cmd {
+
+// This command's row of the exit code table (schemas/exit_codes.cc).
+constexpr std::string_view kFactsMergeVerb = "facts merge";
+namespace {
+
+struct FactsMergeArgs {
+  std::vector<std::string> parts;
+  std::string output;
+  plans::MergeOptions merge;
+};
+
+int RunFactsMerge(const FactsMergeArgs& a) {
+  plans::SnapshotMerge merge(a.merge);
+  Diagnostics diags;
+  size_t nodes_read = 0;
+  for (const std::string& path : a.parts) {
+    const size_t part = merge.BeginPart(path);
+    // Each part streams in one node at a time: the merge holds every node once.
+    auto header = plans::ReadObservedState(path, [&](plans::NodeObservation&& n) {
+      ++nodes_read;
+      merge.AddNode(part, std::move(n));
+    });
+    if (!header.ok()) {
+      diags.Add(header.error());   // every unreadable part is named, not only the first
+      continue;
+    }
+    merge.EndPart(part, *header);
+  }
+  Result<plans::ObservedState> merged = diags.HasErrors()
+                                            ? Result<plans::ObservedState>(Diagnostic::Error("facts.merge", "not merged"))
+                                            : merge.Finish(diags);
+  std::fputs(diags.ToText().c_str(), stderr);
+  if (!merged.ok()) {
+    std::fprintf(stderr, "error: %zu part(s) not merged; nothing was written\n", a.parts.size());
+    return ExitCodeFor(kFactsMergeVerb, Outcome::kRefused);
+  }
+  Status written = WriteOutputWith(a.output, [&merged](std::ostream& out) {
+    plans::WriteObservedStateJson(*merged, out);
+  });
+  if (!written.ok()) {
+    std::fprintf(stderr, "%s\n", written.error().ToString().c_str());
+    return ExitCodeFor(kFactsMergeVerb, Outcome::kError);
+  }
+  std::fprintf(stderr, "merged %zu part(s): %zu node(s) (%zu read), commit %s, gathered from %s%s%s\n",
+               a.parts.size(), merged->nodes.size(), nodes_read,
+               merged->commit.empty() ? "(mixed or not recorded)" : merged->commit.substr(0, 12).c_str(),
+               merged->gathered_at.empty() ? "(not recorded)" : merged->gathered_at.c_str(),
+               a.output.empty() ? "" : " -> ", a.output.c_str());
+  return ExitCodeFor(kFactsMergeVerb, Outcome::kOk);
+}
+
+}  // namespace
+
+void RegisterFacts(CLI::App& app, GlobalOptions& /*g*/, std::function<int()>& run) {
+  static FactsMergeArgs a;
+  auto* facts = app.add_subcommand("facts", "Work with facts snapshots (plumb gather --format json / --facts-out)");
+  facts->require_subcommand(1);
+  facts->footer(
+      "Examples:\n"
+      "  plumb facts merge s1.json s2.json s3.json s4.json > facts.json");
+  auto* merge = facts->add_subcommand(
+      "merge", "Merge the snapshots of a sharded gather (gather --shard i/n) into one, for "
+               "plan/drift --facts");
+  merge->add_option("parts", a.parts, "Snapshot files (plumb gather --facts-out or --format json)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  merge->add_option("-o,--output", a.output, "Write the merged snapshot to FILE (atomically) instead of stdout");
+  merge->add_flag("--allow-duplicates", a.merge.allow_duplicates,
+                  "A node in several parts: keep the read gathered last (default: refuse)");
+  merge->add_flag("--allow-mixed-commits", a.merge.allow_mixed_commits,
+                  "Merge parts gathered at different commits of the cluster repo (default: refuse)");
+  merge->add_flag("--allow-missing-shards", a.merge.allow_missing_shards,
+                  "Merge shards of a split with some absent (default: refuse; the missing nodes "
+                  "then read as unread)");
+  merge->footer(
+      "Reads files only; contacts nothing. Refused, with every problem listed and nothing\n"
+      "written: a node in two parts, parts of different commits, a split with a shard missing.\n"
+      "The result's gathered_at is its oldest part's.\n\n"
+      "Examples:\n"
+      "  for i in 1 2 3 4; do plumb gather --shard $i/4 --facts-out s$i.json & done; wait\n"
+      "  plumb facts merge s1.json s2.json s3.json s4.json > facts.json\n"
+      "  plumb drift --facts facts.json");
+  merge->callback([&run] { run = [] { return RunFactsMerge(a); }; });
+}
+
+}  // namespace plumb::cmd
