@@ -128,14 +128,14 @@ check "--allow-missing-shards merges three of four (exit $rc), with a warning" \
 n4=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["nodes"]))' "$S/partial.json")
 s4=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["nodes"]))' "$S/s4.json")
 check "the partial merge lacks exactly shard 4's nodes ($n4 = 8 - $s4)" test "$n4" = "$((8 - s4))"
-first4=$(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1]))["nodes"])[0])' "$S/s4.json")
 set +e
 "$PLUMB" drift --repo "$REPO" --facts "$S/partial.json" --no-bmc >"$S/partial-drift" 2>&1
 rc=$?
 set -e
 # n3 (shard 3) drifts: the verdict is drift (2), with shard 4's nodes listed as not read.
-check "drift of the partial merge: drift (exit $rc), shard 4's $first4 unreadable: not gathered" \
-  bash -c "test $rc = 2 && grep -q '$first4: unreadable: not gathered' '$S/partial-drift'"
+check "drift of the partial merge: drift (exit $rc), shard 4's $s4 node(s) unreadable: not gathered" \
+  bash -c "test $rc = 2 && grep -q 'unreadable: not gathered' '$S/partial-drift' &&
+           grep -q ', $s4 node(s) unreadable' '$S/partial-drift'"
 
 # A shard gathered after the repo moved: parts of two commits.
 echo "# moved" >>"$REPO/inventory.yaml"
