@@ -179,6 +179,7 @@ class Loader {
     c.ssh.identity = schemas::StringMember(ssh, "identity");
     c.ssh.connect_timeout_s = Seconds(ssh, "connect_timeout", c.ssh.connect_timeout_s);
     c.ssh.command_timeout_s = Seconds(ssh, "command_timeout", c.ssh.command_timeout_s);
+    c.ssh.jump = schemas::StringMember(ssh, "jump");
     const json& bmc = Obj(Obj(j, "defaults"), "bmc");
     c.bmc.ca = schemas::StringMember(bmc, "ca");
     c.bmc.fingerprint = schemas::StringMember(bmc, "fingerprint");
@@ -192,6 +193,7 @@ class Loader {
         node.name = schemas::StringMember(n, "name");
         node.address = schemas::StringMember(n, "address");
         if (auto p = Int(n, "ssh_port")) node.ssh_port = static_cast<int>(*p);
+        node.ssh_jump_own = schemas::StringMember(Obj(n, "ssh"), "jump");
         node.bmc = schemas::StringMember(n, "bmc");
         node.bmc_system = schemas::StringMember(n, "bmc_system");
         node.rack = schemas::StringMember(n, "rack");
@@ -214,6 +216,7 @@ class Loader {
       g.parents = Strings(it.value(), "parents");
       g.stack = schemas::StringMember(it.value(), "stack");
       g.rollout = schemas::StringMember(it.value(), "rollout");
+      g.ssh_jump = schemas::StringMember(Obj(it.value(), "ssh"), "jump");
       g.where = inventory_->marks.KeyAt(ptr);
       if (auto o = it.value().find("overrides"); it->is_object() && o != it->end() && o->is_object()) {
         g.overrides = *o;
@@ -223,6 +226,7 @@ class Loader {
       }
       c.groups[g.name] = std::move(g);
     }
+    for (Node& n : c.nodes) n.ssh_jump = JumpFor(c, n);
   }
 
   void LoadDir(const std::string& dir, std::string_view schema,

@@ -35,7 +35,20 @@ struct SshSettings {
   std::string identity;      ///< private key path; empty = ssh-agent
   int connect_timeout_s = 10;
   int command_timeout_s = 120;
+  /// defaults.ssh.jump: the bastion every node is reached through unless its group or itself
+  /// says otherwise (OpenSSH ProxyJump's [user@]host[:port]; "none" = direct). See JumpSpec.
+  std::string jump;
 };
+
+/// A bastion as written: [user@]host[:port], host a name, an IPv4 address or [IPv6].
+struct JumpSpec {
+  std::string user;   ///< empty = the nodes' defaults.ssh.user
+  std::string host;
+  int port = 22;
+  std::string ToString() const;   ///< "user@host:port" as given (user and port when set)
+};
+/// Parses a jump as the schema's pattern admits it; nullopt for "", "none" or anything else.
+std::optional<JumpSpec> ParseJump(const std::string& text);
 
 struct BmcSettings {
   std::string ca;            ///< CA bundle path for BMC TLS
@@ -47,6 +60,11 @@ struct Node {
   std::string name;
   std::string address;               ///< host name or IP the SSH transport connects to
   std::optional<int> ssh_port;       ///< overrides defaults.ssh.port
+  /// The bastion this node is reached through ("" = directly): its own `ssh.jump`, else the
+  /// nearest group's (picked like the stack), else defaults.ssh.jump; "none" at any level
+  /// means direct. Resolved by the loader.
+  std::string ssh_jump;
+  std::string ssh_jump_own;          ///< the node's own `ssh: { jump }`, as written
   std::string bmc;                   ///< BMC base URL (https://...), empty if none
   /// The node's ComputerSystem on its BMC (its Id, e.g. "Node1"), for a BMC that manages several
   /// systems (an HPE Cray EX blade: two nodes, one BMC); empty = the BMC's only system.
@@ -65,6 +83,7 @@ struct Group {
   std::vector<std::string> parents;  ///< inherited first, in order
   std::string stack;                 ///< name of a stack file, empty = inherit
   std::string rollout;               ///< name of a rollout policy, empty = inherit
+  std::string ssh_jump;              ///< `ssh: { jump }` of the group, empty = inherit
   nlohmann::json overrides = nlohmann::json::object();  ///< desired-state keys set by the group
   OriginMap override_origins;
   Location where;

@@ -55,6 +55,14 @@ std::pair<std::string, std::string> NearestForNode(const Cluster& c, const Node&
 
 }  // namespace
 
+std::string JumpFor(const Cluster& cluster, const Node& node) {
+  std::string jump = node.ssh_jump_own;
+  if (jump.empty())
+    jump = NearestForNode(cluster, node, [](const Group& g) -> const std::string& { return g.ssh_jump; }).first;
+  if (jump.empty()) jump = cluster.ssh.jump;
+  return jump == "none" ? std::string() : jump;
+}
+
 std::vector<std::string> MergeOrder(const Cluster& cluster, const Node& node) {
   std::vector<std::string> out;
   std::set<std::string> placed, on_path;

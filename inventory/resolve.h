@@ -21,6 +21,10 @@ namespace plumb::inventory {
 /// Unknown groups and cycles are skipped here (the semantic checks report them).
 std::vector<std::string> MergeOrder(const Cluster& cluster, const Node& node);
 
+/// The bastion `node` is reached through (Node::ssh_jump): its own, the nearest group's, the
+/// default; "" when none or "none".
+std::string JumpFor(const Cluster& cluster, const Node& node);
+
 /// The merged desired state of `node`. `stack` is empty when no group names one (an error the
 /// semantic checks report), and then `desired` holds the overrides only.
 NodeDesired ResolveNode(const Cluster& cluster, const Node& node);

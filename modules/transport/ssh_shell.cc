@@ -307,6 +307,8 @@ SshShell::~SshShell() { Disconnect(); }
 
 bool SshShell::connected() const { return impl_->session != nullptr; }
 
+ssh_session_struct* SshShell::native_session() { return impl_->session; }
+
 void SshShell::Disconnect() { impl_->Drop(); }
 
 Status SshShell::Connect() {
@@ -314,7 +316,14 @@ Status SshShell::Connect() {
   const SshOptions& o = options_;
   const auto deadline = Clock::now() + o.connect_timeout;
 
-  FdResult tcp = ConnectTcp(o, deadline);
+  FdResult tcp;
+  if (o.via != nullptr) {
+    auto stream = o.via->OpenStream(o.node.empty() ? o.host : o.node, o.host, o.port, deadline);
+    if (!stream.ok()) return stream.error();
+    tcp.fd = *stream;
+  } else {
+    tcp = ConnectTcp(o, deadline);
+  }
   if (tcp.fd < 0) return tcp.error;
 
   ssh_session s = ssh_new();

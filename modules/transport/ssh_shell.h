@@ -9,13 +9,15 @@
 /// "ssh.hostkey-changed", "ssh.io", "ssh.cancelled" (SshOptions::cancel). Messages never contain secrets (the passphrase).
 ///
 /// One SshShell is used by one thread at a time; different SshShells may run in parallel.
-/// libssh's headers stay in ssh_shell.cc.
+/// libssh's headers stay in ssh_shell.cc and ssh_jump.cc.
 #include <chrono>
 #include <memory>
 #include <string>
 
 #include "modules/transport/cancel_signal.h"
 #include "modules/transport/shell.h"
+
+struct ssh_session_struct;   // libssh's session, opaque here
 
 namespace plumb::transport {
 
@@ -24,6 +26,15 @@ namespace plumb::transport {
 inline constexpr const char* kDefaultKex =
     "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256,"
     "diffie-hellman-group16-sha512,diffie-hellman-group14-sha256";
+
+/// How a session reaches a node's sshd when not by a TCP connection of its own: a bastion
+/// (ssh_jump.h). Returns a connected stream socket the session takes over (and closes).
+class StreamOpener {
+ public:
+  virtual ~StreamOpener() = default;
+  virtual Result<int> OpenStream(const std::string& node, const std::string& host, int port,
+                                 std::chrono::steady_clock::time_point deadline) = 0;
+};
 
 struct SshOptions {
   std::string node;            ///< name used in messages ("gpu001")
@@ -43,6 +54,9 @@ struct SshOptions {
   /// short waits (channel open, exec, exit status) are not interruptible and still end by the
   /// connect or command timeout.
   const CancelSignal* cancel = nullptr;
+  /// Set: the node is reached through this (a bastion, shared by its nodes' sessions) instead
+  /// of a TCP connection to host:port; host and port are then as the bastion sees them.
+  std::shared_ptr<StreamOpener> via;
 };
 
 class SshShell : public Shell {
@@ -67,6 +81,10 @@ class SshShell : public Shell {
   bool connected() const;
 
   const SshOptions& options() const { return options_; }
+
+  /// The open libssh session (nullptr when not connected), for the Bastion that carries other
+  /// sessions' streams over this one; it must not be used by two threads at once.
+  ssh_session_struct* native_session();
 
  private:
   /// What every command starts with: not cancelled, connected, and libssh's blocking calls

@@ -24,7 +24,7 @@ std::string FirstError(const inventory::LoadedCluster& l) {
 bool SameSsh(const inventory::SshSettings& a, const inventory::SshSettings& b) {
   return a.user == b.user && a.port == b.port && a.known_hosts == b.known_hosts &&
          a.identity == b.identity && a.connect_timeout_s == b.connect_timeout_s &&
-         a.command_timeout_s == b.command_timeout_s;
+         a.command_timeout_s == b.command_timeout_s && a.jump == b.jump;
 }
 
 }  // namespace
@@ -124,7 +124,8 @@ Status Watcher::Apply(std::unique_ptr<inventory::LoadedCluster> loaded, const st
     auto [it, fresh] = nodes_.try_emplace(n.name);
     if (fresh) it->second = std::make_unique<NodeState>();
     NodeState& s = *it->second;
-    const bool moved = !fresh && (s.node.address != n.address || s.node.ssh_port != n.ssh_port);
+    const bool moved = !fresh && (s.node.address != n.address || s.node.ssh_port != n.ssh_port ||
+                                  s.node.ssh_jump != n.ssh_jump);
     s.node = n;
     s.offset = SlotOffset(i, chosen.size(), opt_.interval, opt_.spread);
     if (fresh) {

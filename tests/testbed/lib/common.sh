@@ -49,6 +49,11 @@ tb_addr() {
 }
 TB_HEAD_ADDR_SUFFIX=255.254   # the --head node
 TB_EXTRA_ADDR_SUFFIX=255.253  # second lo address (glibc AI_ADDRCONFIG, see README)
+# The head node's bastion login (`jump: tbjump@<head>`): a user of its own, so that the
+# connections its sshd forwards are told from the client's (both root otherwise) by the
+# nftables rule behind `tb ctl behind-bastion`.
+TB_JUMP_USER=tbjump
+TB_JUMP_UID=64222
 
 # Run a command in the testbed's network namespace. nsenter, not `ip netns
 # exec`: the latter remounts /sys, which hides the cgroup mounts slurmd needs.

@@ -14,13 +14,17 @@
 #              accepts TCP connections; exit 1 on timeout
 #   partition  drop every packet to the node's address (connects time out)
 #   heal       undo partition
+#   behind-bastion  SSH to the node only through the head node (tb up --head):
+#              connects to its port 22 are dropped unless the head's sshd makes
+#              them for its bastion user (jump: tbjump@<head address>)
+#   direct     undo behind-bastion
 #
 # Actions are safe to repeat and to call from inside or outside the testbed's
 # network namespace, concurrently for different nodes.
 
 tb_ctl() {
   local action=${1:-} node=${2:-}
-  [[ -n $action && -n $node ]] || tb_die "usage: tb ctl reboot|poweroff|poweron|power|status|wait-up|partition|heal NODE"
+  [[ -n $action && -n $node ]] || tb_die "usage: tb ctl reboot|poweroff|poweron|power|status|wait-up|partition|heal|behind-bastion|direct NODE"
   tb_require_run
   tb_require_node "$node"
   local nd=$TB_RUN/nodes/$node addr
@@ -44,6 +48,8 @@ tb_ctl() {
       return 1 ;;
     partition) tb_nsexec nft add element inet tb cut "{ $addr }" ;;
     heal) tb_nsexec nft delete element inet tb cut "{ $addr }" 2>/dev/null || true ;;
+    behind-bastion) tb_nsexec nft add element inet tb bastioned "{ $addr }" ;;
+    direct) tb_nsexec nft delete element inet tb bastioned "{ $addr }" 2>/dev/null || true ;;
     *) tb_die "ctl: unknown action '$action'" ;;
   esac
 }

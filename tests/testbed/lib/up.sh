@@ -118,14 +118,19 @@ tb_up_netns() {
   # "down" is managed by the node supervisors (down mode drop), "cut" by
   # `tb ctl partition|heal`.
   if command -v nft >/dev/null; then
-    tb_nsexec nft -f - <<'NFT' || echo "tb: nftables unavailable; partition and down mode drop will not work" >&2
+    tb_nsexec nft -f - <<NFT || echo "tb: nftables unavailable; partition and down mode drop will not work" >&2
 table inet tb {
   set down { type ipv4_addr; }
   set cut { type ipv4_addr; }
+  set bastioned { type ipv4_addr; }
   chain in {
     type filter hook input priority 0;
     ip daddr @down drop
     ip daddr @cut drop
+  }
+  chain out {
+    type filter hook output priority 0;
+    ip daddr @bastioned tcp dport 22 meta skuid != $TB_JUMP_UID drop
   }
 }
 NFT
@@ -162,6 +167,11 @@ tb_up_node() {
   local name=$1 i=$2 slurmd=$3 nd=$TB_RUN/nodes/$1 addr
   addr=$(tb_addr "$i")
   if [[ $name == head ]]; then addr=$TB_NET.$TB_HEAD_ADDR_SUFFIX slurmd=0; fi
+  if [[ $name == head ]]; then
+    # The bastion user, in the head's own /etc (its overlay's upper layer) only.
+    mkdir -p "$nd/fs/etc"
+    { cat /etc/passwd; echo "$TB_JUMP_USER:x:$TB_JUMP_UID:$TB_JUMP_UID:testbed bastion:/tmp:/bin/sh"; } >"$nd/fs/etc/passwd"
+  fi
   # (hundreds of nodes on two cores: builtins where they do)
   mkdir -p "$nd"/{state,ctl,log,ssh,fs/etc/slurm}
   ssh-keygen -q -t ed25519 -N '' -C "root@$name" -f "$nd/ssh/ssh_host_ed25519_key"
