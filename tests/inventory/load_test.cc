@@ -373,3 +373,66 @@ TEST_CASE("load: a pinned key that no module checks is an error at its file:line
   CHECK(where == std::set<std::string>{"stacks/h100.yaml:4:3 fabric.roce.trust",
                                        "inventory.yaml:12:20 fabric.roce.pfc"});
 }
+
+TEST_CASE("load: ssh.jump - a node's own beats its nearest group's, which beats the default; none is direct") {
+  auto lc = Load({{"inventory.yaml",
+                   "cluster: pod-a\n"
+                   "defaults:\n"
+                   "  ssh: { jump: ops@bastion.example }\n"
+                   "nodes:\n"
+                   "  - { name: a1, address: 10.0.0.1, groups: [g] }\n"
+                   "  - { name: b1, address: 10.1.0.1, groups: [g, pod-b] }\n"
+                   "  - { name: b2, address: 10.1.0.2, groups: [g, pod-b], ssh: { jump: none } }\n"
+                   "  - { name: b3, address: 10.1.0.3, groups: [g, pod-b], ssh: { jump: 'root@[fd00::1]:2222' } }\n"
+                   "  - { name: c1, address: 10.2.0.1, groups: [g, pod-c] }\n"
+                   "  - { name: d1, address: 10.3.0.1, groups: [g, pod-d] }\n"
+                   "groups:\n"
+                   "  g: { stack: s, rollout: r }\n"
+                   "  pod-b: { ssh: { jump: 'bastion-b.example:2022' } }\n"
+                   "  pod-c: { parents: [pod-b] }\n"
+                   "  pod-d: { ssh: { jump: none } }\n"},
+                  {"stacks/s.yaml", kLoadStack},
+                  {"rollouts/r.yaml", kRollout}});
+  REQUIRE_MESSAGE(lc.ok(), lc.diags.ToText());
+  const Cluster& c = lc.cluster;
+  CHECK(c.FindNode("a1")->ssh_jump == "ops@bastion.example");   // the default
+  CHECK(c.FindNode("b1")->ssh_jump == "bastion-b.example:2022");  // its group's
+  CHECK(c.FindNode("b2")->ssh_jump.empty());                       // its own none
+  CHECK(c.FindNode("b3")->ssh_jump == "root@[fd00::1]:2222");     // its own
+  CHECK(c.FindNode("c1")->ssh_jump == "bastion-b.example:2022");  // through a parent group
+  CHECK(c.FindNode("d1")->ssh_jump.empty());                       // its group's none
+
+  auto j = ParseJump("root@[fd00::1]:2222");
+  REQUIRE(j.has_value());
+  CHECK(j->user == "root");
+  CHECK(j->host == "fd00::1");
+  CHECK(j->port == 2222);
+  CHECK(j->ToString() == "root@[fd00::1]:2222");
+  j = ParseJump("bastion.example");
+  REQUIRE(j.has_value());
+  CHECK(j->user.empty());
+  CHECK(j->port == 22);
+  CHECK(j->ToString() == "bastion.example");
+  for (const char* bad : {"", "none", "@h", "h:", "h:0", "h:65536", "h:12a", "[fd00::1", "[::1]x"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(ParseJump(bad).has_value());
+  }
+}
+
+TEST_CASE("load: a bad ssh.jump is an error at its file:line, naming the key") {
+  auto lc = Load({{"inventory.yaml",
+                   "cluster: pod-a\n"
+                   "nodes:\n"
+                   "  - { name: a1, address: 10.0.0.1, groups: [g], ssh: { jump: 'ops@' } }\n"
+                   "groups:\n"
+                   "  g: { stack: s, rollout: r, ssh: { jump: 'h:99999' } }\n"},
+                  {"stacks/s.yaml", kLoadStack},
+                  {"rollouts/r.yaml", kRollout}});
+  CHECK_FALSE(lc.ok());
+  const std::string text = lc.diags.ToText();
+  CHECK(text.find("inventory.yaml:3:") != std::string::npos);
+  CHECK(text.find("nodes[0].ssh.jump") != std::string::npos);
+  CHECK(text.find("inventory.yaml:5:") != std::string::npos);
+  CHECK(text.find("groups.g.ssh.jump") != std::string::npos);
+  CHECK(text.find("ProxyJump") != std::string::npos);   // the hint says what a jump looks like
+}
