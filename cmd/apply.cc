@@ -45,6 +45,7 @@
 #include "plans/clock.h"
 #include "plans/gather.h"
 #include "plans/journal.h"
+#include "plans/store.h"
 #include "plans/node_lease.h"
 #include "plans/plan_check.h"
 #include "plans/plan_json.h"
@@ -289,8 +290,9 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (g.working_tree)
     return ApplyFail(Diagnostic::Error("apply.working-tree",
                                   "apply never reads uncommitted files; commit them first"));
-  const std::string journal_path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
-  auto jr = plans::OpenSqliteJournal(journal_path);
+  const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
+  const std::string journal_path = plans::RedactStore(store);   // what messages show
+  auto jr = plans::OpenStore(store);
   if (!jr) return ApplyFail(jr.error());
   plans::Journal& journal = **jr;
   const std::string host = plans::HostName();
@@ -588,8 +590,9 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   opts.push_back(sub->add_option("--retry-failed", a->retry_failed,
                                  "Plan and apply again the nodes RUN left failed (drained); they "
                                  "return to service once they converge"));
-  opts.push_back(sub->add_option("--journal", a->journal,
-                                 "Journal database (default: $PLUMB_JOURNAL, "
+  opts.push_back(sub->add_option("--store,--journal", a->journal,
+                                 "Where runs, the cluster lock and the history are kept: a SQLite file, or a "
+                                 "postgresql:// URL shared by every machine (default: $PLUMB_STORE, $PLUMB_JOURNAL, "
                                  "$XDG_STATE_HOME/plumb/journal.db, ~/.local/state/plumb/journal.db)"));
   opts.push_back(sub->add_option("--force-unlock", a->force_unlock,
                                  "Release the cluster lock RUN holds, once its process is gone"));

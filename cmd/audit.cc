@@ -11,6 +11,7 @@
 #include "cmd/read_run.h"
 #include "plans/clock.h"
 #include "plans/journal.h"
+#include "plans/store.h"
 #include "plans/report/audit_export.h"
 
 namespace plumb::cmd {
@@ -32,8 +33,9 @@ int RunAuditExport(const AuditArgs& a) {
     return (ExitCodeFor(kAuditVerb, Outcome::kError));
   };
   if (Status s = plans::report::CheckSince(a.since); !s) return fail(s.error());
-  const std::string path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
-  auto j = plans::OpenSqliteJournal(path);
+  const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
+  const std::string path = plans::RedactStore(store);   // what the export and messages show
+  auto j = plans::OpenStore(store);
   if (!j) return fail(j.error());
   auto data = plans::report::CollectAudit(**j, a.since, path,
                                           plans::Rfc3339(std::chrono::system_clock::now()));
@@ -74,7 +76,7 @@ void RegisterAudit(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       ->check(CLI::IsMember({"json", "html"}))
       ->capture_default_str();
   sub->add_option("--out", a->out, "Write here (atomically) instead of stdout");
-  sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
+  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL (default as for apply)");
   sub->footer(
       "The export carries the chain's head hash: keep it, and later `plumb history --verify\n"
       "--anchor HASH` proves the journal still holds what was exported. A journal whose chain\n"

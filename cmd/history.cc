@@ -7,6 +7,7 @@
 
 #include "cmd/command.h"
 #include "plans/journal.h"
+#include "plans/store.h"
 
 namespace plumb::cmd {
 
@@ -60,8 +61,9 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
 
 int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
   if (int rc = RefuseRetiredCountLimit(kHistoryVerb, a.old_limit); rc >= 0) return rc;
-  const std::string path = a.journal.empty() ? plans::DefaultJournalPath() : a.journal;
-  auto j = plans::OpenSqliteJournal(path);
+  const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
+  const std::string path = plans::RedactStore(store);   // what messages show
+  auto j = plans::OpenStore(store);
   if (!j) {
     HistoryErr(j.error().ToString());
     return ExitCodeFor(kHistoryVerb, Outcome::kError);
@@ -137,7 +139,7 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
       "history", "What plumb applied where, when, from which commit, by whom; --verify checks "
                  "the journal's hash chain");
   sub->add_option("node", a->node, "Only this node (an error if no run touched it)");
-  sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
+  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL (default as for apply)");
   sub->add_option("--last", a->limit, "How many steps, the latest")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count steps.
   AddRetiredCountLimit(*sub, a->old_limit);

@@ -7,6 +7,7 @@
 
 #include "cmd/command.h"
 #include "plans/journal.h"
+#include "plans/store.h"
 #include "plans/process_identity.h"
 
 namespace plumb::cmd {
@@ -33,7 +34,7 @@ struct RunsArgs {
 
 int RunRuns(const GlobalOptions& g, const RunsArgs& a) {
   if (int rc = RefuseRetiredCountLimit(kRunsVerb, a.old_limit); rc >= 0) return rc;
-  auto j = plans::OpenSqliteJournal(a.journal.empty() ? plans::DefaultJournalPath() : a.journal);
+  auto j = plans::OpenStore(a.journal.empty() ? plans::DefaultStore() : a.journal);
   if (!j) {
     std::fprintf(stderr, "plumb runs: %s\n", j.error().ToString().c_str());
     return ExitCodeFor(kRunsVerb, Outcome::kError);
@@ -127,7 +128,7 @@ void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "runs", "List apply runs from the journal, with who ran and approved them (or one run's "
               "nodes)");
   sub->add_option("run", a->run, "Show this run's nodes");
-  sub->add_option("--journal", a->journal, "Journal database (default as for apply)");
+  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL (default as for apply)");
   sub->add_option("--last", a->limit, "How many runs, the latest first")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count runs.
   AddRetiredCountLimit(*sub, a->old_limit);

@@ -9,14 +9,15 @@ set -euo pipefail
 # dpkg-shlibdeps for the Depends line and file to find the binaries).
 build_pkgs=(g++ cmake make ninja-build pkg-config git ccache
   libssh-dev libcurl4-openssl-dev libssl-dev libgit2-dev libyaml-cpp-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev doctest-dev libmimalloc-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev libpq-dev doctest-dev libmimalloc-dev
   libmicrohttpd-dev dpkg-dev file)
 # Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client; gnupg for
 # the signed-commit tests; man-db for the package test (man -l on the installed pages); zsh and
-# fish to run their completion scripts (e2e.completion_man).
+# fish to run their completion scripts (e2e.completion_man); postgresql-15 for the shared-store
+# tests (each starts its own server with initdb in a temporary directory).
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl
-  xmlstarlet jq libxml2-utils gnupg man-db zsh fish)
+  xmlstarlet jq libxml2-utils gnupg man-db zsh fish postgresql-15)
 
 want=("${build_pkgs[@]}")
 [[ "${PLUMB_DEPS:-all}" == build ]] || want+=("${testbed_pkgs[@]}")

@@ -1,36 +1,31 @@
 #pragma once
-/// A SQLite journal in a fresh temporary file, removed (with its -wal and -shm) at the end of
-/// the test. `prefix` names the file, so a left-over one says which test made it.
+/// A journal in a fresh store (temp_store.h: a SQLite file, or a PostgreSQL database when the
+/// tests run against one), removed at the end of the test. `prefix` names it, so a left-over
+/// one says which test made it.
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <memory>
-#include <random>
 #include <string>
 
-#include <fmt/format.h>
-
+#include "fakes/temp_store.h"
 #include "plans/journal.h"
+#include "plans/store.h"
 
 namespace plumb::fakes {
 
 struct TempJournal {
   explicit TempJournal(const std::string& prefix = "plumb-journal")
-      : path((std::filesystem::temp_directory_path() /
-              fmt::format("{}-{:x}.db", prefix, std::random_device{}()))
-                 .string()) {
-    auto o = plans::OpenSqliteJournal(path);
-    REQUIRE(o.ok());
+      : where(prefix), path(where.store) {
+    auto o = plans::OpenStore(path);
+    REQUIRE_MESSAGE(o.ok(), (o.ok() ? "" : o.error().ToString()));
     j = std::move(*o);
   }
-  ~TempJournal() {
-    j.reset();
-    for (const char* e : {"", "-wal", "-shm"}) std::filesystem::remove(path + e);
-  }
+  ~TempJournal() { j.reset(); }   // before `where` drops the store
   TempJournal(const TempJournal&) = delete;
   TempJournal& operator=(const TempJournal&) = delete;
 
-  std::string path;
+  TempStore where;
+  std::string path;   ///< the store: what OpenStore and --store take
   std::unique_ptr<plans::Journal> j;
 };
 

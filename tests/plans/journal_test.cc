@@ -1,4 +1,6 @@
-// SqliteJournal: migrations, durability across reopen, step intents/outcomes, history, lock.
+// The journal, against each store backend (fakes/temp_store.h: SQLite, or PostgreSQL under
+// tests/store/with_postgres.sh): migrations, durability across reopen, step intents/outcomes,
+// history, the lock, the hash chain.
 #include <doctest/doctest.h>
 
 #include <sqlite3.h>
@@ -8,22 +10,14 @@
 
 #include <fmt/format.h>
 
+#include "fakes/temp_store.h"
 #include "plans/journal.h"
+#include "plans/store.h"
 
 using namespace plumb;
 
 namespace {
 
-struct TempDb {
-  std::string path;
-  TempDb() {
-    std::filesystem::path dir = std::filesystem::is_directory("/dev/shm")
-                                    ? std::filesystem::path("/dev/shm")
-                                    : std::filesystem::temp_directory_path();
-    path = (dir / fmt::format("plumb-journal-{:x}/j.db", std::random_device{}())).string();
-  }
-  ~TempDb() { std::filesystem::remove_all(std::filesystem::path(path).parent_path()); }
-};
 
 plans::RunRecord Run(const std::string& id, const std::string& started) {
   plans::RunRecord r;
@@ -41,9 +35,9 @@ plans::RunRecord Run(const std::string& id, const std::string& started) {
 }  // namespace
 
 TEST_CASE("journal: creates its schema, and keeps steps across a reopen") {
-  TempDb db;   // in a directory that does not exist yet
+  fakes::TempStore db;   // in a directory that does not exist yet
   {
-    auto j = plans::OpenSqliteJournal(db.path);
+    auto j = plans::OpenStore(db.store);
     REQUIRE(j.ok());
     REQUIRE((*j)->BeginRun(Run("r1", "2027-01-01T00:00:00.000Z")).ok());
     plans::StepRecord s;
@@ -61,7 +55,7 @@ TEST_CASE("journal: creates its schema, and keeps steps across a reopen") {
                               {{"via", "ssh"}}).ok());
   }
   // A new process (a resume) sees the intent with no outcome, and the merged detail.
-  auto j = plans::OpenSqliteJournal(db.path);
+  auto j = plans::OpenStore(db.store);
   REQUIRE(j.ok());
   auto steps = (*j)->Steps("r1", "gpu001");
   REQUIRE(steps.ok());
@@ -79,10 +73,18 @@ TEST_CASE("journal: creates its schema, and keeps steps across a reopen") {
 }
 
 TEST_CASE("journal: is in WAL mode with a recorded schema version; refuses a newer schema") {
-  TempDb db;
-  REQUIRE(plans::OpenSqliteJournal(db.path).ok());
+  fakes::TempStore db;
+  REQUIRE(plans::OpenStore(db.store).ok());
+  if (fakes::TestingPostgres()) {
+    // No WAL pragma to check: PostgreSQL's commits are durable by default. The version is.
+    db.Tamper("INSERT INTO schema_migrations VALUES (99, 'later')");
+    auto j = plans::OpenStore(db.store);
+    REQUIRE_FALSE(j.ok());
+    CHECK(j.error().code == "journal.version");
+    return;
+  }
   sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(db.path.c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_open(db.store.c_str(), &raw) == SQLITE_OK);
   auto scalar = [&](const char* sql) {
     sqlite3_stmt* st = nullptr;
     sqlite3_prepare_v2(raw, sql, -1, &st, nullptr);
@@ -96,14 +98,14 @@ TEST_CASE("journal: is in WAL mode with a recorded schema version; refuses a new
         std::to_string(plans::kJournalSchemaVersion));
   sqlite3_exec(raw, "INSERT INTO schema_migrations VALUES (99, 'later')", nullptr, nullptr, nullptr);
   sqlite3_close(raw);
-  auto j = plans::OpenSqliteJournal(db.path);
+  auto j = plans::OpenStore(db.store);
   REQUIRE_FALSE(j.ok());
   CHECK(j.error().code == "journal.version");
 }
 
 TEST_CASE("journal: runs list newest first; nodes upsert; end run") {
-  TempDb db;
-  auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+  fakes::TempStore db;
+  auto j = std::move(plans::OpenStore(db.store).value());
   REQUIRE(j->BeginRun(Run("r1", "2027-01-01T00:00:00.000Z")).ok());
   REQUIRE(j->BeginRun(Run("r2", "2027-01-02T00:00:00.000Z")).ok());
   CHECK_FALSE(j->BeginRun(Run("r2", "2027-01-02T00:00:00.000Z")).ok());   // ids are unique
@@ -131,8 +133,8 @@ TEST_CASE("journal: runs list newest first; nodes upsert; end run") {
 }
 
 TEST_CASE("journal: one lock per cluster, with owner and expiry; force-unlock") {
-  TempDb db;
-  auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+  fakes::TempStore db;
+  auto j = std::move(plans::OpenStore(db.store).value());
   plans::LockInfo a{"pod-a", "r1", "ci-1", 42, "2027-01-01T00:00:00.000Z", "2027-01-01T00:10:00.000Z", ""};
   plans::LockInfo b{"pod-a", "r2", "laptop", 7, "2027-01-01T00:01:00.000Z", "2027-01-01T00:11:00.000Z", ""};
   plans::LockInfo held;
@@ -179,19 +181,6 @@ TEST_CASE("journal: default path follows PLUMB_JOURNAL, then XDG_STATE_HOME, the
 
 namespace {
 
-// Runs `sql` on the journal's file behind plumb's back, as someone with sqlite3 would.
-void Tamper(const std::string& path, const std::string& sql) {
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
-  char* err = nullptr;
-  const int rc = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err);
-  std::string msg = err ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(raw);
-  const std::string why = sql + ": " + msg;
-  REQUIRE_MESSAGE(rc == SQLITE_OK, why);
-}
-
 std::string Problems(const plans::ChainReport& r) {
   std::string s;
   for (const auto& p : r.problems) s += p + "\n";
@@ -236,8 +225,8 @@ void WriteRun(plans::Journal& j) {
 }  // namespace
 
 TEST_CASE("journal chain: every write is chained; an untouched journal verifies") {
-  TempDb db;
-  auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+  fakes::TempStore db;
+  auto j = std::move(plans::OpenStore(db.store).value());
   WriteRun(*j);
   auto r = j->VerifyChain();
   REQUIRE(r.ok());
@@ -256,14 +245,14 @@ TEST_CASE("journal chain: every write is chained; an untouched journal verifies"
 }
 
 TEST_CASE("journal chain: an edited, deleted or inserted row is named") {
-  TempDb db;
+  fakes::TempStore db;
   {
-    auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+    auto j = std::move(plans::OpenStore(db.store).value());
     WriteRun(*j);
   }
   SUBCASE("UPDATE steps SET outcome='ok' (the failure that goes unnoticed without the chain)") {
-    Tamper(db.path, "UPDATE steps SET outcome='ok', error='' WHERE node='gpu002' AND step='verify'");
-    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    db.Tamper("UPDATE steps SET outcome='ok', error='' WHERE node='gpu002' AND step='verify'");
+    auto r = plans::OpenStore(db.store).value()->VerifyChain();
     REQUIRE(r.ok());
     REQUIRE_FALSE(r->ok());
     CHECK(Problems(*r).find("steps row 6 (run r1, node gpu002, step verify) was edited after it "
@@ -271,60 +260,60 @@ TEST_CASE("journal chain: an edited, deleted or inserted row is named") {
     CHECK(Problems(*r).find("outcome \"failed\" in the chain, \"ok\" now") != std::string::npos);
   }
   SUBCASE("a deleted step") {
-    Tamper(db.path, "DELETE FROM steps WHERE node='gpu002' AND step='verify'");
-    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    db.Tamper("DELETE FROM steps WHERE node='gpu002' AND step='verify'");
+    auto r = plans::OpenStore(db.store).value()->VerifyChain();
     CHECK(Problems(*r).find("steps row 6 (run r1, node gpu002, step verify) was deleted") !=
           std::string::npos);
   }
   SUBCASE("a row inserted behind plumb's back") {
-    Tamper(db.path, "INSERT INTO steps(run_id, node, step, started_at, outcome) VALUES "
+    db.Tamper("INSERT INTO steps(run_id, node, step, started_at, outcome) VALUES "
                     "('r1', 'gpu002', 'verify', '2027-01-01T00:00:09.000Z', 'ok')");
-    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    auto r = plans::OpenStore(db.store).value()->VerifyChain();
     CHECK(Problems(*r).find("steps row 7 (run r1, node gpu002, step verify) is not in the chain") !=
           std::string::npos);
   }
   SUBCASE("a run's outcome") {
-    Tamper(db.path, "UPDATE runs SET outcome='done'");
-    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    db.Tamper("UPDATE runs SET outcome='done'");
+    auto r = plans::OpenStore(db.store).value()->VerifyChain();
     CHECK(Problems(*r).find("run r1 was edited") != std::string::npos);
   }
 }
 
 TEST_CASE("journal chain: an edited, deleted or reordered chain entry is named") {
-  TempDb db;
+  fakes::TempStore db;
   std::string head;
   {
-    auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+    auto j = std::move(plans::OpenStore(db.store).value());
     WriteRun(*j);
     head = j->VerifyChain()->head;
   }
   SUBCASE("the entry edited together with its row, to hide the edit") {
-    Tamper(db.path, "UPDATE steps SET outcome='ok', error='' WHERE id=6;"
+    db.Tamper("UPDATE steps SET outcome='ok', error='' WHERE id=6;"
                     "UPDATE chain SET image=replace(replace(image, '\"outcome\":\"failed\"', "
                     "'\"outcome\":\"ok\"'), '\"error\":\"kernel still 5.15\"', '\"error\":\"\"') "
                     "WHERE tbl='steps' AND row_key='6'");
-    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    auto r = plans::OpenStore(db.store).value()->VerifyChain();
     CHECK(Problems(*r).find("(steps row 6 (run r1, node gpu002, step verify)) was edited: its hash "
                             "does not match its content") != std::string::npos);
   }
   SUBCASE("an entry deleted") {
-    Tamper(db.path, "DELETE FROM chain WHERE seq=5");
-    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    db.Tamper("DELETE FROM chain WHERE seq=5");
+    auto r = plans::OpenStore(db.store).value()->VerifyChain();
     CHECK(Problems(*r).find("chain entries 5..5 are missing: deleted") != std::string::npos);
   }
   SUBCASE("two entries swapped") {
-    Tamper(db.path, "UPDATE chain SET seq=-1 WHERE seq=3; UPDATE chain SET seq=3 WHERE seq=4; "
+    db.Tamper("UPDATE chain SET seq=-1 WHERE seq=3; UPDATE chain SET seq=3 WHERE seq=4; "
                     "UPDATE chain SET seq=4 WHERE seq=-1");
-    auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+    auto r = plans::OpenStore(db.store).value()->VerifyChain();
     CHECK(Problems(*r).find("entries were reordered") != std::string::npos);
   }
   SUBCASE("the chain rewritten from scratch: only the recorded head tells") {
     // Dropping the last entries and their rows leaves a consistent, shorter chain.
     // Dropping the last entry and putting its row back as the entry before says leaves a
     // consistent, shorter chain: only a head recorded elsewhere exposes it.
-    Tamper(db.path, "DELETE FROM chain WHERE seq=(SELECT MAX(seq) FROM chain);"
+    db.Tamper("DELETE FROM chain WHERE seq=(SELECT MAX(seq) FROM chain);"
                     "UPDATE runs SET outcome='running', ended_at='', summary=''");
-    auto j = plans::OpenSqliteJournal(db.path).value();
+    auto j = plans::OpenStore(db.store).value();
     CHECK_MESSAGE(j->VerifyChain()->ok(), Problems(*j->VerifyChain()));
     auto r = j->VerifyChain(head);
     REQUIRE(r->problems.size() == 1);
@@ -333,10 +322,11 @@ TEST_CASE("journal chain: an edited, deleted or reordered chain entry is named")
 }
 
 TEST_CASE("journal chain: a schema-2 journal is migrated; its rows are taken in as they were") {
-  TempDb db;
+  fakes::TempStore db;
+  // Journals older than the chain exist only as SQLite files: PostgreSQL stores start at schema 3.
+  if (fakes::TestingPostgres()) return;
   // A journal as plumb 0.1 (schema 2) left it, with a run and a step.
-  std::filesystem::create_directories(std::filesystem::path(db.path).parent_path());
-  Tamper(db.path, R"sql(
+  db.Tamper(R"sql(
 CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);
 CREATE TABLE runs (id TEXT PRIMARY KEY, cluster TEXT NOT NULL, plan_digest TEXT NOT NULL,
   plan_json TEXT NOT NULL, commit_sha TEXT NOT NULL, repo TEXT NOT NULL DEFAULT '',
@@ -364,7 +354,7 @@ INSERT INTO steps(run_id, node, step, started_at, outcome) VALUES ('old', 'gpu00
   '2026-06-01T00:00:01.000Z', 'failed');
 )sql");
   {
-    auto j = plans::OpenSqliteJournal(db.path);
+    auto j = plans::OpenStore(db.store);
     REQUIRE_MESSAGE(j.ok(), j.error().ToString());
     auto r = (*j)->VerifyChain();
     REQUIRE(r.ok());
@@ -373,8 +363,8 @@ INSERT INTO steps(run_id, node, step, started_at, outcome) VALUES ('old', 'gpu00
     CHECK((*j)->GetRun("old")->value().who.operator_user.empty());   // not recorded then
   }
   // From now on an edit of the old rows is caught too.
-  Tamper(db.path, "UPDATE steps SET outcome='ok'");
-  auto r = plans::OpenSqliteJournal(db.path).value()->VerifyChain();
+  db.Tamper("UPDATE steps SET outcome='ok'");
+  auto r = plans::OpenStore(db.store).value()->VerifyChain();
   CHECK(Problems(*r).find("steps row 1 (run old, node gpu001, step verify) was edited") !=
         std::string::npos);
 }

@@ -2,6 +2,9 @@
 // chain's head and verdict.
 #include <doctest/doctest.h>
 
+#include "fakes/temp_store.h"
+#include "plans/store.h"
+
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -15,13 +18,8 @@ using namespace plumb;
 
 namespace {
 
-struct AuditDb {
-  std::string path = (std::filesystem::temp_directory_path() /
-                      fmt::format("plumb-audit-{:x}.db", std::random_device{}()))
-                         .string();
-  ~AuditDb() {
-    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path + ext);
-  }
+struct AuditDb : fakes::TempStore {
+  AuditDb() : TempStore("plumb-audit") {}
 };
 
 void OneRun(plans::Journal& j, const std::string& id, const std::string& started) {
@@ -63,14 +61,14 @@ void OneRun(plans::Journal& j, const std::string& id, const std::string& started
 
 TEST_CASE("audit export: per node, what, when, which commit, by whom; the chain's head") {
   AuditDb db;
-  auto j = std::move(plans::OpenSqliteJournal(db.path).value());
+  auto j = std::move(plans::OpenStore(db.store).value());
   OneRun(*j, "20261001-000000-0001", "2026-10-01T00:00:00.000Z");
   OneRun(*j, "20261201-000000-0002", "2026-12-01T00:00:00.000Z");
   CHECK(plans::report::CheckSince("2026-11-30").ok());
   CHECK(plans::report::CheckSince("2026-11-30T22:00:00Z").ok());
   CHECK_FALSE(plans::report::CheckSince("last tuesday").ok());
 
-  auto a = plans::report::CollectAudit(*j, "2026-11-30", db.path, "2027-01-01T00:00:00.000Z");
+  auto a = plans::report::CollectAudit(*j, "2026-11-30", db.store, "2027-01-01T00:00:00.000Z");
   REQUIRE(a.ok());
   CHECK(a->runs.size() == 1);   // the October run is before --since
   nlohmann::json out = plans::report::AuditToJson(*a);
@@ -94,11 +92,8 @@ TEST_CASE("audit export: per node, what, when, which commit, by whom; the chain'
   CHECK(html.find("<script") == std::string::npos);
 
   // A tampered journal is exported all the same, marked so, in red.
-  sqlite3* raw = nullptr;
-  REQUIRE(sqlite3_open(db.path.c_str(), &raw) == SQLITE_OK);
-  sqlite3_exec(raw, "UPDATE runs SET commit_sha='eeee'", nullptr, nullptr, nullptr);
-  sqlite3_close(raw);
-  auto bad = plans::report::CollectAudit(*j, "2026-01-01", db.path, "2027-01-01T00:00:00.000Z");
+  db.Tamper("UPDATE runs SET commit_sha='eeee'");
+  auto bad = plans::report::CollectAudit(*j, "2026-01-01", db.store, "2027-01-01T00:00:00.000Z");
   REQUIRE(bad.ok());
   CHECK(plans::report::AuditToJson(*bad)["chain"]["verified"] == false);
   CHECK(plans::report::AuditToHtml(*bad).find("class=\"banner bad\"") != std::string::npos);

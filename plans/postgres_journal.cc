@@ -1,0 +1,777 @@
+// PostgresJournal: the Journal in a PostgreSQL database, shared by every machine that runs
+// plumb against it (CI runners, operators' laptops): one lock, one history. The same tables,
+// migrations and hash chain as the SQLite journal, in PostgreSQL's dialect.
+//
+// One connection guarded by a mutex (node threads write concurrently). Every write is one
+// transaction that first takes a transaction-scoped advisory lock, so writers from all
+// processes go one at a time as with SQLite's BEGIN IMMEDIATE: a chain entry can never be
+// appended between another writer's read of the chain head and its own append, and the cluster
+// lock is read and taken with nobody in between. A COMMIT that returned is durable
+// (synchronous_commit, PostgreSQL's default): an intent is on disk before its step runs.
+//
+// A connection that breaks (the server restarted) is opened again for up to
+// PLUMB_STORE_RETRY_S seconds (default 60) before the call fails. A write whose COMMIT was
+// sent but not answered is not retried blindly: the call fails, and the engine stops before
+// acting on it (an intent it cannot be sure of is an action it does not take).
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "plans/digest.h"
+#include "plans/journal.h"
+#include "plans/journal_chain.h"
+#include "plans/store.h"
+
+namespace plumb::plans {
+namespace {
+
+// Migration i brings the schema from version i to i+1; the same versions as SQLite's.
+const char* const kPgMigrations[] = {
+    R"sql(
+CREATE TABLE runs (
+  id          TEXT PRIMARY KEY,
+  cluster     TEXT NOT NULL,
+  plan_digest TEXT NOT NULL,
+  plan_json   TEXT NOT NULL,
+  commit_sha  TEXT NOT NULL,
+  repo        TEXT NOT NULL DEFAULT '',
+  started_at  TEXT NOT NULL,
+  ended_at    TEXT NOT NULL DEFAULT '',
+  owner_host  TEXT NOT NULL DEFAULT '',
+  owner_pid   BIGINT NOT NULL DEFAULT 0,
+  outcome     TEXT NOT NULL DEFAULT 'running',
+  summary     TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE steps (
+  id          BIGSERIAL PRIMARY KEY,
+  run_id      TEXT NOT NULL REFERENCES runs(id),
+  node        TEXT NOT NULL,
+  step        TEXT NOT NULL,
+  detail      TEXT NOT NULL DEFAULT '{}',
+  started_at  TEXT NOT NULL,
+  ended_at    TEXT NOT NULL DEFAULT '',
+  duration_ms BIGINT NOT NULL DEFAULT 0,
+  outcome     TEXT NOT NULL DEFAULT '',
+  error       TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX steps_by_run_node ON steps(run_id, node);
+CREATE INDEX steps_by_node ON steps(node);
+CREATE TABLE nodes (
+  run_id        TEXT NOT NULL REFERENCES runs(id),
+  node          TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  last_step     TEXT NOT NULL DEFAULT '',
+  admin_drained BIGINT NOT NULL DEFAULT 0,
+  admin_reason  TEXT NOT NULL DEFAULT '',
+  error         TEXT NOT NULL DEFAULT '',
+  started_at    TEXT NOT NULL DEFAULT '',
+  ended_at      TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, node)
+);
+CREATE TABLE facts (
+  id        BIGSERIAL PRIMARY KEY,
+  run_id    TEXT NOT NULL,
+  node      TEXT NOT NULL,
+  phase     TEXT NOT NULL,
+  digest    TEXT NOT NULL,
+  facts     TEXT NOT NULL,
+  taken_at  TEXT NOT NULL
+);
+CREATE TABLE locks (
+  cluster    TEXT PRIMARY KEY,
+  run_id     TEXT NOT NULL,
+  owner_host TEXT NOT NULL,
+  owner_pid  BIGINT NOT NULL,
+  since      TEXT NOT NULL,
+  expires    TEXT NOT NULL
+);
+)sql",
+    R"sql(
+ALTER TABLE nodes ADD COLUMN note TEXT NOT NULL DEFAULT '';
+ALTER TABLE locks ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';
+)sql",
+    R"sql(
+ALTER TABLE runs ADD COLUMN plan_commit TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN who TEXT NOT NULL DEFAULT '{}';
+CREATE TABLE chain (
+  seq       BIGINT PRIMARY KEY,
+  tbl       TEXT NOT NULL,
+  row_key   TEXT NOT NULL,
+  how       TEXT NOT NULL,
+  image     TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash      TEXT NOT NULL
+);
+CREATE INDEX chain_by_row ON chain(tbl, row_key);
+)sql",
+};
+static_assert(std::size(kPgMigrations) == kJournalSchemaVersion);
+
+const char* const kChainedTables[] = {"runs", "steps", "nodes", "facts"};
+
+// Every writer takes this transaction-scoped advisory lock first ("plumb" in ASCII).
+constexpr const char* kWriterLock = "SELECT pg_advisory_xact_lock(1886221666)";
+
+#define kRunSelect                                                                          \
+  "SELECT id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, ended_at, "    \
+  "owner_host, owner_pid, outcome, summary, plan_commit, who FROM runs"
+#define kStepSelect                                                                          \
+  "SELECT s.id, s.run_id, s.node, s.step, s.detail, s.started_at, s.ended_at, s.duration_ms, " \
+  "s.outcome, s.error, COALESCE(r.commit_sha, '') FROM steps s LEFT JOIN runs r ON r.id = s.run_id"
+#define kLockSelect \
+  "SELECT cluster, run_id, owner_host, owner_pid, since, expires, owner_start FROM locks"
+
+// int8 and int4's type OIDs (pg_type): the columns a chain image keeps as numbers.
+constexpr Oid kInt8Oid = 20;
+constexpr Oid kInt4Oid = 23;
+
+// A query's result; clears itself.
+class PgResult {
+ public:
+  explicit PgResult(PGresult* r = nullptr) : r_(r) {}
+  ~PgResult() { PQclear(r_); }
+  PgResult(PgResult&& o) noexcept : r_(o.r_) { o.r_ = nullptr; }
+  PgResult& operator=(PgResult&& o) noexcept {
+    std::swap(r_, o.r_);
+    return *this;
+  }
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+  int Rows() const { return r_ ? PQntuples(r_) : 0; }
+  int Columns() const { return r_ ? PQnfields(r_) : 0; }
+  std::string Text(int row, int col) const {
+    return std::string(PQgetvalue(r_, row, col), PQgetlength(r_, row, col));
+  }
+  int64_t Int(int row, int col) const { return std::atoll(PQgetvalue(r_, row, col)); }
+  const char* Name(int col) const { return PQfname(r_, col); }
+  bool IsInt(int col) const { return PQftype(r_, col) == kInt8Oid || PQftype(r_, col) == kInt4Oid; }
+  int64_t Changed() const { return std::atoll(PQcmdTuples(r_)); }
+  const PGresult* raw() const { return r_; }
+
+ private:
+  PGresult* r_;
+};
+
+nlohmann::json ParseDetail(const std::string& s) {
+  auto j = nlohmann::json::parse(s, nullptr, false);
+  return j.is_discarded() ? nlohmann::json::object() : j;
+}
+
+StepState StepStateOf(const std::string& w) { return ParseStepState(w).value_or(StepState::kNone); }
+NodeState NodeStateOf(const std::string& w) { return ParseNodeState(w).value_or(NodeState::kRunning); }
+RunState RunStateOf(const std::string& w) { return ParseRunState(w).value_or(RunState::kRunning); }
+
+// Parameters as text; numbers written out.
+struct Params {
+  std::vector<std::string> values;
+  Params& Add(std::string v) {
+    values.push_back(std::move(v));
+    return *this;
+  }
+  Params& Add(int64_t v) { return Add(std::to_string(v)); }
+};
+
+class PostgresJournal final : public Journal {
+ public:
+  PostgresJournal(std::string conninfo, std::string shown)
+      : conninfo_(std::move(conninfo)), shown_(std::move(shown)) {
+    if (const char* s = std::getenv("PLUMB_STORE_RETRY_S"); s && *s) retry_s_ = std::atoi(s);
+  }
+  ~PostgresJournal() override { PQfinish(conn_); }
+
+  Status Init() {
+    std::lock_guard lock(mu_);
+    if (Status s = Connect(); !s) return s;
+    return Tx([&]() -> Status {
+      if (Status s = Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                          "version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL)");
+          !s)
+        return s;
+      auto v = Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", {});
+      if (!v) return v.error();
+      const int version = static_cast<int>(v->Int(0, 0));
+      constexpr int kLatest = static_cast<int>(std::size(kPgMigrations));
+      if (version > kLatest)
+        return Diagnostic::Error(
+            "journal.version",
+            fmt::format("journal schema version {} is newer than this plumb knows ({})", version, kLatest),
+            {}, {}, "use a newer plumb, or another --store");
+      for (int n = version; n < kLatest; ++n) {
+        if (Status s = Exec(kPgMigrations[n]); !s) return s;
+        if (n + 1 == 3)
+          if (Status s = AdoptRows(); !s) return s;
+        auto rec = Query("INSERT INTO schema_migrations(version, applied_at) VALUES ($1, "
+                         "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))",
+                         Params().Add(int64_t{n + 1}));
+        if (!rec) return rec.error();
+      }
+      return OkStatus();
+    });
+  }
+
+  Status BeginRun(const RunRecord& r) override {
+    std::lock_guard lock(mu_);
+    return Chained("runs", [&]() -> Result<std::string> {
+      auto q = Query("INSERT INTO runs(id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, "
+                     "ended_at, owner_host, owner_pid, outcome, summary, plan_commit, who) "
+                     "VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)",
+                     Params().Add(r.id).Add(r.cluster).Add(r.plan_digest).Add(r.plan_json).Add(r.commit)
+                         .Add(r.repo).Add(r.started_at).Add(r.ended_at).Add(r.owner_host).Add(r.owner_pid)
+                         .Add(std::string(Name(r.outcome))).Add(r.summary).Add(r.plan_commit)
+                         .Add(r.who.ToJson().dump()));
+      if (!q) return q.error();
+      return r.id;
+    });
+  }
+
+  Status EndRun(const std::string& run, RunState outcome, const std::string& ended_at,
+                const std::string& summary) override {
+    std::lock_guard lock(mu_);
+    return Chained("runs", [&]() -> Result<std::string> {
+      auto q = Query("UPDATE runs SET outcome=$1, ended_at=$2, summary=$3 WHERE id=$4",
+                     Params().Add(std::string(Name(outcome))).Add(ended_at).Add(summary).Add(run));
+      if (!q) return q.error();
+      return run;
+    });
+  }
+
+  Status ReopenRun(const std::string& run, const std::string& host, int64_t pid) override {
+    std::lock_guard lock(mu_);
+    return Chained("runs", [&]() -> Result<std::string> {
+      auto q = Query("UPDATE runs SET outcome='running', ended_at='', owner_host=$1, owner_pid=$2 WHERE id=$3",
+                     Params().Add(host).Add(pid).Add(run));
+      if (!q) return q.error();
+      return run;
+    });
+  }
+
+  Result<std::optional<RunRecord>> GetRun(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    auto q = Read(kRunSelect " WHERE id=$1", Params().Add(run));
+    if (!q) return q.error();
+    if (q->Rows() == 0) return std::optional<RunRecord>();
+    return std::optional<RunRecord>(RunFrom(*q, 0));
+  }
+
+  Result<std::vector<RunRecord>> ListRuns(int limit) override {
+    std::lock_guard lock(mu_);
+    auto q = Read(kRunSelect " ORDER BY started_at DESC, id DESC LIMIT $1", Params().Add(int64_t{limit}));
+    if (!q) return q.error();
+    std::vector<RunRecord> out;
+    for (int i = 0; i < q->Rows(); ++i) out.push_back(RunFrom(*q, i));
+    return out;
+  }
+
+  Result<int64_t> StepIntent(const StepRecord& st) override {
+    std::lock_guard lock(mu_);
+    int64_t id = 0;
+    Status done = Chained("steps", [&]() -> Result<std::string> {
+      auto q = Query("INSERT INTO steps(run_id, node, step, detail, started_at) VALUES ($1,$2,$3,$4,$5) "
+                     "RETURNING id",
+                     Params().Add(st.run).Add(st.node).Add(st.step).Add(st.detail.dump()).Add(st.started_at));
+      if (!q) return q.error();
+      id = q->Int(0, 0);
+      return std::to_string(id);
+    });
+    if (!done) return done.error();
+    return id;
+  }
+
+  Status StepOutcome(int64_t id, StepState outcome, const std::string& error,
+                     const std::string& ended_at, int64_t duration_ms,
+                     const nlohmann::json& detail) override {
+    std::lock_guard lock(mu_);
+    return Chained("steps", [&]() -> Result<std::string> {
+      nlohmann::json merged = nlohmann::json::object();
+      auto cur = Query("SELECT detail FROM steps WHERE id=$1", Params().Add(id));
+      if (!cur) return cur.error();
+      if (cur->Rows() > 0) merged = ParseDetail(cur->Text(0, 0));
+      if (detail.is_object() && merged.is_object()) merged.update(detail);
+      auto q = Query("UPDATE steps SET outcome=$1, error=$2, ended_at=$3, duration_ms=$4, detail=$5 WHERE id=$6",
+                     Params().Add(std::string(Name(outcome))).Add(error).Add(ended_at).Add(duration_ms)
+                         .Add(merged.dump()).Add(id));
+      if (!q) return q.error();
+      return std::to_string(id);
+    });
+  }
+
+  Result<std::vector<StepRecord>> Steps(const std::string& run, const std::string& node) override {
+    std::lock_guard lock(mu_);
+    auto q = node.empty() ? Read(kStepSelect " WHERE s.run_id=$1 ORDER BY s.id", Params().Add(run))
+                          : Read(kStepSelect " WHERE s.run_id=$1 AND s.node=$2 ORDER BY s.id",
+                                 Params().Add(run).Add(node));
+    if (!q) return q.error();
+    return StepsFrom(*q);
+  }
+
+  Result<std::vector<StepRecord>> History(const std::string& node, int limit) override {
+    std::lock_guard lock(mu_);
+    auto q = node.empty()
+                 ? Read("SELECT * FROM (" kStepSelect " ORDER BY s.id DESC LIMIT $1) AS h ORDER BY 1",
+                        Params().Add(int64_t{limit}))
+                 : Read("SELECT * FROM (" kStepSelect " WHERE s.node=$1 ORDER BY s.id DESC LIMIT $2) AS h ORDER BY 1",
+                        Params().Add(node).Add(int64_t{limit}));
+    if (!q) return q.error();
+    return StepsFrom(*q);
+  }
+
+  Status PutNode(const NodeRecord& n) override {
+    std::lock_guard lock(mu_);
+    return Chained("nodes", [&]() -> Result<std::string> {
+      auto q = Query(
+          "INSERT INTO nodes(run_id, node, status, last_step, admin_drained, admin_reason, error, "
+          "started_at, ended_at, note) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT(run_id, node) "
+          "DO UPDATE SET status=excluded.status, last_step=excluded.last_step, "
+          "admin_drained=excluded.admin_drained, admin_reason=excluded.admin_reason, "
+          "error=excluded.error, started_at=excluded.started_at, ended_at=excluded.ended_at, "
+          "note=excluded.note",
+          Params().Add(n.run).Add(n.node).Add(std::string(Name(n.status))).Add(n.last_step)
+              .Add(int64_t{n.admin_drained ? 1 : 0}).Add(n.admin_reason).Add(n.error)
+              .Add(n.started_at).Add(n.ended_at).Add(n.note));
+      if (!q) return q.error();
+      return n.run + "/" + n.node;
+    });
+  }
+
+  Result<std::vector<NodeRecord>> Nodes(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    auto q = Read("SELECT run_id, node, status, last_step, admin_drained, admin_reason, error, "
+                  "started_at, ended_at, note FROM nodes WHERE run_id=$1 ORDER BY node",
+                  Params().Add(run));
+    if (!q) return q.error();
+    std::vector<NodeRecord> out;
+    for (int i = 0; i < q->Rows(); ++i) {
+      NodeRecord n;
+      n.run = q->Text(i, 0);
+      n.node = q->Text(i, 1);
+      n.status = NodeStateOf(q->Text(i, 2));
+      n.last_step = q->Text(i, 3);
+      n.admin_drained = q->Int(i, 4) != 0;
+      n.admin_reason = q->Text(i, 5);
+      n.error = q->Text(i, 6);
+      n.started_at = q->Text(i, 7);
+      n.ended_at = q->Text(i, 8);
+      n.note = q->Text(i, 9);
+      out.push_back(std::move(n));
+    }
+    return out;
+  }
+
+  Status SaveFacts(const std::string& run, const std::string& node, const std::string& phase,
+                   const std::string& digest, const nlohmann::json& facts,
+                   const std::string& taken_at) override {
+    std::lock_guard lock(mu_);
+    return Chained("facts", [&]() -> Result<std::string> {
+      auto q = Query("INSERT INTO facts(run_id, node, phase, digest, facts, taken_at) "
+                     "VALUES ($1,$2,$3,$4,$5,$6) RETURNING id",
+                     Params().Add(run).Add(node).Add(phase).Add(digest)
+                         .Add(facts.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+                         .Add(taken_at));
+      if (!q) return q.error();
+      return std::to_string(q->Int(0, 0));
+    });
+  }
+
+  Result<bool> AcquireLock(const LockInfo& want, const std::string& now, LockInfo* held_by) override {
+    std::lock_guard lock(mu_);
+    bool taken = false;
+    Status st = WriteTx([&]() -> Status {
+      auto cur = Query(kLockSelect " WHERE cluster=$1", Params().Add(want.cluster));
+      if (!cur) return cur.error();
+      // As SqliteJournal: an unexpired lock belongs to its process, even for the same run.
+      if (cur->Rows() > 0) {
+        LockInfo c = LockFrom(*cur, 0);
+        const bool same_owner = c.run == want.run && c.owner_host == want.owner_host &&
+                                c.owner_pid == want.owner_pid && c.owner_start == want.owner_start;
+        if (!same_owner && c.expires > now) {
+          if (held_by) *held_by = c;
+          taken = false;
+          return OkStatus();
+        }
+      }
+      auto q = Query("INSERT INTO locks(cluster, run_id, owner_host, owner_pid, since, expires, owner_start) "
+                     "VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT(cluster) DO UPDATE SET "
+                     "run_id=excluded.run_id, owner_host=excluded.owner_host, owner_pid=excluded.owner_pid, "
+                     "since=excluded.since, expires=excluded.expires, owner_start=excluded.owner_start",
+                     Params().Add(want.cluster).Add(want.run).Add(want.owner_host).Add(want.owner_pid)
+                         .Add(want.since).Add(want.expires).Add(want.owner_start));
+      if (!q) return q.error();
+      taken = true;
+      return OkStatus();
+    });
+    if (!st) return st.error();
+    return taken;
+  }
+
+  Status RenewLock(const std::string& cluster, const std::string& run, const std::string& expires) override {
+    std::lock_guard lock(mu_);
+    int64_t changed = 0;
+    Status st = WriteTx([&]() -> Status {
+      auto q = Query("UPDATE locks SET expires=$1 WHERE cluster=$2 AND run_id=$3",
+                     Params().Add(expires).Add(cluster).Add(run));
+      if (!q) return q.error();
+      changed = q->Changed();
+      return OkStatus();
+    });
+    if (!st) return st;
+    if (changed == 0)
+      return Diagnostic::Error("journal.lock-lost",
+                               fmt::format("run {} no longer holds the lock of cluster {}", run, cluster));
+    return OkStatus();
+  }
+
+  Status ReleaseLock(const std::string& cluster, const std::string& run) override {
+    std::lock_guard lock(mu_);
+    return WriteTx([&]() -> Status {
+      auto q = Query("DELETE FROM locks WHERE cluster=$1 AND run_id=$2", Params().Add(cluster).Add(run));
+      return q ? OkStatus() : Status(q.error());
+    });
+  }
+
+  Status ForceUnlock(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    int64_t changed = 0;
+    Status st = WriteTx([&]() -> Status {
+      auto q = Query("DELETE FROM locks WHERE run_id=$1", Params().Add(run));
+      if (!q) return q.error();
+      changed = q->Changed();
+      return OkStatus();
+    });
+    if (!st) return st;
+    if (changed == 0) return Diagnostic::Error("journal.no-lock", fmt::format("run {} holds no lock", run));
+    return OkStatus();
+  }
+
+  Result<std::optional<LockInfo>> GetLock(const std::string& cluster) override {
+    std::lock_guard lock(mu_);
+    auto q = Read(kLockSelect " WHERE cluster=$1", Params().Add(cluster));
+    if (!q) return q.error();
+    if (q->Rows() == 0) return std::optional<LockInfo>();
+    return std::optional<LockInfo>(LockFrom(*q, 0));
+  }
+
+  Result<std::optional<LockInfo>> LockOfRun(const std::string& run) override {
+    std::lock_guard lock(mu_);
+    auto q = Read(kLockSelect " WHERE run_id=$1", Params().Add(run));
+    if (!q) return q.error();
+    if (q->Rows() == 0) return std::optional<LockInfo>();
+    return std::optional<LockInfo>(LockFrom(*q, 0));
+  }
+
+  Result<bool> KnowsNode(const std::string& node) override {
+    std::lock_guard lock(mu_);
+    auto q = Read("SELECT 1 FROM steps WHERE node=$1 UNION ALL SELECT 1 FROM nodes WHERE node=$1 LIMIT 1",
+                  Params().Add(node));
+    if (!q) return q.error();
+    return q->Rows() > 0;
+  }
+
+  Result<ChainReport> VerifyChain(const std::string& anchor) override {
+    std::lock_guard lock(mu_);
+    Result<ChainReport> report = Diagnostic::Error("journal.chain", "not verified");
+    // One snapshot: the chain and the tables as of one moment.
+    Status st = Tx([&]() -> Status {
+      if (Status s = Exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"); !s) return s;
+      report = VerifyLocked(anchor);
+      return OkStatus();
+    });
+    if (!st) return st.error();
+    return report;
+  }
+
+ private:
+  using Entry = chain::Entry;
+
+  // ---- the connection ---------------------------------------------------------------------
+  Diagnostic PgError(const std::string& what, const PGresult* r = nullptr) const {
+    std::string why = r != nullptr ? PQresultErrorMessage(r) : (conn_ ? PQerrorMessage(conn_) : "no connection");
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    return Diagnostic::Error("journal.postgresql", fmt::format("journal ({}): {}: {}", shown_, what, why), {}, {},
+                             "is the PostgreSQL server up and the --store URL right? "
+                             "(PLUMB_STORE_RETRY_S: how long a lost connection is retried)");
+  }
+
+  bool Up() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
+
+  // (Re)opens the connection, waiting up to retry_s_ for a server that restarts.
+  Status Connect() {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(retry_s_);
+    for (int attempt = 0;; ++attempt) {
+      if (conn_ == nullptr) conn_ = PQconnectdb(conninfo_.c_str());
+      else PQreset(conn_);
+      if (Up()) {
+        // Quiet: NOTICEs ("relation already exists, skipping") are not the user's business.
+        PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+        return OkStatus();
+      }
+      if (std::chrono::steady_clock::now() >= give_up) return PgError("cannot connect");
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(200 * (attempt + 1), 2000)));
+    }
+  }
+
+  // A statement inside the current transaction (no retry: the transaction decides).
+  Result<PgResult> Query(const char* sql, const Params& p) {
+    std::vector<const char*> values;
+    for (const std::string& v : p.values) values.push_back(v.c_str());
+    PgResult r(PQexecParams(conn_, sql, static_cast<int>(values.size()), nullptr, values.data(),
+                            nullptr, nullptr, 0));
+    // (the PGresult* is owned by r; PQresultStatus on a null result is PGRES_FATAL_ERROR)
+    return CheckResult(std::move(r), sql);
+  }
+  Result<PgResult> Query(const std::string& sql, const Params& p) { return Query(sql.c_str(), p); }
+
+  Result<PgResult> CheckResult(PgResult r, const std::string& sql) {
+    const PGresult* raw = r.raw();
+    ExecStatusType s = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
+    if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) return r;
+    // The statement's start, on one line: which of them failed.
+    std::string what;
+    for (char c : sql.substr(0, 60)) {
+      const bool blank = c == '\n' || c == ' ';
+      if (!(blank && (what.empty() || what.back() == ' '))) what += blank ? ' ' : c;
+    }
+    return PgError("'" + what + (sql.size() > 60 ? "...'" : "'"), raw);
+  }
+
+  // Statements without parameters (a migration is several at once, which only PQexec takes).
+  Status Exec(const char* sql) {
+    auto r = CheckResult(PgResult(PQexec(conn_, sql)), sql);
+    return r ? OkStatus() : Status(r.error());
+  }
+
+  // `body` in one transaction. A connection lost before COMMIT was sent is opened again and
+  // the whole transaction retried (nothing of it was committed); one lost during COMMIT is
+  // not (it may have been), and the call fails.
+  Status Tx(const std::function<Status()>& body) {
+    for (int tries = 0;; ++tries) {
+      if (!Up())
+        if (Status c = Connect(); !c) return c;
+      Status s = Exec("BEGIN");
+      if (s) s = body();
+      if (s) {
+        PgResult c(PQexec(conn_, "COMMIT"));
+        const PGresult* raw = c.raw();
+        if (raw && PQresultStatus(raw) == PGRES_COMMAND_OK) return OkStatus();
+        if (!Up())
+          return PgError("the connection broke during COMMIT; whether the write landed is not "
+                         "known, so it is not repeated");
+        return PgError("COMMIT", raw);
+      }
+      if (Up()) {
+        PQclear(PQexec(conn_, "ROLLBACK"));
+        return s;
+      }
+      if (tries >= 1) return s;   // broke twice in a row: report it
+    }
+  }
+  Status WriteTx(const std::function<Status()>& body) {
+    return Tx([&]() -> Status {
+      if (Status s = Exec(kWriterLock); !s) return s;
+      return body();
+    });
+  }
+  template <class T>
+  Result<T> ReadWith(const std::function<Result<T>()>& body) {
+    Result<T> out = Diagnostic::Error("journal.postgresql", "not read");
+    Status st = Tx([&]() -> Status {
+      out = body();
+      return out ? OkStatus() : Status(out.error());
+    });
+    if (!st) return st.error();
+    return out;
+  }
+  Result<PgResult> Read(const char* sql, const Params& p) {
+    return ReadWith<PgResult>([&] { return Query(sql, p); });
+  }
+
+  // ---- the hash chain (as SqliteJournal's) --------------------------------------------------
+  Result<std::optional<nlohmann::json>> RowImage(const std::string& tbl, const std::string& key) {
+    Result<PgResult> q = Diagnostic::Error("journal.chain", "no chained table " + tbl);
+    if (tbl == "runs") {
+      q = Query("SELECT * FROM runs WHERE id=$1", Params().Add(key));
+    } else if (tbl == "steps" || tbl == "facts") {
+      q = Query("SELECT * FROM " + tbl + " WHERE id=$1", Params().Add(static_cast<int64_t>(std::atoll(key.c_str()))));
+    } else if (tbl == "nodes") {
+      auto slash = key.find('/');
+      q = Query("SELECT * FROM nodes WHERE run_id=$1 AND node=$2",
+                Params().Add(key.substr(0, slash)).Add(slash == std::string::npos ? "" : key.substr(slash + 1)));
+    }
+    if (!q) return q.error();
+    if (q->Rows() == 0) return std::optional<nlohmann::json>();
+    return std::optional<nlohmann::json>(ImageFrom(tbl, *q, 0));
+  }
+
+  static nlohmann::json ImageFrom(const std::string& tbl, const PgResult& q, int row) {
+    nlohmann::json image = nlohmann::json::object();
+    for (int c = 0; c < q.Columns(); ++c) {
+      const std::string name = q.Name(c);
+      if (tbl == "nodes" && name == "note") continue;
+      if ((tbl == "runs" && name == "plan_json") || (tbl == "facts" && name == "facts")) {
+        image[name + "_sha256"] = Sha256Hex(q.Text(row, c));
+        continue;
+      }
+      if (q.IsInt(c)) image[name] = q.Int(row, c);
+      else image[name] = q.Text(row, c);
+    }
+    return image;
+  }
+
+  static Entry EntryFrom(const PgResult& q, int i) {
+    return {q.Int(i, 0), q.Text(i, 1), q.Text(i, 2), q.Text(i, 3), q.Text(i, 4), q.Text(i, 5), q.Text(i, 6)};
+  }
+
+  Result<std::optional<Entry>> LastEntry(const std::string& tbl = {}, const std::string& key = {}) {
+    auto q = tbl.empty()
+                 ? Query("SELECT seq, tbl, row_key, how, image, prev_hash, hash FROM chain ORDER BY seq DESC LIMIT 1",
+                         Params())
+                 : Query("SELECT seq, tbl, row_key, how, image, prev_hash, hash FROM chain "
+                         "WHERE tbl=$1 AND row_key=$2 ORDER BY seq DESC LIMIT 1",
+                         Params().Add(tbl).Add(key));
+    if (!q) return q.error();
+    if (q->Rows() == 0) return std::optional<Entry>();
+    return std::optional<Entry>(EntryFrom(*q, 0));
+  }
+
+  Status Append(const std::string& tbl, const std::string& key, const std::string& how, bool skip_same) {
+    auto image = RowImage(tbl, key);
+    if (!image) return image.error();
+    if (!image->has_value()) return PgError("chaining a row that is not there");
+    Entry e;
+    e.tbl = tbl;
+    e.key = key;
+    e.how = how;
+    e.image = CanonicalJson(**image);
+    if (skip_same) {
+      auto mine = LastEntry(tbl, key);
+      if (!mine) return mine.error();
+      if (mine->has_value() && (*mine)->image == e.image) return OkStatus();
+    }
+    auto last = LastEntry();
+    if (!last) return last.error();
+    e.seq = last->has_value() ? (*last)->seq + 1 : 1;
+    e.prev = last->has_value() ? (*last)->hash : "";
+    e.hash = chain::EntryHash(e);
+    auto ins = Query("INSERT INTO chain(seq, tbl, row_key, how, image, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7)",
+                     Params().Add(e.seq).Add(e.tbl).Add(e.key).Add(e.how).Add(e.image).Add(e.prev).Add(e.hash));
+    return ins ? OkStatus() : Status(ins.error());
+  }
+
+  // One write and its chain entry, in one writer transaction.
+  Status Chained(const std::string& tbl, const std::function<Result<std::string>()>& write) {
+    return WriteTx([&]() -> Status {
+      auto key = write();
+      if (!key) return key.error();
+      return Append(tbl, *key, "write", tbl == "nodes");
+    });
+  }
+
+  Status AdoptRows() {
+    for (const char* tbl : kChainedTables) {
+      const std::string t = tbl;
+      const std::string sql = t == "runs"    ? "SELECT id FROM runs ORDER BY started_at, id"
+                              : t == "nodes" ? "SELECT run_id || '/' || node FROM nodes ORDER BY run_id, node"
+                                             : "SELECT id FROM " + t + " ORDER BY id";
+      auto q = Query(sql, Params());
+      if (!q) return q.error();
+      for (int i = 0; i < q->Rows(); ++i)
+        if (Status s = Append(t, q->Text(i, 0), "adopt", false); !s) return s;
+    }
+    return OkStatus();
+  }
+
+  Result<ChainReport> VerifyLocked(const std::string& anchor) {
+    std::vector<Entry> entries;
+    auto q = Query("SELECT seq, tbl, row_key, how, image, prev_hash, hash FROM chain ORDER BY seq", Params());
+    if (!q) return q.error();
+    for (int i = 0; i < q->Rows(); ++i) entries.push_back(EntryFrom(*q, i));
+    std::vector<chain::Row> rows;
+    for (const char* tbl : kChainedTables) {
+      const std::string t = tbl;
+      auto r = Query("SELECT * FROM " + t + (t == "nodes" ? " ORDER BY run_id, node"
+                                             : t == "runs" ? " ORDER BY started_at, id"
+                                                           : " ORDER BY id"),
+                     Params());
+      if (!r) return r.error();
+      for (int i = 0; i < r->Rows(); ++i) {
+        nlohmann::json now = ImageFrom(t, *r, i);
+        std::string key = t == "nodes" ? now.value("run_id", "") + "/" + now.value("node", "")
+                          : t == "runs" ? now.value("id", "")
+                                        : std::to_string(now.value("id", int64_t{0}));
+        rows.push_back({t, std::move(key), std::move(now)});
+      }
+    }
+    return chain::Verify(entries, rows, anchor);
+  }
+
+  // ---- rows -------------------------------------------------------------------------------
+  static RunRecord RunFrom(const PgResult& s, int i) {
+    RunRecord r;
+    r.id = s.Text(i, 0);
+    r.cluster = s.Text(i, 1);
+    r.plan_digest = s.Text(i, 2);
+    r.plan_json = s.Text(i, 3);
+    r.commit = s.Text(i, 4);
+    r.repo = s.Text(i, 5);
+    r.started_at = s.Text(i, 6);
+    r.ended_at = s.Text(i, 7);
+    r.owner_host = s.Text(i, 8);
+    r.owner_pid = s.Int(i, 9);
+    r.outcome = RunStateOf(s.Text(i, 10));
+    r.summary = s.Text(i, 11);
+    r.plan_commit = s.Text(i, 12);
+    r.who = RunWho::FromJson(nlohmann::json::parse(s.Text(i, 13), nullptr, false));
+    return r;
+  }
+  static LockInfo LockFrom(const PgResult& s, int i) {
+    LockInfo l;
+    l.cluster = s.Text(i, 0);
+    l.run = s.Text(i, 1);
+    l.owner_host = s.Text(i, 2);
+    l.owner_pid = s.Int(i, 3);
+    l.since = s.Text(i, 4);
+    l.expires = s.Text(i, 5);
+    l.owner_start = s.Text(i, 6);
+    return l;
+  }
+  static std::vector<StepRecord> StepsFrom(const PgResult& s) {
+    std::vector<StepRecord> out;
+    for (int i = 0; i < s.Rows(); ++i) {
+      StepRecord r;
+      r.id = s.Int(i, 0);
+      r.run = s.Text(i, 1);
+      r.node = s.Text(i, 2);
+      r.step = s.Text(i, 3);
+      r.detail = ParseDetail(s.Text(i, 4));
+      r.started_at = s.Text(i, 5);
+      r.ended_at = s.Text(i, 6);
+      r.duration_ms = s.Int(i, 7);
+      r.outcome = StepStateOf(s.Text(i, 8));
+      r.error = s.Text(i, 9);
+      r.commit = s.Text(i, 10);
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  std::string conninfo_;
+  std::string shown_;   ///< the store as messages show it: never its password
+  int retry_s_ = 60;
+  PGconn* conn_ = nullptr;
+  std::mutex mu_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url) {
+  auto j = std::make_unique<PostgresJournal>(url, RedactStore(url));
+  if (Status s = j->Init(); !s) return s.error();
+  return std::unique_ptr<Journal>(std::move(j));
+}
+
+}  // namespace plumb::plans
