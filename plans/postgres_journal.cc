@@ -188,7 +188,8 @@ class PostgresJournal final : public Journal {
   Status Init() {
     std::lock_guard lock(mu_);
     if (Status s = Connect(); !s) return s;
-    return Tx([&]() -> Status {
+    // As a writer: two processes opening a new store at once must not both create its tables.
+    return WriteTx([&]() -> Status {
       if (Status s = Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
                           "version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL)");
           !s)
