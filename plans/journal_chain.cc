@@ -10,6 +10,18 @@
 
 namespace plumb::plans::chain {
 
+Entry NextEntry(const Entry* last, std::string tbl, std::string key, std::string how, std::string image) {
+  Entry e;
+  e.tbl = std::move(tbl);
+  e.key = std::move(key);
+  e.how = std::move(how);
+  e.image = std::move(image);
+  e.seq = last != nullptr ? last->seq + 1 : 1;
+  e.prev = last != nullptr ? last->hash : "";
+  e.hash = EntryHash(e);
+  return e;
+}
+
 std::string EntryHash(const Entry& e) {
   // Every field but the hash itself; the newline cannot occur in the fields before `image`.
   return "sha256:" + Sha256Hex(fmt::format("{}\n{}\n{}\n{}\n{}\n{}", e.prev, e.seq, e.tbl, e.key,

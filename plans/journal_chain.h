@@ -22,6 +22,10 @@ struct Entry {
 /// "sha256:" over every field but the hash itself.
 std::string EntryHash(const Entry& e);
 
+/// The entry that chains `image` (canonical JSON) of row `key` of `tbl` after `last` (nullptr:
+/// the chain is empty): its seq, previous hash and own hash filled in.
+Entry NextEntry(const Entry* last, std::string tbl, std::string key, std::string how, std::string image);
+
 /// A row as it is now, with its image (as the journal would chain it).
 struct Row {
   std::string tbl, key;

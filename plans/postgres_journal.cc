@@ -26,6 +26,7 @@
 #include "plans/digest.h"
 #include "plans/journal.h"
 #include "plans/journal_chain.h"
+#include "plans/journal_rows.h"
 #include "plans/store.h"
 
 namespace plumb::plans {
@@ -113,19 +114,15 @@ CREATE INDEX chain_by_row ON chain(tbl, row_key);
 };
 static_assert(std::size(kPgMigrations) == kJournalSchemaVersion);
 
-const char* const kChainedTables[] = {"runs", "steps", "nodes", "facts"};
+using journal_rows::kChainedTables;
+using journal_rows::ParseDetail;
 
 // Every writer takes this transaction-scoped advisory lock first ("plumb" in ASCII).
 constexpr const char* kWriterLock = "SELECT pg_advisory_xact_lock(1886221666)";
 
-#define kRunSelect                                                                          \
-  "SELECT id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, ended_at, "    \
-  "owner_host, owner_pid, outcome, summary, plan_commit, who FROM runs"
-#define kStepSelect                                                                          \
-  "SELECT s.id, s.run_id, s.node, s.step, s.detail, s.started_at, s.ended_at, s.duration_ms, " \
-  "s.outcome, s.error, COALESCE(r.commit_sha, '') FROM steps s LEFT JOIN runs r ON r.id = s.run_id"
-#define kLockSelect \
-  "SELECT cluster, run_id, owner_host, owner_pid, since, expires, owner_start FROM locks"
+#define kRunSelect PLUMB_JOURNAL_RUN_SELECT
+#define kStepSelect PLUMB_JOURNAL_STEP_SELECT
+#define kLockSelect PLUMB_JOURNAL_LOCK_SELECT
 
 // int8 and int4's type OIDs (pg_type): the columns a chain image keeps as numbers.
 constexpr Oid kInt8Oid = 20;
@@ -158,14 +155,16 @@ class PgResult {
   PGresult* r_;
 };
 
-nlohmann::json ParseDetail(const std::string& s) {
-  auto j = nlohmann::json::parse(s, nullptr, false);
-  return j.is_discarded() ? nlohmann::json::object() : j;
-}
-
-StepState StepStateOf(const std::string& w) { return ParseStepState(w).value_or(StepState::kNone); }
-NodeState NodeStateOf(const std::string& w) { return ParseNodeState(w).value_or(NodeState::kRunning); }
-RunState RunStateOf(const std::string& w) { return ParseRunState(w).value_or(RunState::kRunning); }
+// One row of a result, as journal_rows' readers take it.
+struct PgRow {
+  const PgResult& r;
+  int row;
+  std::string Text(int col) const { return r.Text(row, col); }
+  int64_t Int(int col) const { return r.Int(row, col); }
+  bool IsInt(int col) const { return r.IsInt(col); }
+  const char* Name(int col) const { return r.Name(col); }
+  int Columns() const { return r.Columns(); }
+};
 
 // Parameters as text; numbers written out.
 struct Params {
@@ -342,25 +341,10 @@ class PostgresJournal final : public Journal {
 
   Result<std::vector<NodeRecord>> Nodes(const std::string& run) override {
     std::lock_guard lock(mu_);
-    auto q = Read("SELECT run_id, node, status, last_step, admin_drained, admin_reason, error, "
-                  "started_at, ended_at, note FROM nodes WHERE run_id=$1 ORDER BY node",
-                  Params().Add(run));
+    auto q = Read(PLUMB_JOURNAL_NODE_SELECT " WHERE run_id=$1 ORDER BY node", Params().Add(run));
     if (!q) return q.error();
     std::vector<NodeRecord> out;
-    for (int i = 0; i < q->Rows(); ++i) {
-      NodeRecord n;
-      n.run = q->Text(i, 0);
-      n.node = q->Text(i, 1);
-      n.status = NodeStateOf(q->Text(i, 2));
-      n.last_step = q->Text(i, 3);
-      n.admin_drained = q->Int(i, 4) != 0;
-      n.admin_reason = q->Text(i, 5);
-      n.error = q->Text(i, 6);
-      n.started_at = q->Text(i, 7);
-      n.ended_at = q->Text(i, 8);
-      n.note = q->Text(i, 9);
-      out.push_back(std::move(n));
-    }
+    for (int i = 0; i < q->Rows(); ++i) out.push_back(journal_rows::NodeFrom(PgRow{*q, i}));
     return out;
   }
 
@@ -385,12 +369,9 @@ class PostgresJournal final : public Journal {
     Status st = WriteTx([&]() -> Status {
       auto cur = Query(kLockSelect " WHERE cluster=$1", Params().Add(want.cluster));
       if (!cur) return cur.error();
-      // As SqliteJournal: an unexpired lock belongs to its process, even for the same run.
       if (cur->Rows() > 0) {
         LockInfo c = LockFrom(*cur, 0);
-        const bool same_owner = c.run == want.run && c.owner_host == want.owner_host &&
-                                c.owner_pid == want.owner_pid && c.owner_start == want.owner_start;
-        if (!same_owner && c.expires > now) {
+        if (journal_rows::LockKeepsOut(c, want, now)) {
           if (held_by) *held_by = c;
           taken = false;
           return OkStatus();
@@ -605,22 +586,7 @@ class PostgresJournal final : public Journal {
     }
     if (!q) return q.error();
     if (q->Rows() == 0) return std::optional<nlohmann::json>();
-    return std::optional<nlohmann::json>(ImageFrom(tbl, *q, 0));
-  }
-
-  static nlohmann::json ImageFrom(const std::string& tbl, const PgResult& q, int row) {
-    nlohmann::json image = nlohmann::json::object();
-    for (int c = 0; c < q.Columns(); ++c) {
-      const std::string name = q.Name(c);
-      if (tbl == "nodes" && name == "note") continue;
-      if ((tbl == "runs" && name == "plan_json") || (tbl == "facts" && name == "facts")) {
-        image[name + "_sha256"] = Sha256Hex(q.Text(row, c));
-        continue;
-      }
-      if (q.IsInt(c)) image[name] = q.Int(row, c);
-      else image[name] = q.Text(row, c);
-    }
-    return image;
+    return std::optional<nlohmann::json>(journal_rows::ImageFrom(tbl, PgRow{*q, 0}));
   }
 
   static Entry EntryFrom(const PgResult& q, int i) {
@@ -643,21 +609,15 @@ class PostgresJournal final : public Journal {
     auto image = RowImage(tbl, key);
     if (!image) return image.error();
     if (!image->has_value()) return PgError("chaining a row that is not there");
-    Entry e;
-    e.tbl = tbl;
-    e.key = key;
-    e.how = how;
-    e.image = CanonicalJson(**image);
+    std::string canonical = CanonicalJson(**image);
     if (skip_same) {
       auto mine = LastEntry(tbl, key);
       if (!mine) return mine.error();
-      if (mine->has_value() && (*mine)->image == e.image) return OkStatus();
+      if (mine->has_value() && (*mine)->image == canonical) return OkStatus();
     }
     auto last = LastEntry();
     if (!last) return last.error();
-    e.seq = last->has_value() ? (*last)->seq + 1 : 1;
-    e.prev = last->has_value() ? (*last)->hash : "";
-    e.hash = chain::EntryHash(e);
+    const Entry e = chain::NextEntry(last->has_value() ? &**last : nullptr, tbl, key, how, std::move(canonical));
     auto ins = Query("INSERT INTO chain(seq, tbl, row_key, how, image, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7)",
                      Params().Add(e.seq).Add(e.tbl).Add(e.key).Add(e.how).Add(e.image).Add(e.prev).Add(e.hash));
     return ins ? OkStatus() : Status(ins.error());
@@ -694,16 +654,11 @@ class PostgresJournal final : public Journal {
     std::vector<chain::Row> rows;
     for (const char* tbl : kChainedTables) {
       const std::string t = tbl;
-      auto r = Query("SELECT * FROM " + t + (t == "nodes" ? " ORDER BY run_id, node"
-                                             : t == "runs" ? " ORDER BY started_at, id"
-                                                           : " ORDER BY id"),
-                     Params());
+      auto r = Query("SELECT * FROM " + t + journal_rows::ChainOrderOf(t), Params());
       if (!r) return r.error();
       for (int i = 0; i < r->Rows(); ++i) {
-        nlohmann::json now = ImageFrom(t, *r, i);
-        std::string key = t == "nodes" ? now.value("run_id", "") + "/" + now.value("node", "")
-                          : t == "runs" ? now.value("id", "")
-                                        : std::to_string(now.value("id", int64_t{0}));
+        nlohmann::json now = journal_rows::ImageFrom(t, PgRow{*r, i});
+        std::string key = journal_rows::ChainKeyOf(t, now);
         rows.push_back({t, std::move(key), std::move(now)});
       }
     }
@@ -711,52 +666,11 @@ class PostgresJournal final : public Journal {
   }
 
   // ---- rows -------------------------------------------------------------------------------
-  static RunRecord RunFrom(const PgResult& s, int i) {
-    RunRecord r;
-    r.id = s.Text(i, 0);
-    r.cluster = s.Text(i, 1);
-    r.plan_digest = s.Text(i, 2);
-    r.plan_json = s.Text(i, 3);
-    r.commit = s.Text(i, 4);
-    r.repo = s.Text(i, 5);
-    r.started_at = s.Text(i, 6);
-    r.ended_at = s.Text(i, 7);
-    r.owner_host = s.Text(i, 8);
-    r.owner_pid = s.Int(i, 9);
-    r.outcome = RunStateOf(s.Text(i, 10));
-    r.summary = s.Text(i, 11);
-    r.plan_commit = s.Text(i, 12);
-    r.who = RunWho::FromJson(nlohmann::json::parse(s.Text(i, 13), nullptr, false));
-    return r;
-  }
-  static LockInfo LockFrom(const PgResult& s, int i) {
-    LockInfo l;
-    l.cluster = s.Text(i, 0);
-    l.run = s.Text(i, 1);
-    l.owner_host = s.Text(i, 2);
-    l.owner_pid = s.Int(i, 3);
-    l.since = s.Text(i, 4);
-    l.expires = s.Text(i, 5);
-    l.owner_start = s.Text(i, 6);
-    return l;
-  }
+  static RunRecord RunFrom(const PgResult& s, int i) { return journal_rows::RunFrom(PgRow{s, i}); }
+  static LockInfo LockFrom(const PgResult& s, int i) { return journal_rows::LockFrom(PgRow{s, i}); }
   static std::vector<StepRecord> StepsFrom(const PgResult& s) {
     std::vector<StepRecord> out;
-    for (int i = 0; i < s.Rows(); ++i) {
-      StepRecord r;
-      r.id = s.Int(i, 0);
-      r.run = s.Text(i, 1);
-      r.node = s.Text(i, 2);
-      r.step = s.Text(i, 3);
-      r.detail = ParseDetail(s.Text(i, 4));
-      r.started_at = s.Text(i, 5);
-      r.ended_at = s.Text(i, 6);
-      r.duration_ms = s.Int(i, 7);
-      r.outcome = StepStateOf(s.Text(i, 8));
-      r.error = s.Text(i, 9);
-      r.commit = s.Text(i, 10);
-      out.push_back(std::move(r));
-    }
+    for (int i = 0; i < s.Rows(); ++i) out.push_back(journal_rows::StepFrom(PgRow{s, i}));
     return out;
   }
 

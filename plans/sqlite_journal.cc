@@ -13,6 +13,7 @@
 #include "plans/digest.h"
 #include "plans/journal.h"
 #include "plans/journal_chain.h"
+#include "plans/journal_rows.h"
 
 namespace plumb::plans {
 namespace {
@@ -106,17 +107,11 @@ CREATE INDEX chain_by_row ON chain(tbl, row_key);
 )sql",
 };
 
-// The chain's tables, in the order a migration adopts their rows.
-const char* const kChainedTables[] = {"runs", "steps", "nodes", "facts"};
-
-#define kRunSelect                                                                          \
-  "SELECT id, cluster, plan_digest, plan_json, commit_sha, repo, started_at, ended_at, "    \
-  "owner_host, owner_pid, outcome, summary, plan_commit, who FROM runs"
-#define kStepSelect                                                                          \
-  "SELECT s.id, s.run_id, s.node, s.step, s.detail, s.started_at, s.ended_at, s.duration_ms, " \
-  "s.outcome, s.error, COALESCE(r.commit_sha, '') FROM steps s LEFT JOIN runs r ON r.id = s.run_id"
-#define kLockSelect \
-  "SELECT cluster, run_id, owner_host, owner_pid, since, expires, owner_start FROM locks"
+#define kRunSelect PLUMB_JOURNAL_RUN_SELECT
+#define kStepSelect PLUMB_JOURNAL_STEP_SELECT
+#define kLockSelect PLUMB_JOURNAL_LOCK_SELECT
+using journal_rows::kChainedTables;
+using journal_rows::ParseDetail;
 
 Diagnostic DbError(sqlite3* db, const std::string& what) {
   return Diagnostic::Error("journal.sqlite",
@@ -157,19 +152,6 @@ class Stmt {
   sqlite3_stmt* s_ = nullptr;
   int n_ = 0;
 };
-
-nlohmann::json ParseDetail(const std::string& s) {
-  auto j = nlohmann::json::parse(s, nullptr, false);
-  return j.is_discarded() ? nlohmann::json::object() : j;
-}
-
-// A word this plumb does not know (a row edited by hand, a newer plumb's journal) reads as the
-// state that makes the engine look again rather than trust it: a step with no outcome is
-// re-checked before it runs again, a node still "running" is carried on step by step, and a
-// run is not taken for finished. VerifyChain names the edit itself.
-StepState StepStateOf(const std::string& w) { return ParseStepState(w).value_or(StepState::kNone); }
-NodeState NodeStateOf(const std::string& w) { return ParseNodeState(w).value_or(NodeState::kRunning); }
-RunState RunStateOf(const std::string& w) { return ParseRunState(w).value_or(RunState::kRunning); }
 
 class SqliteJournal final : public Journal {
  public:
@@ -352,26 +334,12 @@ class SqliteJournal final : public Journal {
 
   Result<std::vector<NodeRecord>> Nodes(const std::string& run) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_, "SELECT run_id, node, status, last_step, admin_drained, admin_reason, error, "
-                "started_at, ended_at, note FROM nodes WHERE run_id=? ORDER BY node");
+    Stmt s(db_, PLUMB_JOURNAL_NODE_SELECT " WHERE run_id=? ORDER BY node");
     s.Bind(run);
     if (!s.ok()) return DbError(db_, "reading nodes");
     std::vector<NodeRecord> out;
     int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) {
-      NodeRecord n;
-      n.run = s.Text(0);
-      n.node = s.Text(1);
-      n.status = NodeStateOf(s.Text(2));
-      n.last_step = s.Text(3);
-      n.admin_drained = s.Int(4) != 0;
-      n.admin_reason = s.Text(5);
-      n.error = s.Text(6);
-      n.started_at = s.Text(7);
-      n.ended_at = s.Text(8);
-      n.note = s.Text(9);
-      out.push_back(std::move(n));
-    }
+    while ((rc = s.Step()) == SQLITE_ROW) out.push_back(journal_rows::NodeFrom(s));
     if (rc != SQLITE_DONE) return DbError(db_, "reading nodes");
     return out;
   }
@@ -408,13 +376,7 @@ class SqliteJournal final : public Journal {
         return DbError(db_, "reading lock");
       }
     }
-    // An unexpired lock belongs to its process: another process is refused even for the same
-    // run (a second `apply --resume` while the first still runs would do every step twice).
-    // A caller that knows the holder died takes it over with ForceUnlock first.
-    const bool same_owner = cur && cur->run == want.run && cur->owner_host == want.owner_host &&
-                            cur->owner_pid == want.owner_pid &&
-                            cur->owner_start == want.owner_start;
-    if (cur && !same_owner && cur->expires > now) {
+    if (cur && journal_rows::LockKeepsOut(*cur, want, now)) {
       if (held_by) *held_by = *cur;
       finish(false);
       return false;
@@ -532,22 +494,7 @@ class SqliteJournal final : public Journal {
     int rc = q.Step();
     if (rc == SQLITE_DONE) return std::optional<nlohmann::json>();
     if (rc != SQLITE_ROW) return DbError(db_, "reading a row for the chain");
-    return std::optional<nlohmann::json>(ImageFrom(tbl, q));
-  }
-
-  static nlohmann::json ImageFrom(const std::string& tbl, const Stmt& q) {
-    nlohmann::json image = nlohmann::json::object();
-    for (int c = 0; c < q.Columns(); ++c) {
-      const std::string name = q.Name(c);
-      if (tbl == "nodes" && name == "note") continue;
-      if ((tbl == "runs" && name == "plan_json") || (tbl == "facts" && name == "facts")) {
-        image[name + "_sha256"] = Sha256Hex(q.Text(c));
-        continue;
-      }
-      if (q.IsInt(c)) image[name] = q.Int(c);
-      else image[name] = q.Text(c);
-    }
-    return image;
+    return std::optional<nlohmann::json>(journal_rows::ImageFrom(tbl, q));
   }
 
   Result<std::optional<Entry>> LastEntry(const char* where = nullptr, const std::string& tbl = {},
@@ -575,21 +522,15 @@ class SqliteJournal final : public Journal {
     auto image = RowImage(tbl, key);
     if (!image) return image.error();
     if (!image->has_value()) return DbError(db_, "chaining a row that is not there");
-    Entry e;
-    e.tbl = tbl;
-    e.key = key;
-    e.how = how;
-    e.image = CanonicalJson(**image);
+    std::string canonical = CanonicalJson(**image);
     if (skip_same) {
       auto mine = LastEntry(" WHERE tbl=? AND row_key=?", tbl, key);
       if (!mine) return mine.error();
-      if (mine->has_value() && (*mine)->image == e.image) return OkStatus();
+      if (mine->has_value() && (*mine)->image == canonical) return OkStatus();
     }
     auto last = LastEntry();
     if (!last) return last.error();
-    e.seq = last->has_value() ? (*last)->seq + 1 : 1;
-    e.prev = last->has_value() ? (*last)->hash : "";
-    e.hash = chain::EntryHash(e);
+    const Entry e = chain::NextEntry(last->has_value() ? &**last : nullptr, tbl, key, how, std::move(canonical));
     Stmt ins(db_, "INSERT INTO chain(seq, tbl, row_key, how, image, prev_hash, hash) "
                   "VALUES (?,?,?,?,?,?,?)");
     ins.Bind(e.seq).Bind(e.tbl).Bind(e.key).Bind(e.how).Bind(e.image).Bind(e.prev).Bind(e.hash);
@@ -641,17 +582,13 @@ class SqliteJournal final : public Journal {
     std::vector<chain::Row> rows;
     for (const char* tbl : kChainedTables) {
       const std::string t = tbl;
-      const std::string sql = "SELECT * FROM " + t + (t == "nodes" ? " ORDER BY run_id, node"
-                                                     : t == "runs" ? " ORDER BY started_at, id"
-                                                                   : " ORDER BY id");
+      const std::string sql = "SELECT * FROM " + t + journal_rows::ChainOrderOf(t);
       Stmt q(db_, sql.c_str());
       if (!q.ok()) return DbError(db_, "reading " + t);
       int rc;
       while ((rc = q.Step()) == SQLITE_ROW) {
-        nlohmann::json now = ImageFrom(t, q);
-        std::string key = t == "nodes" ? now.value("run_id", "") + "/" + now.value("node", "")
-                          : t == "runs" ? now.value("id", "")
-                                        : std::to_string(now.value("id", int64_t{0}));
+        nlohmann::json now = journal_rows::ImageFrom(t, q);
+        std::string key = journal_rows::ChainKeyOf(t, now);
         rows.push_back({t, std::move(key), std::move(now)});
       }
       if (rc != SQLITE_DONE) return DbError(db_, "reading " + t);
@@ -661,54 +598,13 @@ class SqliteJournal final : public Journal {
 
   // ---------------------------------------------------------------------------------------
 
-  static RunRecord RunFrom(const Stmt& s) {
-    RunRecord r;
-    r.id = s.Text(0);
-    r.cluster = s.Text(1);
-    r.plan_digest = s.Text(2);
-    r.plan_json = s.Text(3);
-    r.commit = s.Text(4);
-    r.repo = s.Text(5);
-    r.started_at = s.Text(6);
-    r.ended_at = s.Text(7);
-    r.owner_host = s.Text(8);
-    r.owner_pid = s.Int(9);
-    r.outcome = RunStateOf(s.Text(10));
-    r.summary = s.Text(11);
-    r.plan_commit = s.Text(12);
-    r.who = RunWho::FromJson(nlohmann::json::parse(s.Text(13), nullptr, false));
-    return r;
-  }
-  static LockInfo LockFrom(const Stmt& s) {
-    LockInfo l;
-    l.cluster = s.Text(0);
-    l.run = s.Text(1);
-    l.owner_host = s.Text(2);
-    l.owner_pid = s.Int(3);
-    l.since = s.Text(4);
-    l.expires = s.Text(5);
-    l.owner_start = s.Text(6);
-    return l;
-  }
+  static RunRecord RunFrom(const Stmt& s) { return journal_rows::RunFrom(s); }
+  static LockInfo LockFrom(const Stmt& s) { return journal_rows::LockFrom(s); }
   Result<std::vector<StepRecord>> ReadSteps(Stmt& s) {
     if (!s.ok()) return DbError(db_, "reading steps");
     std::vector<StepRecord> out;
     int rc;
-    while ((rc = s.Step()) == SQLITE_ROW) {
-      StepRecord r;
-      r.id = s.Int(0);
-      r.run = s.Text(1);
-      r.node = s.Text(2);
-      r.step = s.Text(3);
-      r.detail = ParseDetail(s.Text(4));
-      r.started_at = s.Text(5);
-      r.ended_at = s.Text(6);
-      r.duration_ms = s.Int(7);
-      r.outcome = StepStateOf(s.Text(8));
-      r.error = s.Text(9);
-      r.commit = s.Text(10);
-      out.push_back(std::move(r));
-    }
+    while ((rc = s.Step()) == SQLITE_ROW) out.push_back(journal_rows::StepFrom(s));
     if (rc != SQLITE_DONE) return DbError(db_, "reading steps");
     return out;
   }
