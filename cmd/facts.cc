@@ -71,7 +71,7 @@ void RegisterFacts(CLI::App& app, GlobalOptions& /*g*/, std::function<int()>& ru
   facts->require_subcommand(1);
   facts->footer(
       "Examples:\n"
-      "  plumb facts merge s1.json s2.json s3.json s4.json > facts.json");
+      "  plumb facts merge s1.json s2.json s3.json s4.json -o facts.json");
   auto* merge = facts->add_subcommand(
       "merge", "Merge the snapshots of a sharded gather (gather --shard i/n) into one, for "
                "plan/drift --facts");
@@ -89,10 +89,11 @@ void RegisterFacts(CLI::App& app, GlobalOptions& /*g*/, std::function<int()>& ru
   merge->footer(
       "Reads files only; contacts nothing. Refused, with every problem listed and nothing\n"
       "written: a node in two parts, parts of different commits, a split with a shard missing.\n"
+      "Use -o rather than a shell redirection: `> FILE` empties FILE even when refused.\n"
       "The result's gathered_at is its oldest part's.\n\n"
       "Examples:\n"
       "  for i in 1 2 3 4; do plumb gather --shard $i/4 --facts-out s$i.json & done; wait\n"
-      "  plumb facts merge s1.json s2.json s3.json s4.json > facts.json\n"
+      "  plumb facts merge -o facts.json s1.json s2.json s3.json s4.json\n"
       "  plumb drift --facts facts.json");
   merge->callback([&run] { run = [] { return RunFactsMerge(a); }; });
 }

@@ -180,7 +180,11 @@ class PostgresJournal final : public Journal {
  public:
   PostgresJournal(std::string conninfo, std::string shown)
       : conninfo_(std::move(conninfo)), shown_(std::move(shown)) {
-    if (const char* s = std::getenv("PLUMB_STORE_RETRY_S"); s && *s) retry_s_ = std::atoi(s);
+    if (const char* s = std::getenv("PLUMB_STORE_RETRY_S"); s && *s) {
+      char* end = nullptr;
+      const long v = std::strtol(s, &end, 10);
+      if (end != s && *end == '\0' && v >= 0 && v <= 86400) retry_s_ = static_cast<int>(v);
+    }
   }
   ~PostgresJournal() override { PQfinish(conn_); }
 
@@ -472,7 +476,8 @@ class PostgresJournal final : public Journal {
 
   // ---- the connection ---------------------------------------------------------------------
   Diagnostic PgError(const std::string& what, const PGresult* r = nullptr) const {
-    std::string why = r != nullptr ? PQresultErrorMessage(r) : (conn_ ? PQerrorMessage(conn_) : "no connection");
+    std::string why = ScrubSecrets(r != nullptr ? PQresultErrorMessage(r) : (conn_ ? PQerrorMessage(conn_) : "no connection"),
+                                   conninfo_);
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     return Diagnostic::Error("journal.postgresql", fmt::format("journal ({}): {}: {}", shown_, what, why), {}, {},
                              "is the PostgreSQL server up and the --store URL right? "
@@ -490,7 +495,12 @@ class PostgresJournal final : public Journal {
       if (Up()) {
         // Quiet: NOTICEs ("relation already exists, skipping") are not the user's business.
         PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
-        return OkStatus();
+        // Whatever the database or role says: a COMMIT returns once it is on disk (an intent
+        // before its step acts), and no wait (a writer behind a half-open peer's advisory
+        // lock, a statement) outlasts what an operator would wait for.
+        PgResult set(PQexec(conn_, "SET synchronous_commit = on; SET lock_timeout = '60s'; "
+                                   "SET statement_timeout = '300s'"));
+        if (set.raw() != nullptr && PQresultStatus(set.raw()) == PGRES_COMMAND_OK) return OkStatus();
       }
       if (std::chrono::steady_clock::now() >= give_up) return PgError("cannot connect");
       std::this_thread::sleep_for(std::chrono::milliseconds(std::min(200 * (attempt + 1), 2000)));
@@ -537,13 +547,23 @@ class PostgresJournal final : public Journal {
       Status s = Exec("BEGIN");
       if (s) s = body();
       if (s) {
-        PgResult c(PQexec(conn_, "COMMIT"));
-        const PGresult* raw = c.raw();
-        if (raw && PQresultStatus(raw) == PGRES_COMMAND_OK) return OkStatus();
-        if (!Up())
-          return PgError("the connection broke during COMMIT; whether the write landed is not "
-                         "known, so it is not repeated");
-        return PgError("COMMIT", raw);
+        // A COMMIT that could not even be sent was never seen by the server: nothing of the
+        // transaction landed, and it is retried whole like any lost transaction.
+        if (PQsendQuery(conn_, "COMMIT") == 1) {
+          PgResult c(PQgetResult(conn_));
+          while (PGresult* more = PQgetResult(conn_)) PQclear(more);
+          const PGresult* raw = c.raw();
+          // An aborted transaction answers COMMIT with "ROLLBACK": not a commit.
+          if (raw && PQresultStatus(raw) == PGRES_COMMAND_OK && std::string(PQcmdStatus(const_cast<PGresult*>(raw))) == "COMMIT")
+            return OkStatus();
+          if (!Up())
+            return PgError("the connection broke during COMMIT; whether the write landed is not "
+                           "known, so it is not repeated");
+          return PgError("COMMIT", raw);
+        }
+        if (Up()) return PgError("COMMIT could not be sent");
+        if (tries >= 1) return PgError("the connection broke twice in a row");
+        continue;
       }
       if (Up()) {
         PQclear(PQexec(conn_, "ROLLBACK"));
@@ -684,7 +704,17 @@ class PostgresJournal final : public Journal {
 }  // namespace
 
 Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url) {
-  auto j = std::make_unique<PostgresJournal>(url, RedactStore(url));
+  auto checked = CheckedPostgresUrl(url);
+  if (!checked) return checked.error();
+  std::string conninfo = *checked;
+  // Bounded waits on the network: a connect, and a peer gone silent (keepalives, and the
+  // kernel's give-up on unacknowledged data).
+  for (const char* param : {"connect_timeout=10", "keepalives=1", "keepalives_idle=30", "tcp_user_timeout=60000"}) {
+    const std::string key = std::string(param).substr(0, std::string(param).find('=') + 1);
+    if (conninfo.find(key) == std::string::npos)
+      conninfo += std::string(conninfo.find('?') == std::string::npos ? "?" : "&") + param;
+  }
+  auto j = std::make_unique<PostgresJournal>(conninfo, RedactStore(url));
   if (Status s = j->Init(); !s) return s.error();
   return std::unique_ptr<Journal>(std::move(j));
 }

@@ -1,16 +1,88 @@
 #include "plans/store.h"
 
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <map>
 #include <regex>
 
+#include <fmt/format.h>
+
 namespace plumb::plans {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// The conninfo's keywords and values as libpq reads them; nullopt when it cannot. libpq's own
+// message is dropped: it may quote the value that failed to parse, a password included.
+std::optional<std::map<std::string, std::string>> ParseConninfo(const std::string& store) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(store.c_str(), &err);
+  PQfreemem(err);
+  if (opts == nullptr) return std::nullopt;
+  std::map<std::string, std::string> out;
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o)
+    if (o->val != nullptr && *o->val != '\0') out[o->keyword] = o->val;
+  PQconninfoFree(opts);
+  return out;
+}
+
+// A string that looks meant for PostgreSQL but is not a URL plumb takes: never a file name.
+bool LooksLikeConninfo(const std::string& store) {
+  static const std::regex kKeyword(R"((^|\s)(host|hostaddr|dbname|user|password|port|sslmode)\s*=)");
+  static const std::regex kScheme(R"(^(postgres|pg)[a-z]*:)", std::regex::icase);   // postgresql:/db
+  return store.find("://") != std::string::npos || std::regex_search(store, kKeyword) ||
+         std::regex_search(store, kScheme);
+}
+
+}  // namespace
 
 bool IsPostgresStore(const std::string& store) {
-  return store.rfind("postgresql://", 0) == 0 || store.rfind("postgres://", 0) == 0;
+  const std::string head = Lower(store.substr(0, 13));
+  return head.rfind("postgresql://", 0) == 0 || head.rfind("postgres://", 0) == 0;
+}
+
+Result<std::string> CheckedPostgresUrl(const std::string& given) {
+  // libpq knows its schemes in lower case only.
+  std::string url = given;
+  if (IsPostgresStore(url)) {
+    const size_t scheme_end = url.find("://");
+    url = Lower(url.substr(0, scheme_end)) + url.substr(scheme_end);
+  }
+  auto kv = ParseConninfo(url);
+  if (!kv)
+    return Diagnostic::Error("store.url", fmt::format("'{}' is not a PostgreSQL URL libpq can read", RedactStore(url)),
+                             {}, "--store", "postgresql://USER@HOST[:PORT]/DB[?param=value&...]; "
+                                            "percent-encode reserved characters in a password");
+  // A server reached over TCP proves who it is: the journal, the lock and the password cross
+  // the network. A unix socket (no host, or a directory) is this machine's.
+  const std::string host = kv->count("host") ? kv->at("host") : "";
+  const bool local = (host.empty() || host[0] == '/' || host[0] == '@') && !kv->count("hostaddr");
+  const std::string mode = kv->count("sslmode") ? kv->at("sslmode") : "";
+  if (!local && !mode.empty() && mode != "verify-full" && mode != "verify-ca")
+    return Diagnostic::Error("store.tls",
+                             fmt::format("--store {}: sslmode={} does not verify the server", RedactStore(url), mode),
+                             {}, "--store",
+                             "use sslmode=verify-full (the default plumb sets), with sslrootcert= "
+                             "naming the CA when it is not the system's");
+  std::string out = url;
+  if (!local && mode.empty()) out += std::string(url.find('?') == std::string::npos ? "?" : "&") + "sslmode=verify-full";
+  return out;
 }
 
 Result<std::unique_ptr<Journal>> OpenStore(const std::string& store) {
   if (IsPostgresStore(store)) return OpenPostgresJournal(store);
+  if (LooksLikeConninfo(store))
+    return Diagnostic::Error("store.url",
+                             fmt::format("--store '{}' is neither a postgresql:// URL nor a file path", RedactStore(store)),
+                             {}, "--store",
+                             "give postgresql://USER@HOST/DB for a shared store, or a file path for a "
+                             "journal on this machine");
   return OpenSqliteJournal(store);
 }
 
@@ -20,19 +92,41 @@ std::string DefaultStore() {
 }
 
 std::string RedactStore(const std::string& store) {
-  if (!IsPostgresStore(store)) return store;
-  // scheme://user:password@host...: the userinfo's password (up to the last '@' before the
-  // path, so a password holding '@' is hidden whole).
+  if (!IsPostgresStore(store) && !LooksLikeConninfo(store)) return store;
   std::string out = store;
-  const size_t start = out.find("://") + 3;
-  const size_t path = out.find_first_of("/?", start);
-  const size_t at = out.rfind('@', path == std::string::npos ? std::string::npos : path);
-  if (at != std::string::npos && at > start) {
-    const size_t colon = out.find(':', start);
-    if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+  // scheme://user:password@host...: the userinfo's password, up to the last '@' of the
+  // authority (a password holding '@', '/' or '?' is hidden whole).
+  if (size_t scheme = out.find("://"); scheme != std::string::npos) {
+    const size_t start = scheme + 3;
+    const size_t at = out.rfind('@');
+    if (at != std::string::npos && at > start) {
+      const size_t colon = out.find(':', start);
+      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+    }
   }
-  static const std::regex kPasswordParam(R"(([?&]password=)[^&]*)");
-  return std::regex_replace(out, kPasswordParam, "$1***");
+  static const std::regex kPasswordParam(R"(((^|[?&\s])(ssl)?password\s*=\s*)('[^']*'|[^&\s]*))",
+                                         std::regex::icase);
+  out = std::regex_replace(out, kPasswordParam, "$1***");
+  // Whatever libpq reads as a password, wherever it still shows (decoded or not).
+  if (auto kv = ParseConninfo(store))
+    for (const char* key : {"password", "sslpassword"})
+      if (auto it = kv->find(key); it != kv->end() && it->second.size() >= 3)
+        for (size_t p; (p = out.find(it->second)) != std::string::npos;) out.replace(p, it->second.size(), "***");
+  return out;
+}
+
+std::string ScrubSecrets(const std::string& text, const std::string& store) {
+  std::string out = text;
+  if (auto kv = ParseConninfo(store))
+    for (const char* key : {"password", "sslpassword"})
+      if (auto it = kv->find(key); it != kv->end() && !it->second.empty())
+        for (size_t p; (p = out.find(it->second)) != std::string::npos;) out.replace(p, it->second.size(), "***");
+  // libpq quotes a URI it could not read, whole.
+  if (out.find(store) != std::string::npos) {
+    const std::string shown = RedactStore(store);
+    for (size_t p; (p = out.find(store)) != std::string::npos;) out.replace(p, store.size(), shown);
+  }
+  return out;
 }
 
 }  // namespace plumb::plans

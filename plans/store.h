@@ -4,6 +4,7 @@
 /// database that every machine running plumb against the cluster shares, so that applies
 /// started from different CI runners and operators see one lock and one history.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "plans/journal.h"
@@ -11,10 +12,12 @@
 
 namespace plumb::plans {
 
-/// True for "postgresql://..." and "postgres://..." (libpq's URI forms).
+/// True for "postgresql://..." and "postgres://..." (libpq's URI forms; any letter case).
 bool IsPostgresStore(const std::string& store);
 
-/// Opens the store: PostgreSQL for a URL, else the SQLite journal at the path.
+/// Opens the store: PostgreSQL for a URL, else the SQLite journal at the path. A string that
+/// looks meant for a database but is not such a URL ("pgsql://...", "host=db user=plumb") is
+/// refused, never taken for a file name.
 Result<std::unique_ptr<Journal>> OpenStore(const std::string& store);
 
 /// Opens the PostgreSQL journal at `url` (creating and migrating its tables as needed).
@@ -22,6 +25,15 @@ Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url);
 
 /// The store a command uses when not told: $PLUMB_STORE, else DefaultJournalPath().
 std::string DefaultStore();
+
+/// A PostgreSQL URL checked before any connection: libpq can read it ("store.url", without
+/// libpq's text, which may quote a password), and a server reached over TCP is verified:
+/// sslmode=verify-full is added when absent, and a mode that does not verify the server
+/// (disable, allow, prefer, require) is refused ("store.tls"). A unix socket needs neither.
+Result<std::string> CheckedPostgresUrl(const std::string& url);
+
+/// `text` (a message of libpq's) with every secret of `store` replaced by "***".
+std::string ScrubSecrets(const std::string& text, const std::string& store);
 
 /// `store` as messages may show it: a URL's password is replaced by "***"
 /// ("postgresql://plumb:***@db/plumb"), as is a "password=" or "?password=" parameter.

@@ -120,6 +120,11 @@ struct Bastion::Impl {
     if (event != nullptr) {
       ssh_event_remove_connector(event, t.to_fd);
       ssh_event_remove_connector(event, t.to_channel);
+      // Removing a channel's connector takes its whole session out of the event (libssh
+      // 0.10's ssh_connector_remove_event): put it back, or the loop would stop reading the
+      // bastion's socket for every other node. (Adding a session already there is a no-op.)
+      if (shell != nullptr && shell->native_session() != nullptr)
+        ssh_event_add_session(event, shell->native_session());
     }
     ssh_connector_free(t.to_fd);
     ssh_connector_free(t.to_channel);

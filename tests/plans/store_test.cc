@@ -1,0 +1,61 @@
+// The store: which strings are PostgreSQL URLs, which are refused, and that a password never
+// survives into what messages show.
+#include <doctest/doctest.h>
+
+#include "plans/store.h"
+
+using namespace plumb;
+
+TEST_CASE("store: postgresql:// and postgres:// in any case are URLs; a look-alike is refused") {
+  CHECK(plans::IsPostgresStore("postgresql://db/plumb"));
+  CHECK(plans::IsPostgresStore("POSTGRESQL://db/plumb"));
+  CHECK(plans::IsPostgresStore("postgres://db/plumb"));
+  CHECK_FALSE(plans::IsPostgresStore("/var/lib/plumb/journal.db"));
+  for (const char* bad : {"pgsql://plumb:S3cr3tPw@db/plumb", "postgresql:/db", "host=db user=plumb password=S3cr3tPw"}) {
+    CAPTURE(bad);
+    auto j = plans::OpenStore(bad);
+    REQUIRE_FALSE(j.ok());
+    CHECK(j.error().code == "store.url");
+    CHECK(j.error().ToString().find("S3cr3tPw") == std::string::npos);
+  }
+}
+
+TEST_CASE("store: a server over TCP is verified; a unix socket needs no TLS") {
+  auto tcp = plans::CheckedPostgresUrl("postgresql://plumb@db.example/plumb");
+  REQUIRE(tcp.ok());
+  CHECK(*tcp == "postgresql://plumb@db.example/plumb?sslmode=verify-full");
+  auto kept = plans::CheckedPostgresUrl("postgresql://plumb@db.example/plumb?sslmode=verify-ca&sslrootcert=/ca.pem");
+  REQUIRE(kept.ok());
+  CHECK(kept->find("sslmode=verify-full") == std::string::npos);
+  for (const char* weak : {"disable", "allow", "prefer", "require"}) {
+    CAPTURE(weak);
+    auto r = plans::CheckedPostgresUrl(std::string("postgresql://plumb:S3cr3tPw@db.example/plumb?sslmode=") + weak);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "store.tls");
+    CHECK(r.error().ToString().find("S3cr3tPw") == std::string::npos);
+  }
+  auto caps = plans::CheckedPostgresUrl("POSTGRESQL:///plumb?host=/run/postgresql");
+  REQUIRE(caps.ok());
+  CHECK(*caps == "postgresql:///plumb?host=/run/postgresql");   // libpq reads lower case only
+  auto sock = plans::CheckedPostgresUrl("postgresql:///plumb?host=/run/postgresql&sslmode=disable");
+  REQUIRE(sock.ok());
+  CHECK(*sock == "postgresql:///plumb?host=/run/postgresql&sslmode=disable");
+  auto bad = plans::CheckedPostgresUrl("postgresql://plumb:p%zzS3cr3tPw@db/plumb");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "store.url");
+  CHECK(bad.error().ToString().find("S3cr3tPw") == std::string::npos);
+}
+
+TEST_CASE("store: every form of password is hidden in what messages show") {
+  CHECK(plans::RedactStore("postgresql://plumb:S3cr3tPw@db/plumb") == "postgresql://plumb:***@db/plumb");
+  CHECK(plans::RedactStore("postgresql://plumb:S3/cr?et@db/plumb") == "postgresql://plumb:***@db/plumb");
+  CHECK(plans::RedactStore("postgresql://plumb@db/plumb?password=S3cr3tPw&port=5") ==
+        "postgresql://plumb@db/plumb?password=***&port=5");
+  CHECK(plans::RedactStore("postgresql://plumb@db/plumb?sslpassword=S3cr3tPw") ==
+        "postgresql://plumb@db/plumb?sslpassword=***");
+  CHECK(plans::RedactStore("host=db password=S3cr3tPw user=plumb").find("S3cr3tPw") == std::string::npos);
+  CHECK(plans::RedactStore("/var/lib/plumb/journal.db") == "/var/lib/plumb/journal.db");
+  const std::string store = "postgresql://plumb:S3cr3tPw@db/plumb";
+  CHECK(plans::ScrubSecrets("could not connect to \"postgresql://plumb:S3cr3tPw@db/plumb\": S3cr3tPw", store)
+            .find("S3cr3tPw") == std::string::npos);
+}
