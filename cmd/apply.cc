@@ -173,6 +173,13 @@ plans::CrashHook CrashHookFromEnv() {
   };
 }
 
+// The time the cluster lock is written in: the store's clock (a shared store's server), this
+// machine's when the store cannot say.
+std::chrono::system_clock::time_point LockNow(plans::Journal& j) {
+  auto t = j.StoreNow();
+  return t.ok() ? *t : std::chrono::system_clock::now();
+}
+
 // Keeps the lock fresh while the run lasts (expiry 10 minutes, renewed every minute).
 class LockKeeper {
  public:
@@ -181,7 +188,7 @@ class LockKeeper {
     t_ = std::thread([this] {
       std::unique_lock lk(mu_);
       while (!cv_.wait_for(lk, std::chrono::seconds(60), [this] { return done_; })) {
-        auto exp = Rfc(std::chrono::system_clock::now() + std::chrono::minutes(10));
+        auto exp = Rfc(LockNow(j_) + std::chrono::minutes(10));
         if (Status s = j_.RenewLock(cluster_, run_, exp); !s) {
           if (s.error().code != "journal.lock-lost") {
             // The journal itself cannot be written (a full disk): the engine sees that on its
@@ -299,7 +306,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
 
   if (!a.force_unlock.empty()) {
     auto released = plans::ForceUnlockChecked(journal, a.force_unlock, a.dead_owner,
-                                              Rfc(std::chrono::system_clock::now()), host);
+                                              Rfc(LockNow(journal)), host);
     if (!released) return ApplyFail(released.error());
     std::printf("released the lock of cluster %s held by run %s (host %s, pid %lld)\n",
                 released->cluster.c_str(), a.force_unlock.c_str(), released->owner_host.c_str(),
@@ -458,8 +465,9 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   const auto now = std::chrono::system_clock::now();
   if (run_id.empty()) run_id = plans::NewRunId(now);
   plans::RunStart start;
-  start.lock = {plan.cluster, run_id, host, getpid(), Rfc(now),
-                Rfc(now + std::chrono::minutes(10)), plans::ProcessStart(getpid())};
+  const auto lock_now = LockNow(journal);
+  start.lock = {plan.cluster, run_id, host, getpid(), Rfc(lock_now),
+                Rfc(lock_now + std::chrono::minutes(10)), plans::ProcessStart(getpid())};
   start.in_journal = run_in_journal;
   start.recover_lost = a.resume && !run_in_journal;
   if (!run_in_journal) {
@@ -480,7 +488,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     r.owner_host = host;
     r.owner_pid = getpid();
   }
-  auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(now));
+  auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(lock_now));
   if (!started) return ApplyFail(started.error());
   for (const std::string& n : started->notes) ApplyErr("plumb apply: " + n);
   LockKeeper keeper(journal, plan.cluster, run_id);

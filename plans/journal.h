@@ -13,6 +13,7 @@
 /// row is named. The chain cannot stop someone who rewrites it whole from the edit on; the
 /// head hash kept elsewhere (an audit export, a CI log) is what exposes that.
 /// Implementations must be safe to call from several threads at once (one per node in a batch).
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -159,6 +160,13 @@ class Journal {
   /// chain was rewritten since. A journal without a chain answers "journal.no-chain".
   virtual Result<ChainReport> VerifyChain(const std::string& anchor = {}) {
     return Diagnostic::Error("journal.no-chain", "this journal keeps no hash chain");
+  }
+  /// The time by the store's clock, which the cluster lock's since and expiry are written in:
+  /// a store shared by several machines (PostgreSQL) answers with its server's clock, so that
+  /// runners whose clocks disagree do not stretch, cut short or take each other's lease. A
+  /// journal on this machine answers with this machine's.
+  virtual Result<std::chrono::system_clock::time_point> StoreNow() {
+    return std::chrono::system_clock::now();
   }
   /// Is `node` named by any run of this journal (a step, or a node row)?
   virtual Result<bool> KnowsNode(const std::string& node) {

@@ -450,6 +450,13 @@ class PostgresJournal final : public Journal {
     return std::optional<LockInfo>(LockFrom(*q, 0));
   }
 
+  Result<std::chrono::system_clock::time_point> StoreNow() override {
+    std::lock_guard lock(mu_);
+    auto q = Read("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", Params());
+    if (!q) return q.error();
+    return std::chrono::system_clock::time_point(std::chrono::milliseconds(q->Int(0, 0)));
+  }
+
   Result<bool> KnowsNode(const std::string& node) override {
     std::lock_guard lock(mu_);
     auto q = Read("SELECT 1 FROM steps WHERE node=$1 UNION ALL SELECT 1 FROM nodes WHERE node=$1 LIMIT 1",

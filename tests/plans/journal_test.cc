@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <random>
 
@@ -367,4 +368,15 @@ INSERT INTO steps(run_id, node, step, started_at, outcome) VALUES ('old', 'gpu00
   auto r = plans::OpenStore(db.store).value()->VerifyChain();
   CHECK(Problems(*r).find("steps row 1 (run old, node gpu001, step verify) was edited") !=
         std::string::npos);
+}
+
+TEST_CASE("journal: the store's clock, which the cluster lock is written in") {
+  fakes::TempStore db;
+  auto j = std::move(plans::OpenStore(db.store).value());
+  auto t = j->StoreNow();
+  REQUIRE(t.ok());
+  // SQLite: this machine's clock; PostgreSQL: its server's (the same machine here). Either is
+  // within an hour of ours: a wide margin, so a loaded machine never fails this.
+  const auto skew = std::chrono::abs(*t - std::chrono::system_clock::now());
+  CHECK(skew < std::chrono::hours(1));
 }
