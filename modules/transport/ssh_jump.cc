@@ -307,7 +307,16 @@ Result<int> Bastion::OpenStream(const std::string& node, const std::string& host
   // has to open the session first); the margin covers a loop busy with other nodes.
   const auto give_up = std::max(deadline, Clock::now() + impl_->options.connect_timeout) +
                        std::chrono::seconds(5);
-  impl_->answered.wait_until(lock, give_up, [&r] { return r->answered; });
+  // In slices, so that a caller shutting down (SshOptions::cancel: plumb watch on SIGTERM)
+  // is not kept waiting for a bastion that does not answer.
+  const CancelSignal* cancel = impl_->options.cancel;
+  while (!r->answered && Clock::now() < give_up && !(cancel != nullptr && cancel->is_set()))
+    impl_->answered.wait_until(lock, std::min(give_up, Clock::now() + std::chrono::milliseconds(200)),
+                               [&r] { return r->answered; });
+  if (!r->answered && cancel != nullptr && cancel->is_set()) {
+    r->abandoned = true;
+    return Diagnostic::Error("ssh.cancelled", fmt::format("{}: cancelled (shutting down)", node));
+  }
   if (!r->answered) {
     r->abandoned = true;
     return Diagnostic::Error("ssh.timeout", fmt::format("{}: through {}: no answer in time", node, impl_->name));
