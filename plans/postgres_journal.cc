@@ -207,9 +207,9 @@ class PostgresJournal final : public Journal {
             fmt::format("journal schema version {} is newer than this plumb knows ({})", version, kLatest),
             {}, {}, "use a newer plumb, or another --store");
       for (int n = version; n < kLatest; ++n) {
+        // (No rows to adopt into the chain at migration 3, as SQLite's journal has: a
+        // PostgreSQL store is new with this plumb, so its migrations all run on empty tables.)
         if (Status s = Exec(kPgMigrations[n]); !s) return s;
-        if (n + 1 == 3)
-          if (Status s = AdoptRows(); !s) return s;
         auto rec = Query("INSERT INTO schema_migrations(version, applied_at) VALUES ($1, "
                          "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))",
                          Params().Add(int64_t{n + 1}));
@@ -585,18 +585,15 @@ class PostgresJournal final : public Journal {
       return body();
     });
   }
-  template <class T>
-  Result<T> ReadWith(const std::function<Result<T>()>& body) {
-    Result<T> out = Diagnostic::Error("journal.postgresql", "not read");
+  // One query in a transaction of its own (retried whole when the connection was lost).
+  Result<PgResult> Read(const char* sql, const Params& p) {
+    Result<PgResult> out = Diagnostic::Error("journal.postgresql", "not read");
     Status st = Tx([&]() -> Status {
-      out = body();
+      out = Query(sql, p);
       return out ? OkStatus() : Status(out.error());
     });
     if (!st) return st.error();
     return out;
-  }
-  Result<PgResult> Read(const char* sql, const Params& p) {
-    return ReadWith<PgResult>([&] { return Query(sql, p); });
   }
 
   // ---- the hash chain (as SqliteJournal's) --------------------------------------------------
@@ -657,20 +654,6 @@ class PostgresJournal final : public Journal {
       if (!key) return key.error();
       return Append(tbl, *key, "write", tbl == "nodes");
     });
-  }
-
-  Status AdoptRows() {
-    for (const char* tbl : kChainedTables) {
-      const std::string t = tbl;
-      const std::string sql = t == "runs"    ? "SELECT id FROM runs ORDER BY started_at, id"
-                              : t == "nodes" ? "SELECT run_id || '/' || node FROM nodes ORDER BY run_id, node"
-                                             : "SELECT id FROM " + t + " ORDER BY id";
-      auto q = Query(sql, Params());
-      if (!q) return q.error();
-      for (int i = 0; i < q->Rows(); ++i)
-        if (Status s = Append(t, q->Text(i, 0), "adopt", false); !s) return s;
-    }
-    return OkStatus();
   }
 
   Result<ChainReport> VerifyLocked(const std::string& anchor) {

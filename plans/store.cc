@@ -40,6 +40,16 @@ bool LooksLikeConninfo(const std::string& store) {
          std::regex_search(store, kScheme);
 }
 
+// `text` with every password and sslpassword libpq reads in `store`, `min_size` characters or
+// longer, replaced by "***".
+std::string HidePasswords(std::string text, const std::string& store, size_t min_size) {
+  if (auto kv = ParseConninfo(store))
+    for (const char* key : {"password", "sslpassword"})
+      if (auto it = kv->find(key); it != kv->end() && !it->second.empty() && it->second.size() >= min_size)
+        for (size_t p; (p = text.find(it->second)) != std::string::npos;) text.replace(p, it->second.size(), "***");
+  return text;
+}
+
 }  // namespace
 
 bool IsPostgresStore(const std::string& store) {
@@ -108,19 +118,11 @@ std::string RedactStore(const std::string& store) {
                                          std::regex::icase);
   out = std::regex_replace(out, kPasswordParam, "$1***");
   // Whatever libpq reads as a password, wherever it still shows (decoded or not).
-  if (auto kv = ParseConninfo(store))
-    for (const char* key : {"password", "sslpassword"})
-      if (auto it = kv->find(key); it != kv->end() && it->second.size() >= 3)
-        for (size_t p; (p = out.find(it->second)) != std::string::npos;) out.replace(p, it->second.size(), "***");
-  return out;
+  return HidePasswords(std::move(out), store, 3);
 }
 
 std::string ScrubSecrets(const std::string& text, const std::string& store) {
-  std::string out = text;
-  if (auto kv = ParseConninfo(store))
-    for (const char* key : {"password", "sslpassword"})
-      if (auto it = kv->find(key); it != kv->end() && !it->second.empty())
-        for (size_t p; (p = out.find(it->second)) != std::string::npos;) out.replace(p, it->second.size(), "***");
+  std::string out = HidePasswords(text, store, 1);
   // libpq quotes a URI it could not read, whole.
   if (out.find(store) != std::string::npos) {
     const std::string shown = RedactStore(store);

@@ -252,7 +252,6 @@ struct Bastion::Impl {
             Answer(r, std::move(d));
           }
           fresh.clear();
-          if (event != nullptr) Drop(st.error());
         }
       }
       for (auto& r : fresh) opening.push_back(r);
