@@ -40,13 +40,21 @@ bool LooksLikeConninfo(const std::string& store) {
          std::regex_search(store, kScheme);
 }
 
+// Every `what` in `text` replaced by `with`, each searched for after the last replacement (a
+// replacement that holds `what`, "***" for a password "**" or a store shown as itself, must not
+// be found again: that never ends).
+void ReplaceAll(std::string& text, const std::string& what, const std::string& with) {
+  for (size_t p = 0; !what.empty() && (p = text.find(what, p)) != std::string::npos; p += with.size())
+    text.replace(p, what.size(), with);
+}
+
 // `text` with every password and sslpassword libpq reads in `store`, `min_size` characters or
 // longer, replaced by "***".
 std::string HidePasswords(std::string text, const std::string& store, size_t min_size) {
   if (auto kv = ParseConninfo(store))
     for (const char* key : {"password", "sslpassword"})
       if (auto it = kv->find(key); it != kv->end() && !it->second.empty() && it->second.size() >= min_size)
-        for (size_t p; (p = text.find(it->second)) != std::string::npos;) text.replace(p, it->second.size(), "***");
+        ReplaceAll(text, it->second, "***");
   return text;
 }
 
@@ -124,10 +132,7 @@ std::string RedactStore(const std::string& store) {
 std::string ScrubSecrets(const std::string& text, const std::string& store) {
   std::string out = HidePasswords(text, store, 1);
   // libpq quotes a URI it could not read, whole.
-  if (out.find(store) != std::string::npos) {
-    const std::string shown = RedactStore(store);
-    for (size_t p; (p = out.find(store)) != std::string::npos;) out.replace(p, store.size(), shown);
-  }
+  if (out.find(store) != std::string::npos) ReplaceAll(out, store, RedactStore(store));
   return out;
 }
 

@@ -59,3 +59,14 @@ TEST_CASE("store: every form of password is hidden in what messages show") {
   CHECK(plans::ScrubSecrets("could not connect to \"postgresql://plumb:S3cr3tPw@db/plumb\": S3cr3tPw", store)
             .find("S3cr3tPw") == std::string::npos);
 }
+
+TEST_CASE("store: hiding secrets ends when what hides them contains them") {
+  // A store without a password is shown as itself: quoted by libpq, it is replaced by the same
+  // text, which must not be searched again (it was, forever).
+  const std::string plain = "postgresql:///plumb?host=/run/postgresql";
+  CHECK(plans::ScrubSecrets("could not read \"" + plain + "\"", plain) == "could not read \"" + plain + "\"");
+  // A password of stars: "***" holds "**".
+  CHECK(plans::ScrubSecrets("auth failed for ** twice: **", "postgresql://plumb:**@db/plumb") ==
+        "auth failed for *** twice: ***");
+  CHECK(plans::RedactStore("postgresql://plumb@db/plumb?password=*****") == "postgresql://plumb@db/plumb?password=***");
+}
