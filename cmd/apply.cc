@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -38,6 +39,7 @@
 #include "cmd/subcommands.h"
 #include "inventory/hostlist.h"
 #include "inventory/load.h"
+#include "inventory/version.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
 #include "plans/apply_lock.h"
@@ -90,6 +92,7 @@ struct ApplyArgs {
   std::string plan_out;
   std::string trust_from;    ///< --trust-policy-from
   std::string approved_by;   ///< --approved-by
+  std::string lock_ttl = "10m";   ///< --lock-ttl: how long the cluster lock outlives a silent holder
   std::set<std::string> given;   ///< the flags on the command line, for the conflict rules
 };
 
@@ -115,7 +118,8 @@ std::vector<std::string> FlagConflicts(const ApplyArgs& a) {
   if (has("--force-unlock")) {
     for (const char* f : {"--ref", "--limit", "--auto-approve", "--resume", "--retry-failed",
                           "--plan-out", "--reboot-timeout", "--reboot-grace", "--poll-max-ms",
-                          "--repo", "--format", "--trust-policy-from", "--approved-by"})
+                          "--repo", "--format", "--trust-policy-from", "--approved-by",
+                          "--lock-ttl"})
       if (has(f)) out.push_back(fmt::format("{} does nothing with --force-unlock (it only releases "
                                             "a lock; it takes --journal and --dead-owner)", f));
     if (file) out.push_back("a plan file does nothing with --force-unlock");
@@ -180,15 +184,23 @@ std::chrono::system_clock::time_point LockNow(plans::Journal& j) {
   return t.ok() ? *t : std::chrono::system_clock::now();
 }
 
-// Keeps the lock fresh while the run lasts (expiry 10 minutes, renewed every minute).
+// The --lock-ttl bounds: long enough that a renewal (every ttl/5) survives a slow store, short
+// enough that a lock a dead runner left behind is not a day's outage.
+constexpr long kMinLockTtlS = 10, kMaxLockTtlS = 24 * 3600;
+
+// Keeps the lock fresh while the run lasts: expiry `ttl` ahead, renewed every ttl/5 (at most
+// every minute), so four renewals in a row can fail before another runner may take over.
 class LockKeeper {
  public:
-  LockKeeper(plans::Journal& j, std::string cluster, std::string run)
-      : j_(j), cluster_(std::move(cluster)), run_(std::move(run)) {
-    t_ = std::thread([this] {
+  LockKeeper(plans::Journal& j, std::string cluster, std::string run, std::chrono::seconds ttl)
+      : j_(j), cluster_(std::move(cluster)), run_(std::move(run)), ttl_(ttl) {
+    const auto every = std::clamp<std::chrono::milliseconds>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(ttl_) / 5,
+        std::chrono::seconds(1), std::chrono::seconds(60));
+    t_ = std::thread([this, every] {
       std::unique_lock lk(mu_);
-      while (!cv_.wait_for(lk, std::chrono::seconds(60), [this] { return done_; })) {
-        auto exp = Rfc(LockNow(j_) + std::chrono::minutes(10));
+      while (!cv_.wait_for(lk, every, [this] { return done_; })) {
+        auto exp = Rfc(LockNow(j_) + ttl_);
         if (Status s = j_.RenewLock(cluster_, run_, exp); !s) {
           if (s.error().code != "journal.lock-lost") {
             // The journal itself cannot be written (a full disk): the engine sees that on its
@@ -217,6 +229,7 @@ class LockKeeper {
  private:
   plans::Journal& j_;
   std::string cluster_, run_;
+  const std::chrono::seconds ttl_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -297,6 +310,12 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (g.working_tree)
     return ApplyFail(Diagnostic::Error("apply.working-tree",
                                   "apply never reads uncommitted files; commit them first"));
+  const std::optional<long> ttl_s = inventory::ParseDuration(a.lock_ttl);
+  if (!ttl_s || *ttl_s < kMinLockTtlS || *ttl_s > kMaxLockTtlS)
+    return ApplyFail(Diagnostic::Error(
+        "apply.lock-ttl", fmt::format("--lock-ttl {}: not a duration from 10s to 24h", a.lock_ttl), {},
+        {}, "like --lock-ttl 10m (the default) or --lock-ttl 90s"));
+  const std::chrono::seconds lock_ttl(*ttl_s);
   const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
   const std::string journal_path = plans::RedactStore(store);   // what messages show
   auto jr = plans::OpenStore(store);
@@ -467,7 +486,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   plans::RunStart start;
   const auto lock_now = LockNow(journal);
   start.lock = {plan.cluster, run_id, host, getpid(), Rfc(lock_now),
-                Rfc(lock_now + std::chrono::minutes(10)), plans::ProcessStart(getpid())};
+                Rfc(lock_now + lock_ttl), plans::ProcessStart(getpid())};
   start.in_journal = run_in_journal;
   start.recover_lost = a.resume && !run_in_journal;
   if (!run_in_journal) {
@@ -491,7 +510,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(lock_now));
   if (!started) return ApplyFail(started.error());
   for (const std::string& n : started->notes) ApplyErr("plumb apply: " + n);
-  LockKeeper keeper(journal, plan.cluster, run_id);
+  LockKeeper keeper(journal, plan.cluster, run_id, lock_ttl);
 
   // 6. Run.
   plans::RolloutOptions opts;
@@ -630,6 +649,11 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                      ->capture_default_str());
   opts.push_back(sub->add_option("--poll-max-ms", a->poll_max_ms,
                                  "Longest wait between scheduler/boot polls")->capture_default_str());
+  opts.push_back(sub->add_option("--lock-ttl", a->lock_ttl,
+                                 "How long the cluster lock lasts unless renewed (every ttl/5 while "
+                                 "the run lives): another machine may take over a run whose "
+                                 "holder went silent this long ago (10s to 24h)")
+                     ->capture_default_str());
   opts.push_back(sub->add_option("--format", g.format, "text | json (JSON lines of events)")
                      ->check(CLI::IsMember({"text", "json"})));
   sub->footer(

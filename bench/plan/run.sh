@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Plan and drift for N synthetic nodes (default 10000) from recorded facts: no network, no
-# scheduler, no BMC. Prints wall time and peak RSS of each command (/usr/bin/time -v).
+# scheduler, no BMC. Prints wall time and peak RSS of each command (/usr/bin/time -v), and each
+# command's ratio to the peer baseline: python3's json.load of the same snapshot, timed in the
+# same run (the target is plan and drift within 1.0x of that parse, under 2.5 GB at 100,000).
 # usage: bench/plan/run.sh [N] [PLUMB_BINARY]
 set -euo pipefail
 N=${1:-10000}
@@ -11,15 +13,26 @@ trap 'rm -rf "$TMP"' EXIT
 "$PLUMB" version
 echo "cores: $(nproc)"
 python3 "$HERE/gen.py" --nodes "$N" --template "$HERE/template-facts.json" --out "$TMP"
+echo "snapshot: $(du -m "$TMP/facts.json" | cut -f1) MB"
+BASE=""   # json.load's wall seconds, once measured
+seconds() { # h:mm:ss.ss or m:ss.ss -> seconds
+  awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }' <<<"$1"
+}
 measure() { # NAME CMD...
   local name=$1; shift
   local rc=0
   /usr/bin/time -v "$@" >"$TMP/$name.out" 2>"$TMP/$name.time" || rc=$?
-  local wall rss
+  local wall rss s ratio=""
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$TMP/$name.time")
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/$name.time")
-  printf '%-34s exit %s  wall %s  peak RSS %d MB\n' "$name" "$rc" "$wall" $((rss / 1024))
+  s=$(seconds "$wall")
+  if [[ -n $BASE ]]; then ratio=$(awk -v a="$s" -v b="$BASE" 'BEGIN { printf "  %.2fx json.load", a / b }'); fi
+  printf '%-34s exit %s  wall %6.2f s  peak RSS %5d MB%s\n' "$name" "$rc" "$s" $((rss / 1024)) "$ratio"
+  LAST=$s
 }
+# The peer: parsing the snapshot and nothing else, as any Python tool reading it must.
+measure "python3 json.load (facts only)" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMP/facts.json"
+BASE=$LAST
 measure "validate (load only)" "$PLUMB" validate --repo "$TMP/repo"
 measure "plan (text)" "$PLUMB" plan --repo "$TMP/repo" --facts "$TMP/facts.json" --no-scheduler --no-bmc
 measure "plan --out plan.json" "$PLUMB" plan --repo "$TMP/repo" --facts "$TMP/facts.json" --no-scheduler --no-bmc --format json --out "$TMP/plan.json"
