@@ -18,6 +18,10 @@ build_pkgs=(g++ cmake make ninja-build pkg-config git ccache
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl
   xmlstarlet jq libxml2-utils gnupg man-db zsh fish postgresql-15)
+# kubectl for the Kubernetes drainer and its API emulator (tests/testbed/kube): Debian's
+# kubernetes-client (1.20), only when no kubectl is on PATH (a cloud SDK's kubectl conflicts
+# with the package).
+command -v kubectl >/dev/null || testbed_pkgs+=(kubernetes-client)
 
 want=("${build_pkgs[@]}")
 [[ "${PLUMB_DEPS:-all}" == build ]] || want+=("${testbed_pkgs[@]}")
