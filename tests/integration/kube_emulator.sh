@@ -61,7 +61,6 @@ minor=$(kubectl version --client -o json 2>/dev/null | jq_ "d['clientVersion']['
 echo "# kubectl $ver ($(command -v kubectl)), in a private netns"
 
 check "kubeemu up answers" "$KE" up "$D" 2>"$WORK/up.err"
-port=$(cat "$D/port")
 check "the API and control listeners bind 127.0.0.1 only" \
   bash -c "ss -Hltnp | grep 'pid=$(cat "$D/pid"),' | awk '{print \$4}' | grep -qv '^127\.0\.0\.1:' && exit 1; ss -Hltnp | grep -q 'pid=$(cat "$D/pid"),'"
 check "the kubeconfig carries the CA, not insecure-skip-tls-verify" \
@@ -189,9 +188,19 @@ check "kubectl uncordon n1 after the drain (rc=$rc)" test "$rc$(node_field n1 "d
 
 # Faults.
 ctl fault 503 >/dev/null
-kc get nodes
-check "fault 503: kubectl get nodes fails (rc=$rc)" [ "$rc" != 0 ]
+kc get nodes -o json
+check "fault 503: kubectl get nodes -o json fails (rc=$rc)" [ "$rc" != 0 ]
+check "  with ServiceUnavailable" has "ServiceUnavailable" "$ERR"
 check "  and the audit shows 503s" test "$(audit_count '^GET /api/v1/nodes.* 503$')" -ge 1
+ctl fault clear >/dev/null
+ctl pod-add default/api-6c7-a --node n2 --label app=api >/dev/null
+ctl fault 503 --match /eviction >/dev/null
+ctl audit --clear >/dev/null
+kc drain n2 --ignore-daemonsets --delete-emptydir-data --timeout=30s
+check "fault 503 on evictions only: the drain fails (rc=$rc)" [ "$rc" != 0 ]
+check "  naming the pod" has 'evicting pods/"api-6c7-a" -n "default": the server is currently unable to handle the request' "$ERR"
+check "  without retrying the 503 (one eviction sent: $(audit_count 'eviction 503$'))" test "$(audit_count 'eviction 503$')" = 1
+check "  other requests still answered (the cordon)" test "$(audit_count '^(GET|PATCH) /api/v1/nodes/n2 200$')" -ge 1
 ctl fault clear >/dev/null
 kc get nodes
 check "fault clear: kubectl works again (rc=$rc)" [ "$rc" = 0 ]

@@ -10,7 +10,6 @@ cordon, uncordon and drain). Python 3 standard library only.
 Modelled on the Kubernetes v1.20 API (core/v1, policy/v1beta1 and policy/v1, apps/v1); the
 answers are what kubectl 1.20 and 1.32 need. Normally started by `kubeemu up`, not by hand."""
 
-import base64
 import copy
 import datetime
 import http.server
@@ -52,6 +51,7 @@ RW = ["create", "delete", "deletecollection", "get", "list", "patch", "update", 
 
 def core_resources():
     return {"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+        _res("events", "Event", True, RW, ["ev"]),
         _res("namespaces", "Namespace", False, ["create", "delete", "get", "list", "patch",
                                                 "update", "watch"], ["ns"]),
         _res("nodes", "Node", False, RW, ["no"]),
@@ -359,6 +359,14 @@ POD_FIELDS = {"metadata.name": lambda p: p["metadata"]["name"],
 NODE_FIELDS = {"metadata.name": lambda n: n["metadata"]["name"],
                "spec.unschedulable": lambda n: "true" if n["spec"].get("unschedulable") else
                "false"}
+class EventFields(dict):
+    """Any involvedObject.* / reason / source / type field selector is accepted for events."""
+    def __contains__(self, key):
+        return key.startswith("involvedObject.") or key in (
+            "metadata.name", "metadata.namespace", "reason", "source", "type",
+            "reportingComponent")
+
+
 OTHER_FIELDS = {"metadata.name": lambda o: o["metadata"]["name"],
                 "metadata.namespace": lambda o: o["metadata"].get("namespace", "")}
 
@@ -883,7 +891,6 @@ class Emulator:
     # -- dispatch -------------------------------------------------------------------------
     def handle(self, method, path, query, headers, body):
         parts = [urllib.parse.unquote(p) for p in path.strip("/").split("/") if p]
-        c = self.cluster
         if query.get("watch") in ("true", "1"):
             raise ApiError(405, status_obj(405, "MethodNotAllowed",
                                            "watch is not supported by the plumb kube emulator"))
@@ -969,6 +976,11 @@ class Emulator:
                                            "the emulator does not model %s on nodes" % method))
         if p == ["pods"] and method == "GET":
             return self.listing("pods", "Pod", c.pods.values(), query, headers, POD_FIELDS)
+        if method == "GET" and (p == ["events"] or len(p) == 3 and p[0] == "namespaces" and
+                                p[2] == "events"):
+            # no events are ever recorded; `kubectl describe` asks for them
+            return self.listing("events", "Event", [], query, headers,
+                                EventFields())
         if p == ["namespaces"] and method == "GET":
             return self.listing("namespaces", "Namespace", c.namespaces.values(), query, headers,
                                 OTHER_FIELDS)
