@@ -323,6 +323,10 @@ bool NodeRun::WaitDrained() {
           }
           if (!n.drain && !n.DownOnPurpose() && drained_by_us_ && !admin_ && !Redrain(n))
             return result = StepResult::Interrupted(), true;   // the scheduler went away again
+          // Our drain, work still there: push it off (Kubernetes evicts again; a refusal by a
+          // disruption budget is retried at the next poll). An admin's drain is theirs to empty.
+          if (n.drain && drained_by_us_ && !admin_ && n.running_jobs > 0)
+            (void)Sched().Evict(np_.node);
           last = n.jobs.empty() ? n.state : fmt::format("{}", fmt::join(n.jobs, ", "));
           Heartbeat("wait-drained", start, WaitingFor(n, start));
           return false;

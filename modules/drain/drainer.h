@@ -77,6 +77,14 @@ class Drainer {
   virtual Status Drain(const std::string& node, const std::string& reason) = 0;
   /// Returns the node to service.
   virtual Status Resume(const std::string& node) = 0;
+  /// Pushes the work off a node this run drained; called at each poll while the run waits for
+  /// the node to empty. Kubernetes evicts what is left (an eviction a PodDisruptionBudget
+  /// refused is retried this way, as the API asks); Slurm lets jobs end by themselves, so the
+  /// default does nothing. Its errors only delay: the wait's next read decides.
+  virtual Status Evict(const std::string& node) {
+    (void)node;
+    return OkStatus();
+  }
 
   /// Does this scheduler show one run's claims to the others (modules/drain/claim.h)? A
   /// scheduler only this process sees (none) has no other run to tell.

@@ -96,8 +96,14 @@ std::vector<std::string> KubernetesDrainer::DrainCommands(const std::string& nod
   const std::string q = transport::ShellQuote(node);
   return {"kubectl annotate node " + q + " --overwrite " +
               transport::ShellQuote(std::string(kKubeReasonAnnotation) + "=" + reason),
-          "kubectl cordon " + q,
-          "kubectl drain " + q + " --ignore-daemonsets --delete-emptydir-data --timeout=10s"};
+          "kubectl cordon " + q};
+}
+
+std::string KubernetesDrainer::EvictCommand(const std::string& node) {
+  // --timeout bounds one attempt (kubectl retries a 429 every 5 s within it); the run's poll
+  // calls again. No --force: a pod no controller recreates is never deleted by plumb.
+  return "kubectl drain " + transport::ShellQuote(node) +
+         " --ignore-daemonsets --delete-emptydir-data --timeout=6s";
 }
 
 std::vector<std::string> KubernetesDrainer::ResumeCommands(const std::string& node) {
@@ -107,14 +113,16 @@ std::vector<std::string> KubernetesDrainer::ResumeCommands(const std::string& no
 }
 
 Status KubernetesDrainer::Drain(const std::string& node, const std::string& reason) {
-  auto cmds = DrainCommands(node, reason);
-  for (size_t i = 0; i < cmds.size(); ++i) {
-    auto r = shell_.Run(cmds[i], timeout_);
-    // The eviction may not finish within its short timeout (a PodDisruptionBudget, a long
-    // job): that is what waiting for "drained" is for, so only annotate and cordon must work.
-    if (i + 1 < cmds.size())
-      if (Status s = CheckKubectl(r, cmds[i]); !s) return s;
-  }
+  for (const auto& c : DrainCommands(node, reason))
+    if (Status s = CheckKubectl(shell_.Run(c, timeout_), c); !s) return s;
+  return OkStatus();
+}
+
+Status KubernetesDrainer::Evict(const std::string& node) {
+  // A non-zero exit is the usual case while a budget refuses or a pod is still terminating:
+  // the caller's next Query says what is left. Only "cannot run kubectl at all" is an error.
+  auto r = shell_.Run(EvictCommand(node), timeout_);
+  if (!r) return r.error();
   return OkStatus();
 }
 

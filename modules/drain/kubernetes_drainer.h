@@ -1,7 +1,12 @@
 #pragma once
 /// KubernetesDrainer: cordon + evict through kubectl, the reason kept in a node annotation
 /// (`plumb.dev/drain-reason`), uncordon to resume. Pods owned by a DaemonSet and mirror pods do
-/// not count as work on the node. Thin: unit-tested on kubectl's JSON, not against a cluster.
+/// not count as work on the node. Evictions go through the API's eviction subresource (`kubectl
+/// drain`), so PodDisruptionBudgets hold: a refused eviction (429) is tried again at the run's
+/// next poll until the policy's drain timeout, which names the pods left. Bare pods (no
+/// controller) are never deleted: they block the drain until someone moves them. Tested on
+/// kubectl's JSON (tests/modules/drain) and with real kubectl against the testbed's API
+/// emulator (tests/testbed/kube, tests/integration/apply_kubernetes.sh).
 #include <chrono>
 
 #include "modules/drain/drainer.h"
@@ -20,9 +25,11 @@ class KubernetesDrainer final : public Drainer {
       : shell_(shell), timeout_(timeout) {}
   std::string_view Name() const override { return "kubernetes"; }
   Result<std::map<std::string, SchedulerNode>> Query(const std::vector<std::string>& nodes) override;
-  /// Annotates, cordons, and starts an eviction (`kubectl drain` with a short timeout; the
-  /// rollout's wait for drained does the waiting).
+  /// Annotates the reason and cordons; the evictions follow in Evict, while the run waits.
   Status Drain(const std::string& node, const std::string& reason) override;
+  /// `kubectl drain` for a few seconds: evicts what is left (DaemonSet pods stay; emptyDir data
+  /// goes with its pod), waits briefly for them to go; a budget's refusal is not an error.
+  Status Evict(const std::string& node) override;
   /// Uncordons and removes the annotation.
   Status Resume(const std::string& node) override;
   bool SharesClaims() const override { return true; }
@@ -31,6 +38,7 @@ class KubernetesDrainer final : public Drainer {
 
   static std::string ClaimCommand(const std::string& node, const NodeClaim& claim);
   static std::vector<std::string> DrainCommands(const std::string& node, const std::string& reason);
+  static std::string EvictCommand(const std::string& node);
   static std::vector<std::string> ResumeCommands(const std::string& node);
 
  private:

@@ -142,6 +142,18 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
   return out;
 }
 
+Status FakeCluster::Evict(const std::string& node) {
+  std::lock_guard lock(mu_);
+  if (clock_.Now() < scheduler_down_until) {
+    ++calls_while_down;
+    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable), "the API does not answer");
+  }
+  auto& n = nodes_.at(node);
+  ++n.evictions;
+  if (n.evictable && n.drain && clock_.Now() < n.job_until) n.job_until = clock_.Now();
+  return OkStatus();
+}
+
 Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   std::lock_guard lock(mu_);
   if (clock_.Now() < scheduler_down_until) {

@@ -33,6 +33,8 @@ struct FakeNode {
   // Fault knobs.
   bool never_returns = false;     ///< a reboot never comes back
   bool apply_fails = false;       ///< every "set" exits 1
+  bool evictable = false;         ///< its job ends when evicted (a Kubernetes pod), once drained
+  int evictions = 0;              ///< Evict calls on it (kept out of calls())
   int health_exit = 0;            ///< exit status of health gates
   bool unreachable = false;       ///< ssh refused, probe fails
   bool ignore_reboot = false;     ///< `reboot` exits 0 but nothing happens
@@ -105,6 +107,7 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
       const std::vector<std::string>& nodes) override;
   Status Drain(const std::string& node, const std::string& reason) override;
   Status Resume(const std::string& node) override;
+  Status Evict(const std::string& node) override;
   bool SharesClaims() const override { return true; }
   Status SetClaim(const modules::SchedulerNode& current, const modules::NodeClaim& claim) override;
   // Prober

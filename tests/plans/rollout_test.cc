@@ -191,6 +191,38 @@ TEST_CASE("rollout: one node drains, waits for its job, changes, reboots, verifi
   CHECK((*run)->outcome == plans::RunState::kDone);
 }
 
+TEST_CASE("rollout: while it waits for its own drain, the run pushes the work off (Kubernetes evictions)") {
+  SUBCASE("its drain: evicted at the first poll, no 5-hour wait") {
+    RolloutWorld w(1);
+    w.policy.drain_timeout_s = 600;
+    w.fake.RunJob("n01", std::chrono::hours(5));
+    w.fake.node("n01").evictable = true;
+    auto start = w.clock.Now();
+    auto r = w.Apply();
+    CHECK(r.outcome == plans::RunState::kDone);
+    CHECK(w.fake.node("n01").evictions >= 1);
+    CHECK(w.clock.Now() - start < std::chrono::minutes(5));
+    CHECK(w.fake.violations().empty());
+  }
+  SUBCASE("nothing left to push: no eviction at all") {
+    RolloutWorld w(1);
+    auto r = w.Apply();
+    CHECK(r.outcome == plans::RunState::kDone);
+    CHECK(w.fake.node("n01").evictions == 0);
+  }
+  SUBCASE("an admin's drain: theirs to empty, never evicted by plumb") {
+    RolloutWorld w(1);
+    REQUIRE(w.fake.Drain("n01", "bad fan").ok());
+    w.fake.RunJob("n01", std::chrono::minutes(2));
+    w.fake.node("n01").evictable = true;
+    auto start = w.clock.Now();
+    (void)w.Apply();
+    CHECK(w.fake.node("n01").evictions == 0);
+    CHECK(w.clock.Now() - start >= std::chrono::minutes(2));
+    CHECK(w.fake.node("n01").drain);   // and it stays the admin's
+  }
+}
+
 TEST_CASE("rollout: never more than max_unavailable out, counting nodes already drained") {
   // Given 8 nodes, max_unavailable 3, and one node drained by an admin before the rollout,
   RolloutWorld w(8, 3);

@@ -140,15 +140,27 @@ TEST_CASE("kubernetes drainer: nodes, pods (DaemonSets ignored), and the command
   CHECK(n->at("k1").jobs == std::vector<std::string>{"ml/trainer"});
   CHECK(n->at("k2").down);
   CHECK(n->at("k2").running_jobs == 0);
+  // Drain only annotates and cordons (both must work); the evictions come while the run waits.
   auto cmds = KubernetesDrainer::DrainCommands("k1", "plumb:r1:drain");
-  REQUIRE(cmds.size() == 3);
+  REQUIRE(cmds.size() == 2);
   CHECK(cmds[0] == "kubectl annotate node 'k1' --overwrite 'plumb.dev/drain-reason=plumb:r1:drain'");
   CHECK(cmds[1] == "kubectl cordon 'k1'");
   DrainScriptedShell sh;
   for (const auto& c : cmds) sh.answers[c] = {0, "", ""};
   KubernetesDrainer d(sh);
-  sh.answers[cmds[2]] = {1, "", "timed out waiting"};   // eviction still running: fine
   CHECK(d.Drain("k1", "plumb:r1:drain").ok());
   CHECK(sh.ran == cmds);
+  sh.answers[cmds[1]] = {1, "", "error: nodes \"k1\" is forbidden"};
+  CHECK_FALSE(d.Drain("k1", "plumb:r1:drain").ok());
+  // Evict: kubectl drain without --force (bare pods are never deleted), DaemonSets ignored;
+  // a budget's refusal (kubectl's timeout, exit 1) is no error: the next Query decides.
+  const std::string evict = KubernetesDrainer::EvictCommand("k1");
+  CHECK(evict == "kubectl drain 'k1' --ignore-daemonsets --delete-emptydir-data --timeout=6s");
+  CHECK(evict.find("--force") == std::string::npos);
+  sh.answers[evict] = {1, "", "error when evicting pods/\"trainer\" -n \"ml\" (will retry after 5s): "
+                              "Cannot evict pod as it would violate the pod's disruption budget."};
+  CHECK(d.Evict("k1").ok());
+  CHECK(sh.ran.back() == evict);
+  CHECK(KubernetesDrainer::EvictCommand("k1; reboot").find("'k1; reboot'") != std::string::npos);
   CHECK_FALSE(kube::ParseNodes("[]").ok());
 }
