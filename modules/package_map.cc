@@ -116,11 +116,60 @@ std::string MadisonCommand(std::string_view package) {
   return "apt-cache madison " + ShellQuote(package);
 }
 
+std::string DriverModuleStream(std::string_view v) {
+  return "nvidia-driver:" + DriverBranch(v) + "-dkms";
+}
+
+std::vector<std::string> DnfInstallCommands(const std::vector<PackagePin>& pins,
+                                            std::string_view module_stream) {
+  std::vector<std::string> cmds;
+  if (!module_stream.empty()) {
+    // reset first: dnf refuses to enable another stream of a module while one is enabled
+    std::string_view module = module_stream.substr(0, module_stream.find(':'));
+    cmds.push_back("dnf module reset -y " + ShellQuote(module));
+    cmds.push_back("dnf module enable -y " + ShellQuote(module_stream));
+  }
+  std::string unlock = "dnf versionlock delete", lock = "dnf versionlock add";
+  for (const auto& p : pins) {
+    const std::string& v = p.version.empty() ? p.upstream : p.version;
+    unlock += " " + ShellQuote(p.name);
+    lock += " " + ShellQuote(v.empty() ? p.name : p.name + "-" + v);
+  }
+  cmds.push_back(unlock);
+  cmds.push_back(DnfInstallCommand(pins));
+  cmds.push_back(lock);
+  return cmds;
+}
+
+std::vector<std::string> InstallCommands(std::string_view manager, const std::vector<PackagePin>& pins,
+                                         const std::vector<std::string>& held,
+                                         std::string_view module_stream) {
+  if (manager == "rpm") return DnfInstallCommands(pins, module_stream);
+  if (manager != "dpkg") return {};
+  std::vector<std::string> cmds;
+  std::vector<PackagePin> shown = pins;
+  for (auto& p : shown) {
+    if (!p.version.empty() || p.upstream.empty()) continue;
+    cmds.push_back(MadisonCommand(p.name));
+    p.version = p.upstream + "-*";
+  }
+  std::vector<std::string> rehold;
+  for (const auto& p : pins)
+    for (const auto& h : held)
+      if (h == p.name) rehold.push_back(p.name);
+  cmds.push_back(AptInstallCommand(shown, !rehold.empty()));
+  if (!rehold.empty()) cmds.push_back(AptHoldCommand(rehold));
+  return cmds;
+}
+
 Status InstallPins(NodeContext& ctx, std::string_view module, std::string_view manager,
-                   std::vector<PackagePin> pins, const std::vector<std::string>& held) {
+                   std::vector<PackagePin> pins, const std::vector<std::string>& held,
+                   std::string_view module_stream) {
   if (manager == "rpm") {
-    auto r = RunChecked(ctx, module, DnfInstallCommand(pins));
-    if (!r.ok()) return r.error();
+    for (const std::string& cmd : DnfInstallCommands(pins, module_stream)) {
+      auto r = RunChecked(ctx, module, cmd);
+      if (!r.ok()) return r.error();
+    }
     return OkStatus();
   }
   if (manager != "dpkg")

@@ -16,8 +16,13 @@
 /// dnf (RHEL family): name-version, which dnf resolves itself:
 ///   nvidia-driver-V cuda-drivers-V; nvidia-fabric-manager-V; cuda-toolkit-12-4-12.4.1;
 ///   libnccl-V libnccl-devel-V; kernel-K kernel-devel-K (K without .arch); mlnx-ofed-all-V.
+///   The driver comes from NVIDIA's modular repo: its branch stream is enabled first
+///   (`dnf module enable nvidia-driver:550-dkms`, after a reset so a branch change is allowed),
+///   then the exact version is installed inside it.
 /// Every install is `-y`, non-interactive, allows downgrades, waits for the dpkg lock, and keeps
-/// held packages held.
+/// held packages held. On rpm every pin is held after its install: `dnf versionlock add
+/// name-version` (python3-dnf-plugin-versionlock; a lock on another version would hide the
+/// pinned one, so the pins' names are unlocked first).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,16 +64,31 @@ inline constexpr std::string_view kDpkgRepair =
     "if [ -n \"$(dpkg --audit 2>/dev/null)\" ]; then "
     "DEBIAN_FRONTEND=noninteractive dpkg --configure -a || exit 1; fi";
 
+/// NVIDIA's RHEL module stream for a driver version: "nvidia-driver:550-dkms" (the branch
+/// stream built with DKMS; "latest-dkms" would follow every new branch).
+std::string DriverModuleStream(std::string_view driver_version);
+
 /// Commands (every value through ShellQuote).
 std::string AptInstallCommand(const std::vector<PackagePin>& exact, bool allow_held);
 std::string AptHoldCommand(const std::vector<std::string>& names);
 std::string DnfInstallCommand(const std::vector<PackagePin>& pins);
 std::string MadisonCommand(std::string_view package);
-
+/// The dnf steps for `pins`, in order: [`dnf module reset -y M`, `dnf module enable -y
+/// M:S`] when `module_stream` ("M:S") is set; `dnf versionlock delete` of their names; the
+/// install; `dnf versionlock add name-version...`.
+std::vector<std::string> DnfInstallCommands(const std::vector<PackagePin>& pins,
+                                            std::string_view module_stream = {});
+/// What InstallPins will run, for the plan to show (params "commands"): the dnf steps, or
+/// for apt the madison look-ups and the install, an upstream-only pin shown as
+/// name=<upstream>-* (the exact version is read from madison on the node).
+std::vector<std::string> InstallCommands(std::string_view manager, const std::vector<PackagePin>& pins,
+                                         const std::vector<std::string>& held = {},
+                                         std::string_view module_stream = {});
 /// Installs `pins` on the node with `manager` ("dpkg" -> apt-get, "rpm" -> dnf): resolves
 /// upstream-only apt pins with madison first, passes --allow-change-held-packages and re-holds
 /// afterwards for names in `held`. Errors carry the failing command's stderr tail.
 Status InstallPins(NodeContext& ctx, std::string_view module, std::string_view manager,
-                   std::vector<PackagePin> pins, const std::vector<std::string>& held = {});
+                   std::vector<PackagePin> pins, const std::vector<std::string>& held = {},
+                   std::string_view module_stream = {});
 
 }  // namespace plumb::modules

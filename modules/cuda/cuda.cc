@@ -50,7 +50,8 @@ std::vector<Action> CudaModule::Diff(const nlohmann::json& desired, const Facts&
   return {MakeAction(Name(), "cuda.install", "nvidia.cuda", "/nvidia/cuda",
                      fmt::format("install CUDA {} (have {})", want, have.empty() ? "none" : have),
                      have.empty() ? nlohmann::json() : nlohmann::json(have), want,
-                     Disruption::kDrain, {{"manager", StringField(facts, "manager")}})};
+                     Disruption::kDrain,
+                     {{"manager", manager}, {"commands", InstallCommands(manager, CudaPackages(want, manager))}})};
 }
 
 ApplyOutcome CudaModule::Apply(NodeContext& ctx, const Action& action) const {

@@ -15,17 +15,38 @@ const ModuleInfo& KernelModule::Info() const {
       .owns = {"/kernel"},
       .channel = Channel::kInBand,
       .after = {},
-      .reads = "`uname -r`, boot id, the kernel packages",
-      .changes = "install the kernel packages (grubby default on rpm)",
+      .reads = "`uname -r`, boot id, the default boot entry (`grubby --default-kernel`; grub.cfg + "
+               "`grub-editenv list`)",
+      .changes = "install the kernel packages; make it the default boot entry (`grubby "
+                 "--set-default`; GRUB_DEFAULT=saved + `update-grub` + `grub-set-default`)",
       .disruption = Disruption::kReboot};
   return kInfo;
 }
 
 std::string KernelModule::ProbeScript() const {
+  // "boot": what the next boot runs. RHEL: grubby. Debian/Ubuntu: the lines of grub.cfg that
+  // decide it (as update-grub last wrote them) and the saved/next entry in grubenv.
   return std::string(
              "plumb_run release uname -r\n"
-             "plumb_cat boot_id /proc/sys/kernel/random/boot_id\n") +
+             "plumb_cat boot_id /proc/sys/kernel/random/boot_id\n"
+             "if command -v grubby >/dev/null 2>&1; then plumb_run boot grubby --default-kernel\n"
+             "elif [ -r /boot/grub/grub.cfg ]; then plumb_begin boot; "
+             "grep -E '^[[:space:]]*(set default=|menuentry |submenu |linux[[:space:]])|^}' "
+             "/boot/grub/grub.cfg; echo ---; grub-editenv list; plumb_end boot $?\n"
+             "fi\n") +
          std::string(kPackageManagerSnippet);
+}
+
+std::vector<std::string> KernelDefaultCommands(std::string_view release, std::string_view manager) {
+  if (manager == "rpm")
+    return {"grubby --set-default " + transport::ShellQuote("/boot/vmlinuz-" + std::string(release))};
+  if (manager != "dpkg") return {};
+  // Ubuntu boots entry 0 (the newest kernel) unless GRUB_DEFAULT=saved; update-grub writes it
+  // into grub.cfg, grub-set-default saves the entry in grubenv.
+  return {"if ! grep -qx 'GRUB_DEFAULT=saved' /etc/default/grub; then "
+          "sed -i '/^GRUB_DEFAULT=/d' /etc/default/grub && echo GRUB_DEFAULT=saved >>/etc/default/grub; fi",
+          "update-grub",
+          "grub-set-default " + transport::ShellQuote(UbuntuMenuEntry(release))};
 }
 
 Result<Facts> KernelModule::ParseProbe(std::string_view out, int) const {
@@ -39,26 +60,44 @@ std::vector<Action> KernelModule::Diff(const nlohmann::json& desired, const Fact
   if (!Wants(desired)) return {};
   std::string want = desired["kernel"].get<std::string>();
   std::string have = StringField(facts, "release");
-  if (have == want) return {};
+  std::string next = StringField(facts, "next_boot");
+  std::string manager = StringField(facts, "manager");
+  auto commands = [&](bool install) {
+    std::vector<std::string> cmds;
+    if (install) cmds = InstallCommands(manager, KernelPackages(want, manager));
+    for (std::string& c : KernelDefaultCommands(want, manager)) cmds.push_back(std::move(c));
+    return cmds;
+  };
+  if (have == want) {
+    // Running the pin, but another kernel boots next (a newer one installed since): the next
+    // reboot, planned or not, would leave the pin.
+    if (next.empty() || next == want) return {};
+    return {MakeAction(Name(), "kernel.default", "kernel", "/kernel",
+                       fmt::format("make {} the default boot entry (the next boot would run {})", want, next),
+                       next, want, Disruption::kNone,
+                       {{"manager", manager}, {"commands", commands(false)}})};
+  }
   nlohmann::json before = have.empty() ? nlohmann::json() : nlohmann::json(have);
   return {MakeAction(Name(), "kernel.install", "kernel", "/kernel",
                      fmt::format("install kernel {} and reboot (running {})", want,
                                  have.empty() ? "unknown" : have),
                      before, want, Disruption::kReboot,
-                     {{"manager", StringField(facts, "manager")}})};
+                     {{"manager", manager}, {"commands", commands(true)}})};
 }
 
 ApplyOutcome KernelModule::Apply(NodeContext& ctx, const Action& action) const {
-  if (action.id != "kernel.install" || !action.after.is_string())
+  if ((action.id != "kernel.install" && action.id != "kernel.default") || !action.after.is_string())
     return Module::Apply(ctx, action);
   std::string release = action.after.get<std::string>();
   std::string manager = action.params.value("manager", "");
-  auto st = InstallPins(ctx, Name(), manager, KernelPackages(release, manager));
-  if (!st.ok()) return ApplyOutcome::Failed(st.error());
-  if (manager == "rpm") {
-    // dnf makes the newest kernel the default; a pin may be older, so say which one boots.
-    auto r = RunChecked(ctx, Name(),
-                        "grubby --set-default " + transport::ShellQuote("/boot/vmlinuz-" + release));
+  if (action.id == "kernel.install") {
+    auto st = InstallPins(ctx, Name(), manager, KernelPackages(release, manager));
+    if (!st.ok()) return ApplyOutcome::Failed(st.error());
+  }
+  // Installing a kernel does not make it the one that boots: Ubuntu boots the newest installed
+  // (GRUB_DEFAULT=0), RHEL the last installed (UPDATEDEFAULT=yes). A pin may be neither.
+  for (const std::string& cmd : KernelDefaultCommands(release, manager)) {
+    auto r = RunChecked(ctx, Name(), cmd);
     if (!r.ok()) return ApplyOutcome::Failed(r.error());
   }
   return ApplyOutcome::Done();

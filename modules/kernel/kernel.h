@@ -5,6 +5,11 @@
 
 namespace plumb::modules::kernel {
 
+/// The commands that make `release` the kernel the next boot runs: rpm `grubby --set-default
+/// /boot/vmlinuz-R`; dpkg GRUB_DEFAULT=saved in /etc/default/grub, `update-grub`,
+/// `grub-set-default 'Advanced options for Ubuntu>Ubuntu, with Linux R'`. None for others.
+std::vector<std::string> KernelDefaultCommands(std::string_view release, std::string_view manager);
+
 class KernelModule final : public Module {
  public:
   const ModuleInfo& Info() const override;

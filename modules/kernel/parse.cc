@@ -12,7 +12,138 @@ bool IsReleaseChar(char c) {
          c == '.' || c == '-' || c == '_' || c == '+' || c == '~';
 }
 
+// One single-quoted word of grub.cfg ('it'\''s' is "it's"), starting at `s[*i]`.
+bool QuotedWord(std::string_view s, size_t* i, std::string* out) {
+  out->clear();
+  while (*i < s.size() && (s[*i] == ' ' || s[*i] == '\t')) ++*i;
+  if (*i >= s.size() || s[*i] != '\'') return false;
+  for (;;) {
+    size_t end = s.find('\'', *i + 1);
+    if (end == std::string_view::npos) return false;
+    out->append(s.substr(*i + 1, end - *i - 1));
+    *i = end + 1;
+    if (s.substr(*i, 3) != "\\''") return true;
+    out->push_back('\'');
+    *i += 2;   // at the quote that opens the rest
+  }
+}
+
+struct GrubEntry {
+  std::string title, id, release;   // release: from the entry's linux line
+  std::vector<GrubEntry> children;  // a submenu's entries
+};
+
+// `menuentry 'Title' --class x $menuentry_id_option 'id' {` -> title and id.
+bool ReadEntryLine(std::string_view line, std::string_view keyword, GrubEntry* e) {
+  size_t i = line.find(keyword) + keyword.size();
+  if (!QuotedWord(line, &i, &e->title)) return false;
+  size_t opt = line.find("$menuentry_id_option", i);
+  if (opt != std::string_view::npos) {
+    i = opt + std::string_view("$menuentry_id_option").size();
+    if (!QuotedWord(line, &i, &e->id)) return false;
+  }
+  return true;
+}
+
+// One step of a default path: an index, a title or an id.
+const GrubEntry* FindStep(const std::vector<GrubEntry>& level, std::string_view step) {
+  bool digits = !step.empty();
+  for (char c : step) digits = digits && c >= '0' && c <= '9';
+  if (digits) {
+    size_t n = std::stoul(std::string(step));
+    return n < level.size() ? &level[n] : nullptr;
+  }
+  for (const GrubEntry& e : level)
+    if (e.title == step || e.id == step) return &e;
+  return nullptr;
+}
+
 }  // namespace
+
+Result<std::string> ParseGrubbyDefault(std::string_view text) {
+  auto lines = SplitLines(text);
+  if (lines.size() != 1) return ParseError("kernel", "grubby --default-kernel", "not one line");
+  std::string_view path = Trim(lines[0].text);
+  constexpr std::string_view kPrefix = "/boot/vmlinuz-";
+  if (!StartsWith(path, kPrefix) || path.size() == kPrefix.size())
+    return ParseError("kernel", "grubby --default-kernel", "not /boot/vmlinuz-<release>", &lines[0]);
+  std::string_view r = path.substr(kPrefix.size());
+  for (char c : r)
+    if (!IsReleaseChar(c)) return ParseError("kernel", "grubby --default-kernel", "unexpected release", &lines[0]);
+  return std::string(r);
+}
+
+Result<std::string> ParseGrubNextBoot(std::string_view text) {
+  constexpr std::string_view kTool = "grub.cfg + grub-editenv list";
+  std::vector<GrubEntry> top;
+  std::string set_default, saved_entry, next_entry;
+  bool in_submenu = false, env = false;
+  GrubEntry* current = nullptr;   // the entry whose linux line comes next
+  for (const Line& line : SplitLines(text)) {
+    std::string_view t = Trim(line.text);
+    if (t == "---") {
+      env = true;
+      continue;
+    }
+    if (env) {
+      if (StartsWith(t, "saved_entry=")) saved_entry = std::string(t.substr(12));
+      if (StartsWith(t, "next_entry=")) next_entry = std::string(t.substr(11));
+      continue;
+    }
+    if (line.text == "}") {   // column 0: a top-level entry or submenu ends
+      in_submenu = false;
+      current = nullptr;
+      continue;
+    }
+    if (StartsWith(t, "set default=")) {
+      std::string_view v = t.substr(12);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      if (v != "${next_entry}") set_default = std::string(v);
+    } else if (StartsWith(t, "submenu ")) {
+      GrubEntry e;
+      if (!ReadEntryLine(t, "submenu", &e)) return ParseError("kernel", kTool, "unreadable submenu line", &line);
+      top.push_back(std::move(e));
+      in_submenu = true;
+      current = nullptr;
+    } else if (StartsWith(t, "menuentry ")) {
+      GrubEntry e;
+      if (!ReadEntryLine(t, "menuentry", &e)) return ParseError("kernel", kTool, "unreadable menuentry line", &line);
+      auto& level = in_submenu ? top.back().children : top;
+      level.push_back(std::move(e));
+      current = &level.back();
+    } else if (StartsWith(t, "linux") && current && current->release.empty()) {
+      auto words = SplitWhitespace(t);
+      constexpr std::string_view kVmlinuz = "/boot/vmlinuz-";
+      if (words.size() >= 2) {
+        size_t at = words[1].find(kVmlinuz);
+        // /vmlinuz-X when /boot is its own partition
+        if (at == std::string_view::npos && StartsWith(words[1], "/vmlinuz-"))
+          current->release = std::string(words[1].substr(9));
+        else if (at != std::string_view::npos)
+          current->release = std::string(words[1].substr(at + kVmlinuz.size()));
+      }
+    }
+  }
+  if (top.empty()) return ParseError("kernel", kTool, "no menu entries in grub.cfg");
+  std::string entry = set_default == "${saved_entry}" ? saved_entry : set_default;
+  if (!next_entry.empty()) entry = next_entry;
+  if (entry.empty()) entry = "0";
+  const GrubEntry* e = nullptr;
+  const std::vector<GrubEntry>* level = &top;
+  for (std::string_view step : Split(entry, ">")) {
+    e = level ? FindStep(*level, step) : nullptr;
+    if (!e) break;
+    level = &e->children;
+  }
+  if (!e || !e->children.empty()) e = &top[0];   // GRUB falls back to the first entry
+  if (e->release.empty())
+    return ParseError("kernel", kTool, "the default entry '" + e->title + "' boots no /boot/vmlinuz-*");
+  return e->release;
+}
+
+std::string UbuntuMenuEntry(std::string_view release) {
+  return "Advanced options for Ubuntu>Ubuntu, with Linux " + std::string(release);
+}
 
 Result<std::string> ParseUnameRelease(std::string_view text) {
   bool truncated = false;
@@ -42,7 +173,7 @@ Result<std::string> ParseBootId(std::string_view text) {
 }
 
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
-  PartFacts out("kernel", {{"release", nullptr}, {"boot_id", nullptr},
+  PartFacts out("kernel", {{"release", nullptr}, {"boot_id", nullptr}, {"next_boot", nullptr},
                            {"manager", PackageManagerOf(parts)}});
   nlohmann::json& facts = out.facts();
   if (const ProbePart* rel = FindPart(parts, "release")) {
@@ -62,6 +193,13 @@ nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
       facts["boot_id"] = *id;
       return OkStatus();
     });
+  }
+  // What boots next: grubby on RHEL, GRUB's own files on Debian/Ubuntu. Best effort: a node
+  // without them is not judged on it (next_boot stays null).
+  if (const ProbePart* b = FindPart(parts, "boot"); b && !b->absent() && b->exit_status == 0) {
+    auto next = StartsWith(b->text, "/boot/vmlinuz-") ? ParseGrubbyDefault(b->text)
+                                                     : ParseGrubNextBoot(b->text);
+    if (next.ok()) facts["next_boot"] = *next;
   }
   return std::move(out).Finish();
 }

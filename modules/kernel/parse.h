@@ -15,8 +15,27 @@ namespace plumb::modules::kernel {
 Result<std::string> ParseUnameRelease(std::string_view text);
 /// /proc/sys/kernel/random/boot_id: one UUID.
 Result<std::string> ParseBootId(std::string_view text);
-/// Parts "release", "boot_id", "pm" -> {"release", "boot_id", "manager", "part_errors"?}
-/// (schemas/facts/kernel). Each part is read on its own (modules/part_facts.h).
+/// `grubby --default-kernel` (RHEL): "/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64" -> the release.
+Result<std::string> ParseGrubbyDefault(std::string_view text);
+
+/// The kernel GRUB boots next on a Debian/Ubuntu node, from the probe's "boot" part: the
+/// `set default=`, `submenu`, `menuentry` and `linux` lines of /boot/grub/grub.cfg (as
+/// update-grub writes them), a "---" line, then `grub-editenv list` (saved_entry=, next_entry=).
+/// GRUB's rules: a one-time next_entry wins; `set default="${saved_entry}"` (GRUB_DEFAULT=saved)
+/// takes saved_entry, empty meaning "0"; an entry is a '>'-separated path whose steps are an
+/// index, a title or a $menuentry_id_option id; an entry that is not there falls back to entry
+/// 0 (the newest kernel, update-grub lists them newest first). The result is the release in
+/// that entry's `linux /boot/vmlinuz-<release>` line.
+Result<std::string> ParseGrubNextBoot(std::string_view text);
+
+/// The GRUB menu path of the Ubuntu entry for `release` (what `grub-set-default` takes):
+/// "Advanced options for Ubuntu>Ubuntu, with Linux 5.15.0-105-generic".
+std::string UbuntuMenuEntry(std::string_view release);
+
+/// Parts "release", "boot_id", "pm", "boot" -> {"release", "boot_id", "manager", "next_boot",
+/// "part_errors"?} (schemas/facts/kernel). Each part is read on its own
+/// (modules/part_facts.h); "boot" is optional: a node without grubby or GRUB's files gives
+/// next_boot null (not judged), never a part error.
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);
 
 }  // namespace plumb::modules::kernel

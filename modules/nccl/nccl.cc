@@ -49,7 +49,8 @@ std::vector<Action> NcclModule::Diff(const nlohmann::json& desired, const Facts&
                          ? fmt::format("install NCCL {} (have {})", want, have.empty() ? "none" : have)
                          : fmt::format("install NCCL {} (have {}; {})", want, have, fmt::join(gaps, "; ")),
                      have.empty() ? nlohmann::json() : nlohmann::json(have), want,
-                     Disruption::kDrain, {{"manager", manager}})};
+                     Disruption::kDrain,
+                     {{"manager", manager}, {"commands", InstallCommands(manager, NcclPackages(want, manager))}})};
 }
 
 ApplyOutcome NcclModule::Apply(NodeContext& ctx, const Action& action) const {

@@ -9,6 +9,14 @@
 #include "modules/pinned_packages.h"
 
 namespace plumb::modules::nvidia_driver {
+namespace {
+
+// On rpm the driver's branch is a module stream of NVIDIA's repo (enabled before the install).
+std::string DriverStream(std::string_view version, std::string_view manager) {
+  return manager == "rpm" ? DriverModuleStream(version) : std::string();
+}
+
+}  // namespace
 
 const ModuleInfo& NvidiaDriverModule::Info() const {
   static const ModuleInfo kInfo{
@@ -54,6 +62,9 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
                                              const Facts& facts) const {
   std::vector<Action> actions;
   std::string manager = StringField(facts, "manager");
+  auto driverCommands = [&](const std::string& v) {
+    return InstallCommands(manager, DriverPackages(v, manager), {}, DriverStream(v, manager));
+  };
   auto orNull = [](const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); };
   if (const auto* d = Lookup(desired, {"nvidia", "driver"}); d && d->is_string()) {
     std::string want = d->get<std::string>();
@@ -68,7 +79,8 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
           Name(), "nvidia_driver.install", "nvidia.driver", "/nvidia/driver",
           fmt::format("install {} (have {}; {})", want, loaded.empty() ? "none" : loaded,
                       fmt::join(gaps, "; ")),
-          orNull(loaded), want, Disruption::kReboot, {{"install", true}, {"manager", manager}}));
+          orNull(loaded), want, Disruption::kReboot,
+          {{"install", true}, {"manager", manager}, {"commands", driverCommands(want)}}));
     } else if (loaded != want) {
       if (installed == want) {
         // Installed on disk but another version is loaded (or NVML mismatched): only the
@@ -82,7 +94,8 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
         actions.push_back(MakeAction(
             Name(), "nvidia_driver.install", "nvidia.driver", "/nvidia/driver",
             fmt::format("install {} (have {})", want, loaded.empty() ? "none" : loaded),
-            orNull(loaded), want, Disruption::kReboot, {{"install", true}, {"manager", manager}}));
+            orNull(loaded), want, Disruption::kReboot,
+            {{"install", true}, {"manager", manager}, {"commands", driverCommands(want)}}));
       }
     }
   }
@@ -96,7 +109,9 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
       actions.push_back(MakeAction(
           Name(), "nvidia_driver.fabricmanager", "nvidia.fabricmanager", "/nvidia/fabricmanager",
           fmt::format("install fabric manager {} (have {})", want, have.empty() ? "none" : have),
-          orNull(have), want, Disruption::kDrain, {{"manager", manager}}));
+          orNull(have), want, Disruption::kDrain,
+          {{"manager", manager},
+           {"commands", InstallCommands(manager, FabricManagerPackages(want, manager))}}));
   }
   if (const auto* d = Lookup(desired, {"nvidia", "persistence_mode"}); d && d->is_boolean()) {
     bool want = d->get<bool>();
@@ -115,8 +130,11 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
 
 ApplyOutcome NvidiaDriverModule::Apply(NodeContext& ctx, const Action& action) const {
   std::string manager = action.params.value("manager", "");
-  if (action.id == "nvidia_driver.install" && action.after.is_string())
-    return ApplyOutcome::From(InstallPins(ctx, Name(), manager, DriverPackages(action.after.get<std::string>(), manager)));
+  if (action.id == "nvidia_driver.install" && action.after.is_string()) {
+    const std::string v = action.after.get<std::string>();
+    return ApplyOutcome::From(
+        InstallPins(ctx, Name(), manager, DriverPackages(v, manager), {}, DriverStream(v, manager)));
+  }
   if (action.id == "nvidia_driver.reboot")   // installed already: the engine's reboot loads it
     return ApplyOutcome::NothingToDo("installed; the reboot loads it");
   if (action.id == "nvidia_driver.fabricmanager" && action.after.is_string())

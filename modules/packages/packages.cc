@@ -68,7 +68,9 @@ std::vector<Action> PackagesModule::Diff(const nlohmann::json& desired, const Fa
         Name(), "packages." + name, "packages." + name, "/packages/" + PointerToken(name),
         fmt::format("install {} {} (have {})", name, want, current.empty() ? "none" : current),
         current.empty() ? nlohmann::json() : nlohmann::json(current), want, Disruption::kDrain,
-        {{"manager", manager}, {"package", name}, {"held", held}}));
+        {{"manager", manager}, {"package", name}, {"held", held},
+         {"commands", InstallCommands(manager, {{name, want, ""}},
+                                      held ? std::vector<std::string>{name} : std::vector<std::string>{})}}));
   }
   return actions;
 }

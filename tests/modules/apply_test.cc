@@ -9,6 +9,7 @@
 
 #include "fakes/fake_shell.h"
 #include "modules/fixtures.h"
+#include "modules/kernel/kernel.h"
 #include "modules/kernel_modules/kernel_modules.h"
 #include "modules/marker/marker.h"
 #include "modules/registry.h"
@@ -73,10 +74,16 @@ TEST_CASE("apply packages: dnf name-version on rpm nodes") {
   ApplyNode n;
   Action a = Act("packages", {{"packages", {{"nvidia-container-toolkit", "1.16.2-1"}}}},
                  {{"manager", "rpm"}, {"packages", json::object()}});
-  n.shell.On("dnf install -y --allowerasing 'nvidia-container-toolkit-1.16.2-1'");
+  // unlocked, installed, locked again: versionlock holds the pin as apt-mark hold does on deb
+  const std::vector<std::string> want = {
+      "dnf versionlock delete 'nvidia-container-toolkit'",
+      "dnf install -y --allowerasing 'nvidia-container-toolkit-1.16.2-1'",
+      "dnf versionlock add 'nvidia-container-toolkit-1.16.2-1'"};
+  for (const auto& c : want) n.shell.On(c);
   CHECK(FindModule("packages")->Apply(n.ctx, a).ok());
   CHECK(n.shell.unexpected.empty());
-  CHECK(n.shell.commands_run.size() == 1);
+  CHECK(n.shell.commands_run == want);
+  CHECK(a.params["commands"] == json(want));   // the plan shows what apply runs
 }
 
 TEST_CASE("apply packages: a failed apt-get is an error carrying its stderr tail") {
@@ -130,12 +137,26 @@ TEST_CASE("apply nvidia driver: dnf, fabric manager, persistence mode, pending r
   json facts = {{"manager", "rpm"}, {"loaded_version", nullptr}, {"persistence_mode", false}};
   auto actions = FindModule("nvidia_driver")->Diff(desired, facts);
   REQUIRE(actions.size() == 3);
-  n.shell.On("dnf install -y --allowerasing 'nvidia-driver-550.90.07' 'cuda-drivers-550.90.07'");
-  n.shell.On("dnf install -y --allowerasing 'nvidia-fabric-manager-550.90.07'");
+  // the driver: its branch's module stream (reset first: dnf will not switch an enabled one),
+  // then the exact version inside it, held by versionlock
+  const std::vector<std::string> driver = {
+      "dnf module reset -y 'nvidia-driver'", "dnf module enable -y 'nvidia-driver:550-dkms'",
+      "dnf versionlock delete 'nvidia-driver' 'cuda-drivers'",
+      "dnf install -y --allowerasing 'nvidia-driver-550.90.07' 'cuda-drivers-550.90.07'",
+      "dnf versionlock add 'nvidia-driver-550.90.07' 'cuda-drivers-550.90.07'"};
+  const std::vector<std::string> fm = {"dnf versionlock delete 'nvidia-fabric-manager'",
+                                       "dnf install -y --allowerasing 'nvidia-fabric-manager-550.90.07'",
+                                       "dnf versionlock add 'nvidia-fabric-manager-550.90.07'"};
+  for (const auto& c : driver) n.shell.On(c);
+  for (const auto& c : fm) n.shell.On(c);
   n.shell.On("nvidia-smi -pm 1");
   for (const auto& a : actions) CHECK(FindModule("nvidia_driver")->Apply(n.ctx, a).ok());
-  CHECK(n.shell.commands_run.size() == 3);
+  std::vector<std::string> all = driver;
+  all.insert(all.end(), fm.begin(), fm.end());
+  all.push_back("nvidia-smi -pm 1");
+  CHECK(n.shell.commands_run == all);
   CHECK(n.shell.unexpected.empty());
+  CHECK(actions[0].params["commands"] == json(driver));
   // Installed but not loaded: the action is the reboot alone, which the engine does.
   ApplyNode r;
   Action reboot = Act("nvidia_driver", {{"nvidia", {{"driver", "550.90.07"}}}},
@@ -152,6 +173,7 @@ TEST_CASE("apply cuda, nccl, ofed, kernel: the package map's pins") {
              " mlnx-ofed-all | 24.07-0.6.1.0 | file:/opt/mlnx_ofed/DEBS ./ Packages\n");
   n.shell.On(std::string(kApt) + " 'mlnx-ofed-all=24.07-0.6.1.0'");
   n.shell.On(std::string(kApt) + " 'linux-image-5.15.0-119-generic' 'linux-headers-5.15.0-119-generic'");
+  for (const std::string& c : kernel::KernelDefaultCommands("5.15.0-119-generic", "dpkg")) n.shell.On(c);
   json d = {{"kernel", "5.15.0-119-generic"}, {"ofed", "24.07-0.6.1.0"},
             {"nvidia", {{"cuda", "12.4.1"}, {"nccl", "2.21.5-1+cuda12.4"}}}};
   json f = {{"manager", "dpkg"}};
@@ -161,10 +183,15 @@ TEST_CASE("apply cuda, nccl, ofed, kernel: the package map's pins") {
   }
   CHECK(n.shell.unexpected.empty());
   ApplyNode r;
-  r.shell.On("dnf install -y --allowerasing 'kernel-5.14.0-427.13.1.el9_4' 'kernel-devel-5.14.0-427.13.1.el9_4'");
-  r.shell.On("grubby --set-default '/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64'");
+  const std::vector<std::string> rpm = {
+      "dnf versionlock delete 'kernel' 'kernel-devel'",
+      "dnf install -y --allowerasing 'kernel-5.14.0-427.13.1.el9_4' 'kernel-devel-5.14.0-427.13.1.el9_4'",
+      "dnf versionlock add 'kernel-5.14.0-427.13.1.el9_4' 'kernel-devel-5.14.0-427.13.1.el9_4'",
+      "grubby --set-default '/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64'"};
+  for (const auto& c : rpm) r.shell.On(c);
   CHECK(FindModule("kernel")->Apply(r.ctx, Act("kernel", {{"kernel", "5.14.0-427.13.1.el9_4.x86_64"}}, {{"manager", "rpm"}})).ok());
   CHECK(r.shell.unexpected.empty());
+  CHECK(r.shell.commands_run == rpm);
 }
 
 TEST_CASE("apply sysctl: set now, persist atomically, keep other lines") {

@@ -34,7 +34,7 @@ fi
 #    lower layer of /usr, so they sit at their real paths (/usr/bin/nvidia-smi).
 #    Package-owned tools start from the fakes' layer at each boot; step 8 hides
 #    the ones whose package is not installed.
-rm -f "$ND"/fs/usr/bin/{ofed_info,mlnx_qos,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf,grubby}
+rm -f "$ND"/fs/usr/bin/{ofed_info,mlnx_qos,nv-fabricmanager,dpkg-query,dpkg,apt-get,apt-cache,apt-mark,rpm,dnf,grubby,update-grub,grub-set-default,grub-editenv}
 mkdir -p "$ND"/fs/{etc,usr,opt,var,.work-etc,.work-usr,.work-opt,.work-var}
 for d in etc usr opt var; do
   lower=/$d
@@ -49,6 +49,9 @@ if [[ ! -d $ND/fs/roothome ]]; then
   chmod 700 "$ND/fs/roothome"
 fi
 mount --bind "$ND/fs/roothome" /root
+# /boot: the node's own (GRUB's menu and environment, BLS entries), never the host's.
+mkdir -p "$ND/fs/boot"
+mount --bind "$ND/fs/boot" /boot
 mount -t tmpfs -o mode=1777,size=256m tbtmp /tmp
 if ((${#keep[@]})); then
   mkdir -p "${keep[@]}"
@@ -188,12 +191,13 @@ printf '%s' "$svc" >"$ST/services"
 # 8. Files that packages own.
 render_os_release
 render_cuda
+render_boot
 hide=()
 [[ -n ${_ST[ofed]:-} ]] || hide+=(ofed_info mlnx_qos)
 [[ -n ${_ST[fabricmanager]:-} ]] || hide+=(nv-fabricmanager)
 pkg_ver datacenter-gpu-manager >/dev/null || pkg_ver datacenter-gpu-manager-4-core >/dev/null || hide+=(dcgmi)
 if [[ ${_ST[pkg_format]:-deb} == rpm ]]; then
-  hide+=(dpkg-query dpkg apt-get apt-cache apt-mark)
+  hide+=(dpkg-query dpkg apt-get apt-cache apt-mark update-grub grub-set-default grub-editenv)
 else
   hide+=(rpm dnf grubby)
 fi

@@ -118,17 +118,29 @@ pkg_ver() { # NAME -> installed version, or nothing
   while read -r p v; do [[ $p == "$1" ]] && { echo "$v"; return 0; }; done <"$ST/packages"
   return 1
 }
+# pkg_has NAME VERSION: that version is installed (an install-only package, a
+# kernel on rpm, may have several).
+pkg_has() {
+  local p v
+  while read -r p v; do [[ $p == "$1" && $v == "$2" ]] && return 0; done <"$ST/packages"
+  return 1
+}
+# rpm's install-only packages (dnf.conf installonlypkgs): a new version is
+# installed beside the others, never over them.
+installonly() { [[ $(st_get pkg_format) == rpm && $1 =~ ^kernel(-core|-modules|-devel)?$ ]]; }
 pkg_set() { # NAME VERSION
+  local keep=0
+  installonly "$1" && keep=1
   (
     flock 8
-    { awk -v p="$1" '$1 != p' "$ST/packages"; echo "$1 $2"; } | LC_ALL=C sort >"$ST/packages.tmp.$$"
+    { awk -v p="$1" -v v="$2" -v k=$keep '$1 != p || (k && $2 != v)' "$ST/packages"; echo "$1 $2"; } | LC_ALL=C sort >"$ST/packages.tmp.$$"
     mv "$ST/packages.tmp.$$" "$ST/packages"
   ) 8>"$ST/.state.lock"
 }
-pkg_del() { # NAME
+pkg_del() { # NAME [VERSION]
   (
     flock 8
-    awk -v p="$1" '$1 != p' "$ST/packages" >"$ST/packages.tmp.$$"
+    awk -v p="$1" -v v="${2:-}" '$1 != p || (v != "" && $2 != v)' "$ST/packages" >"$ST/packages.tmp.$$"
     mv "$ST/packages.tmp.$$" "$ST/packages"
   ) 8>"$ST/.state.lock"
 }
@@ -171,14 +183,17 @@ pkg_installed_effects() {
   local p=$1 v=$2 d
   case $p in
     linux-image-[0-9]*)
-      st_set "$ST/pending.conf" kernel "${p#linux-image-}"
-      st_set "$ST/pending.conf" kernel_build "#${v##*.}-Ubuntu SMP Fri Aug  2 19:25:20 UTC 2024" ;;
+      # /etc/kernel/postinst.d/zz-update-grub: GRUB's menu gains the kernel
+      grub_mkconfig >/dev/null 2>&1
+      boot_refresh ;;
     nvidia-driver | nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*)
       d=$(upstream "$v")
       st_set "$ST/pending.conf" driver "$d" ;;
     kernel | kernel-core)
-      # dnf makes the newest kernel the default (grubby --set-default changes it)
-      st_set "$ST/pending.conf" kernel "${v#*:}.x86_64" ;;
+      # kernel-install: a BLS entry, and with UPDATEDEFAULT=yes
+      # (/etc/sysconfig/kernel) the new kernel becomes the default
+      bls_add "${v#*:}.x86_64"
+      boot_refresh ;;
     mlnx-ofed-all | mlnx-ofed-basic)
       st_set "$ST/pending.conf" ofed "${v#*:}"
       st_set "$ST/pending.conf" ofed_flavor mlnx ;;
@@ -200,8 +215,10 @@ pkg_installed_effects() {
     : >/run/reboot-required 2>/dev/null || true
   fi
 }
-pkg_removed_effects() { # NAME
+pkg_removed_effects() { # NAME [VERSION]
   case $1 in
+    linux-image-[0-9]*) grub_mkconfig >/dev/null 2>&1; boot_refresh ;;
+    kernel | kernel-core) rm -f "$(tb_root)/boot/loader/entries/$(machine_id)-${2#*:}.x86_64.conf"; boot_refresh ;;
     nvidia-driver-[0-9]* | cuda-drivers | cuda-drivers-[0-9]*) st_set "$ST/pending.conf" driver "" ;;
     cuda-toolkit-[0-9]* | cuda-[0-9]*-[0-9]*)
       st_del "$ST/current.conf" cuda
@@ -358,11 +375,11 @@ pkg_unpack() {
   pkg_state_set "$1" iU
   ev "$3 unpack $1=$2"
 }
-# pkg_remove NAME TOOL VERB
+# pkg_remove NAME TOOL VERB [VERSION]
 pkg_remove() {
   check_drained "$2 $3 $1"
-  pkg_del "$1"
-  pkg_removed_effects "$1"
+  pkg_del "$1" "${4:-}"
+  pkg_removed_effects "$1" "${4:-}"
   ev "$2 $3 $1"
 }
 
@@ -381,4 +398,229 @@ lock_dpkg() {
     return 1
   fi
   echo $$ >"$ST/dpkg.lock.pid"
+}
+
+# --- the boot loader: which kernel the next boot runs --------------------------
+# The next boot's kernel is pending.conf's "kernel" (current.conf's when unset);
+# boot_refresh recomputes it from the boot loader's files whenever a fake
+# changes them, the way the firmware would read them at the next boot.
+#   deb (Ubuntu): /etc/default/grub (GRUB_DEFAULT=0 out of the box),
+#     /boot/grub/grub.cfg as update-grub writes it (entry 0 "Ubuntu" boots the
+#     newest installed linux-image, the "Advanced options for Ubuntu" submenu
+#     has each kernel and its recovery entry, newest first), /boot/grub/grubenv
+#     (saved_entry / next_entry, used when grub.cfg says "${saved_entry}").
+#   rpm (RHEL 9): BLS entries /boot/loader/entries/<machine-id>-<release>.conf,
+#     /boot/grub2/grubenv saved_entry=<machine-id>-<release>, GRUB_DEFAULT=saved;
+#     /etc/sysconfig/kernel UPDATEDEFAULT=yes makes a newly installed kernel
+#     the default (an older one too); a saved entry that is gone falls back to
+#     the newest entry.
+# Files live in the node's own /etc and /boot (TBNODE/fs/... outside a node).
+tb_root() { in_node || echo "$TBNODE/fs"; }
+machine_id() { # 32 hex digits from the hostname, stable per node
+  local h
+  h=$(hash32 "$(st_get hostname)")
+  printf '%08x%08x%08x%08x' "$h" $((h ^ 0x5bd1e995)) $(((h * 31) & 0xffffffff)) $((h ^ 0xdeadbeef))
+}
+root_uuid() { local h; h=$(hash32 "$(st_get hostname)/root"); printf '%08x-%04x-%04x-%04x-%012x' "$h" $((h & 0xffff)) $((0x4000 | (h >> 20 & 0xfff))) $((0x8000 | (h & 0xfff))) $((h * 2654435761 & 0xffffffffffff)); }
+boot_family() { [[ $(st_get pkg_format) == rpm ]] && echo rpm || echo deb; }
+# deb: the installed kernels, newest first (10_linux sorts with version_sort -r)
+deb_kernels() {
+  local p v
+  while read -r p v; do [[ $p == linux-image-[0-9]* ]] && echo "${p#linux-image-}"; done <"$ST/packages" | sort -rV
+}
+# rpm: the releases with a BLS entry, newest first (grub2's blscfg order)
+bls_kernels() {
+  local f r mid
+  mid=$(machine_id)
+  for f in "$(tb_root)"/boot/loader/entries/"$mid"-*.conf; do
+    [[ -e $f ]] || continue
+    r=${f##*/"$mid"-}
+    echo "${r%.conf}"
+  done | sort -rV
+}
+bls_add() { # RELEASE: kernel-install's entry, and the default if UPDATEDEFAULT=yes
+  local R mid
+  R=$(tb_root) mid=$(machine_id)
+  mkdir -p "$R/boot/loader/entries" "$R/boot/grub2"
+  printf 'title Red Hat Enterprise Linux (%s) %s (%s)\nversion %s\nlinux /vmlinuz-%s\ninitrd /initramfs-%s.img $tuned_initrd\noptions root=UUID=%s ro crashkernel=1G-4G:192M,4G-64G:256M,64G-:512M\ngrub_users $grub_users\ngrub_arg --unrestricted\ngrub_class rhel\n' \
+    "$1" "$(st_get os_version_id)" "$(st_get os_codename)" "$1" "$1" "$1" "$(root_uuid)" >"$R/boot/loader/entries/$mid-$1.conf"
+  if grep -qx 'UPDATEDEFAULT=yes' "$R/etc/sysconfig/kernel" 2>/dev/null; then grubenv_set "$R/boot/grub2/grubenv" saved_entry "$mid-$1"; fi
+}
+# grubenv: GRUB's 1024-byte environment block
+grubenv_list() { # FILE
+  local l
+  [[ -r $1 ]] || { echo "grub-editenv: error: cannot open \`$1': No such file or directory." >&2; return 1; }
+  while IFS= read -r l; do [[ $l == \#* || -z $l ]] || echo "$l"; done <"$1"
+}
+grubenv_write() { # FILE, the variables on stdin
+  local body pad
+  body="# GRUB Environment Block"$'\n'"$(cat)"
+  body=${body%$'\n'}$'\n'
+  [[ $body == *$'\n'$'\n' ]] && body=${body%$'\n'}
+  printf -v pad '%*s' $((1024 - ${#body})) ''
+  mkdir -p "${1%/*}"
+  printf '%s%s' "$body" "${pad// /#}" >"$1"
+}
+grubenv_set() { # FILE KEY VALUE
+  { grubenv_list "$1" 2>/dev/null | grep -v "^$2="; echo "$2=$3"; } | grep -v '^$' | grubenv_write "$1"
+}
+grubenv_unset() { # FILE KEY
+  grubenv_list "$1" 2>/dev/null | grep -v "^$2=" | grubenv_write "$1"
+}
+grubenv_get() { # FILE KEY
+  local l
+  while IFS= read -r l; do [[ $l == "$2="* ]] && echo "${l#*=}"; done < <(grubenv_list "$1" 2>/dev/null)
+  return 0
+}
+# grub_mkconfig: what update-grub writes to /boot/grub/grub.cfg (the parts of
+# it that decide the boot), its messages on stderr as update-grub prints them.
+grub_mkconfig() {
+  local R def uuid k first="" ks=() out
+  R=$(tb_root)
+  def=$(sed -n 's/^GRUB_DEFAULT=//p' "$R/etc/default/grub" 2>/dev/null | tail -1)
+  def=${def//\"/} def=${def:-0}
+  [[ $def == saved ]] && def='${saved_entry}'
+  uuid=$(root_uuid)
+  mapfile -t ks < <(deb_kernels)
+  echo "Sourcing file \`/etc/default/grub'" >&2
+  echo "Generating grub configuration file ..." >&2
+  out="#
+# DO NOT EDIT THIS FILE
+#
+# It is automatically generated by grub-mkconfig using templates
+# from /etc/grub.d and settings from /etc/default/grub
+#
+
+### BEGIN /etc/grub.d/00_header ###
+if [ -s \$prefix/grubenv ]; then
+  set have_grubenv=true
+  load_env
+fi
+if [ \"\${next_entry}\" ] ; then
+   set default=\"\${next_entry}\"
+   set next_entry=
+   save_env next_entry
+   set boot_once=true
+else
+   set default=\"$def\"
+fi
+### END /etc/grub.d/00_header ###
+
+### BEGIN /etc/grub.d/10_linux ###
+"
+  for k in "${ks[@]}"; do
+    echo "Found linux image: /boot/vmlinuz-$k" >&2
+    echo "Found initrd image: /boot/initrd.img-$k" >&2
+    if [[ -z $first ]]; then
+      first=$k
+      out+="menuentry 'Ubuntu' --class ubuntu --class gnu-linux --class gnu --class os \$menuentry_id_option 'gnulinux-simple-$uuid' {
+	recordfail
+	linux	/boot/vmlinuz-$k root=UUID=$uuid ro
+	initrd	/boot/initrd.img-$k
+}
+submenu 'Advanced options for Ubuntu' \$menuentry_id_option 'gnulinux-advanced-$uuid' {
+"
+    fi
+    out+="	menuentry 'Ubuntu, with Linux $k' --class ubuntu --class gnu-linux --class gnu --class os \$menuentry_id_option 'gnulinux-$k-advanced-$uuid' {
+		recordfail
+		linux	/boot/vmlinuz-$k root=UUID=$uuid ro
+		initrd	/boot/initrd.img-$k
+	}
+	menuentry 'Ubuntu, with Linux $k (recovery mode)' --class ubuntu --class gnu-linux --class gnu --class os \$menuentry_id_option 'gnulinux-$k-recovery-$uuid' {
+		recordfail
+		linux	/boot/vmlinuz-$k root=UUID=$uuid ro recovery nomodeset dis_ucode_ldr
+		initrd	/boot/initrd.img-$k
+	}
+"
+  done
+  [[ -n $first ]] && out+="}
+"
+  out+="### END /etc/grub.d/10_linux ###"
+  mkdir -p "$R/boot/grub"
+  printf '%s\n' "$out" >"$R/boot/grub/grub.cfg"
+  echo "done" >&2
+}
+# boot_next: the release the next boot runs, as GRUB would pick it.
+boot_next() {
+  local R e k ks=() mid saved
+  R=$(tb_root)
+  if [[ $(boot_family) == rpm ]]; then
+    mapfile -t ks < <(bls_kernels)
+    mid=$(machine_id)
+    saved=$(grubenv_get "$R/boot/grub2/grubenv" saved_entry)
+    for k in "${ks[@]}"; do [[ $saved == "$mid-$k" ]] && { echo "$k"; return 0; }; done
+    [[ -n ${ks[0]:-} ]] && echo "${ks[0]}" || st_get kernel
+    return 0
+  fi
+  # grub.cfg's default, as update-grub last wrote it
+  e=$(sed -n 's/^   set default="\(.*\)"$/\1/p' "$R/boot/grub/grub.cfg" 2>/dev/null | grep -vx '${next_entry}' | tail -1)
+  [[ $e == '${saved_entry}' ]] && e=$(grubenv_get "$R/boot/grub/grubenv" saved_entry)
+  k=$(grubenv_get "$R/boot/grub/grubenv" next_entry)
+  [[ -n $k ]] && e=$k
+  mapfile -t ks < <(sed -n "s/^	menuentry 'Ubuntu, with Linux \([^ ']*\)'.*/\1/p" "$R/boot/grub/grub.cfg" 2>/dev/null)
+  ((${#ks[@]})) || { st_get kernel; return 0; }
+  for k in "${ks[@]}"; do
+    case $e in
+      "Advanced options for Ubuntu>Ubuntu, with Linux $k" | gnulinux-advanced-*">gnulinux-$k-advanced-"*) echo "$k"; return 0 ;;
+    esac
+  done
+  if [[ $e =~ ^1\>([0-9]+)$ ]] && ((BASH_REMATCH[1] / 2 < ${#ks[@]})); then echo "${ks[BASH_REMATCH[1] / 2]}"; return 0; fi
+  echo "${ks[0]}"   # "0", or an entry that is not there: GRUB boots the first
+}
+# boot_refresh: pending.conf's kernel (and build) from boot_next.
+boot_refresh() {
+  local k v
+  k=$(boot_next)
+  if [[ -z $k || $k == "$(st_get kernel)" ]]; then
+    st_del "$ST/pending.conf" kernel
+    st_del "$ST/pending.conf" kernel_build
+    return 0
+  fi
+  st_set "$ST/pending.conf" kernel "$k"
+  if [[ $(boot_family) == rpm ]]; then
+    st_set "$ST/pending.conf" kernel_build "#1 SMP PREEMPT_DYNAMIC Wed Apr 10 10:29:16 EDT 2024"
+  else
+    v=$(pkg_ver "linux-image-$k") || v=$k
+    st_set "$ST/pending.conf" kernel_build "#${v##*.}-Ubuntu SMP Fri Aug  2 19:25:20 UTC 2024"
+  fi
+  if [[ -s $ST/pending.conf ]]; then
+    : >"$ST/reboot-required"
+    : >/run/reboot-required 2>/dev/null || true
+  fi
+}
+# render_boot: the boot loader's files as the distribution installs them, once
+# per node and package format (rendered again when pkg_format changes).
+render_boot() {
+  local R fam
+  R=$(tb_root) fam=$(boot_family)
+  # the node's own layer of /etc, never a file the host's /etc shows through
+  [[ $(cat "$ST/boot-family" 2>/dev/null) == "$fam" && -e $TBNODE/fs/etc/default/grub ]] && return 0
+  mkdir -p "$R/etc/default" "$R/boot"
+  rm -rf "$R/boot/grub" "$R/boot/grub2" "$R/boot/loader"
+  if [[ $fam == rpm ]]; then
+    printf '%s\n' 'GRUB_TIMEOUT=5' 'GRUB_DISTRIBUTOR="$(sed '"'"'s, release .*$,,g'"'"' /etc/system-release)"' \
+      'GRUB_DEFAULT=saved' 'GRUB_DISABLE_SUBMENU=true' 'GRUB_TERMINAL_OUTPUT="console"' \
+      'GRUB_CMDLINE_LINUX="crashkernel=1G-4G:192M,4G-64G:256M,64G-:512M rhgb quiet"' \
+      'GRUB_DISABLE_RECOVERY="true"' 'GRUB_ENABLE_BLSCFG=true' >"$R/etc/default/grub"
+    mkdir -p "$R/etc/sysconfig"
+    printf '%s\n' '# UPDATEDEFAULT specifies if kernel-install should make' '# new kernels the default' \
+      'UPDATEDEFAULT=yes' '' '# DEFAULTKERNEL specifies the default kernel package type' \
+      'DEFAULTKERNEL=kernel-core' >"$R/etc/sysconfig/kernel"
+    # the installed kernels' entries, the running one the default
+    local p v
+    while read -r p v; do [[ $p == kernel ]] && bls_add "${v#*:}.x86_64"; done <"$ST/packages"
+    grubenv_set "$R/boot/grub2/grubenv" saved_entry "$(machine_id)-$(st_get kernel)"
+  else
+    printf '%s\n' "# If you change this file, run 'update-grub' afterwards to update" '# /boot/grub/grub.cfg.' \
+      '# For full documentation of the options in this file, see:' "#   info -f grub -n 'Simple configuration'" '' \
+      'GRUB_DEFAULT=0' 'GRUB_TIMEOUT_STYLE=hidden' 'GRUB_TIMEOUT=0' \
+      'GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`' \
+      'GRUB_CMDLINE_LINUX_DEFAULT=""' 'GRUB_CMDLINE_LINUX=""' >"$R/etc/default/grub"
+    grubenv_write "$R/boot/grub/grubenv" </dev/null
+    grub_mkconfig 2>/dev/null
+  fi
+  # Nothing pending from it: a node whose state names a kernel no package
+  # provides (tb state kernel=...) keeps running it until a fake changes the
+  # boot loader.
+  echo "$fam" >"$ST/boot-family"
 }
