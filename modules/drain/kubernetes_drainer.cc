@@ -65,22 +65,48 @@ Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view 
 }  // namespace kube
 
 namespace {
+
+// Every call: kubectl waits forever for a server that holds a request unless told otherwise.
+constexpr const char* kKubectl = "kubectl --request-timeout=30s";
+
+// kubectl's and client-go's words for "the API server cannot be reached or cannot answer now":
+// a call that failed this way did not fail because of the node, and must not count against it.
+bool ApiUnreachable(std::string_view text) {
+  for (std::string_view w :
+       {"Unable to connect to the server", "ServiceUnavailable", "connection refused",
+        "the server is currently unable to handle the request", "Client.Timeout exceeded",
+        "context deadline exceeded", "i/o timeout", "TLS handshake timeout",
+        "the server was unable to return a response", "Timeout: request did not complete",
+        "http2: client connection lost", "connection reset by peer", ": EOF"})
+    if (text.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
 Status CheckKubectl(const Result<transport::CommandOutput>& r, const std::string& cmd) {
-  if (!r) return r.error();
-  if (r->exit_status != 0)
-    return Diagnostic::Error("kube.command", fmt::format("{}: exit {}: {}", cmd, r->exit_status, r->err));
-  return OkStatus();
+  if (!r)
+    return Diagnostic::Error(std::string(kSchedulerUnavailable),
+                             fmt::format("kubernetes unavailable: {}: {}", cmd, r.error().message));
+  if (r->exit_status == 0) return OkStatus();
+  std::string err = r->err.empty() ? r->out : r->err;
+  while (!err.empty() && err.back() == '\n') err.pop_back();
+  if (ApiUnreachable(err))
+    return Diagnostic::Error(std::string(kSchedulerUnavailable),
+                             fmt::format("kubernetes unavailable: {}: {}", cmd, err), {}, {},
+                             "is the API server up? (kubectl cluster-info)");
+  return Diagnostic::Error("kube.command", fmt::format("{}: exit {}: {}", cmd, r->exit_status, err));
 }
 }  // namespace
 
 Result<std::map<std::string, SchedulerNode>> KubernetesDrainer::Query(
     const std::vector<std::string>& want) {
-  auto n = shell_.Run("kubectl get nodes -o json", timeout_);
+  auto n = shell_.Run(std::string(kKubectl) + " get nodes -o json", timeout_);
   if (Status s = CheckKubectl(n, "kubectl get nodes"); !s) return s.error();
   auto nodes = kube::ParseNodes(n->out);
   if (!nodes) return nodes.error();
-  auto p = shell_.Run("kubectl get pods -A -o json --field-selector=status.phase!=Succeeded,"
-                      "status.phase!=Failed", timeout_);
+  auto p = shell_.Run(std::string(kKubectl) +
+                          " get pods -A -o json --field-selector=status.phase!=Succeeded,"
+                          "status.phase!=Failed",
+                      timeout_);
   if (Status s = CheckKubectl(p, "kubectl get pods"); !s) return s.error();
   if (Status s = kube::AttachPods(*nodes, p->out); !s) return s.error();
   if (want.empty()) return nodes;
@@ -94,22 +120,24 @@ Result<std::map<std::string, SchedulerNode>> KubernetesDrainer::Query(
 std::vector<std::string> KubernetesDrainer::DrainCommands(const std::string& node,
                                                           const std::string& reason) {
   const std::string q = transport::ShellQuote(node);
-  return {"kubectl annotate node " + q + " --overwrite " +
+  const std::string k(kKubectl);
+  return {k + " annotate node " + q + " --overwrite " +
               transport::ShellQuote(std::string(kKubeReasonAnnotation) + "=" + reason),
-          "kubectl cordon " + q};
+          k + " cordon " + q};
 }
 
 std::string KubernetesDrainer::EvictCommand(const std::string& node) {
   // --timeout bounds one attempt (kubectl retries a 429 every 5 s within it); the run's poll
   // calls again. No --force: a pod no controller recreates is never deleted by plumb.
-  return "kubectl drain " + transport::ShellQuote(node) +
+  return std::string(kKubectl) + " drain " + transport::ShellQuote(node) +
          " --ignore-daemonsets --delete-emptydir-data --timeout=6s";
 }
 
 std::vector<std::string> KubernetesDrainer::ResumeCommands(const std::string& node) {
   const std::string q = transport::ShellQuote(node);
-  return {"kubectl uncordon " + q,
-          "kubectl annotate node " + q + " " + transport::ShellQuote(std::string(kKubeReasonAnnotation) + "-")};
+  const std::string k(kKubectl);
+  return {k + " uncordon " + q,
+          k + " annotate node " + q + " " + transport::ShellQuote(std::string(kKubeReasonAnnotation) + "-")};
 }
 
 Status KubernetesDrainer::Drain(const std::string& node, const std::string& reason) {
@@ -121,16 +149,18 @@ Status KubernetesDrainer::Drain(const std::string& node, const std::string& reas
 Status KubernetesDrainer::Evict(const std::string& node) {
   // A non-zero exit is the usual case while a budget refuses or a pod is still terminating:
   // the caller's next Query says what is left. Only "cannot run kubectl at all" is an error.
-  auto r = shell_.Run(EvictCommand(node), timeout_);
-  if (!r) return r.error();
+  const std::string c = EvictCommand(node);
+  if (Status s = CheckKubectl(shell_.Run(c, timeout_), c); !s && s.error().code == kSchedulerUnavailable)
+    return s;
   return OkStatus();
 }
 
 std::string KubernetesDrainer::ClaimCommand(const std::string& node, const NodeClaim& claim) {
   const std::string a(kKubeClaimAnnotation);
   if (claim.run.empty())
-    return "kubectl annotate node " + transport::ShellQuote(node) + " " + transport::ShellQuote(a + "-");
-  return "kubectl annotate node " + transport::ShellQuote(node) + " --overwrite " +
+    return std::string(kKubectl) + " annotate node " + transport::ShellQuote(node) + " " +
+           transport::ShellQuote(a + "-");
+  return std::string(kKubectl) + " annotate node " + transport::ShellQuote(node) + " --overwrite " +
          transport::ShellQuote(fmt::format("{}={}@{}", a, claim.run, claim.since));
 }
 

@@ -72,8 +72,8 @@ TEST_CASE("slurm drainer: a claim goes into the node's comment, the admin's word
 
 TEST_CASE("kubernetes drainer: a claim is an annotation, read back by ParseNodes") {
   CHECK(KubernetesDrainer::ClaimCommand("k1", {"r1", 100}) ==
-        "kubectl annotate node 'k1' --overwrite 'plumb.dev/claim=r1@100'");
-  CHECK(KubernetesDrainer::ClaimCommand("k1", {}) == "kubectl annotate node 'k1' 'plumb.dev/claim-'");
+        "kubectl --request-timeout=30s annotate node 'k1' --overwrite 'plumb.dev/claim=r1@100'");
+  CHECK(KubernetesDrainer::ClaimCommand("k1", {}) == "kubectl --request-timeout=30s annotate node 'k1' 'plumb.dev/claim-'");
   auto n = kube::ParseNodes(R"({"items":[{"metadata":{"name":"k1","annotations":{"plumb.dev/claim":"r1@100"}},
     "spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}}]})");
   REQUIRE(n.ok());
@@ -143,8 +143,8 @@ TEST_CASE("kubernetes drainer: nodes, pods (DaemonSets ignored), and the command
   // Drain only annotates and cordons (both must work); the evictions come while the run waits.
   auto cmds = KubernetesDrainer::DrainCommands("k1", "plumb:r1:drain");
   REQUIRE(cmds.size() == 2);
-  CHECK(cmds[0] == "kubectl annotate node 'k1' --overwrite 'plumb.dev/drain-reason=plumb:r1:drain'");
-  CHECK(cmds[1] == "kubectl cordon 'k1'");
+  CHECK(cmds[0] == "kubectl --request-timeout=30s annotate node 'k1' --overwrite 'plumb.dev/drain-reason=plumb:r1:drain'");
+  CHECK(cmds[1] == "kubectl --request-timeout=30s cordon 'k1'");
   DrainScriptedShell sh;
   for (const auto& c : cmds) sh.answers[c] = {0, "", ""};
   KubernetesDrainer d(sh);
@@ -155,7 +155,7 @@ TEST_CASE("kubernetes drainer: nodes, pods (DaemonSets ignored), and the command
   // Evict: kubectl drain without --force (bare pods are never deleted), DaemonSets ignored;
   // a budget's refusal (kubectl's timeout, exit 1) is no error: the next Query decides.
   const std::string evict = KubernetesDrainer::EvictCommand("k1");
-  CHECK(evict == "kubectl drain 'k1' --ignore-daemonsets --delete-emptydir-data --timeout=6s");
+  CHECK(evict == "kubectl --request-timeout=30s drain 'k1' --ignore-daemonsets --delete-emptydir-data --timeout=6s");
   CHECK(evict.find("--force") == std::string::npos);
   sh.answers[evict] = {1, "", "error when evicting pods/\"trainer\" -n \"ml\" (will retry after 5s): "
                               "Cannot evict pod as it would violate the pod's disruption budget."};
@@ -163,4 +163,40 @@ TEST_CASE("kubernetes drainer: nodes, pods (DaemonSets ignored), and the command
   CHECK(sh.ran.back() == evict);
   CHECK(KubernetesDrainer::EvictCommand("k1; reboot").find("'k1; reboot'") != std::string::npos);
   CHECK_FALSE(kube::ParseNodes("[]").ok());
+}
+
+TEST_CASE("kubernetes drainer: an API server that cannot answer is 'scheduler unavailable', not a node failure") {
+  DrainScriptedShell sh;
+  KubernetesDrainer d(sh);
+  const std::string get = "kubectl --request-timeout=30s get nodes -o json";
+  // kubectl prints an empty List on stdout with a 503 (measured): the exit status decides.
+  sh.answers[get] = {1, "{\"kind\":\"List\",\"items\":[]}",
+                     "Error from server (ServiceUnavailable): the server is currently unable to "
+                     "handle the request (get nodes)\n"};
+  auto q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == kSchedulerUnavailable);
+  sh.answers[get] = {1, "", "Unable to connect to the server: dial tcp 127.0.0.1:6443: connect: "
+                            "connection refused\n"};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == kSchedulerUnavailable);
+  // A refusal that waiting cannot cure (credentials, TLS) is an error of its own, named.
+  sh.answers[get] = {1, "", "error: You must be logged in to the server (Unauthorized)\n"};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == "kube.command");
+  CHECK(q.error().message.find("Unauthorized") != std::string::npos);
+  // Cordon with the API gone: unavailable too (the engine waits, then pauses the run).
+  const auto cmds = KubernetesDrainer::DrainCommands("k1", "plumb:r1:drain");
+  sh.answers[cmds[0]] = {1, "", "Unable to connect to the server: net/http: TLS handshake timeout\n"};
+  auto s = d.Drain("k1", "plumb:r1:drain");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().code == kSchedulerUnavailable);
+  // Evict: a budget's refusal is fine; the API gone is said.
+  const std::string evict = KubernetesDrainer::EvictCommand("k1");
+  sh.answers[evict] = {1, "", "error: unable to drain node \"k1\": Unable to connect to the server: EOF\n"};
+  auto e = d.Evict("k1");
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().code == kSchedulerUnavailable);
 }
