@@ -183,6 +183,18 @@ check "  db-7f8-a is gone, db-7f8-b stays" test "$(present default/db-7f8-a defa
 raw POST /api/v1/namespaces/default/pods/db-7f8-a/eviction "$body" >/dev/null
 check "evicting a gone pod: 404 (got $CODE)" [ "$CODE" = 404 ]
 check "  NotFound naming the pod" test "$(jq_ "d['reason'], d['message']" <"$WORK/raw.out")" = "('NotFound', 'pods \"db-7f8-a\" not found')"
+# maxUnavailable 1 over three pods on n4, evicted concurrently by one drain: one at a time.
+ctl node-add n4 >/dev/null
+for x in a b c; do ctl pod-add default/q-9b1-$x --node n4 --label app=q --grace 1 >/dev/null; done
+ctl pdb-add default/q --selector app=q --max-unavailable 1 >/dev/null
+ctl audit --clear >/dev/null
+kc drain n4 --ignore-daemonsets --delete-emptydir-data --timeout=90s
+check "drain n4 under maxUnavailable 1 completes (rc=$rc)" [ "$rc" = 0 ]
+check "  all three evicted, one at a time (429s between, 201s at least the grace period apart)" python3 -c '
+import json,sys
+a=[e for e in json.load(sys.stdin) if e["path"].endswith("/eviction")]
+ok=[e["time"] for e in a if e["status"]==201]; busy=[e for e in a if e["status"]==429]
+sys.exit(not (len(ok)==3 and busy and all(b-a >= 0.9 for a,b in zip(ok,ok[1:]))))' < <(audit_json)
 kc uncordon n1
 check "kubectl uncordon n1 after the drain (rc=$rc)" test "$rc$(node_field n1 "d['spec'].get('unschedulable', False)")" = 0False
 

@@ -506,11 +506,12 @@ class Cluster:
 
     def fix_taints(self, node):
         """The node lifecycle controller's unschedulable taint, applied at once."""
-        taints = [x for x in node["spec"].get("taints", [])
-                  if x.get("key") != "node.kubernetes.io/unschedulable"]
+        key = "node.kubernetes.io/unschedulable"
+        have = [x for x in node["spec"].get("taints", []) if x.get("key") == key]
+        taints = [x for x in node["spec"].get("taints", []) if x.get("key") != key]
         if node["spec"].get("unschedulable"):
-            taints.append({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule",
-                           "timeAdded": now_rfc3339()})
+            taints.append(have[0] if have else {"key": key, "effect": "NoSchedule",
+                                                "timeAdded": now_rfc3339()})
         self.set_taints(node, taints)
 
     # -- pods -----------------------------------------------------------------------------
@@ -1072,6 +1073,14 @@ class Emulator:
         c = self.cluster
         node = c.nodes[name]
         ctype = ctype.split(";")[0].strip()
+        if ctype not in ("application/strategic-merge-patch+json", "application/merge-patch+json",
+                         "application/json-patch+json"):
+            raise ApiError(415, status_obj(415, "UnsupportedMediaType",
+                                           "the body of the request was in an unknown format - "
+                                           "accepted media types include: application/json-patch"
+                                           "+json, application/merge-patch+json, application/"
+                                           "strategic-merge-patch+json (server-side apply is not "
+                                           "modelled)"))
         try:
             patch = json.loads(body or b"")
         except ValueError as e:
@@ -1082,14 +1091,8 @@ class Emulator:
                 if not isinstance(patch, dict):
                     raise PatchError("a merge patch must be a JSON object")
                 new = merge_patch(cur, patch)
-            elif ctype == "application/json-patch+json":
-                new = json_patch(cur, patch)
             else:
-                raise ApiError(415, status_obj(415, "UnsupportedMediaType",
-                                               "the body of the request was in an unknown format "
-                                               "- accepted media types include: application/json-"
-                                               "patch+json, application/merge-patch+json, "
-                                               "application/strategic-merge-patch+json"))
+                new = json_patch(cur, patch)
         except PatchError as e:
             raise ApiError(422, status_obj(422, "Invalid", str(e)))
         md = new.get("metadata") if isinstance(new, dict) else None
