@@ -14,8 +14,8 @@ const ModuleInfo& PackagesModule::Info() const {
       .owns = {"/packages"},
       .channel = Channel::kInBand,
       .after = {"nvidia_driver", "cuda"},
-      .reads = "`dpkg-query -W` / `rpm -qa`",
-      .changes = "`apt-get install name=version` / `dnf install name-version`",
+      .reads = "`dpkg-query -W` / `rpm -qa` + the versionlock list",
+      .changes = "`apt-get install name=version` / `dnf install name-version` + `dnf versionlock add`",
       .disruption = Disruption::kDrain};
   return kInfo;
 }
@@ -33,7 +33,12 @@ std::string PackageListSnippet(std::string_view part, const std::vector<std::str
       deb, rpm, part, part, kPackageManagerSnippet);
 }
 
-std::string PackagesModule::ProbeScript() const { return PackageListSnippet("list", {}, {}, true); }
+std::string PackagesModule::ProbeScript() const {
+  // rpm: what dnf versionlock holds (the plugin's list file; absent: nothing locked)
+  return PackageListSnippet("list", {}, {}, true) +
+         "\nif ! command -v dpkg-query >/dev/null 2>&1 && command -v rpm >/dev/null 2>&1; then "
+         "plumb_cat locks /etc/dnf/plugins/versionlock.list; fi\n";
+}
 
 Result<Facts> PackagesModule::ParseProbe(std::string_view out, int) const {
   auto parts = PartsOf(Name(), out);

@@ -105,6 +105,35 @@ nlohmann::json PackagesJson(const std::vector<Package>& pkgs) {
   return map;
 }
 
+Result<std::vector<VersionLock>> ParseVersionlockList(std::string_view text) {
+  std::vector<VersionLock> out;
+  for (const Line& line : SplitLines(text)) {
+    std::string_view t = Trim(line.text);
+    if (t.empty() || t[0] == '#' || StartsWith(t, "Last metadata expiration check")) continue;
+    VersionLock l;
+    if (t[0] == '!') {
+      l.exclude = true;
+      t.remove_prefix(1);
+    }
+    // the arch: ".*" as the plugin writes it, or one arch
+    size_t dot = t.rfind('.');
+    if (dot == std::string_view::npos) return ParseError("packages", "dnf versionlock list", "no .* or .arch", &line);
+    t = t.substr(0, dot);
+    size_t colon = t.find(':');
+    size_t dash = colon == std::string_view::npos ? colon : t.rfind('-', colon);
+    bool epoch_ok = dash != std::string_view::npos && dash + 1 < colon;
+    for (size_t i = dash + 1; epoch_ok && i < colon; ++i) epoch_ok = t[i] >= '0' && t[i] <= '9';
+    std::string_view vr = epoch_ok ? t.substr(colon + 1) : std::string_view();
+    size_t rel = vr.rfind('-');
+    if (!epoch_ok || dash == 0 || rel == std::string_view::npos || rel == 0 || rel + 1 == vr.size())
+      return ParseError("packages", "dnf versionlock list", "not NAME-EPOCH:VERSION-RELEASE", &line);
+    l.name = std::string(t.substr(0, dash));
+    l.evr = std::string(t.substr(dash + 1));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
   std::string manager = PackageManagerOf(parts);
   nlohmann::json facts = {{"manager", manager}, {"packages", nlohmann::json::object()}};
@@ -116,6 +145,19 @@ Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts) {
     return ParseError("packages", manager == "rpm" ? "rpm" : "dpkg-query",
                       "no packages listed and a non-zero exit status");
   facts["packages"] = PackagesJson(*pkgs);
+  if (const ProbePart* locks = FindPart(parts, "locks"); locks && manager == "rpm" && !locks->absent()) {
+    auto list = ParseVersionlockList(locks->text);
+    if (!list.ok()) return list.error();
+    for (const VersionLock& l : *list) {
+      auto it = facts["packages"].find(l.name);
+      if (l.exclude || it == facts["packages"].end()) continue;
+      // an install-only package (kernel) is held when the lock names any installed version
+      bool match = VersionMatches("rpm", l.evr, (*it)["version"].get<std::string>());
+      for (const auto& v : it->value("versions", nlohmann::json::array()))
+        match = match || VersionMatches("rpm", l.evr, v.get<std::string>());
+      if (match) (*it)["held"] = true;
+    }
+  }
   return facts;
 }
 

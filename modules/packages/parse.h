@@ -32,7 +32,19 @@ Result<std::vector<Package>> ParseDpkgQuery(std::string_view text, std::string_v
 /// Lines "package X is not installed" are skipped (rpm -q of a missing name).
 Result<std::vector<Package>> ParseRpmQuery(std::string_view text, std::string_view module = "packages");
 
-/// Parts list, pm -> {"manager", "packages": {name: {"version", "held", "versions"?}}}.
+/// One entry of dnf's versionlock list (python3-dnf-plugin-versionlock; `dnf versionlock list`
+/// prints /etc/dnf/plugins/versionlock.list's entries): "nvidia-driver-3:550.90.07-1.el9.*".
+struct VersionLock {
+  std::string name;
+  std::string evr;        ///< "3:550.90.07-1.el9" (the epoch always written, 0 included)
+  bool exclude = false;   ///< "!name-E:V-R.*": that version excluded, not locked
+};
+/// `dnf versionlock list` or the list file: comments, blank lines and dnf's "Last metadata
+/// expiration check" line skipped; any other line must be [!]NAME-EPOCH:VERSION-RELEASE(.*|.ARCH).
+Result<std::vector<VersionLock>> ParseVersionlockList(std::string_view text);
+
+/// Parts list, pm, locks? -> {"manager", "packages": {name: {"version", "held", "versions"?}}}.
+/// On rpm "held" is a versionlock on the installed version (part "locks", the list file).
 Result<nlohmann::json> FactsFromParts(const std::vector<ProbePart>& parts);
 /// Packages -> the facts map above (installed ones only; several versions of one name, as
 /// rpm kernels, are all listed in "versions" and "version" is the last one listed).

@@ -124,6 +124,13 @@ for n in n3 n4; do
   check "$n: versionlock keeps dnf from taking another version of a pin" \
     bash -c "! $TB ssh $n dnf install -y nvidia-container-toolkit-1.15.0-1 >/dev/null 2>&1"
 done
+plumb_in gather --repo "$REPO" --limit n3,n1 --format json >"$AP_TMP/facts.json" 2>/dev/null || true
+check "gather: n3's pins are held (its versionlock list), nothing held on n1" python3 -c '
+import json, sys
+n = json.load(open(sys.argv[1]))["nodes"]
+p3, p1 = n["n3"]["facts"]["packages"]["packages"], n["n1"]["facts"]["packages"]["packages"]
+sys.exit(0 if p3["nvidia-driver"]["held"] and p3["libnccl"]["held"] and p3["cuda-toolkit-12-4"]["held"]
+         and not p3["openssh-server"]["held"] and not any(v["held"] for v in p1.values()) else 1)' "$AP_TMP/facts.json"
 check "n3 booted the pin with the newer el9_5 kernel still installed" \
   test "$(S n3 "rpm -q kernel | sort | xargs")" = "kernel-5.14.0-427.13.1.el9_4.x86_64 kernel-5.14.0-503.11.1.el9_5.x86_64"
 check "n3: grubby's default is the pin" test "$(S n3 grubby --default-kernel)" = /boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64
