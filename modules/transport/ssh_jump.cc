@@ -377,11 +377,11 @@ struct Bastion::Impl {
     }
     if (now >= next_keepalive) {
       if (unanswered >= keepalive.count) {
-        const auto silent = std::chrono::duration_cast<std::chrono::seconds>(keepalive.interval * keepalive.count);
+        const double silent = std::chrono::duration<double>(keepalive.interval * keepalive.count).count();
         Drop(Diagnostic::Error(
             "ssh.timeout",
-            fmt::format("the bastion stopped answering: no reply to {} keepalives in {}s", keepalive.count,
-                        silent.count()),
+            fmt::format("the bastion stopped answering: no reply to {} keepalives in {:g} s", keepalive.count,
+                        silent),
             {}, {}, "the bastion or the network to it is down; the next read opens it again"));
         return kIdlePollMs;
       }

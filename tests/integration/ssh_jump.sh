@@ -5,8 +5,11 @@
 # them through it; without the jump they time out (the firewall is real); the bastion's host
 # key and the nodes' are both verified; a node down behind it is named with the bastion; one
 # bastion session carries every node's connection (a watch holds them open: one TCP session
-# to the head, however many nodes); a node rebooted behind it is read again; bad jump values
-# are refused by validate with file:line and key.
+# to the head, however many nodes); a node rebooted behind it is read again; the Bastion's own
+# tests (tests/modules/transport/ssh_jump_test.cc) run against this testbed: a node stream nobody
+# reads does not hold up another node's commands, and a bastion that stops answering (its sshd
+# SIGSTOPped) is found by keepalives; bad jump values, a multi-hop one among them, are refused by
+# validate with file:line and key.
 . "$(dirname "$0")/lib/gather.sh"
 GT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-it.XXXXXX")
 export TB_RUN=$GT_TMP/$(basename "$GT_TMP")
@@ -127,8 +130,39 @@ set -e
 WATCH_PID=
 check "SIGTERM: the watch closes its sessions, the bastion's with them, and exits 0 (exit $wrc)" test "$wrc" = 0
 
-# Bad jumps: validate names the file:line and the key.
-for bad in "tbjump@" "a b" "root@host:70000" "[::1"; do
+# The Bastion's unit tests, against this bastion and n3, n4 behind it. bastion-sig STOP|CONT
+# stops or continues the head's sshd processes that serve an established session (ours).
+SIG=$GT_TMP/bastion-sig
+cat >"$SIG" <<EOF
+#!/usr/bin/env bash
+for p in \$(ss -Htnp state established "( src $HEAD_ADDR and sport = :22 )" | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u); do
+  kill -"\$1" "\$p"
+done
+EOF
+chmod +x "$SIG"
+UT=${PLUMB_BUILD:-}/tests/unit_tests
+unit() { # TEST-CASE-PATTERN: runs it here; its output (timings included) goes to the log
+  local rc out=$GT_TMP/unit.out
+  set +e
+  "$TB" exec env PLUMB_TEST_BASTION_HEAD="$HEAD_ADDR" PLUMB_TEST_BASTION_NODES="$(addr n3) $(addr n4)" \
+    PLUMB_TEST_BASTION_CLIENT="$TB_RUN/client" PLUMB_TEST_BASTION_FREEZE="$SIG STOP" \
+    PLUMB_TEST_BASTION_THAW="$SIG CONT" \
+    PLUMB_TEST_BASTION_CONNS="ss -Htn state established '( dst $(addr n3) and dport = :22 )' | wc -l" "$UT" -sf='*ssh_jump_test.cc' -tc="$1" -s >"$out" 2>&1
+  rc=$?
+  set -e
+  "$TB" exec "$SIG" CONT   # whatever became of the test
+  grep -E 'MESSAGE|skipped|FAILED|ERROR|test cases' "$out" | sed 's/^/    /' || true
+  ((rc == 0)) && grep -q 'test cases: *1 | *1 passed' "$out" && ! grep -q 'skipped: PLUMB_TEST' "$out"
+}
+check "unit: a node stream nobody reads holds up no other node's commands ($UT)" \
+  unit 'bastion: a node stream nobody reads*'
+check "unit: a bastion that stops answering is dropped by keepalives, its error names it" \
+  unit 'bastion: a bastion that stops answering*'
+check "unit: a channel given up on while opening is closed on the bastion once it opens" \
+  unit 'bastion: a channel given up on while opening*'
+
+# Bad jumps: validate names the file:line and the key; one hop only (OpenSSH's a,b is refused).
+for bad in "tbjump@" "a b" "root@host:70000" "[::1" "tbjump@$HEAD_ADDR,root@n1"; do
   sed -i "s|  pod-b: { ssh: { jump: .* } }|  pod-b: { ssh: { jump: \"$bad\" } }|" "$REPO/inventory.yaml"
   set +e
   "$PLUMB" validate --repo "$REPO" --working-tree >"$GT_TMP/v.out" 2>&1
