@@ -410,6 +410,7 @@ class Cluster:
         self.daemonsets = {}     # (ns, name) -> DaemonSet
         self.namespaces = {}     # name -> Namespace
         self.delete_at = {}      # (ns, name) -> monotonic time the pod disappears
+        self.pod_seq = 0         # pod IPs: 10.244.<seq/250>.<seq%250+1>
         for ns in ("default", "kube-system"):
             self.ensure_namespace(ns)
 
@@ -544,7 +545,10 @@ class Cluster:
         if emptydir:
             vols.append({"name": "scratch", "emptyDir": {}})
         t = now_rfc3339()
-        idx = len(self.pods) + 2
+        self.pod_seq += 1
+        idx = self.pod_seq + 1
+        host_ip = next((a["address"] for a in self.nodes[node]["status"]["addresses"]
+                        if a["type"] == "InternalIP"), "") if node in self.nodes else ""
         pod = {"metadata": m,
                "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.2",
                                         "imagePullPolicy": "IfNotPresent",
@@ -560,7 +564,7 @@ class Cluster:
                                          "key": "node.kubernetes.io/not-ready",
                                          "operator": "Exists", "tolerationSeconds": 300}],
                         "volumes": vols},
-               "status": {"phase": phase, "hostIP": "192.0.2.1",
+               "status": {"phase": phase, "hostIP": host_ip,
                           "podIP": "10.244.%d.%d" % (idx // 250, idx % 250 + 1),
                           "qosClass": "BestEffort", "startTime": t}}
         self.set_phase(pod, phase)
@@ -702,11 +706,10 @@ class Cluster:
                                 "lastTransitionTime": t}]}
 
     def pdb_view(self, pdb, version):
+        """The PDB with its computed status (policy v1 and v1beta1 look alike here)."""
+        del version
         o = copy.deepcopy(pdb)
         o["status"] = self.pdb_status(pdb)
-        if version == "v1beta1":
-            o["status"]["disruptedPods"] = None
-            o["status"].pop("disruptedPods")
         return o
 
     def evict(self, ns, name, body, dry_run):
