@@ -16,6 +16,11 @@ std::string ActionLine(const PlannedAction& pa) {
                                  ShowValue(a.before), ShowValue(a.after),
                                  modules::DisruptionName(a.disruption), ChangeReasonName(pa.reason));
   if (pa.origin.known()) line += "  " + pa.origin.ToString();
+  // The commands apply will run for it on this node (apt on one, dnf on another), so a review
+  // sees what happens, not only what changes.
+  if (auto c = a.params.find("commands"); c != a.params.end() && c->is_array())
+    for (const auto& cmd : *c)
+      if (cmd.is_string()) line += "\n        $ " + cmd.get<std::string>();
   return line;
 }
 

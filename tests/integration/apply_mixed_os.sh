@@ -88,6 +88,11 @@ for n in n3 n4; do
 done
 check "plan: n3 sets the pinned kernel with grubby (el9_5 would boot next)" \
   grep -qx "kernel.default grubby --set-default '/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64'" "$AP_TMP/cmds.n3"
+# The text a reviewer reads shows them too, under each node's own change.
+check "plan text: the RHEL nodes' dnf commands under their changes" \
+  grep -qF "        \$ dnf module enable -y 'nvidia-driver:550-dkms'" "$AP_TMP/plan.txt"
+check "plan text: the Ubuntu nodes' apt-get commands under theirs" \
+  grep -qE "^        \\$ .*apt-get install .*'cuda-toolkit-12-4=12.4.1-1'" "$AP_TMP/plan.txt"
 
 # --- apply ----------------------------------------------------------------------------------
 apply --ref HEAD --auto-approve --reboot-timeout 120 --poll-max-ms 1000

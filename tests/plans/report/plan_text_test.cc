@@ -249,3 +249,28 @@ TEST_CASE("plan file: over random plans, the fast writer is the reference serial
     CHECK(plans::PlanToJson(*back).dump(2) + "\n" == reference_text);
   }
 }
+
+TEST_CASE("plan text: each node's own commands under its change (apt on one family, dnf on the other)") {
+  testing::ReportWorld w;
+  plans::Plan p = w.plan;
+  p.nodes.clear();
+  plans::NodePlan deb = w.plan.nodes[1];
+  deb.node = "gpu001";
+  plans::NodePlan rpm = deb;
+  rpm.node = "gpu002";
+  plans::NodePlan deb2 = deb;
+  deb2.node = "gpu003";
+  for (auto* n : {&deb, &deb2})
+    n->actions[0].action.params["commands"] = {"apt-get install -y 'nvidia-driver-550=550.90.07-0ubuntu1'"};
+  rpm.actions[0].action.params["commands"] = {"dnf module enable -y 'nvidia-driver:550-dkms'",
+                                              "dnf install -y 'nvidia-driver-3:550.90.07'"};
+  p.nodes = {deb, rpm, deb2};
+  std::string t = PlanToText(p);
+  // Same changes, different commands: two groups, each with its own commands under the action.
+  CHECK(t.find("~ gpu[001,003] (2 nodes)  [reboot]") != std::string::npos);
+  CHECK(t.find("~ gpu002  [reboot]") != std::string::npos);
+  CHECK(t.find("\n        $ apt-get install -y 'nvidia-driver-550=550.90.07-0ubuntu1'\n") != std::string::npos);
+  CHECK(t.find("\n        $ dnf module enable -y 'nvidia-driver:550-dkms'\n"
+               "        $ dnf install -y 'nvidia-driver-3:550.90.07'\n") != std::string::npos);
+  CHECK(t.find("apt-get") < t.find("~ gpu002"));
+}
