@@ -104,7 +104,9 @@ std::string AptHoldCommand(const std::vector<std::string>& names) {
 }
 
 std::string DnfInstallCommand(const std::vector<PackagePin>& pins) {
-  std::string cmd = "dnf install -y --allowerasing";
+  // The versionlock plugin is off for this one install (the old pin's lock would exclude the
+  // new version); the lock itself stays until the install is done (see DnfInstallCommands).
+  std::string cmd = "dnf install -y --allowerasing --disableplugin=versionlock";
   for (const auto& p : pins) {
     const std::string& v = p.version.empty() ? p.upstream : p.version;
     cmd += " " + ShellQuote(v.empty() ? p.name : p.name + "-" + v);
@@ -135,8 +137,10 @@ std::vector<std::string> DnfInstallCommands(const std::vector<PackagePin>& pins,
     unlock += " " + ShellQuote(p.name);
     lock += " " + ShellQuote(v.empty() ? p.name : p.name + "-" + v);
   }
-  cmds.push_back(unlock);
+  // Install first, then move the lock: a failed install (a repo down, a dependency) leaves the
+  // old version installed and still locked, never an unlocked pin.
   cmds.push_back(DnfInstallCommand(pins));
+  cmds.push_back(unlock);
   cmds.push_back(lock);
   return cmds;
 }

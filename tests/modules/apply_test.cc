@@ -74,16 +74,28 @@ TEST_CASE("apply packages: dnf name-version on rpm nodes") {
   ApplyNode n;
   Action a = Act("packages", {{"packages", {{"nvidia-container-toolkit", "1.16.2-1"}}}},
                  {{"manager", "rpm"}, {"packages", json::object()}});
-  // unlocked, installed, locked again: versionlock holds the pin as apt-mark hold does on deb
+  // installed with the versionlock plugin off, then the lock moved to the pin: versionlock holds
+  // it as apt-mark hold does on deb
   const std::vector<std::string> want = {
+      "dnf install -y --allowerasing --disableplugin=versionlock 'nvidia-container-toolkit-1.16.2-1'",
       "dnf versionlock delete 'nvidia-container-toolkit'",
-      "dnf install -y --allowerasing 'nvidia-container-toolkit-1.16.2-1'",
       "dnf versionlock add 'nvidia-container-toolkit-1.16.2-1'"};
   for (const auto& c : want) n.shell.On(c);
   CHECK(FindModule("packages")->Apply(n.ctx, a).ok());
   CHECK(n.shell.unexpected.empty());
   CHECK(n.shell.commands_run == want);
   CHECK(a.params["commands"] == json(want));   // the plan shows what apply runs
+}
+
+TEST_CASE("apply packages: a failed dnf install leaves the old version's lock in place") {
+  ApplyNode n;
+  Action a = Act("packages", {{"packages", {{"nvidia-container-toolkit", "1.16.2-1"}}}},
+                 {{"manager", "rpm"}, {"packages", json::object()}});
+  n.shell.On("dnf install -y --allowerasing --disableplugin=versionlock 'nvidia-container-toolkit-1.16.2-1'",
+             1, "", "Error: Failed to download metadata for repo 'cuda-rhel9-x86_64'\n");
+  auto st = FindModule("packages")->Apply(n.ctx, a);
+  REQUIRE_FALSE(st.ok());
+  CHECK(n.shell.commands_run.size() == 1);   // no `versionlock delete`: the old pin stays held
 }
 
 TEST_CASE("apply packages: a failed apt-get is an error carrying its stderr tail") {
@@ -141,11 +153,11 @@ TEST_CASE("apply nvidia driver: dnf, fabric manager, persistence mode, pending r
   // then the exact version inside it, held by versionlock
   const std::vector<std::string> driver = {
       "dnf module reset -y 'nvidia-driver'", "dnf module enable -y 'nvidia-driver:550-dkms'",
+      "dnf install -y --allowerasing --disableplugin=versionlock 'nvidia-driver-550.90.07' 'cuda-drivers-550.90.07'",
       "dnf versionlock delete 'nvidia-driver' 'cuda-drivers'",
-      "dnf install -y --allowerasing 'nvidia-driver-550.90.07' 'cuda-drivers-550.90.07'",
       "dnf versionlock add 'nvidia-driver-550.90.07' 'cuda-drivers-550.90.07'"};
-  const std::vector<std::string> fm = {"dnf versionlock delete 'nvidia-fabric-manager'",
-                                       "dnf install -y --allowerasing 'nvidia-fabric-manager-550.90.07'",
+  const std::vector<std::string> fm = {"dnf install -y --allowerasing --disableplugin=versionlock 'nvidia-fabric-manager-550.90.07'",
+                                       "dnf versionlock delete 'nvidia-fabric-manager'",
                                        "dnf versionlock add 'nvidia-fabric-manager-550.90.07'"};
   for (const auto& c : driver) n.shell.On(c);
   for (const auto& c : fm) n.shell.On(c);
@@ -184,8 +196,8 @@ TEST_CASE("apply cuda, nccl, ofed, kernel: the package map's pins") {
   CHECK(n.shell.unexpected.empty());
   ApplyNode r;
   const std::vector<std::string> rpm = {
+      "dnf install -y --allowerasing --disableplugin=versionlock 'kernel-5.14.0-427.13.1.el9_4' 'kernel-devel-5.14.0-427.13.1.el9_4'",
       "dnf versionlock delete 'kernel' 'kernel-devel'",
-      "dnf install -y --allowerasing 'kernel-5.14.0-427.13.1.el9_4' 'kernel-devel-5.14.0-427.13.1.el9_4'",
       "dnf versionlock add 'kernel-5.14.0-427.13.1.el9_4' 'kernel-devel-5.14.0-427.13.1.el9_4'",
       "grubby --set-default '/boot/vmlinuz-5.14.0-427.13.1.el9_4.x86_64'"};
   for (const auto& c : rpm) r.shell.On(c);

@@ -129,8 +129,8 @@ TEST_CASE("kernel install: the plan's commands install the pin, then make it the
 TEST_CASE("package map: rpm driver stream, versionlock around dnf installs, apt commands for the plan") {
   CHECK(DriverModuleStream("550.90.07") == "nvidia-driver:550-dkms");
   CHECK(DnfInstallCommands({{"libnccl", "2.21.5-1+cuda12.4", ""}}) ==
-        std::vector<std::string>{"dnf versionlock delete 'libnccl'",
-                                 "dnf install -y --allowerasing 'libnccl-2.21.5-1+cuda12.4'",
+        std::vector<std::string>{"dnf install -y --allowerasing --disableplugin=versionlock 'libnccl-2.21.5-1+cuda12.4'",
+                                 "dnf versionlock delete 'libnccl'",
                                  "dnf versionlock add 'libnccl-2.21.5-1+cuda12.4'"});
   auto apt = InstallCommands("dpkg", DriverPackages("550.90.07", "dpkg"));
   REQUIRE(apt.size() == 3);
