@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -30,13 +31,13 @@ std::string CompressHostlist(const std::vector<std::string>& names) {
   // (prefix, width) -> numbers; plain names kept apart. Width is the zero-padded width, or 0
   // for natural numbers. A number without a leading zero joins the widest padded group of its
   // prefix it fits (gpu01..gpu10 is gpu[01-10]); shorter ones stay natural (gpu9 beside gpu009).
-  std::map<std::string, std::vector<size_t>> padded_widths;
+  std::map<std::string, std::set<size_t>> padded_widths;   // a set: 100,000 names, few widths
   std::vector<Split> splits;
   splits.reserve(names.size());
   for (const std::string& n : names) {
     splits.push_back(SplitName(n));
     const Split& s = splits.back();
-    if (s.digits.size() > 1 && s.digits[0] == '0') padded_widths[s.prefix].push_back(s.digits.size());
+    if (s.digits.size() > 1 && s.digits[0] == '0') padded_widths[s.prefix].insert(s.digits.size());
   }
   std::map<std::pair<std::string, size_t>, std::vector<long long>> groups;
   std::vector<std::string> plain;
