@@ -279,7 +279,9 @@ bool NodeRun::Lease() {
       // A node plumb is already working on (resume) may be down mid-reboot: the lease it
       // holds from before is still there; the renewer keeps it and later steps re-check.
       if (touched_) return StepResult::Skipped("node unreachable: " + got.error().message);
-      return StepResult::Failed("cannot take the node's lease: " + got.error().message);
+      // Untouched by this run and unreachable now (another run may be rebooting it): nothing
+      // is known against the node, so it is left alone, not failed (and never drained).
+      return StepResult::SkippedWith({{"unreachable", got.error().message}});
     }
     reply = *got;
     other = got->other;
@@ -300,6 +302,11 @@ bool NodeRun::Lease() {
                                       other.run, other.host, other.pid)});
     return true;
   }
+  if (r.outcome == StepState::kSkipped && r.detail.contains("unreachable")) {
+    Busy("unreachable when its lease was to be taken (" + r.detail["unreachable"].get<std::string>() +
+         "): left alone; --resume retries it");
+    return false;
+  }
   if (r.outcome == StepState::kSkipped && r.detail.contains("held_by")) {
     Busy(fmt::format("leased by run {} (host {}, pid {}, user {}): another plumb run is working "
                      "on it; left alone", other.run, other.host, other.pid, other.user));
@@ -313,7 +320,7 @@ void NodeRun::ReleaseLease() {
   if (!lease_held_ || !e_.deps().leases || e_.dead()) return;
   lease_held_ = false;
   e_.DropLease(np_.node);
-  if (Status s = e_.deps().leases->Release(np_.node, e_.opts().run_id); !s)
+  if (Status s = e_.deps().leases->Release(np_.node, e_.Me()); !s)
     e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
              .message = "could not release its lease (it expires by itself): " + s.error().message});
 }

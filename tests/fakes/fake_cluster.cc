@@ -380,6 +380,8 @@ Result<plans::LeaseReply> FakeLeases::Acquire(const std::string& node, const pla
   std::lock_guard lock(mu_);
   plans::LeaseReply r;
   log_.push_back(node + " acquire " + me.run);
+  if (unreachable.count(node))
+    return Diagnostic::Error("ssh.connect", node + " (root@127.0.0.1:22): connection refused");
   auto it = held_.find(node);
   if (it != held_.end() && it->second.run != me.run) {
     if (it->second.expires > NowUnix()) {
@@ -401,7 +403,8 @@ Result<plans::LeaseReply> FakeLeases::Renew(const std::string& node, const plans
   std::lock_guard lock(mu_);
   plans::LeaseReply r;
   auto it = held_.find(node);
-  if (it == held_.end() || it->second.run != me.run) {
+  if (it == held_.end() || it->second.run != me.run || it->second.host != me.host ||
+      it->second.pid != me.pid) {
     r.kind = plans::LeaseReply::Kind::kLost;
     if (it != held_.end()) r.other = it->second;
     return r;
@@ -410,10 +413,12 @@ Result<plans::LeaseReply> FakeLeases::Renew(const std::string& node, const plans
   return r;
 }
 
-Status FakeLeases::Release(const std::string& node, const std::string& run) {
+Status FakeLeases::Release(const std::string& node, const plans::LeaseHolder& me) {
   std::lock_guard lock(mu_);
-  log_.push_back(node + " release " + run);
-  if (auto it = held_.find(node); it != held_.end() && it->second.run == run) held_.erase(it);
+  log_.push_back(node + " release " + me.run);
+  if (auto it = held_.find(node); it != held_.end() && it->second.run == me.run &&
+                                  it->second.host == me.host && it->second.pid == me.pid)
+    held_.erase(it);
   return OkStatus();
 }
 

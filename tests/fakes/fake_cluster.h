@@ -162,11 +162,13 @@ class FakeModule final : public modules::Module {
 class FakeLeases final : public plans::NodeLeases {
  public:
   explicit FakeLeases(FakeClock& clock) : clock_(clock) {}
+  /// Acquire on these nodes fails as an unreachable node does (connection refused).
+  std::set<std::string> unreachable;
   Result<plans::LeaseReply> Acquire(const std::string& node, const plans::LeaseHolder& me,
                                     std::chrono::seconds ttl) override;
   Result<plans::LeaseReply> Renew(const std::string& node, const plans::LeaseHolder& me,
                                   std::chrono::seconds ttl) override;
-  Status Release(const std::string& node, const std::string& run) override;
+  Status Release(const std::string& node, const plans::LeaseHolder& me) override;
   /// Another run holds `node` for `ttl` from now.
   void Hold(const std::string& node, const std::string& run, std::chrono::seconds ttl);
   /// The run holding `node` now ("" when none), and every (node, op, run) call made.

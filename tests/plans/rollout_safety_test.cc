@@ -195,6 +195,22 @@ TEST_CASE("rollout: a node leased by another live run is left alone and reported
   CHECK(b.leases.HolderOf("n03").empty());
 }
 
+TEST_CASE("rollout: a node unreachable when its lease is to be taken is left alone, not failed") {
+  // Given n02 unreachable at that moment (another run rebooting it: seen in CI under load),
+  Bed b(3);
+  b.leases.unreachable.insert("n02");
+  auto r = b.Apply();
+  // then n02 is untouched and reported, not failed nor drained; the others converge; exit 3.
+  CHECK(Bed::StatusOf(r, "n02") == "busy");
+  CHECK(b.fake.CallsOf("n02").empty());
+  CHECK_FALSE(b.fake.node("n02").drain);
+  for (const auto& o : r.nodes)
+    if (o.node == "n02") CHECK(o.error.find("unreachable when its lease was to be taken") != std::string::npos);
+  CHECK(Bed::StatusOf(r, "n01") == "done");
+  CHECK(Bed::StatusOf(r, "n03") == "done");
+  CHECK(r.outcome == plans::RunState::kIncomplete);
+}
+
 TEST_CASE("rollout: an expired lease is taken over, and the journal records whose it was") {
   Bed b(1);
   b.leases.Hold("n01", "20261231-000000-dead", std::chrono::seconds(-5));
@@ -485,10 +501,8 @@ class FullDiskJournal final : public plans::Journal {
   Result<bool> AcquireLock(const plans::LockInfo& w, const std::string& now, plans::LockInfo* h) override {
     return j_.AcquireLock(w, now, h);
   }
-  Status RenewLock(const std::string& c, const std::string& r, const std::string& e) override {
-    return j_.RenewLock(c, r, e);
-  }
-  Status ReleaseLock(const std::string& c, const std::string& r) override { return j_.ReleaseLock(c, r); }
+  Status RenewLock(const plans::LockInfo& m, const std::string& e) override { return j_.RenewLock(m, e); }
+  Status ReleaseLock(const plans::LockInfo& m) override { return j_.ReleaseLock(m); }
   Status ForceUnlock(const std::string& r) override { return j_.ForceUnlock(r); }
   Result<std::optional<plans::LockInfo>> GetLock(const std::string& c) override { return j_.GetLock(c); }
   Result<std::optional<plans::LockInfo>> LockOfRun(const std::string& r) override { return j_.LockOfRun(r); }
@@ -610,7 +624,7 @@ TEST_CASE("rollout: --resume re-checks a node that was busy: changed by the othe
   // The other run converges n02 to k3 and lets it go.
   b.fake.node("n02").running["kernel"] = "k3";
   b.fake.node("n02").installed["kernel"] = "k3";
-  REQUIRE(b.leases.Release("n02", "20261231-000000-ffff").ok());
+  REQUIRE(b.leases.Release("n02", {"20261231-000000-ffff", "other-host", 4242, "bob", 0}).ok());
   b.opts.resume = true;
   auto again = RunWith(b, ev, true, /*begin=*/false);
   CHECK(Bed::StatusOf(again, "n02") == "stale");
