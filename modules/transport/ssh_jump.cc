@@ -299,6 +299,17 @@ struct Bastion::Impl {
       int rc = r->channel == nullptr ? SSH_ERROR
                                      : ssh_channel_open_forward(r->channel, r->host.c_str(), r->port,
                                                                 "127.0.0.1", 22);
+      if (rc == SSH_OK && Clock::now() >= r->deadline) {
+        // Opened, but past the caller's deadline (a loaded machine): the caller is told it
+        // timed out, as it would be a moment later, so close it now, confirmed and all.
+        ssh_channel_close(r->channel);
+        ssh_channel_free(r->channel);
+        r->channel = nullptr;
+        Answer(r, Failed(*r, Diagnostic::Error("ssh.timeout",
+                                               fmt::format("connecting to {}:{} timed out", r->host, r->port),
+                                               {}, {}, "the node is down or unreachable from the bastion")));
+        continue;
+      }
       if (rc == SSH_OK) {
         Answer(r, Join(r));
         continue;
