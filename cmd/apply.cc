@@ -189,32 +189,54 @@ std::chrono::system_clock::time_point LockNow(plans::Journal& j) {
 constexpr long kMinLockTtlS = 10, kMaxLockTtlS = 24 * 3600;
 
 // Keeps the lock fresh while the run lasts: expiry `ttl` ahead, renewed every ttl/5 (at most
-// every minute), so four renewals in a row can fail before another runner may take over.
+// every minute). Renewals are fenced on the whole owner (plans::Journal::RenewLock): a process
+// whose run was taken over elsewhere after expiry learns it at its next renewal and stops. And
+// a holder that has not renewed for 4/5 of the ttl (a store that does not answer, a paused VM)
+// stops on its own, before another runner may take over: no new node starts.
 class LockKeeper {
  public:
-  LockKeeper(plans::Journal& j, std::string cluster, std::string run, std::chrono::seconds ttl)
-      : j_(j), cluster_(std::move(cluster)), run_(std::move(run)), ttl_(ttl) {
+  using Steady = std::chrono::steady_clock;
+  LockKeeper(plans::Journal& j, plans::LockInfo mine, std::chrono::seconds ttl, Steady::time_point taken)
+      : j_(j), mine_(std::move(mine)), ttl_(ttl), last_ok_(taken) {
+    SetDeadline(taken);
     const auto every = std::clamp<std::chrono::milliseconds>(
         std::chrono::duration_cast<std::chrono::milliseconds>(ttl_) / 5,
         std::chrono::seconds(1), std::chrono::seconds(60));
     t_ = std::thread([this, every] {
       std::unique_lock lk(mu_);
       while (!cv_.wait_for(lk, every, [this] { return done_; })) {
+        const auto asked = Steady::now();   // the new expiry counts from here, whatever the wait
         auto exp = Rfc(LockNow(j_) + ttl_);
-        if (Status s = j_.RenewLock(cluster_, run_, exp); !s) {
-          if (s.error().code != "journal.lock-lost") {
-            // The journal itself cannot be written (a full disk): the engine sees that on its
-            // next write and ends the run as failed, recording its end once it can.
-            ApplyErr("plumb apply: cannot renew the cluster lock: " + s.error().message);
-            continue;
-          }
-          // Another run holds the cluster now: start nothing more, finish what runs.
+        Status s = j_.RenewLock(mine_, exp);
+        if (s) {
+          last_ok_ = asked;
+          SetDeadline(asked);
+          continue;
+        }
+        if (s.error().code == "journal.lock-lost") {
+          // Another process holds the cluster (or this run) now: start nothing more.
           ApplyErr("plumb apply: lost the cluster lock (" + s.error().message +
-              "); stopping: no new node starts, the nodes in progress finish");
+                   "); stopping: no new node starts, the nodes in progress finish");
+          g_stop = true;
+          continue;
+        }
+        // The store cannot be written right now. The engine sees that on its next write; and
+        // once most of the lock's time is gone without a renewal, stop before it can expire.
+        ApplyErr("plumb apply: cannot renew the cluster lock: " + s.error().message);
+        if (Steady::now() - last_ok_ >= ttl_ * 4 / 5 && !g_stop) {
+          ApplyErr(fmt::format("plumb apply: the cluster lock was last renewed {}s ago (--lock-ttl {}s); "
+                               "stopping before another runner may take it: no new node starts",
+                               std::chrono::duration_cast<std::chrono::seconds>(Steady::now() - last_ok_).count(),
+                               ttl_.count()));
           g_stop = true;
         }
       }
     });
+  }
+  /// Past 4/5 of the ttl since the last renewal: the engine stops before its next step (a
+  /// clock read, so a process stopped and continued sees it at once, before any renewal).
+  bool Expiring() const {
+    return Steady::now().time_since_epoch().count() >= deadline_.load(std::memory_order_relaxed);
   }
   ~LockKeeper() {
     {
@@ -223,13 +245,18 @@ class LockKeeper {
     }
     cv_.notify_all();
     t_.join();
-    (void)j_.ReleaseLock(cluster_, run_);
+    (void)j_.ReleaseLock(mine_);
   }
 
  private:
+  void SetDeadline(Steady::time_point renewed) {
+    deadline_.store((renewed + ttl_ * 4 / 5).time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  std::atomic<Steady::rep> deadline_{0};
   plans::Journal& j_;
-  std::string cluster_, run_;
+  const plans::LockInfo mine_;
   const std::chrono::seconds ttl_;
+  Steady::time_point last_ok_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -484,6 +511,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   const auto now = std::chrono::system_clock::now();
   if (run_id.empty()) run_id = plans::NewRunId(now);
   plans::RunStart start;
+  const auto lock_taken = std::chrono::steady_clock::now();   // the lock's time counts from here
   const auto lock_now = LockNow(journal);
   start.lock = {plan.cluster, run_id, host, getpid(), Rfc(lock_now),
                 Rfc(lock_now + lock_ttl), plans::ProcessStart(getpid())};
@@ -510,7 +538,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(lock_now));
   if (!started) return ApplyFail(started.error());
   for (const std::string& n : started->notes) ApplyErr("plumb apply: " + n);
-  LockKeeper keeper(journal, plan.cluster, run_id, lock_ttl);
+  LockKeeper keeper(journal, start.lock, lock_ttl, lock_taken);
 
   // 6. Run.
   plans::RolloutOptions opts;
@@ -571,6 +599,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   deps.clock = &clock;
   deps.observer = observer.get();
   deps.stop = &g_stop;
+  deps.lock_expiring = [&keeper] { return keeper.Expiring(); };
   deps.crash = CrashHookFromEnv();
 
   struct sigaction sa {};

@@ -167,7 +167,7 @@ Result<StartedRun> StartRun(Journal& journal, const Plan& plan, const RunStart& 
   if (Status s = TakeClusterLock(journal, start.lock, now, &out.notes); !s) return s.error();
   // From here on a refusal gives the lock back: nothing half-started stays behind.
   auto refuse = [&](const Diagnostic& d) -> Result<StartedRun> {
-    (void)journal.ReleaseLock(start.lock.cluster, start.lock.run);
+    (void)journal.ReleaseLock(start.lock);
     return d;
   };
   const std::string& run = start.lock.run;

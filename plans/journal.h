@@ -144,11 +144,13 @@ class Journal {
   /// returns the holder in `held_by` and false). `now` decides expiry (RFC 3339 compare).
   virtual Result<bool> AcquireLock(const LockInfo& want, const std::string& now,
                                    LockInfo* held_by) = 0;
-  /// Pushes the expiry of the lock `run` holds; error if it no longer holds it.
-  virtual Status RenewLock(const std::string& cluster, const std::string& run,
-                           const std::string& expires) = 0;
-  /// Releases the lock if `run` holds it (no-op otherwise).
-  virtual Status ReleaseLock(const std::string& cluster, const std::string& run) = 0;
+  /// Pushes the expiry of the lock `mine` took; error (journal.lock-lost) if that process no
+  /// longer holds it. The owner is the whole of cluster, run, host, pid and process start: a
+  /// run taken over by another process after expiry (--resume elsewhere) is that process's,
+  /// and the old one, were it still alive, finds out at its next renewal.
+  virtual Status RenewLock(const LockInfo& mine, const std::string& expires) = 0;
+  /// Releases the lock if `mine`'s process holds it (no-op otherwise: never another's).
+  virtual Status ReleaseLock(const LockInfo& mine) = 0;
   /// Drops whatever lock `run` holds, on any cluster; error if it holds none.
   virtual Status ForceUnlock(const std::string& run) = 0;
   virtual Result<std::optional<LockInfo>> GetLock(const std::string& cluster) = 0;

@@ -3,6 +3,7 @@
 /// queries select, rows read back into records, a row's chain image, and the cluster lock's
 /// rule. Each backend has its own row type; any type with Text(col), Int(col), IsInt(col),
 /// Name(col) and Columns() serves (SQLite's statement, a PostgreSQL result row).
+#include <fmt/format.h>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -136,6 +137,13 @@ inline std::string ChainKeyOf(const std::string& tbl, const nlohmann::json& imag
 /// The ORDER BY a table's rows are read in for Verify (and adopted in by migration 3).
 inline const char* ChainOrderOf(const std::string& tbl) {
   return tbl == "nodes" ? " ORDER BY run_id, node" : tbl == "runs" ? " ORDER BY started_at, id" : " ORDER BY id";
+}
+
+/// RenewLock's answer when the row is gone or another process's (taken over after expiry).
+inline Diagnostic LockLost(const LockInfo& mine) {
+  return Diagnostic::Error("journal.lock-lost",
+                           fmt::format("run {} (pid {} on {}) no longer holds the lock of cluster {}",
+                                       mine.run, mine.owner_pid, mine.owner_host, mine.cluster));
 }
 
 /// The cluster lock's rule: does `cur`, read at `now`, keep `want` out? An unexpired lock

@@ -33,9 +33,11 @@ mkdir -p "$d" || exit 71
 exec 9>>"$d/lease.lock" || exit 71
 flock -w 30 9 || {{ echo "plumb-lease: $d/lease.lock stayed locked for 30s" >&2; exit 75; }}
 now=$(date +%s)
-cur_run=; cur_exp=0
+cur_run=; cur_exp=0; cur_host=; cur_pid=
 if [ -f "$f" ]; then
   cur_run=$(sed -n 's/^run=//p' "$f" | head -n 1)
+  cur_host=$(sed -n 's/^host=//p' "$f" | head -n 1)
+  cur_pid=$(sed -n 's/^pid=//p' "$f" | head -n 1)
   cur_exp=$(sed -n 's/^expires=//p' "$f" | head -n 1)
   case "$cur_exp" in ''|*[!0-9]*) cur_exp=0 ;; esac
 fi
@@ -52,10 +54,14 @@ case "$op" in
     fi
     write; echo taken ;;
   renew)
-    if [ "$cur_run" != "$run" ]; then if [ -f "$f" ]; then other lost; else echo lost; fi; exit 0; fi
+    # Ours only if this very process wrote it: the same run resumed by another process (after
+    # a crash, or elsewhere after the cluster lock expired) has taken the node over.
+    if [ "$cur_run" != "$run" ] || [ "$cur_host" != {host} ] || [ "$cur_pid" != {pid} ]; then
+      if [ -f "$f" ]; then other lost; else echo lost; fi; exit 0
+    fi
     write; echo taken ;;
   release)
-    if [ "$cur_run" = "$run" ]; then rm -f "$f"; fi
+    if [ "$cur_run" = "$run" ] && [ "$cur_host" = {host} ] && [ "$cur_pid" = {pid} ]; then rm -f "$f"; fi
     echo released ;;
 esac
 )SH",
@@ -108,9 +114,7 @@ class ShellLeases final : public NodeLeases {
                            std::chrono::seconds ttl) override {
     return Run(node, LeaseScript("renew", dir_, me, ttl));
   }
-  Status Release(const std::string& node, const std::string& run) override {
-    LeaseHolder me;
-    me.run = run;
+  Status Release(const std::string& node, const LeaseHolder& me) override {
     auto r = Run(node, LeaseScript("release", dir_, me, std::chrono::seconds(0)));
     if (!r) return r.error();
     return OkStatus();

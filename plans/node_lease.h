@@ -51,8 +51,9 @@ class NodeLeases {
   /// Pushes our lease's expiry; kLost when it is no longer ours.
   virtual Result<LeaseReply> Renew(const std::string& node, const LeaseHolder& me,
                                    std::chrono::seconds ttl) = 0;
-  /// Removes our lease (never another run's).
-  virtual Status Release(const std::string& node, const std::string& run) = 0;
+  /// Removes our lease: the one this very process (`me`: run, host, pid) holds, never another
+  /// run's, nor this run's taken over by another process.
+  virtual Status Release(const std::string& node, const LeaseHolder& me) = 0;
 };
 
 /// The real leases: a short sh script over a fresh connection from `transport`.

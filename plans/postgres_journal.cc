@@ -395,27 +395,30 @@ class PostgresJournal final : public Journal {
     return taken;
   }
 
-  Status RenewLock(const std::string& cluster, const std::string& run, const std::string& expires) override {
+  Status RenewLock(const LockInfo& mine, const std::string& expires) override {
     std::lock_guard lock(mu_);
     int64_t changed = 0;
     Status st = WriteTx([&]() -> Status {
-      auto q = Query("UPDATE locks SET expires=$1 WHERE cluster=$2 AND run_id=$3",
-                     Params().Add(expires).Add(cluster).Add(run));
+      auto q = Query("UPDATE locks SET expires=$1 WHERE cluster=$2 AND run_id=$3 AND owner_host=$4 "
+                     "AND owner_pid=$5 AND owner_start=$6",
+                     Params().Add(expires).Add(mine.cluster).Add(mine.run).Add(mine.owner_host)
+                         .Add(mine.owner_pid).Add(mine.owner_start));
       if (!q) return q.error();
       changed = q->Changed();
       return OkStatus();
     });
     if (!st) return st;
-    if (changed == 0)
-      return Diagnostic::Error("journal.lock-lost",
-                               fmt::format("run {} no longer holds the lock of cluster {}", run, cluster));
+    if (changed == 0) return journal_rows::LockLost(mine);
     return OkStatus();
   }
 
-  Status ReleaseLock(const std::string& cluster, const std::string& run) override {
+  Status ReleaseLock(const LockInfo& mine) override {
     std::lock_guard lock(mu_);
     return WriteTx([&]() -> Status {
-      auto q = Query("DELETE FROM locks WHERE cluster=$1 AND run_id=$2", Params().Add(cluster).Add(run));
+      auto q = Query("DELETE FROM locks WHERE cluster=$1 AND run_id=$2 AND owner_host=$3 AND "
+                     "owner_pid=$4 AND owner_start=$5",
+                     Params().Add(mine.cluster).Add(mine.run).Add(mine.owner_host)
+                         .Add(mine.owner_pid).Add(mine.owner_start));
       return q ? OkStatus() : Status(q.error());
     });
   }

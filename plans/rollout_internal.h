@@ -192,7 +192,10 @@ class Engine {
   const RolloutOptions& opts() const { return opts_; }
   RolloutDeps& deps() { return d_; }
   bool dead() const { return dead_.load(); }
-  bool stopping() const { return (d_.stop && d_.stop->load()) || journal_broken_.load(); }
+  bool stopping() const {
+    return (d_.stop && d_.stop->load()) || journal_broken_.load() ||
+           (d_.lock_expiring && d_.lock_expiring());
+  }
   std::string Now() { return Rfc3339(d_.clock->Now()); }
   void Emit(RolloutEvent e) {
     if (dead() || !d_.observer) return;

@@ -393,23 +393,23 @@ class SqliteJournal final : public Journal {
     return true;
   }
 
-  Status RenewLock(const std::string& cluster, const std::string& run,
-                   const std::string& expires) override {
+  Status RenewLock(const LockInfo& mine, const std::string& expires) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_, "UPDATE locks SET expires=? WHERE cluster=? AND run_id=?");
-    s.Bind(expires).Bind(cluster).Bind(run);
+    Stmt s(db_, "UPDATE locks SET expires=? WHERE cluster=? AND run_id=? AND owner_host=? AND "
+                "owner_pid=? AND owner_start=?");
+    s.Bind(expires).Bind(mine.cluster).Bind(mine.run).Bind(mine.owner_host).Bind(mine.owner_pid)
+        .Bind(mine.owner_start);
     if (Status d = Done(s, "renewing lock"); !d) return d;
-    if (sqlite3_changes(db_) == 0)
-      return Diagnostic::Error("journal.lock-lost",
-                               fmt::format("run {} no longer holds the lock of cluster {}", run,
-                                           cluster));
+    if (sqlite3_changes(db_) == 0) return journal_rows::LockLost(mine);
     return OkStatus();
   }
 
-  Status ReleaseLock(const std::string& cluster, const std::string& run) override {
+  Status ReleaseLock(const LockInfo& mine) override {
     std::lock_guard lock(mu_);
-    Stmt s(db_, "DELETE FROM locks WHERE cluster=? AND run_id=?");
-    s.Bind(cluster).Bind(run);
+    Stmt s(db_, "DELETE FROM locks WHERE cluster=? AND run_id=? AND owner_host=? AND owner_pid=? "
+                "AND owner_start=?");
+    s.Bind(mine.cluster).Bind(mine.run).Bind(mine.owner_host).Bind(mine.owner_pid)
+        .Bind(mine.owner_start);
     return Done(s, "releasing lock");
   }
 

@@ -21,9 +21,13 @@ Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text) {
     if (n.name.empty()) continue;
     n.drain = it.value("/spec/unschedulable"_json_pointer, false);
     n.drained = n.drain;
-    n.reason = it.value(json::json_pointer("/metadata/annotations/" +
-                                           std::string("plumb.dev~1drain-reason")),
-                        "");
+    // plumb's reason counts only on a cordoned node: `kubectl uncordon` leaves annotations, so
+    // one on a schedulable node is stale (an admin returned a failed node), and must not make
+    // that admin's later cordon look like plumb's.
+    if (n.drain)
+      n.reason = it.value(json::json_pointer("/metadata/annotations/" +
+                                             std::string("plumb.dev~1drain-reason")),
+                          "");
     n.comment = it.value(json::json_pointer("/metadata/annotations/plumb.dev~1claim"), "");
     n.claim = FindClaim(n.comment);
     bool ready = false;
@@ -120,10 +124,12 @@ Result<std::map<std::string, SchedulerNode>> KubernetesDrainer::Query(
 std::vector<std::string> KubernetesDrainer::DrainCommands(const std::string& node,
                                                           const std::string& reason) {
   const std::string q = transport::ShellQuote(node);
+  // Cordon first: a crash between the two leaves a cordon without plumb's reason, which reads
+  // as an admin's (left alone), never plumb's reason on a node nobody cordoned.
   const std::string k(kKubectl);
-  return {k + " annotate node " + q + " --overwrite " +
-              transport::ShellQuote(std::string(kKubeReasonAnnotation) + "=" + reason),
-          k + " cordon " + q};
+  return {k + " cordon " + q,
+          k + " annotate node " + q + " --overwrite " +
+              transport::ShellQuote(std::string(kKubeReasonAnnotation) + "=" + reason)};
 }
 
 std::string KubernetesDrainer::EvictCommand(const std::string& node) {

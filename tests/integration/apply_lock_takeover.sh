@@ -41,6 +41,7 @@ here() { # ARGS...: plumb apply from this host; stdout/stderr -> $AP_TMP/a, a.er
   RC=$?
   set -e
 }
+asked_at=$(date -u +%s)
 here --resume "$run" --lock-ttl "${TTL_S}s" --reboot-grace 8 --poll-max-ms 500
 check "--resume while the lock lasts is refused (exit $RC)" test "$RC" != 0
 check "... naming runner-b as the holder, with its pid" \
@@ -49,8 +50,8 @@ check "... with the hint: wait for expiry, or --force-unlock --dead-owner runner
   grep -Eq "for the lock to expire.*--force-unlock $run --dead-owner runner-b:[0-9]+" "$AP_TMP/a.err"
 until_ts=$(sed -n 's/.*, until \([^ ]*\)$/\1/p' "$AP_TMP/a.err" | head -1)
 until_s=$(date -u -d "$until_ts" +%s 2>/dev/null || echo 0)
-check "... and the lock's expiry ($until_ts) within --lock-ttl of now" \
-  test "$until_s" -gt 0 -a "$until_s" -le $(($(date -u +%s) + TTL_S + 1))
+check "... and the lock's expiry ($until_ts) after we asked, within --lock-ttl of now" \
+  test "$until_s" -ge "$asked_at" -a "$until_s" -le $(($(date -u +%s) + TTL_S + 1))
 set +e
 "$TB" exec "$PLUMB" apply --store "$STORE" --force-unlock "$run" >"$AP_TMP/a" 2>"$AP_TMP/a.err"
 RC=$?
@@ -72,6 +73,8 @@ runner_c() { # one attempt from host runner-c; prints "refused" or "other:RC"
     --resume "$run" --lock-ttl 10s --poll-max-ms 500 >"$AP_TMP/c" 2>"$AP_TMP/c.err" || rc=$?
   if [[ $rc != 0 ]] && grep -q "is locked by run $run (host $(hostname_here)" "$AP_TMP/c.err"; then
     echo refused
+  elif [[ $rc == 0 ]] && grep -q "run $run is already done" "$AP_TMP/c"; then
+    echo done   # the takeover released its lock as it ended: nothing left to let in to
   else
     echo "other:$rc"; cat "$AP_TMP/c.err" >&2
   fi
@@ -91,7 +94,8 @@ for _ in $(seq 1 120); do
     while kill -0 "$pid" 2>/dev/null; do
       case $(runner_c) in
         refused) c_refused=$((c_refused + 1)); c_last=$(($(date -u +%s) - took_at)) ;;
-        *) kill -0 "$pid" 2>/dev/null && c_other=$((c_other + 1)) ;;   # after the end: fine
+        done) ;;
+        *) c_other=$((c_other + 1)) ;;
       esac
       sleep 1
     done

@@ -158,12 +158,43 @@ TEST_CASE("journal: one lock per cluster, with owner and expiry; force-unlock") 
   twin.owner_host = "ci-2";
   CHECK_FALSE(*j->AcquireLock(twin, "2027-01-01T00:03:00.000Z", &held));
   // Renewed, it still blocks; expired, it is taken over.
-  REQUIRE(j->RenewLock("pod-a", "r1", "2027-01-01T00:20:00.000Z").ok());
+  REQUIRE(j->RenewLock(a, "2027-01-01T00:20:00.000Z").ok());
   CHECK_FALSE(*j->AcquireLock(b, "2027-01-01T00:15:00.000Z", &held));
   CHECK(*j->AcquireLock(b, "2027-01-01T00:21:00.000Z", &held));
-  CHECK_FALSE(j->RenewLock("pod-a", "r1", "2027-01-01T00:30:00.000Z").ok());   // lost it
+  auto lost = j->RenewLock(a, "2027-01-01T00:30:00.000Z");   // lost it
+  REQUIRE_FALSE(lost.ok());
+  CHECK(lost.error().code == "journal.lock-lost");
   CHECK(j->ForceUnlock("r2").ok());
   CHECK_FALSE(j->ForceUnlock("r2").ok());
+  CHECK_FALSE(j->GetLock("pod-a")->has_value());
+}
+
+TEST_CASE("journal: a run taken over elsewhere after expiry is the new process's; the old one is fenced out") {
+  fakes::TempStore db;
+  auto j = std::move(plans::OpenStore(db.store).value());
+  // runner-b holds run r1 and goes silent (a VM paused, a store failover) past its expiry.
+  plans::LockInfo old{"pod-a", "r1", "runner-b", 42, "2027-01-01T00:00:00.000Z", "2027-01-01T00:00:20.000Z", "boot/1"};
+  plans::LockInfo held;
+  REQUIRE(*j->AcquireLock(old, "2027-01-01T00:00:00.000Z", &held));
+  // runner-a resumes the same run once the lock expired.
+  plans::LockInfo taker{"pod-a", "r1", "runner-a", 7, "2027-01-01T00:00:30.000Z", "2027-01-01T00:00:50.000Z", "boot/9"};
+  REQUIRE(*j->AcquireLock(taker, "2027-01-01T00:00:30.000Z", &held));
+  // runner-b wakes up: its renewal fails (it stops starting nodes), its release frees nothing.
+  auto renew = j->RenewLock(old, "2027-01-01T00:01:00.000Z");
+  REQUIRE_FALSE(renew.ok());
+  CHECK(renew.error().code == "journal.lock-lost");
+  REQUIRE(j->ReleaseLock(old).ok());
+  auto now = j->GetLock("pod-a");
+  REQUIRE(now.ok());
+  REQUIRE(now->has_value());
+  CHECK((*now)->owner_host == "runner-a");
+  CHECK((*now)->expires == "2027-01-01T00:00:50.000Z");
+  // The same pid with another process start (a reused pid) is not the owner either.
+  plans::LockInfo reused = taker;
+  reused.owner_start = "boot/10";
+  CHECK_FALSE(j->RenewLock(reused, "2027-01-01T00:02:00.000Z").ok());
+  REQUIRE(j->RenewLock(taker, "2027-01-01T00:01:10.000Z").ok());
+  REQUIRE(j->ReleaseLock(taker).ok());
   CHECK_FALSE(j->GetLock("pod-a")->has_value());
 }
 

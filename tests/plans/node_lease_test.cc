@@ -75,6 +75,35 @@ TEST_CASE("lease script: take, refuse another run, renew, release") {
   CHECK_FALSE(std::filesystem::exists(d.path + "/lease"));
 }
 
+TEST_CASE("lease script: the same run resumed by another process takes the node; the old process is fenced out") {
+  if (!HasFlock()) {
+    MESSAGE("skipped: flock(1) (util-linux) is not installed on this machine");
+    return;
+  }
+  Dir d;
+  transport::LocalShell sh;
+  auto run = [&](const std::string& op, const plans::LeaseHolder& h) {
+    auto out = sh.Run(plans::LeaseScript(op, d.path, h, std::chrono::seconds(600)), std::chrono::seconds(60));
+    REQUIRE(out.ok());
+    REQUIRE(out->exit_status == 0);
+    return plans::ParseLeaseReply(out->out).value();
+  };
+  const plans::LeaseHolder old{"run-a", "runner-b", 42, "ci", 0};
+  const plans::LeaseHolder taker{"run-a", "runner-a", 7, "ci", 0};
+  CHECK(run("acquire", old).kind == plans::LeaseReply::Kind::kTaken);
+  // --resume of the same run (after a crash, or elsewhere once the cluster lock expired).
+  CHECK(run("acquire", taker).kind == plans::LeaseReply::Kind::kTaken);
+  // The old process, were it alive, can neither renew nor release the taker's lease.
+  auto lost = run("renew", old);
+  CHECK(lost.kind == plans::LeaseReply::Kind::kLost);
+  CHECK(lost.other.pid == 7);
+  CHECK(run("release", old).kind == plans::LeaseReply::Kind::kReleased);
+  CHECK(std::filesystem::exists(d.path + "/lease"));
+  CHECK(run("renew", taker).kind == plans::LeaseReply::Kind::kTaken);
+  CHECK(run("release", taker).kind == plans::LeaseReply::Kind::kReleased);
+  CHECK_FALSE(std::filesystem::exists(d.path + "/lease"));
+}
+
 TEST_CASE("lease script: an expired lease is taken over, naming whose it was") {
   if (!HasFlock()) {
     MESSAGE("skipped: flock(1) (util-linux) is not installed on this machine");

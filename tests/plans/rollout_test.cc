@@ -54,6 +54,7 @@ struct RolloutWorld {
   std::unique_ptr<plans::Journal> journal;
   RecordingObserver observer;
   std::atomic<bool> stop{false};
+  std::function<bool()> lock_expiring;
   plans::Plan plan;
   std::string run_id = "20270101-000000-abcd";
   fakes::FakeLeases leases{clock};
@@ -143,6 +144,7 @@ struct RolloutWorld {
     d.clock = &clock;
     d.observer = &observer;
     d.stop = &stop;
+    d.lock_expiring = lock_expiring;
     d.crash = std::move(crash);
     return plans::RunRollout(plan, o, d);
   }
@@ -427,6 +429,33 @@ TEST_CASE("rollout: Ctrl-C abandons the wait safely; resume finishes the job") {
   CHECK(w.fake.Count("n01", "drain") == 1);
   CHECK(w.fake.Count("n01", "set kernel") == 1);
   CHECK_FALSE(w.fake.node("n01").drain);
+}
+
+TEST_CASE("rollout: a cluster lock about to run out stops the run before its next step, resumable") {
+  // Given a run whose lock stops being renewed once n01 is drained (a store that does not
+  // answer, a process stopped and continued),
+  RolloutWorld w(2);
+  w.fake.RunJob("n01", std::chrono::minutes(30));
+  std::atomic<bool> expiring{false};
+  w.lock_expiring = [&] { return expiring.load(); };
+  std::thread watcher([&] {
+    while (w.fake.Count("n01", "drain") == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    expiring = true;
+  });
+  auto r = w.Apply();
+  watcher.join();
+  // then it ends interrupted: nothing installed, no new node started, n01 left as it was.
+  CHECK(r.outcome == plans::RunState::kInterrupted);
+  CHECK(w.fake.Count("n01", "set") == 0);
+  CHECK(w.fake.Count("n02", "drain") == 0);
+  CHECK(w.fake.node("n01").drain);
+  // and whoever holds the lock next (--resume) finishes it, nothing twice.
+  expiring = false;
+  auto r2 = w.Apply(true);
+  CHECK(r2.outcome == plans::RunState::kDone);
+  CHECK(w.fake.Count("n01", "drain") == 1);
+  CHECK(w.fake.Count("n01", "set kernel") == 1);
+  CHECK(w.fake.Count("n02", "set kernel") == 1);
 }
 
 TEST_CASE("rollout: a crash at any journaled point, then resume: converges, nothing twice") {

@@ -143,14 +143,14 @@ TEST_CASE("kubernetes drainer: nodes, pods (DaemonSets ignored), and the command
   // Drain only annotates and cordons (both must work); the evictions come while the run waits.
   auto cmds = KubernetesDrainer::DrainCommands("k1", "plumb:r1:drain");
   REQUIRE(cmds.size() == 2);
-  CHECK(cmds[0] == "kubectl --request-timeout=30s annotate node 'k1' --overwrite 'plumb.dev/drain-reason=plumb:r1:drain'");
-  CHECK(cmds[1] == "kubectl --request-timeout=30s cordon 'k1'");
+  CHECK(cmds[0] == "kubectl --request-timeout=30s cordon 'k1'");
+  CHECK(cmds[1] == "kubectl --request-timeout=30s annotate node 'k1' --overwrite 'plumb.dev/drain-reason=plumb:r1:drain'");
   DrainScriptedShell sh;
   for (const auto& c : cmds) sh.answers[c] = {0, "", ""};
   KubernetesDrainer d(sh);
   CHECK(d.Drain("k1", "plumb:r1:drain").ok());
   CHECK(sh.ran == cmds);
-  sh.answers[cmds[1]] = {1, "", "error: nodes \"k1\" is forbidden"};
+  sh.answers[cmds[0]] = {1, "", "error: nodes \"k1\" is forbidden"};
   CHECK_FALSE(d.Drain("k1", "plumb:r1:drain").ok());
   // Evict: kubectl drain without --force (bare pods are never deleted), DaemonSets ignored;
   // a budget's refusal (kubectl's timeout, exit 1) is no error: the next Query decides.
@@ -199,4 +199,25 @@ TEST_CASE("kubernetes drainer: an API server that cannot answer is 'scheduler un
   auto e = d.Evict("k1");
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().code == kSchedulerUnavailable);
+}
+
+TEST_CASE("kubernetes drainer: plumb's reason on a schedulable node is stale; a cordon without it is an admin's") {
+  // A node plumb left failed, uncordoned by an admin (the annotation stays: uncordon keeps
+  // annotations), then cordoned by that admin for an RMA.
+  const char* uncordoned = R"({"kind":"List","items":[
+    {"metadata":{"name":"k1","annotations":{"plumb.dev/drain-reason":"plumb:r1:failed:verify: x"}},
+     "spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}}]})";
+  auto n = kube::ParseNodes(uncordoned);
+  REQUIRE(n.ok());
+  CHECK_FALSE(n->at("k1").drain);
+  CHECK(n->at("k1").reason.empty());
+  // A cordon without plumb's reason (an admin's, or a plumb drain that crashed between its
+  // cordon and its annotation) is the admin's: left alone, never uncordoned by plumb.
+  const char* cordoned_plain = R"({"kind":"List","items":[
+    {"metadata":{"name":"k1"},"spec":{"unschedulable":true},
+     "status":{"conditions":[{"type":"Ready","status":"True"}]}}]})";
+  n = kube::ParseNodes(cordoned_plain);
+  REQUIRE(n.ok());
+  CHECK(n->at("k1").HeldByAdmin());
+  CHECK_FALSE(n->at("k1").DrainedByPlumb());
 }
