@@ -46,7 +46,10 @@ lacking=
 verbs=$("$PLUMB" --help | awk '/^Subcommands:/{s=1; next} s && /^  [a-z]/{print $1} s && /^$/{s=0}')
 for v in $verbs bmc\ inventory bmc\ plan acceptance\ verify; do
   # shellcheck disable=SC2086
-  "$PLUMB" $v --help 2>/dev/null | grep -q -- "--color" || lacking+=" [$v]"
+  # Read whole, then matched: `| grep -q` under pipefail fails when grep's early exit sends
+  # plumb SIGPIPE mid-help (seen in CI beside a CPU hog).
+  h=$("$PLUMB" $v --help 2>/dev/null) || true
+  [[ $h == *--color* ]] || lacking+=" [$v]"
 done
 [[ -z $lacking ]] && pass "every verb's --help lists --color" || fail "no --color in:$lacking"
 finish
