@@ -197,8 +197,7 @@ class LockKeeper {
  public:
   using Steady = std::chrono::steady_clock;
   LockKeeper(plans::Journal& j, plans::LockInfo mine, std::chrono::seconds ttl, Steady::time_point taken)
-      : j_(j), mine_(std::move(mine)), ttl_(ttl), last_ok_(taken) {
-    SetDeadline(taken);
+      : j_(j), mine_(std::move(mine)), ttl_(ttl), last_ok_(taken.time_since_epoch().count()) {
     const auto every = std::clamp<std::chrono::milliseconds>(
         std::chrono::duration_cast<std::chrono::milliseconds>(ttl_) / 5,
         std::chrono::seconds(1), std::chrono::seconds(60));
@@ -209,8 +208,7 @@ class LockKeeper {
         auto exp = Rfc(LockNow(j_) + ttl_);
         Status s = j_.RenewLock(mine_, exp);
         if (s) {
-          last_ok_ = asked;
-          SetDeadline(asked);
+          last_ok_.store(asked.time_since_epoch().count(), std::memory_order_relaxed);
           continue;
         }
         if (s.error().code == "journal.lock-lost") {
@@ -223,10 +221,10 @@ class LockKeeper {
         // The store cannot be written right now. The engine sees that on its next write; and
         // once most of the lock's time is gone without a renewal, stop before it can expire.
         ApplyErr("plumb apply: cannot renew the cluster lock: " + s.error().message);
-        if (Steady::now() - last_ok_ >= ttl_ * 4 / 5 && !g_stop) {
+        if (Expiring() && !g_stop) {
           ApplyErr(fmt::format("plumb apply: the cluster lock was last renewed {}s ago (--lock-ttl {}s); "
                                "stopping before another runner may take it: no new node starts",
-                               std::chrono::duration_cast<std::chrono::seconds>(Steady::now() - last_ok_).count(),
+                               std::chrono::duration_cast<std::chrono::seconds>(SinceRenewed()).count(),
                                ttl_.count()));
           g_stop = true;
         }
@@ -235,9 +233,7 @@ class LockKeeper {
   }
   /// Past 4/5 of the ttl since the last renewal: the engine stops before its next step (a
   /// clock read, so a process stopped and continued sees it at once, before any renewal).
-  bool Expiring() const {
-    return Steady::now().time_since_epoch().count() >= deadline_.load(std::memory_order_relaxed);
-  }
+  bool Expiring() const { return SinceRenewed() >= ttl_ * 4 / 5; }
   ~LockKeeper() {
     {
       std::lock_guard lk(mu_);
@@ -249,14 +245,13 @@ class LockKeeper {
   }
 
  private:
-  void SetDeadline(Steady::time_point renewed) {
-    deadline_.store((renewed + ttl_ * 4 / 5).time_since_epoch().count(), std::memory_order_relaxed);
+  Steady::duration SinceRenewed() const {
+    return Steady::now() - Steady::time_point(Steady::duration(last_ok_.load(std::memory_order_relaxed)));
   }
-  std::atomic<Steady::rep> deadline_{0};
   plans::Journal& j_;
   const plans::LockInfo mine_;
   const std::chrono::seconds ttl_;
-  Steady::time_point last_ok_;
+  std::atomic<Steady::rep> last_ok_;   ///< the last renewal (or the take), read by the engine
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;

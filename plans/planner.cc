@@ -151,9 +151,9 @@ std::vector<Batch> MakeBatches(const std::vector<const NodePlan*>& nodes,
 
   // Each batch scans from the front of what is left and stops as soon as nothing more can join
   // it (its budget spent, or its aligned domains chosen and passed, and no node left that needs
-  // no drain): the nodes it passed over go
-  // back, in order, just before the unscanned rest. A batch costs what it looked at, not the
-  // whole fleet, so 100,000 nodes in batches of 32 is linear, not 3,000 full scans.
+  // no drain): the nodes it passed over go back, in order, just before the unscanned rest. A
+  // batch costs what it looked at, not the whole fleet, so 100,000 nodes in batches of 32 is
+  // linear, not 3,000 full scans.
   int free_left = static_cast<int>(remaining.size()) - drainers;   // nodes that cost no budget
   size_t head = 0;
   bool first = true;
