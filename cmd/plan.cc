@@ -2,6 +2,8 @@
 // Its exit codes are the "plan" rows of schemas/exit_codes.cc (why no 3 is said there). A plan
 // with errors (e.g. no batch fits max_unavailable) is shown but never written.
 #include <cstdio>
+#include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -31,15 +33,16 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
   // The digest is for the plan file; the text plan does not show it, so it is only computed
   // (with the file's JSON, once) when a file or JSON is asked for.
   const bool want_file = g.format == "json" || g.format == "markdown" || !a.out.empty();
-  std::string file;
-  if (want_file) file = plans::SealPlanToFile(plan);
+  std::optional<plans::PlanFile> file;
+  if (want_file) file.emplace(plan);
 
   // The commit as the signing policy judged it: shown to the reviewer with the plan.
   std::vector<std::string> notes;
   if (rr.trust)
     notes.push_back(fmt::format("Commit {}: {}", rr.trust->commit.substr(0, 12), rr.trust->note));
   if (g.format == "json") {
-    std::fwrite(file.data(), 1, file.size(), stdout);
+    file->WriteTo(std::cout);
+    std::cout.flush();
   } else if (g.format == "markdown") {
     plans::report::MarkdownOptions mo;
     mo.notes = notes;
@@ -60,7 +63,8 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
     return ExitCodeFor(kPlanVerb, Outcome::kError);
   }
   if (!a.out.empty()) {
-    if (Status st = WriteOutput(a.out, file); !st.ok()) {
+    if (Status st = WriteOutputWith(a.out, [&file](std::ostream& out) { file->WriteTo(out); });
+        !st.ok()) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
       return ExitCodeFor(kPlanVerb, Outcome::kError);
     }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -41,6 +43,66 @@ void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();   // the calling thread is one of the workers
   for (auto& t : pool) t.join();
+}
+
+struct WorkerPool::Shared {
+  std::mutex mu;
+  std::condition_variable wake, finished;
+  const std::function<void(size_t)>* work = nullptr;   // the round in progress, if any
+  size_t count = 0;
+  std::atomic<size_t> next{0};
+  size_t busy = 0;            // helpers inside the current round
+  unsigned long round = 0;    // bumped per ForEach: a helper joins each round once
+  bool stop = false;
+
+  void Run() {
+    for (size_t i = next++; i < count; i = next++) (*work)(i);
+  }
+};
+
+WorkerPool::WorkerPool(size_t helpers) : shared_(std::make_unique<Shared>()) {
+  for (size_t t = 0; t < helpers; ++t)
+    threads_.emplace_back([s = shared_.get()] {
+      unsigned long seen = 0;
+      std::unique_lock lock(s->mu);
+      for (;;) {
+        s->wake.wait(lock, [&] { return s->stop || (s->work && s->round != seen); });
+        if (s->stop) return;
+        seen = s->round;
+        ++s->busy;
+        lock.unlock();
+        s->Run();
+        lock.lock();
+        if (--s->busy == 0) s->finished.notify_all();
+      }
+    });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard lock(shared_->mu);
+    shared_->stop = true;
+  }
+  shared_->wake.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkerPool::ForEach(size_t count, const std::function<void(size_t i)>& work) {
+  Shared& s = *shared_;
+  {
+    std::lock_guard lock(s.mu);
+    s.work = &work;
+    s.count = count;
+    s.next = 0;
+    ++s.round;
+  }
+  s.wake.notify_all();
+  s.Run();
+  // Every index is taken; wait for helpers still finishing theirs, then close the round so a
+  // helper that wakes late does not join it.
+  std::unique_lock lock(s.mu);
+  s.finished.wait(lock, [&] { return s.busy == 0; });
+  s.work = nullptr;
 }
 
 }  // namespace plumb::plans

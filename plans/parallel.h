@@ -3,6 +3,9 @@
 /// must finish in under a second on 2 cores, and most of their work is per node.
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
 
 namespace plumb::plans {
 
@@ -22,5 +25,26 @@ size_t RangeCount(size_t count, size_t min_parallel);
 /// one of them), each taking the next index when it is free: for work that waits (a node's SSH
 /// round trip), where `fanout` bounds how many nodes are worked on at once.
 void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)>& work);
+
+/// ForEachBounded on threads that stay: for work handed over in many small rounds (nodes as a
+/// snapshot is parsed), where a thread started per round costs more than the round (and each
+/// new thread starts a fresh allocator heap).
+class WorkerPool {
+ public:
+  /// `helpers` threads besides the caller's (0: the caller does everything).
+  explicit WorkerPool(size_t helpers);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  /// Calls `work(i)` for every i in [0, count), on the helpers and the calling thread, each
+  /// taking the next index when it is free; returns when all are done. `work` must not throw.
+  void ForEach(size_t count, const std::function<void(size_t i)>& work);
+
+ private:
+  struct Shared;
+  std::unique_ptr<Shared> shared_;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace plumb::plans

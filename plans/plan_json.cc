@@ -1,6 +1,7 @@
 #include "plans/plan_json.h"
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -193,19 +194,13 @@ std::string ComputePlanDigest(const Plan& plan) { return JsonDigest(BodyJson(pla
 
 void SealPlan(Plan& plan) { plan.digest = ComputePlanDigest(plan); }
 
-std::string SealPlanToFile(Plan& plan) {
-  // The text PlanToJson(plan).dump(2) gives, with the digest JsonDigest(BodyJson(plan)) gives,
-  // without building or dumping the plan as one tree: each node's JSON is made and dumped
-  // (compact for the digest, indented for the file) on all cores, and the pieces are joined
-  // around the rest of the plan (its "frame", with "nodes" empty).
-  const json frame = BodyJson(plan, /*with_nodes=*/false);
-  std::vector<std::string> compact(plan.nodes.size()), indented(plan.nodes.size());
+PlanFile::PlanFile(Plan& plan) : nodes_(plan.nodes.size()) {
+  // Each node's compact JSON is what the digest hashes; it is kept, not an indented copy (the
+  // file's text is made from it as it is written).
+  json frame = BodyJson(plan, /*with_nodes=*/false);
   ForEachRange(plan.nodes.size(), 256, [&](size_t begin, size_t end, size_t) {
-    for (size_t i = begin; i < end; ++i) {
-      const json node = NodeJson(plan.nodes[i], plan.format_version);
-      compact[i] = CanonicalJson(node);
-      report::AppendIndented(indented[i], node, 2);
-    }
+    for (size_t i = begin; i < end; ++i)
+      nodes_[i] = CanonicalJson(NodeJson(plan.nodes[i], plan.format_version));
   });
 
   // The digest: the canonical (compact, sorted) body is `{"k":v,...}`; "nodes" is ours to fill.
@@ -222,49 +217,55 @@ std::string SealPlanToFile(Plan& plan) {
       continue;
     }
     sha.Update("[");
-    for (size_t i = 0; i < compact.size(); ++i) {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
       if (i) sha.Update(",");
-      sha.Update(compact[i]);
+      sha.Update(nodes_[i]);
     }
     sha.Update("]");
   }
   sha.Update("}");
   plan.digest = "sha256:" + sha.Hex();
 
-  // The file: the frame's indented text with the nodes spliced in where its empty array is,
-  // and the digest where dump(2) would put it. At depth 1 a line `\n  "key": ` is unique
-  // (deeper keys are indented more; strings escape their newlines), and keys sort.
-  const std::string frame_text = frame.dump(2);
-  std::string text;
-  size_t total = frame_text.size() + 128;
-  for (const std::string& n : indented) total += n.size() + 8;
-  text.reserve(total);
+  // The file around the nodes: the frame with its digest, indented, split where its empty
+  // "nodes" array is. At depth 1 a line `\n  "nodes": ` is unique (deeper keys are indented
+  // more; strings escape their newlines).
+  frame["digest"] = plan.digest;
+  const std::string text = frame.dump(2);
   const std::string nodes_key = "\n  \"nodes\": ";
-  const size_t nodes_at = frame_text.find(nodes_key) + nodes_key.size();
-  text.append(frame_text, 0, nodes_at);
-  if (indented.empty()) {
-    text += "[]";
-  } else {
-    text += "[";
-    for (size_t i = 0; i < indented.size(); ++i) {
-      text += i ? ",\n    " : "\n    ";
-      text += indented[i];
-    }
-    text += "\n  ]";
-  }
-  text.append(frame_text, nodes_at + 2, std::string::npos);   // past the frame's "[]"
-  const std::string entry = "\n  \"digest\": " + json(plan.digest).dump();
-  auto next = std::find_if(frame.items().begin(), frame.items().end(),
-                           [](const auto& kv) { return kv.key() > "digest"; });
-  if (next != frame.items().end()) {
-    const size_t at = text.find("\n  " + json(next.key()).dump() + ": ");
-    text.insert(at, entry + ",");
-  } else {
-    text.insert(text.size() - 2, "," + entry);   // before the final "\n}"
-  }
-  text += "\n";
-  return text;
+  const size_t at = text.find(nodes_key) + nodes_key.size();   // at its "[]"
+  head_ = text.substr(0, at);
+  tail_ = text.substr(at + 2) + "\n";
 }
+
+void PlanFile::WriteTo(std::ostream& out) const {
+  out << head_;
+  if (nodes_.empty()) {
+    out << "[]";
+  } else {
+    // Indented a node at a time into a buffer written out each MB or so.
+    std::string chunk = "[";
+    chunk.reserve(2u << 20);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      chunk += i ? ",\n    " : "\n    ";
+      report::AppendIndentedCompact(chunk, nodes_[i], 2);
+      if (chunk.size() >= (1u << 20)) {
+        out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        chunk.clear();
+      }
+    }
+    chunk += "\n  ]";
+    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+  }
+  out << tail_;
+}
+
+std::string PlanFile::Text() const {
+  std::ostringstream out;
+  WriteTo(out);
+  return std::move(out).str();
+}
+
+std::string SealPlanToFile(Plan& plan) { return PlanFile(plan).Text(); }
 
 Status VerifyPlanDigest(const Plan& plan) {
   std::string want = ComputePlanDigest(plan);

@@ -66,6 +66,20 @@ void PlanRunner::Add(NodeObservation&& node) {
 
 void PlanRunner::Add(const std::string& node, const NodeFacts& facts) { builder_->Add(node, facts); }
 
+void PlanRunner::Add(std::vector<NodeObservation>&& nodes) {
+  // Each thread takes the next node when it is free (a snapshot's parsing threads share the
+  // cores); its facts are converted, diffed and freed there, off the thread that accepts.
+  std::vector<EvaluatedNode> done(nodes.size());
+  if (!pool_) pool_ = std::make_unique<WorkerPool>(Cores() - 1);
+  pool_->ForEach(nodes.size(), [&](size_t i) {
+    NodeObservation taken = std::move(nodes[i]);
+    const std::string name = taken.node;
+    done[i] = builder_->Evaluate(name, ToNodeFacts(std::move(taken)));
+  });
+  nodes.clear();
+  for (EvaluatedNode& e : done) builder_->Accept(std::move(e));
+}
+
 PlanRun PlanRunner::Finish() {
   run_->plan = builder_->Finish();
   // What each planned node wants, so apply can accept the plan at the merge commit.

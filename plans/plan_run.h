@@ -17,6 +17,7 @@
 #include "modules/drain/drainer.h"
 #include "modules/module.h"
 #include "plans/observed.h"
+#include "plans/parallel.h"
 #include "plans/plan.h"
 #include "plans/planner.h"
 #include "schemas/diagnostics.h"
@@ -74,6 +75,9 @@ class PlanRunner {
   PlanRunner& operator=(const PlanRunner&) = delete;
 
   void Add(NodeObservation&& node);
+  /// The same for several nodes, planned on all cores (each node's diffs are its own) and
+  /// added in the order given.
+  void Add(std::vector<NodeObservation>&& nodes);
   /// The same for a node already in the planner's form (ToNodeFacts), e.g. kept from an
   /// earlier observation.
   void Add(const std::string& node, const NodeFacts& facts);
@@ -84,6 +88,7 @@ class PlanRunner {
   PlanRunInput in_;
   std::unique_ptr<PlanRun> run_;   // stable address: the builder points into run_->previous
   std::unique_ptr<PlanBuilder> builder_;
+  std::unique_ptr<WorkerPool> pool_;   // for Add(vector), made at its first call
 };
 
 /// Observed + scheduler + previous desired -> the plan (not sealed: see SealPlan).

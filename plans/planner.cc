@@ -1,6 +1,7 @@
 #include "plans/planner.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -231,9 +232,12 @@ struct PlanBuilder::State {
   std::map<std::string, const DesiredByNode*> loaded_previous;
   std::unique_ptr<WaiverSet> waivers;
 
+  std::mutex previous_mu;   // Previous is called from Evaluate, on several threads
+
   const DesiredByNode* Previous(const std::string& commit) {
     if (commit.empty()) return nullptr;
     if (auto it = in.previous.find(commit); it != in.previous.end()) return it->second;
+    std::lock_guard lock(previous_mu);
     auto [it, fresh] = loaded_previous.emplace(commit, nullptr);
     if (fresh && in.load_previous) it->second = in.load_previous(commit);
     return it->second;
@@ -261,28 +265,29 @@ PlanBuilder::~PlanBuilder() = default;
 
 const std::set<std::string>& PlanBuilder::ModulesSeen() const { return s_->seen; }
 
-void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
-  State& st = *s_;
-  if (!st.to_plan.count(name) || !st.added.insert(name).second) return;
-  for (const auto& [module, _] : obs.facts.items()) st.seen.insert(module);
-  for (const auto& [module, _] : obs.module_errors) st.seen.insert(module);
+void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) { Accept(Evaluate(name, obs)); }
+
+EvaluatedNode PlanBuilder::Evaluate(const std::string& name, const NodeFacts& obs) const {
+  State& st = *s_;   // read only here, but for Previous (which locks)
+  EvaluatedNode out;
+  out.node = name;
+  if (!st.to_plan.count(name)) return out;
+  out.in_scope = true;
+  for (const auto& [module, _] : obs.facts.items()) out.modules_seen.push_back(module);
+  for (const auto& [module, _] : obs.module_errors) out.modules_seen.push_back(module);
   const PlannerInput& in = st.in;
-  Plan& plan = st.plan;
   const inventory::NodeDesired& nd = in.desired->at(name);
   if (!obs.readable) {
-    plan.unreadable.push_back({name, obs.unreadable_reason});
-    return;
+    out.unreadable = UnreadableNode{name, obs.unreadable_reason};
+    return out;
   }
-  NodePlan np;
+  NodePlan& np = out.plan;
   np.node = name;
   np.rollout = nd.rollout;
   np.facts_digest = obs.facts_digest;
   np.marker_commit = MarkerCommit(obs.facts);
-  plan.markers[name] = np.marker_commit;
   const DesiredByNode* then = st.Previous(np.marker_commit);
   std::string problem;
-  std::vector<std::string> missing;
-  std::vector<WaivedChange> waived;
   for (const modules::Module* m : st.ordered) {
     if (!m->Wants(nd.desired)) continue;
     const std::string mod(m->Name());
@@ -296,7 +301,7 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
     if (f == obs.facts.end() && m->Info().on_demand) continue;
     if (f == obs.facts.end()) {
       if (in.modules_from_facts) {
-        missing.push_back(mod);
+        out.missing.push_back(mod);
         continue;
       }
       problem = fmt::format("no facts from module {}", mod);
@@ -313,8 +318,8 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
       pa.reason = ReasonFor(then, name, nd, p.action.pointer);
       pa.origin = nd.OriginOf(p.action.pointer);
       pa.action = std::move(p.action);
-      waived.push_back({std::move(pa), p.waiver->nodes, p.waiver->keys, p.waiver->reason,
-                        p.waiver->owner, p.waiver->expires, p.waiver->where});
+      out.waived.push_back({std::move(pa), p.waiver->nodes, p.waiver->keys, p.waiver->reason,
+                            p.waiver->owner, p.waiver->expires, p.waiver->where});
     }
     for (modules::Action& a : split.kept) {
       PlannedAction pa;
@@ -327,14 +332,10 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
   }
   if (!problem.empty()) {
     // A node half-read is planned for not at all: its missing facts could hide a change.
-    plan.unreadable.push_back({name, problem});
-    return;
+    out.unreadable = UnreadableNode{name, problem};
+    return out;
   }
-  for (const auto& [mod, error] : obs.module_errors) {
-    auto [it, fresh] = st.unneeded_errors.try_emplace(mod);
-    it->second.first.push_back(name);
-    if (fresh) it->second.second = error;
-  }
+  for (const auto& [mod, error] : obs.module_errors) out.module_errors.emplace_back(mod, error);
   if (auto s = in.scheduler.find(name); s != in.scheduler.end()) {
     np.already_unavailable = s->second.Unavailable();
     np.admin_drained = s->second.HeldByAdmin();
@@ -353,11 +354,33 @@ void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
       }
     }
     if (np.NeedsDrain() && s->second.running_jobs > 0)
-      plan.blocking_jobs.push_back({name, s->second.jobs});
+      out.blocking = BlockingJobs{name, s->second.jobs};
   }
-  if (!missing.empty()) st.missing.emplace(name, std::move(missing));
-  if (!waived.empty()) plan.waived.push_back({name, std::move(waived)});
-  if (np.actions.empty() && !np.return_to_service) plan.in_sync.push_back(name);
+  return out;
+}
+
+void PlanBuilder::Accept(EvaluatedNode&& e) {
+  State& st = *s_;
+  if (!e.in_scope || !st.added.insert(e.node).second) return;   // the first observation counts
+  for (std::string& m : e.modules_seen) st.seen.insert(std::move(m));
+  Plan& plan = st.plan;
+  if (e.unreadable) {
+    // A node that answered but could not be read whole still names the commit it is at.
+    if (!e.plan.node.empty()) plan.markers[e.node] = e.plan.marker_commit;
+    plan.unreadable.push_back(std::move(*e.unreadable));
+    return;
+  }
+  NodePlan& np = e.plan;
+  plan.markers[e.node] = np.marker_commit;
+  for (auto& [mod, error] : e.module_errors) {
+    auto [it, fresh] = st.unneeded_errors.try_emplace(mod);
+    it->second.first.push_back(e.node);
+    if (fresh) it->second.second = std::move(error);
+  }
+  if (e.blocking) plan.blocking_jobs.push_back(std::move(*e.blocking));
+  if (!e.missing.empty()) st.missing.emplace(e.node, std::move(e.missing));
+  if (!e.waived.empty()) plan.waived.push_back({e.node, std::move(e.waived)});
+  if (np.actions.empty() && !np.return_to_service) plan.in_sync.push_back(e.node);
   else plan.nodes.push_back(std::move(np));
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -59,6 +60,19 @@ Plan MakePlan(const PlannerInput& input);
 /// MakePlan one node at a time: each node's facts are diffed as they arrive and can be dropped
 /// right after, so a 10,000-node run never holds every node's facts at once. MakePlan is this
 /// builder over `input.observed`.
+/// One node planned but not yet in the plan (PlanBuilder::Evaluate): what Accept records.
+struct EvaluatedNode {
+  std::string node;
+  bool in_scope = false;                    ///< false: not to be planned (limit, no desired state)
+  std::vector<std::string> modules_seen;    ///< with facts or a probe error on this node
+  std::optional<UnreadableNode> unreadable; ///< set: not planned for, and why
+  NodePlan plan;
+  std::vector<std::string> missing;         ///< wanted modules it had no facts for
+  std::vector<WaivedChange> waived;
+  std::vector<std::pair<std::string, std::string>> module_errors;   ///< module, error
+  std::optional<BlockingJobs> blocking;
+};
+
 class PlanBuilder {
  public:
   /// `input.observed` is not read; nodes come through Add.
@@ -70,6 +84,11 @@ class PlanBuilder {
   /// Plans one node. A node outside the planned set (limit / desired) is ignored; a node added
   /// twice keeps its first observation.
   void Add(const std::string& node, const NodeFacts& facts);
+  /// Add in two halves, so nodes can be planned on several threads: Evaluate does the node's
+  /// own work (its diffs) and may run concurrently with itself; Accept puts the result in the
+  /// plan, on one thread, in the order nodes are to appear. Add is Accept(Evaluate(...)).
+  EvaluatedNode Evaluate(const std::string& node, const NodeFacts& facts) const;
+  void Accept(EvaluatedNode&& node);
   /// Names of the modules with facts or a probe error on any node added so far.
   const std::set<std::string>& ModulesSeen() const;
   /// Nodes never added are "not gathered"; then batches. Call once.

@@ -59,15 +59,24 @@ void SnapshotPrefetch::Read() {
 }
 
 Result<ObservedState> SnapshotPrefetch::Drain(const ObservationSink& each) {
+  return DrainInBatches(1, [&each](std::vector<NodeObservation>&& nodes) {
+    for (NodeObservation& n : nodes) each(std::move(n));
+  });
+}
+
+Result<ObservedState> SnapshotPrefetch::DrainInBatches(size_t most, const BatchSink& each) {
+  most = std::max<size_t>(most, 1);
   for (;;) {
-    NodeObservation next;
+    std::vector<NodeObservation> next;
     {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [this] { return !queue_.empty() || done_; });
       if (queue_.empty()) break;   // done_ and nothing left
-      next = std::move(queue_.front());
-      queue_.pop_front();
-      queued_bytes_ -= next.source_bytes;
+      while (!queue_.empty() && next.size() < most) {
+        queued_bytes_ -= queue_.front().source_bytes;
+        next.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
       changed_.notify_all();
     }
     each(std::move(next));

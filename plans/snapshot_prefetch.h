@@ -5,10 +5,12 @@
 /// and left the other idle; now that core parses the first nodes meanwhile.
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "plans/observed.h"
 
@@ -28,6 +30,10 @@ class SnapshotPrefetch {
   /// Every node, to `each` on this thread in file order, then the header (or the first
   /// problem; nodes before it were already handed over, as with ReadObservedState). Call once.
   Result<ObservedState> Drain(const ObservationSink& each);
+  /// The same, handing over every node parsed so far at once (at least one, at most `most`),
+  /// so the caller can work on them on several threads.
+  using BatchSink = std::function<void(std::vector<NodeObservation>&& nodes)>;
+  Result<ObservedState> DrainInBatches(size_t most, const BatchSink& each);
 
  private:
   void Read();

@@ -3,6 +3,7 @@
 /// for the whole tree: reports too big to build as one tree (10,000 nodes) are streamed, and
 /// tested equal to the tree's text.
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -12,5 +13,10 @@ namespace plumb::plans::report {
 /// every line after the first indented by 2 x depth spaces. (Each '\n' dump writes is layout:
 /// it escapes those inside strings.)
 void AppendIndented(std::string& out, const nlohmann::json& v, int depth);
+
+/// The same bytes from `compact`, a value as dump() writes it with no indent (which is what a
+/// digest hashes): the text is re-laid out, no tree is built. For a document too big to hold
+/// twice, kept compact and indented only as it is written.
+void AppendIndentedCompact(std::string& out, std::string_view compact, int depth);
 
 }  // namespace plumb::plans::report

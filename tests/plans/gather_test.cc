@@ -614,6 +614,24 @@ TEST_CASE("a snapshot read ahead on a background thread hands over every node, i
     CHECK(on_caller);
   }
 
+  // In batches: never empty, never more than asked, in file order, on the caller's thread.
+  for (size_t most : {size_t{1}, size_t{16}, size_t{10000}}) {
+    CAPTURE(most);
+    plans::SnapshotPrefetch prefetch(path, 64, 1u << 30, 2);
+    std::vector<std::string> order;
+    bool on_caller = true;
+    auto header = prefetch.DrainInBatches(most, [&](std::vector<plans::NodeObservation>&& batch) {
+      on_caller = on_caller && std::this_thread::get_id() == caller;
+      CHECK(!batch.empty());
+      CHECK(batch.size() <= std::min<size_t>(most, 64));   // at most what was read ahead
+      for (plans::NodeObservation& n : batch) order.push_back(n.node);
+    });
+    REQUIRE(header.ok());
+    REQUIRE(order.size() == 600);
+    CHECK(std::is_sorted(order.begin(), order.end()));
+    CHECK(on_caller);
+  }
+
   // A byte budget smaller than one node's text still lets one node through at a time.
   {
     plans::SnapshotPrefetch prefetch(path, 5000, 1, 1);

@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "plans/digest.h"
@@ -46,4 +48,41 @@ TEST_CASE("Sha256 fed in pieces equals the one-shot digest") {
   plans::Sha256 empty;
   CHECK(empty.Hex() == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(plans::JsonDigest(nlohmann::json::parse(text)) == "sha256:" + plans::Sha256Hex(text));
+}
+
+TEST_CASE("WorkerPool: every index once per round, over many rounds, with 0 to 3 helpers") {
+  for (size_t helpers : {size_t{0}, size_t{1}, size_t{3}}) {
+    CAPTURE(helpers);
+    plans::WorkerPool pool(helpers);
+    for (size_t round = 0; round < 300; ++round) {
+      const size_t count = round % 17 == 0 ? 0 : (round * 7) % 97 + 1;
+      std::vector<std::atomic<int>> seen(count);
+      std::atomic<size_t> sum{0};
+      pool.ForEach(count, [&](size_t i) {
+        ++seen[i];
+        sum += i;
+      });
+      // ForEach has returned: every call has finished, none is still running.
+      for (size_t i = 0; i < count; ++i) REQUIRE(seen[i].load() == 1);
+      CHECK(sum.load() == (count ? count * (count - 1) / 2 : 0));
+    }
+  }
+}
+
+TEST_CASE("WorkerPool: the helpers do share the work") {
+  plans::WorkerPool pool(1);
+  std::atomic<bool> helper_ran{false};
+  const auto caller = std::this_thread::get_id();
+  // The caller's calls wait (60 s at most in all, for a loaded machine) until the helper has
+  // taken an index: the caller alone takes them all only if the helper never runs.
+  std::atomic<int> taken{0};
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  pool.ForEach(64, [&](size_t) {
+    ++taken;
+    if (std::this_thread::get_id() != caller) helper_ran = true;
+    while (!helper_ran && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  CHECK(taken.load() == 64);
+  CHECK(helper_ran.load());
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "modules/registry.h"
+#include "plans/plan_json.h"
 #include "plans/plan_run.h"
 #include "plans/report/report_fixture.h"
 
@@ -408,4 +409,71 @@ TEST_CASE("plan run: keys no module of the run checks are named, never passed ov
   auto none = plans::UncheckedKeysWarning(w.desired, {});
   REQUIRE(none.has_value());
   CHECK(none->message.find("sysctl") != std::string::npos);
+}
+
+TEST_CASE("plan runner: nodes added in batches, planned on all cores, give the one-at-a-time plan") {
+  // The snapshot path hands nodes over in batches and plans them on several threads; the plan
+  // must be the one Add-ing them one by one gives, byte for byte, and each marker commit must
+  // still load once. 400 nodes: repairs, intents, unknown commits, unreadable, twice-named.
+  testing::ReportWorld w;
+  w.cluster.rollouts["roll"].name = "roll";
+  plans::DesiredByNode desired;
+  const inventory::NodeDesired& model = w.desired.begin()->second;
+  for (int i = 0; i < 400; ++i) desired[fmt::format("n{:03}", i)] = model;
+  auto observations = [] {
+    std::vector<plans::NodeObservation> out;
+    for (int i = 0; i < 420; ++i) {
+      const std::string name = fmt::format("n{:03}", i % 400);   // the last 20 named twice
+      if (i % 37 == 5) {
+        plans::NodeObservation down;
+        down.node = name;
+        down.error = Diagnostic::Error("ssh.refused", "connection refused");
+        out.push_back(std::move(down));
+        continue;
+      }
+      const std::string marker = i % 3 == 0 ? "" : fmt::format("{:040}", i % 5);
+      out.push_back(Obs(name, i % 4 == 0 ? 60 : 10, marker));
+    }
+    out.push_back(Obs("not-in-repo", 10, ""));
+    return out;
+  };
+  SysctlLike sysctl;
+  std::map<std::string, int> loads;
+  plans::PlanRunInput in;
+  in.cluster = &w.cluster;
+  in.desired = &desired;
+  in.modules = {&sysctl};
+  in.now = "2026-11-29T12:00:00Z";
+  in.load_at = [&](const std::string& c) -> Result<plans::DesiredByNode> {
+    ++loads[c];   // called under the builder's lock
+    if (c == fmt::format("{:040}", 4)) return Diagnostic::Error("git.ref", "unknown commit");
+    return desired;
+  };
+
+  plans::PlanRunner one(in);
+  for (plans::NodeObservation& o : observations()) one.Add(std::move(o));
+  plans::Plan expected = one.Finish().plan;
+  plans::SealPlan(expected);
+  const std::map<std::string, int> loads_one = loads;
+  for (const auto& [commit, n] : loads_one) CHECK(n == 1);
+
+  for (size_t batch : {size_t{1}, size_t{7}, size_t{64}, size_t{1000}}) {
+    CAPTURE(batch);
+    loads.clear();
+    plans::PlanRunner many(in);
+    std::vector<plans::NodeObservation> all = observations();
+    for (size_t at = 0; at < all.size(); at += batch) {
+      std::vector<plans::NodeObservation> part;
+      for (size_t i = at; i < std::min(all.size(), at + batch); ++i) part.push_back(std::move(all[i]));
+      many.Add(std::move(part));
+    }
+    plans::Plan got = many.Finish().plan;
+    plans::SealPlan(got);
+    CHECK(loads == loads_one);
+    CHECK(got.digest == expected.digest);
+    CHECK(plans::PlanToJson(got).dump(2) == plans::PlanToJson(expected).dump(2));
+  }
+  CHECK(expected.unreadable.size() >= 10);
+  CHECK(!expected.nodes.empty());
+  CHECK(!expected.in_sync.empty());
 }
