@@ -23,6 +23,44 @@ const ModuleInfo& KernelModule::Info() const {
   return kInfo;
 }
 
+namespace {
+
+// Ubuntu boots entry 0 (the newest kernel) unless GRUB_DEFAULT=saved; update-grub writes it
+// into grub.cfg, grub-set-default saves an entry in grubenv.
+constexpr std::string_view kGrubDefaultSaved =
+    "if ! grep -qx 'GRUB_DEFAULT=saved' /etc/default/grub; then "
+    "sed -i '/^GRUB_DEFAULT=/d' /etc/default/grub && echo GRUB_DEFAULT=saved >>/etc/default/grub; fi";
+
+// The pin's entry is looked up in grub.cfg as update-grub just wrote it, not assumed: titles
+// differ by distribution ("Ubuntu, with Linux R", "Debian GNU/Linux, with Linux R") and by
+// layout (GRUB_DISABLE_SUBMENU=y). Then the next boot is read back, so a setting that does not
+// take (GRUB_DEFAULT set again in /etc/default/grub.d) fails here, named, instead of being
+// planned again on every run.
+Status MakeGrubDefault(NodeContext& ctx, std::string_view module, const std::string& release) {
+  for (std::string_view cmd : {kGrubDefaultSaved, std::string_view("update-grub")})
+    if (auto r = RunChecked(ctx, module, std::string(cmd)); !r.ok()) return r.error();
+  auto menu = RunChecked(ctx, module, std::string(kGrubReadCommand));
+  if (!menu.ok()) return menu.error();
+  auto entry = GrubEntryFor(menu->out, release);
+  if (!entry.ok()) return entry.error();
+  if (auto r = RunChecked(ctx, module, "grub-set-default " + transport::ShellQuote(*entry)); !r.ok())
+    return r.error();
+  auto after = RunChecked(ctx, module, std::string(kGrubReadCommand));
+  if (!after.ok()) return after.error();
+  auto next = ParseGrubNextBoot(after->out);
+  if (next.ok() && *next == release) return OkStatus();
+  // The pointer is in the message itself: a run's step log shows messages, not hints.
+  return Diagnostic::Error(
+      "apply.kernel",
+      fmt::format("grub-set-default '{}' did not take effect: the next boot would run {} "
+                  "(GRUB_DEFAULT must be 'saved' where update-grub reads it last: a file in "
+                  "/etc/default/grub.d that sets it wins over /etc/default/grub)",
+                  *entry, next.ok() ? *next : "an unknown kernel (" + next.error().message + ")"),
+      {}, "kernel", "remove or fix the GRUB_DEFAULT in /etc/default/grub.d/*.cfg, then apply again");
+}
+
+}  // namespace
+
 std::string KernelModule::ProbeScript() const {
   // "boot": what the next boot runs. RHEL: grubby. Debian/Ubuntu: the lines of grub.cfg that
   // decide it (as update-grub last wrote them) and the saved/next entry in grubenv.
@@ -30,10 +68,8 @@ std::string KernelModule::ProbeScript() const {
              "plumb_run release uname -r\n"
              "plumb_cat boot_id /proc/sys/kernel/random/boot_id\n"
              "if command -v grubby >/dev/null 2>&1; then plumb_run boot grubby --default-kernel\n"
-             "elif [ -r /boot/grub/grub.cfg ]; then plumb_begin boot; "
-             "grep -E '^[[:space:]]*(set default=|menuentry |submenu |linux[[:space:]])|^}' "
-             "/boot/grub/grub.cfg; echo ---; grub-editenv list; plumb_end boot $?\n"
-             "fi\n") +
+             "elif [ -r /boot/grub/grub.cfg ]; then plumb_begin boot; ") +
+         std::string(kGrubReadCommand) + "; plumb_end boot $?\nfi\n" +
          std::string(kPackageManagerSnippet);
 }
 
@@ -41,12 +77,10 @@ std::vector<std::string> KernelDefaultCommands(std::string_view release, std::st
   if (manager == "rpm")
     return {"grubby --set-default " + transport::ShellQuote("/boot/vmlinuz-" + std::string(release))};
   if (manager != "dpkg") return {};
-  // Ubuntu boots entry 0 (the newest kernel) unless GRUB_DEFAULT=saved; update-grub writes it
-  // into grub.cfg, grub-set-default saves the entry in grubenv.
-  return {"if ! grep -qx 'GRUB_DEFAULT=saved' /etc/default/grub; then "
-          "sed -i '/^GRUB_DEFAULT=/d' /etc/default/grub && echo GRUB_DEFAULT=saved >>/etc/default/grub; fi",
-          "update-grub",
-          "grub-set-default " + transport::ShellQuote(UbuntuMenuEntry(release))};
+  // The entry is known only once update-grub has run (MakeGrubDefault): shown as what it is.
+  return {std::string(kGrubDefaultSaved), "update-grub",
+          "grub-set-default <the entry of /boot/grub/grub.cfg that boots /boot/vmlinuz-" +
+              std::string(release) + ", read back after>"};
 }
 
 Result<Facts> KernelModule::ParseProbe(std::string_view out, int) const {
@@ -96,6 +130,10 @@ ApplyOutcome KernelModule::Apply(NodeContext& ctx, const Action& action) const {
   }
   // Installing a kernel does not make it the one that boots: Ubuntu boots the newest installed
   // (GRUB_DEFAULT=0), RHEL the last installed (UPDATEDEFAULT=yes). A pin may be neither.
+  if (manager == "dpkg") {
+    if (Status st = MakeGrubDefault(ctx, Name(), release); !st.ok()) return ApplyOutcome::Failed(st.error());
+    return ApplyOutcome::Done();
+  }
   for (const std::string& cmd : KernelDefaultCommands(release, manager)) {
     auto r = RunChecked(ctx, Name(), cmd);
     if (!r.ok()) return ApplyOutcome::Failed(r.error());

@@ -1,5 +1,7 @@
 #include "modules/kernel/parse.h"
 
+#include <charconv>
+
 #include "modules/module_util.h"
 #include "modules/parse_util.h"
 #include "modules/part_facts.h"
@@ -50,8 +52,10 @@ const GrubEntry* FindStep(const std::vector<GrubEntry>& level, std::string_view 
   bool digits = !step.empty();
   for (char c : step) digits = digits && c >= '0' && c <= '9';
   if (digits) {
-    size_t n = std::stoul(std::string(step));
-    return n < level.size() ? &level[n] : nullptr;
+    // An index too big for size_t is as absent as any other index past the end.
+    size_t n = 0;
+    auto [end, ec] = std::from_chars(step.data(), step.data() + step.size(), n);
+    return ec == std::errc() && end == step.data() + step.size() && n < level.size() ? &level[n] : nullptr;
   }
   for (const GrubEntry& e : level)
     if (e.title == step || e.id == step) return &e;
@@ -73,10 +77,18 @@ Result<std::string> ParseGrubbyDefault(std::string_view text) {
   return std::string(r);
 }
 
-Result<std::string> ParseGrubNextBoot(std::string_view text) {
-  constexpr std::string_view kTool = "grub.cfg + grub-editenv list";
+namespace {
+
+constexpr std::string_view kGrubTool = "grub.cfg + grub-editenv list";
+
+// The menu as the probe's "boot" part shows it: grub.cfg's deciding lines, "---", grubenv.
+struct GrubMenu {
   std::vector<GrubEntry> top;
   std::string set_default, saved_entry, next_entry;
+};
+
+Result<GrubMenu> ParseGrubMenu(std::string_view text) {
+  GrubMenu m;
   bool in_submenu = false, env = false;
   GrubEntry* current = nullptr;   // the entry whose linux line comes next
   for (const Line& line : SplitLines(text)) {
@@ -86,8 +98,8 @@ Result<std::string> ParseGrubNextBoot(std::string_view text) {
       continue;
     }
     if (env) {
-      if (StartsWith(t, "saved_entry=")) saved_entry = std::string(t.substr(12));
-      if (StartsWith(t, "next_entry=")) next_entry = std::string(t.substr(11));
+      if (StartsWith(t, "saved_entry=")) m.saved_entry = std::string(t.substr(12));
+      if (StartsWith(t, "next_entry=")) m.next_entry = std::string(t.substr(11));
       continue;
     }
     if (line.text == "}") {   // column 0: a top-level entry or submenu ends
@@ -98,17 +110,17 @@ Result<std::string> ParseGrubNextBoot(std::string_view text) {
     if (StartsWith(t, "set default=")) {
       std::string_view v = t.substr(12);
       if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-      if (v != "${next_entry}") set_default = std::string(v);
+      if (v != "${next_entry}") m.set_default = std::string(v);
     } else if (StartsWith(t, "submenu ")) {
       GrubEntry e;
-      if (!ReadEntryLine(t, "submenu", &e)) return ParseError("kernel", kTool, "unreadable submenu line", &line);
-      top.push_back(std::move(e));
+      if (!ReadEntryLine(t, "submenu", &e)) return ParseError("kernel", kGrubTool, "unreadable submenu line", &line);
+      m.top.push_back(std::move(e));
       in_submenu = true;
       current = nullptr;
     } else if (StartsWith(t, "menuentry ")) {
       GrubEntry e;
-      if (!ReadEntryLine(t, "menuentry", &e)) return ParseError("kernel", kTool, "unreadable menuentry line", &line);
-      auto& level = in_submenu ? top.back().children : top;
+      if (!ReadEntryLine(t, "menuentry", &e)) return ParseError("kernel", kGrubTool, "unreadable menuentry line", &line);
+      auto& level = in_submenu ? m.top.back().children : m.top;
       level.push_back(std::move(e));
       current = &level.back();
     } else if (StartsWith(t, "linux") && current && current->release.empty()) {
@@ -124,25 +136,65 @@ Result<std::string> ParseGrubNextBoot(std::string_view text) {
       }
     }
   }
-  if (top.empty()) return ParseError("kernel", kTool, "no menu entries in grub.cfg");
-  std::string entry = set_default == "${saved_entry}" ? saved_entry : set_default;
-  if (!next_entry.empty()) entry = next_entry;
+  if (m.top.empty()) return ParseError("kernel", kGrubTool, "no menu entries in grub.cfg");
+  return m;
+}
+
+bool IsRecovery(const GrubEntry& e) {
+  return e.title.find("(recovery mode)") != std::string::npos ||
+         e.id.find("-recovery-") != std::string::npos;
+}
+
+}  // namespace
+
+Result<std::string> ParseGrubNextBoot(std::string_view text) {
+  auto menu = ParseGrubMenu(text);
+  if (!menu.ok()) return menu.error();
+  const GrubMenu& m = *menu;
+  std::string entry = m.set_default == "${saved_entry}" ? m.saved_entry : m.set_default;
+  if (!m.next_entry.empty()) entry = m.next_entry;
   if (entry.empty()) entry = "0";
   const GrubEntry* e = nullptr;
-  const std::vector<GrubEntry>* level = &top;
+  const std::vector<GrubEntry>* level = &m.top;
   for (std::string_view step : Split(entry, ">")) {
     e = level ? FindStep(*level, step) : nullptr;
     if (!e) break;
     level = &e->children;
   }
-  if (!e || !e->children.empty()) e = &top[0];   // GRUB falls back to the first entry
+  if (!e || !e->children.empty()) e = &m.top[0];   // GRUB falls back to the first entry
   if (e->release.empty())
-    return ParseError("kernel", kTool, "the default entry '" + e->title + "' boots no /boot/vmlinuz-*");
+    return ParseError("kernel", kGrubTool, "the default entry '" + e->title + "' boots no /boot/vmlinuz-*");
   return e->release;
 }
 
-std::string UbuntuMenuEntry(std::string_view release) {
-  return "Advanced options for Ubuntu>Ubuntu, with Linux " + std::string(release);
+Result<std::string> GrubEntryFor(std::string_view text, std::string_view release) {
+  auto menu = ParseGrubMenu(text);
+  if (!menu.ok()) return menu.error();
+  // Candidates in menu order, each with its path; the entry named after the release wins
+  // over one that only boots it today (Ubuntu's top "Ubuntu" entry boots whichever kernel is
+  // newest, so saving it would follow the next kernel installed).
+  struct Found {
+    std::string path;
+    bool named;
+  };
+  std::vector<Found> found;
+  auto step = [](const GrubEntry& e) { return e.id.empty() ? e.title : e.id; };
+  auto consider = [&](const GrubEntry& e, const std::string& prefix) {
+    if (e.release != release || IsRecovery(e)) return;
+    const bool named = e.id.find(release) != std::string::npos ||
+                       e.title.find(release) != std::string::npos;
+    found.push_back({prefix + step(e), named});
+  };
+  for (const GrubEntry& e : menu->top) {
+    if (e.children.empty()) consider(e, "");
+    for (const GrubEntry& c : e.children) consider(c, step(e) + ">");
+  }
+  for (const Found& f : found)
+    if (f.named) return f.path;
+  if (!found.empty()) return found.front().path;
+  return ParseError("kernel", kGrubTool,
+                    "no menu entry boots /boot/vmlinuz-" + std::string(release) +
+                        " (is the kernel installed, and was update-grub run?)");
 }
 
 Result<std::string> ParseUnameRelease(std::string_view text) {

@@ -28,9 +28,14 @@ Result<std::string> ParseGrubbyDefault(std::string_view text);
 /// that entry's `linux /boot/vmlinuz-<release>` line.
 Result<std::string> ParseGrubNextBoot(std::string_view text);
 
-/// The GRUB menu path of the Ubuntu entry for `release` (what `grub-set-default` takes):
-/// "Advanced options for Ubuntu>Ubuntu, with Linux 5.15.0-105-generic".
-std::string UbuntuMenuEntry(std::string_view release);
+/// The GRUB menu path (what `grub-set-default` takes) of the entry that boots `release`, from
+/// the same text: the first entry, recovery entries aside, whose linux line is
+/// /boot/vmlinuz-<release>, preferring one named after the release. Each step is the entry's
+/// $menuentry_id_option id where it has one, else its title: ids do not change with
+/// GRUB_DISTRIBUTOR (Ubuntu's titles are not Debian's), the submenu layout
+/// (GRUB_DISABLE_SUBMENU=y puts every entry at the top) or the language. An error when no
+/// entry boots it.
+Result<std::string> GrubEntryFor(std::string_view text, std::string_view release);
 
 /// Parts "release", "boot_id", "pm", "boot" -> {"release", "boot_id", "manager", "next_boot",
 /// "part_errors"?} (schemas/facts/kernel). Each part is read on its own

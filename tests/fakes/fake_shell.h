@@ -15,6 +15,9 @@ class FakeShell : public transport::Shell {
  public:
   /// `command` (exact text) answers with `exit_status`, `out`, `err`.
   void On(const std::string& command, int exit_status = 0, std::string out = {}, std::string err = {});
+  /// `command` answers with each of `outs` in turn (exit 0), the last one again after that:
+  /// for a command run before and after a change, whose output the change moves.
+  void OnEach(const std::string& command, std::vector<std::string> outs);
   /// `command` cannot be run at all (transport error).
   void Fail(const std::string& command, Diagnostic error);
 
@@ -26,6 +29,7 @@ class FakeShell : public transport::Shell {
 
  private:
   std::map<std::string, transport::CommandOutput, std::less<>> replies_;
+  std::map<std::string, std::vector<std::string>, std::less<>> sequences_;   // next first
   std::map<std::string, Diagnostic, std::less<>> failures_;
 };
 

@@ -185,7 +185,14 @@ TEST_CASE("apply cuda, nccl, ofed, kernel: the package map's pins") {
              " mlnx-ofed-all | 24.07-0.6.1.0 | file:/opt/mlnx_ofed/DEBS ./ Packages\n");
   n.shell.On(std::string(kApt) + " 'mlnx-ofed-all=24.07-0.6.1.0'");
   n.shell.On(std::string(kApt) + " 'linux-image-5.15.0-119-generic' 'linux-headers-5.15.0-119-generic'");
-  for (const std::string& c : kernel::KernelDefaultCommands("5.15.0-119-generic", "dpkg")) n.shell.On(c);
+  // The pin's GRUB entry: read from grub.cfg after update-grub, saved, read back.
+  const std::string menu =
+      "   set default=\"${saved_entry}\"\nmenuentry 'Ubuntu' $menuentry_id_option 'gnulinux-simple-u' {\n"
+      "\tlinux /boot/vmlinuz-5.15.0-119-generic ro\n}\n---\n";
+  n.shell.On(kernel::KernelDefaultCommands("5.15.0-119-generic", "dpkg").at(0));
+  n.shell.On("update-grub");
+  n.shell.OnEach(std::string(kernel::kGrubReadCommand), {menu, menu + "saved_entry=gnulinux-simple-u\n"});
+  n.shell.On("grub-set-default 'gnulinux-simple-u'");
   json d = {{"kernel", "5.15.0-119-generic"}, {"ofed", "24.07-0.6.1.0"},
             {"nvidia", {{"cuda", "12.4.1"}, {"nccl", "2.21.5-1+cuda12.4"}}}};
   json f = {{"manager", "dpkg"}};

@@ -53,8 +53,59 @@ TEST_CASE("GRUB's next boot on Ubuntu: grub.cfg's default, saved_entry, next_ent
   }
   CHECK_FALSE(kernel::ParseGrubNextBoot("---\nsaved_entry=0\n").ok());   // no menu
   CHECK_FALSE(kernel::ParseGrubNextBoot("menuentry 'Ubuntu {\n").ok());  // unterminated quote
-  CHECK(kernel::UbuntuMenuEntry("5.15.0-105-generic") ==
-        "Advanced options for Ubuntu>Ubuntu, with Linux 5.15.0-105-generic");
+  // an index too big for any number is an entry that is not there (GRUB boots the first)
+  auto big = kernel::ParseGrubNextBoot(
+      "   set default=\"${saved_entry}\"\nmenuentry 'A' {\n\tlinux /boot/vmlinuz-1.0\n}\n---\n"
+      "saved_entry=99999999999999999999999999\n");
+  REQUIRE(big.ok());
+  CHECK(*big == "1.0");
+}
+
+TEST_CASE("GRUB on Debian: other titles, and with GRUB_DISABLE_SUBMENU=y every entry at the top") {
+  // An Ubuntu title saved on a Debian node is an entry that is not there: entry 0 boots.
+  auto next = kernel::ParseGrubNextBoot(ReadFixture("kernel/grub-boot-debian-nosubmenu.txt"));
+  REQUIRE(next.ok());
+  CHECK(*next == "6.1.0-21-amd64");
+  auto sub = kernel::ParseGrubNextBoot(ReadFixture("kernel/grub-boot-debian-submenu.txt"));
+  REQUIRE(sub.ok());
+  CHECK(*sub == "6.1.0-21-amd64");
+}
+
+TEST_CASE("GRUB entry for a release: by id where there is one, the release's own entry, never recovery") {
+  const std::string uuid = "167071fd-71fd-4167-81fd-432d4cfa64ed";
+  const std::string ubuntu = ReadFixture("kernel/grub-boot-ubuntu-saved-id.txt");
+  auto e = kernel::GrubEntryFor(ubuntu, "5.15.0-105-generic");
+  REQUIRE(e.ok());
+  CHECK(*e == "gnulinux-advanced-" + uuid + ">gnulinux-5.15.0-105-generic-advanced-" + uuid);
+  // The newest kernel is also what the top "Ubuntu" entry boots today; that entry follows
+  // the next kernel installed, so the release's own entry is the one saved.
+  auto newest = kernel::GrubEntryFor(ubuntu, "5.15.0-119-generic");
+  REQUIRE(newest.ok());
+  CHECK(*newest == "gnulinux-advanced-" + uuid + ">gnulinux-5.15.0-119-generic-advanced-" + uuid);
+
+  const std::string d = "0b9e2f3a-5c1d-4e6f-8a7b-9c0d1e2f3a4b";
+  auto flat = kernel::GrubEntryFor(ReadFixture("kernel/grub-boot-debian-nosubmenu.txt"), "6.1.0-18-amd64");
+  REQUIRE(flat.ok());
+  CHECK(*flat == "gnulinux-6.1.0-18-amd64-advanced-" + d);
+  auto nested = kernel::GrubEntryFor(ReadFixture("kernel/grub-boot-debian-submenu.txt"), "6.1.0-18-amd64");
+  REQUIRE(nested.ok());
+  CHECK(*nested == "gnulinux-advanced-" + d + ">gnulinux-6.1.0-18-amd64-advanced-" + d);
+
+  // A hand-written menu without ids: titles, the path through the submenu.
+  const std::string titles =
+      "menuentry 'Stock' {\n\tlinux /vmlinuz-6.2 ro\n}\n"
+      "submenu 'Older' {\n"
+      "\tmenuentry 'Kernel 6.1 (recovery mode)' {\n\t\tlinux /vmlinuz-6.1 ro single\n"
+      "\tmenuentry 'Kernel 6.1' {\n\t\tlinux /vmlinuz-6.1 ro\n}\n---\n";
+  auto t = kernel::GrubEntryFor(titles, "6.1");
+  REQUIRE(t.ok());
+  CHECK(*t == "Older>Kernel 6.1");
+  // Only a recovery entry, or none at all, boots it: an error naming the kernel.
+  CHECK_FALSE(kernel::GrubEntryFor("menuentry 'K (recovery mode)' {\n\tlinux /vmlinuz-6.1 single\n}\n", "6.1").ok());
+  auto none = kernel::GrubEntryFor(ubuntu, "5.15.0-999-generic");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message.find("/boot/vmlinuz-5.15.0-999-generic") != std::string::npos);
+  CHECK_FALSE(kernel::GrubEntryFor("", "6.1").ok());
 }
 
 TEST_CASE("kernel facts: next_boot from the boot part; a node without one is not judged") {
@@ -88,18 +139,66 @@ TEST_CASE("kernel diff: running the pin while a newer kernel would boot next set
   CHECK(a[0].disruption == Disruption::kNone);
   CHECK(a[0].before == "5.15.0-119-generic");
   CHECK(a[0].summary == "make 5.15.0-105-generic the default boot entry (the next boot would run 5.15.0-119-generic)");
-  const std::vector<std::string> deb = {
+  const std::string saved_cmd =
       "if ! grep -qx 'GRUB_DEFAULT=saved' /etc/default/grub; then sed -i '/^GRUB_DEFAULT=/d' "
-      "/etc/default/grub && echo GRUB_DEFAULT=saved >>/etc/default/grub; fi",
-      "update-grub", "grub-set-default 'Advanced options for Ubuntu>Ubuntu, with Linux 5.15.0-105-generic'"};
-  CHECK(a[0].params["commands"] == json(deb));
-  FakeShell shell;
-  for (const auto& c : deb) shell.On(c);
-  NodeContext ctx;
-  ctx.shell = &shell;
-  CHECK(m->Apply(ctx, a[0]).ok());
-  CHECK(shell.commands_run == deb);
-  CHECK(shell.unexpected.empty());
+      "/etc/default/grub && echo GRUB_DEFAULT=saved >>/etc/default/grub; fi";
+  CHECK(a[0].params["commands"] ==
+        json({saved_cmd, "update-grub",
+              "grub-set-default <the entry of /boot/grub/grub.cfg that boots "
+              "/boot/vmlinuz-5.15.0-105-generic, read back after>"}));
+  // Apply: the entry is looked up in grub.cfg after update-grub, saved, and read back.
+  const std::string read(kernel::kGrubReadCommand);
+  const std::string uuid = "167071fd-71fd-4167-81fd-432d4cfa64ed";
+  const std::string entry = "gnulinux-advanced-" + uuid + ">gnulinux-5.15.0-105-generic-advanced-" + uuid;
+  const std::string before = ReadFixture("kernel/grub-boot-ubuntu-saved-unused.txt");
+  const std::string after = ReadFixture("kernel/grub-boot-ubuntu-saved-id.txt");
+  REQUIRE(after.find("saved_entry=" + entry) != std::string::npos);
+  {
+    FakeShell shell;
+    shell.On(saved_cmd);
+    shell.On("update-grub");
+    shell.OnEach(read, {before, after});
+    shell.On("grub-set-default '" + entry + "'");
+    NodeContext ctx;
+    ctx.shell = &shell;
+    CHECK(m->Apply(ctx, a[0]).ok());
+    CHECK(shell.commands_run ==
+          std::vector<std::string>{saved_cmd, "update-grub", read, "grub-set-default '" + entry + "'", read});
+    CHECK(shell.unexpected.empty());
+  }
+  // GRUB_DEFAULT set again in /etc/default/grub.d: grub.cfg still says "0", so the saved entry
+  // is not used. The step fails, naming what the next boot runs and where to look.
+  {
+    FakeShell shell;
+    shell.On(saved_cmd);
+    shell.On("update-grub");
+    std::string ignored = after;
+    const std::string saved_line = "set default=\"${saved_entry}\"";
+    ignored.replace(ignored.find(saved_line), saved_line.size(), "set default=\"0\"");
+    shell.OnEach(read, {before, ignored});
+    shell.On("grub-set-default '" + entry + "'");
+    NodeContext ctx;
+    ctx.shell = &shell;
+    ApplyOutcome out = m->Apply(ctx, a[0]);
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.error().message.rfind("grub-set-default '" + entry +
+                                        "' did not take effect: the next boot would run 5.15.0-119-generic (", 0) == 0);
+    CHECK(out.error().message.find("/etc/default/grub.d") != std::string::npos);
+    CHECK(out.error().hint.find("/etc/default/grub.d") != std::string::npos);
+  }
+  // The pin has no entry (update-grub did not list it): nothing is saved.
+  {
+    FakeShell shell;
+    shell.On(saved_cmd);
+    shell.On("update-grub");
+    shell.OnEach(read, {before});
+    NodeContext ctx;
+    ctx.shell = &shell;
+    Action gone = a[0];
+    gone.after = "5.15.0-999-generic";
+    CHECK_FALSE(m->Apply(ctx, gone).ok());
+    CHECK(shell.commands_run == std::vector<std::string>{saved_cmd, "update-grub", read});
+  }
 
   // RHEL: UPDATEDEFAULT=yes made the last installed kernel the default
   json rhel = {{"kernel", "5.14.0-427.13.1.el9_4.x86_64"}};
@@ -119,10 +218,7 @@ TEST_CASE("kernel install: the plan's commands install the pin, then make it the
   REQUIRE(cmds.size() == 4);
   CHECK(cmds[0].get<std::string>().find("apt-get install") != std::string::npos);
   CHECK(cmds[0].get<std::string>().find("'linux-image-5.15.0-105-generic'") != std::string::npos);
-  CHECK(cmds[3] == "grub-set-default 'Advanced options for Ubuntu>Ubuntu, with Linux 5.15.0-105-generic'");
-  // hostile releases stay one quoted word
-  auto h = kernel::KernelDefaultCommands("1'; reboot; '", "dpkg");
-  CHECK(h[2] == "grub-set-default 'Advanced options for Ubuntu>Ubuntu, with Linux 1'\\''; reboot; '\\'''");
+  CHECK(cmds[3].get<std::string>().rfind("grub-set-default <the entry of /boot/grub/grub.cfg", 0) == 0);
   CHECK(kernel::KernelDefaultCommands("x", "none").empty());
 }
 
