@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "modules/apply_util.h"
+#include "modules/parse_util.h"
+
 namespace plumb::modules {
 namespace kube {
 
@@ -81,8 +84,16 @@ bool ApiUnreachable(std::string_view text) {
         "the server is currently unable to handle the request", "Client.Timeout exceeded",
         "context deadline exceeded", "i/o timeout", "TLS handshake timeout",
         "the server was unable to return a response", "Timeout: request did not complete",
-        "http2: client connection lost", "connection reset by peer", ": EOF"})
+        "http2: client connection lost", "connection reset by peer", "unexpected EOF"})
     if (text.find(w) != std::string_view::npos) return true;
+  // A connection closed mid-request: client-go says `Get "https://host:6443/...": EOF`. Only
+  // an HTTP request's EOF counts, not any message that happens to end in one.
+  for (std::string_view line : Split(text, "\n")) {
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() >= 5 && line.substr(line.size() - 5) == ": EOF" &&
+        (line.find("\"https://") != std::string_view::npos || line.find("\"http://") != std::string_view::npos))
+      return true;
+  }
   return false;
 }
 
@@ -91,8 +102,12 @@ Status CheckKubectl(const Result<transport::CommandOutput>& r, const std::string
     return Diagnostic::Error(std::string(kSchedulerUnavailable),
                              fmt::format("kubernetes unavailable: {}: {}", cmd, r.error().message));
   if (r->exit_status == 0) return OkStatus();
-  std::string err = r->err.empty() ? r->out : r->err;
+  // stderr is kubectl's error; stdout (a listing, say) is never the message, but its last
+  // lines are worth a look when stderr is empty.
+  std::string err = r->err.empty() ? TailLines(r->out, 3) : r->err;
+  if (r->err.empty() && err.size() > 400) err = "..." + err.substr(err.size() - 400);
   while (!err.empty() && err.back() == '\n') err.pop_back();
+  if (r->err.empty()) err = err.empty() ? "(no error output)" : "(no error output; its output ends: " + err + ")";
   if (ApiUnreachable(err))
     return Diagnostic::Error(std::string(kSchedulerUnavailable),
                              fmt::format("kubernetes unavailable: {}: {}", cmd, err), {}, {},

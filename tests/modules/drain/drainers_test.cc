@@ -199,6 +199,31 @@ TEST_CASE("kubernetes drainer: an API server that cannot answer is 'scheduler un
   auto e = d.Evict("k1");
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().code == kSchedulerUnavailable);
+  // A connection closed mid-request is client-go's `"<url>": EOF`; an EOF said of anything
+  // else (a file, a plugin's input) is not the API server going away.
+  sh.answers[get] = {1, "", "Get \"https://127.0.0.1:6443/api/v1/nodes?limit=500\": EOF\n"};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == kSchedulerUnavailable);
+  sh.answers[get] = {1, "", "error: error reading /root/.kube/config: EOF\n"};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == "kube.command");
+  // Nothing on stderr: the message says so and quotes only the end of stdout, never a listing.
+  std::string listing = "{\"kind\":\"List\",\"items\":[";
+  for (int i = 0; i < 200; ++i) listing += "\n  {\"metadata\":{\"name\":\"node-" + std::to_string(i) + "\"}},";
+  sh.answers[get] = {1, listing + "\n]}\n", ""};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == "kube.command");
+  CHECK(q.error().message.find("(no error output; its output ends: ") != std::string::npos);
+  CHECK(q.error().message.find("node-199") != std::string::npos);
+  CHECK(q.error().message.find("node-0\"") == std::string::npos);
+  CHECK(q.error().message.size() < 700);
+  sh.answers[get] = {1, "", ""};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().message.find("(no error output)") != std::string::npos);
 }
 
 TEST_CASE("kubernetes drainer: plumb's reason on a schedulable node is stale; a cordon without it is an admin's") {
