@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <future>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace plumb::plans {
@@ -54,9 +56,20 @@ struct WorkerPool::Shared {
   size_t busy = 0;            // helpers inside the current round
   unsigned long round = 0;    // bumped per ForEach: a helper joins each round once
   bool stop = false;
+  std::exception_ptr failed;  // the round's first exception; the rest of its indices are skipped
 
+  // Never throws: an exception must not leave a helper thread (std::terminate) nor unwind the
+  // caller while helpers still run `work` (which lives in the caller's frame).
   void Run() {
-    for (size_t i = next++; i < count; i = next++) (*work)(i);
+    for (size_t i = next++; i < count; i = next++) {
+      try {
+        (*work)(i);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!failed) failed = std::current_exception();
+        next = count;
+      }
+    }
   }
 };
 
@@ -94,15 +107,21 @@ void WorkerPool::ForEach(size_t count, const std::function<void(size_t i)>& work
     s.work = &work;
     s.count = count;
     s.next = 0;
+    s.failed = nullptr;
     ++s.round;
   }
   s.wake.notify_all();
   s.Run();
   // Every index is taken; wait for helpers still finishing theirs, then close the round so a
-  // helper that wakes late does not join it.
+  // helper that wakes late does not join it. Then a failure is the caller's, as with
+  // ForEachRange.
   std::unique_lock lock(s.mu);
   s.finished.wait(lock, [&] { return s.busy == 0; });
   s.work = nullptr;
+  if (std::exception_ptr e = std::exchange(s.failed, nullptr)) {
+    lock.unlock();
+    std::rethrow_exception(e);
+  }
 }
 
 }  // namespace plumb::plans

@@ -38,7 +38,9 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   /// Calls `work(i)` for every i in [0, count), on the helpers and the calling thread, each
-  /// taking the next index when it is free; returns when all are done. `work` must not throw.
+  /// taking the next index when it is free; returns when all are done. If a call throws, the
+  /// indices not yet taken are skipped and, once every running call has ended, the first
+  /// exception is rethrown here.
   void ForEach(size_t count, const std::function<void(size_t i)>& work);
 
  private:

@@ -230,7 +230,10 @@ PlanFile::PlanFile(Plan& plan) : nodes_(plan.nodes.size()) {
   // "nodes" array is. At depth 1 a line `\n  "nodes": ` is unique (deeper keys are indented
   // more; strings escape their newlines).
   frame["digest"] = plan.digest;
-  const std::string text = frame.dump(2);
+  // Bytes that are not UTF-8 (a node's odd output in a reason, say) are replaced with U+FFFD
+  // here as in the nodes' text and in the digest: the file is written, and reads back to the
+  // digest it carries.
+  const std::string text = frame.dump(2, ' ', false, json::error_handler_t::replace);
   const std::string nodes_key = "\n  \"nodes\": ";
   const size_t at = text.find(nodes_key) + nodes_key.size();   // at its "[]"
   head_ = text.substr(0, at);

@@ -38,13 +38,16 @@ PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<
   PlanRun* run = run_.get();
   DesiredLoader load_at = in_.load_at;
   auto find_loaded = in_.find_loaded;
-  pin.load_previous = [run, load_at, find_loaded](const std::string& commit) -> const DesiredByNode* {
+  // Called under the builder's lock, from whichever planning thread meets the commit first:
+  // its warning waits in a map so the plan lists them in one order, the commits'.
+  std::map<std::string, Diagnostic>* unloaded = &unloaded_;
+  pin.load_previous = [run, load_at, find_loaded, unloaded](const std::string& commit) -> const DesiredByNode* {
     if (find_loaded)
       if (const DesiredByNode* held = find_loaded(commit)) return held;
     if (!load_at) return nullptr;
     auto loaded = load_at(commit);
     if (!loaded.ok()) {
-      run->diags.Add(Diagnostic::Warning(
+      unloaded->insert_or_assign(commit, Diagnostic::Warning(
           "plan.marker-commit",
           fmt::format("desired state at marker commit {} could not be loaded ({}); changes on "
                       "nodes at that commit are shown as intent",
@@ -82,6 +85,7 @@ void PlanRunner::Add(std::vector<NodeObservation>&& nodes) {
 
 PlanRun PlanRunner::Finish() {
   run_->plan = builder_->Finish();
+  for (auto& [commit, warning] : unloaded_) run_->diags.Add(std::move(warning));
   // What each planned node wants, so apply can accept the plan at the merge commit.
   RecordDesiredState(run_->plan, *in_.cluster, *in_.desired, in_.files);
   const std::set<std::string>& seen = builder_->ModulesSeen();

@@ -89,6 +89,7 @@ class PlanRunner {
   std::unique_ptr<PlanRun> run_;   // stable address: the builder points into run_->previous
   std::unique_ptr<PlanBuilder> builder_;
   std::unique_ptr<WorkerPool> pool_;   // for Add(vector), made at its first call
+  std::map<std::string, Diagnostic> unloaded_;   // marker commit -> why it did not load
 };
 
 /// Observed + scheduler + previous desired -> the plan (not sealed: see SealPlan).

@@ -229,12 +229,13 @@ struct PlanBuilder::State {
   /// Module -> the planned nodes where it could not be read whole although they pin nothing
   /// it reads, and the first such error: said in a warning, since they change no verdict.
   std::map<std::string, std::pair<std::vector<std::string>, std::string>> unneeded_errors;
-  std::map<std::string, const DesiredByNode*> loaded_previous;
+  // Older commits' desired state, loaded when a node first names one: Previous is called from
+  // Evaluate, on several threads, and is the one thing there that changes (under the lock).
+  mutable std::map<std::string, const DesiredByNode*> loaded_previous;
+  mutable std::mutex previous_mu;
   std::unique_ptr<WaiverSet> waivers;
 
-  std::mutex previous_mu;   // Previous is called from Evaluate, on several threads
-
-  const DesiredByNode* Previous(const std::string& commit) {
+  const DesiredByNode* Previous(const std::string& commit) const {
     if (commit.empty()) return nullptr;
     if (auto it = in.previous.find(commit); it != in.previous.end()) return it->second;
     std::lock_guard lock(previous_mu);
@@ -268,7 +269,7 @@ const std::set<std::string>& PlanBuilder::ModulesSeen() const { return s_->seen;
 void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) { Accept(Evaluate(name, obs)); }
 
 EvaluatedNode PlanBuilder::Evaluate(const std::string& name, const NodeFacts& obs) const {
-  State& st = *s_;   // read only here, but for Previous (which locks)
+  const State& st = *s_;
   EvaluatedNode out;
   out.node = name;
   if (!st.to_plan.count(name)) return out;

@@ -57,9 +57,6 @@ struct PlannerInput {
 /// Desired x observed -> the plan (batches, disruption, digest left empty: see plan_json).
 Plan MakePlan(const PlannerInput& input);
 
-/// MakePlan one node at a time: each node's facts are diffed as they arrive and can be dropped
-/// right after, so a 10,000-node run never holds every node's facts at once. MakePlan is this
-/// builder over `input.observed`.
 /// One node planned but not yet in the plan (PlanBuilder::Evaluate): what Accept records.
 struct EvaluatedNode {
   std::string node;
@@ -73,6 +70,9 @@ struct EvaluatedNode {
   std::optional<BlockingJobs> blocking;
 };
 
+/// MakePlan one node at a time: each node's facts are diffed as they arrive and can be dropped
+/// right after, so a 10,000-node run never holds every node's facts at once. MakePlan is this
+/// builder over `input.observed`.
 class PlanBuilder {
  public:
   /// `input.observed` is not read; nodes come through Add.

@@ -84,17 +84,24 @@ bool ApiUnreachable(std::string_view text) {
         "the server is currently unable to handle the request", "Client.Timeout exceeded",
         "context deadline exceeded", "i/o timeout", "TLS handshake timeout",
         "the server was unable to return a response", "Timeout: request did not complete",
-        "http2: client connection lost", "connection reset by peer", "unexpected EOF"})
+        "http2: client connection lost", "connection reset by peer"})
     if (text.find(w) != std::string_view::npos) return true;
-  // A connection closed mid-request: client-go says `Get "https://host:6443/...": EOF`. Only
-  // an HTTP request's EOF counts, not any message that happens to end in one.
+  // A connection closed mid-request: client-go says `Get "https://host:6443/...": EOF` (or
+  // "unexpected EOF"). Only an HTTP request's EOF counts, not a truncated kubeconfig's.
   for (std::string_view line : Split(text, "\n")) {
-    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.size() >= 5 && line.substr(line.size() - 5) == ": EOF" &&
-        (line.find("\"https://") != std::string_view::npos || line.find("\"http://") != std::string_view::npos))
-      return true;
+    const bool request = line.find("\"https://") != std::string_view::npos ||
+                         line.find("\"http://") != std::string_view::npos;
+    if (request && line.find("EOF") != std::string_view::npos) return true;
   }
   return false;
+}
+
+// The last `n` bytes of `s`, not starting inside a UTF-8 sequence.
+std::string TailBytes(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  size_t from = s.size() - n;
+  while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+  return s.substr(from);
 }
 
 Status CheckKubectl(const Result<transport::CommandOutput>& r, const std::string& cmd) {
@@ -104,14 +111,19 @@ Status CheckKubectl(const Result<transport::CommandOutput>& r, const std::string
   if (r->exit_status == 0) return OkStatus();
   // stderr is kubectl's error; stdout (a listing, say) is never the message, but its last
   // lines are worth a look when stderr is empty.
-  std::string err = r->err.empty() ? TailLines(r->out, 3) : r->err;
-  if (r->err.empty() && err.size() > 400) err = "..." + err.substr(err.size() - 400);
+  std::string err = r->err;
   while (!err.empty() && err.back() == '\n') err.pop_back();
-  if (r->err.empty()) err = err.empty() ? "(no error output)" : "(no error output; its output ends: " + err + ")";
+  // Only kubectl's own error says the server is gone (a listing on stdout may quote anything).
   if (ApiUnreachable(err))
     return Diagnostic::Error(std::string(kSchedulerUnavailable),
                              fmt::format("kubernetes unavailable: {}: {}", cmd, err), {}, {},
                              "is the API server up? (kubectl cluster-info)");
+  if (err.empty()) {
+    std::string tail = r->out.size() > 400 ? "..." + TailBytes(r->out, 400) : r->out;
+    tail = TailLines(tail, 3);
+    while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+    err = tail.empty() ? "(no error output)" : "(no error output; its output ends: " + tail + ")";
+  }
   return Diagnostic::Error("kube.command", fmt::format("{}: exit {}: {}", cmd, r->exit_status, err));
 }
 }  // namespace

@@ -31,18 +31,27 @@ constexpr std::string_view kGrubDefaultSaved =
     "if ! grep -qx 'GRUB_DEFAULT=saved' /etc/default/grub; then "
     "sed -i '/^GRUB_DEFAULT=/d' /etc/default/grub && echo GRUB_DEFAULT=saved >>/etc/default/grub; fi";
 
-// The pin's entry is looked up in grub.cfg as update-grub just wrote it, not assumed: titles
-// differ by distribution ("Ubuntu, with Linux R", "Debian GNU/Linux, with Linux R") and by
-// layout (GRUB_DISABLE_SUBMENU=y). Then the next boot is read back, so a setting that does not
-// take (GRUB_DEFAULT set again in /etc/default/grub.d) fails here, named, instead of being
-// planned again on every run.
+// The pin's entry is looked up in grub.cfg, not assumed: titles differ by distribution
+// ("Ubuntu, with Linux R", "Debian GNU/Linux, with Linux R") and by layout
+// (GRUB_DISABLE_SUBMENU=y). It is found before anything is changed (after an update-grub if the
+// menu does not list the pin yet), so a pin GRUB cannot boot leaves /etc/default/grub as it
+// was. Then GRUB_DEFAULT=saved, update-grub, grub-set-default, and the next boot is read back:
+// a setting that does not take (GRUB_DEFAULT set again in /etc/default/grub.d) fails here,
+// named, instead of being planned again on every run.
 Status MakeGrubDefault(NodeContext& ctx, std::string_view module, const std::string& release) {
+  auto lookup = [&]() -> Result<std::string> {
+    auto menu = RunChecked(ctx, module, std::string(kGrubReadCommand));
+    if (!menu.ok()) return menu.error();
+    return GrubEntryFor(menu->out, release);
+  };
+  auto entry = lookup();
+  if (!entry.ok()) {
+    if (auto r = RunChecked(ctx, module, "update-grub"); !r.ok()) return r.error();
+    entry = lookup();
+    if (!entry.ok()) return entry.error();
+  }
   for (std::string_view cmd : {kGrubDefaultSaved, std::string_view("update-grub")})
     if (auto r = RunChecked(ctx, module, std::string(cmd)); !r.ok()) return r.error();
-  auto menu = RunChecked(ctx, module, std::string(kGrubReadCommand));
-  if (!menu.ok()) return menu.error();
-  auto entry = GrubEntryFor(menu->out, release);
-  if (!entry.ok()) return entry.error();
   if (auto r = RunChecked(ctx, module, "grub-set-default " + transport::ShellQuote(*entry)); !r.ok())
     return r.error();
   auto after = RunChecked(ctx, module, std::string(kGrubReadCommand));

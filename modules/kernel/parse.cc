@@ -14,20 +14,39 @@ bool IsReleaseChar(char c) {
          c == '.' || c == '-' || c == '_' || c == '+' || c == '~';
 }
 
-// One single-quoted word of grub.cfg ('it'\''s' is "it's"), starting at `s[*i]`.
+// One word of grub.cfg, starting at `s[*i]`, as GRUB's shell-like lexer reads it: single-quoted
+// ('it'\''s' is "it's", what grub-mkconfig writes), double-quoted with backslash escapes, or
+// bare up to a blank (a hand-written 40_custom entry may use either).
 bool QuotedWord(std::string_view s, size_t* i, std::string* out) {
   out->clear();
   while (*i < s.size() && (s[*i] == ' ' || s[*i] == '\t')) ++*i;
-  if (*i >= s.size() || s[*i] != '\'') return false;
-  for (;;) {
-    size_t end = s.find('\'', *i + 1);
-    if (end == std::string_view::npos) return false;
-    out->append(s.substr(*i + 1, end - *i - 1));
-    *i = end + 1;
-    if (s.substr(*i, 3) != "\\''") return true;
-    out->push_back('\'');
-    *i += 2;   // at the quote that opens the rest
+  if (*i >= s.size() || s[*i] == '{') return false;
+  bool any = false;
+  while (*i < s.size() && s[*i] != ' ' && s[*i] != '\t') {
+    const char c = s[*i];
+    if (c == '\'') {
+      size_t end = s.find('\'', *i + 1);
+      if (end == std::string_view::npos) return false;
+      out->append(s.substr(*i + 1, end - *i - 1));
+      *i = end + 1;
+    } else if (c == '"') {
+      size_t j = *i + 1;
+      for (; j < s.size() && s[j] != '"'; ++j) {
+        if (s[j] == '\\' && j + 1 < s.size()) ++j;
+        out->push_back(s[j]);
+      }
+      if (j >= s.size()) return false;
+      *i = j + 1;
+    } else if (c == '\\' && *i + 1 < s.size()) {
+      out->push_back(s[*i + 1]);
+      *i += 2;
+    } else {
+      out->push_back(c);
+      ++*i;
+    }
+    any = true;
   }
+  return any;
 }
 
 struct GrubEntry {
@@ -112,14 +131,16 @@ Result<GrubMenu> ParseGrubMenu(std::string_view text) {
       if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
       if (v != "${next_entry}") m.set_default = std::string(v);
     } else if (StartsWith(t, "submenu ")) {
+      // A line this reader cannot take apart still holds its place (index paths count it);
+      // it just has no title or id to be found by.
       GrubEntry e;
-      if (!ReadEntryLine(t, "submenu", &e)) return ParseError("kernel", kGrubTool, "unreadable submenu line", &line);
+      if (!ReadEntryLine(t, "submenu", &e)) e = GrubEntry{};
       m.top.push_back(std::move(e));
       in_submenu = true;
       current = nullptr;
     } else if (StartsWith(t, "menuentry ")) {
       GrubEntry e;
-      if (!ReadEntryLine(t, "menuentry", &e)) return ParseError("kernel", kGrubTool, "unreadable menuentry line", &line);
+      if (!ReadEntryLine(t, "menuentry", &e)) e = GrubEntry{};
       auto& level = in_submenu ? m.top.back().children : m.top;
       level.push_back(std::move(e));
       current = &level.back();

@@ -100,6 +100,23 @@ TEST_CASE("GRUB entry for a release: by id where there is one, the release's own
   auto t = kernel::GrubEntryFor(titles, "6.1");
   REQUIRE(t.ok());
   CHECK(*t == "Older>Kernel 6.1");
+  // Entries from a hand-written 40_custom: double quotes, bare words, a line this reader
+  // cannot take apart. None stops the menu from being read; each keeps its place.
+  const std::string custom = ubuntu.substr(0, ubuntu.find("---")) +
+      "menuentry \"Windows Boot Manager (on /dev/nvme0n1p1)\" --class windows {\n}\n"
+      "menuentry Memtest {\n}\n"
+      "menuentry 'broken {\n}\n"
+      "menuentry \"Pinned \\\"test\\\" kernel\" $menuentry_id_option pinned-test {\n"
+      "\tlinux /boot/vmlinuz-6.9.0-test ro\n}\n---\n";
+  auto c = kernel::GrubEntryFor(custom, "6.9.0-test");
+  REQUIRE(c.ok());
+  CHECK(*c == "pinned-test");
+  auto by_index = kernel::ParseGrubNextBoot(custom + "saved_entry=6\n");   // Ubuntu, submenu, UEFI, 3 more
+  REQUIRE(by_index.ok());
+  CHECK(*by_index == "6.9.0-test");
+  auto by_title = kernel::ParseGrubNextBoot(custom + "saved_entry=Pinned \"test\" kernel\n");
+  REQUIRE(by_title.ok());
+  CHECK(*by_title == "6.9.0-test");
   // Only a recovery entry, or none at all, boots it: an error naming the kernel.
   CHECK_FALSE(kernel::GrubEntryFor("menuentry 'K (recovery mode)' {\n\tlinux /vmlinuz-6.1 single\n}\n", "6.1").ok());
   auto none = kernel::GrubEntryFor(ubuntu, "5.15.0-999-generic");
@@ -163,7 +180,7 @@ TEST_CASE("kernel diff: running the pin while a newer kernel would boot next set
     ctx.shell = &shell;
     CHECK(m->Apply(ctx, a[0]).ok());
     CHECK(shell.commands_run ==
-          std::vector<std::string>{saved_cmd, "update-grub", read, "grub-set-default '" + entry + "'", read});
+          std::vector<std::string>{read, saved_cmd, "update-grub", "grub-set-default '" + entry + "'", read});
     CHECK(shell.unexpected.empty());
   }
   // GRUB_DEFAULT set again in /etc/default/grub.d: grub.cfg still says "0", so the saved entry
@@ -176,6 +193,7 @@ TEST_CASE("kernel diff: running the pin while a newer kernel would boot next set
     const std::string saved_line = "set default=\"${saved_entry}\"";
     ignored.replace(ignored.find(saved_line), saved_line.size(), "set default=\"0\"");
     shell.OnEach(read, {before, ignored});
+    // (the first read finds the entry; the second, after grub-set-default, sees it unused)
     shell.On("grub-set-default '" + entry + "'");
     NodeContext ctx;
     ctx.shell = &shell;
@@ -186,7 +204,8 @@ TEST_CASE("kernel diff: running the pin while a newer kernel would boot next set
     CHECK(out.error().message.find("/etc/default/grub.d") != std::string::npos);
     CHECK(out.error().hint.find("/etc/default/grub.d") != std::string::npos);
   }
-  // The pin has no entry (update-grub did not list it): nothing is saved.
+  // The pin has no entry, even after update-grub: /etc/default/grub is left as it was, nothing
+  // is saved.
   {
     FakeShell shell;
     shell.On(saved_cmd);
@@ -196,8 +215,27 @@ TEST_CASE("kernel diff: running the pin while a newer kernel would boot next set
     ctx.shell = &shell;
     Action gone = a[0];
     gone.after = "5.15.0-999-generic";
-    CHECK_FALSE(m->Apply(ctx, gone).ok());
-    CHECK(shell.commands_run == std::vector<std::string>{saved_cmd, "update-grub", read});
+    ApplyOutcome out = m->Apply(ctx, gone);
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.error().message.find("/boot/vmlinuz-5.15.0-999-generic") != std::string::npos);
+    CHECK(shell.commands_run == std::vector<std::string>{read, "update-grub", read});
+  }
+  // An entry id from the node's grub.cfg reaches the shell as one quoted word, whatever it holds.
+  {
+    const std::string hostile = "   set default=\"${saved_entry}\"\n"
+                                "menuentry 'x' $menuentry_id_option 'a'\\''b; reboot; $(id)' {\n"
+                                "\tlinux /boot/vmlinuz-5.15.0-105-generic ro\n}\n---\n";
+    FakeShell shell;
+    shell.On(saved_cmd);
+    shell.On("update-grub");
+    shell.OnEach(read, {hostile, hostile + "saved_entry=a'b; reboot; $(id)\n"});
+    const std::string set = "grub-set-default 'a'\\''b; reboot; $(id)'";
+    shell.On(set);
+    NodeContext ctx;
+    ctx.shell = &shell;
+    CHECK(m->Apply(ctx, a[0]).ok());
+    CHECK(shell.commands_run == std::vector<std::string>{read, saved_cmd, "update-grub", set, read});
+    CHECK(shell.unexpected.empty());
   }
 
   // RHEL: UPDATEDEFAULT=yes made the last installed kernel the default

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -85,4 +86,35 @@ TEST_CASE("WorkerPool: the helpers do share the work") {
   });
   CHECK(taken.load() == 64);
   CHECK(helper_ran.load());
+}
+
+TEST_CASE("WorkerPool: a call that throws reaches the caller once every call has ended; the pool goes on") {
+  plans::WorkerPool pool(1);
+  for (int round = 0; round < 50; ++round) {
+    CAPTURE(round);
+    std::atomic<int> running{0}, ended{0};
+    bool threw = false;
+    try {
+      pool.ForEach(200, [&](size_t i) {
+        ++running;
+        if (i == static_cast<size_t>(round) * 3) {
+          --running;
+          throw std::runtime_error("node " + std::to_string(i));
+        }
+        std::this_thread::yield();
+        --running;
+        ++ended;
+      });
+    } catch (const std::runtime_error& e) {
+      threw = true;
+      CHECK(std::string(e.what()) == "node " + std::to_string(round * 3));
+    }
+    CHECK(threw);
+    CHECK(running.load() == 0);   // nothing still inside `work` once ForEach has returned
+    CHECK(ended.load() < 200);
+  }
+  // The next round runs whole.
+  std::atomic<int> n{0};
+  pool.ForEach(100, [&](size_t) { ++n; });
+  CHECK(n.load() == 100);
 }

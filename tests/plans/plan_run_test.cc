@@ -446,13 +446,21 @@ TEST_CASE("plan runner: nodes added in batches, planned on all cores, give the o
   in.now = "2026-11-29T12:00:00Z";
   in.load_at = [&](const std::string& c) -> Result<plans::DesiredByNode> {
     ++loads[c];   // called under the builder's lock
-    if (c == fmt::format("{:040}", 4)) return Diagnostic::Error("git.ref", "unknown commit");
+    if (c == fmt::format("{:040}", 4) || c == fmt::format("{:040}", 3))
+      return Diagnostic::Error("git.ref", "unknown commit " + c.substr(38));
     return desired;
   };
 
   plans::PlanRunner one(in);
   for (plans::NodeObservation& o : observations()) one.Add(std::move(o));
-  plans::Plan expected = one.Finish().plan;
+  plans::PlanRun one_run = one.Finish();
+  plans::Plan expected = one_run.plan;
+  // The commits that did not load are warned about once each, in commit order, whichever
+  // thread met them first.
+  const nlohmann::json expected_diags = one_run.diags.ToJson();
+  REQUIRE(expected_diags.size() == 2);
+  CHECK(expected_diags[0].dump().find("unknown commit 03") != std::string::npos);
+  CHECK(expected_diags[1].dump().find("unknown commit 04") != std::string::npos);
   plans::SealPlan(expected);
   const std::map<std::string, int> loads_one = loads;
   for (const auto& [commit, n] : loads_one) CHECK(n == 1);
@@ -467,7 +475,9 @@ TEST_CASE("plan runner: nodes added in batches, planned on all cores, give the o
       for (size_t i = at; i < std::min(all.size(), at + batch); ++i) part.push_back(std::move(all[i]));
       many.Add(std::move(part));
     }
-    plans::Plan got = many.Finish().plan;
+    plans::PlanRun got_run = many.Finish();
+    CHECK(got_run.diags.ToJson() == expected_diags);
+    plans::Plan got = got_run.plan;
     plans::SealPlan(got);
     CHECK(loads == loads_one);
     CHECK(got.digest == expected.digest);

@@ -209,6 +209,19 @@ TEST_CASE("kubernetes drainer: an API server that cannot answer is 'scheduler un
   q = d.Query({});
   REQUIRE_FALSE(q.ok());
   CHECK(q.error().code == "kube.command");
+  sh.answers[get] = {1, "", "error: error loading config file \"/root/.kube/config\": yaml: line 7: unexpected EOF\n"};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == "kube.command");
+  sh.answers[get] = {1, "", "Get \"https://127.0.0.1:6443/api/v1/nodes\": unexpected EOF\n"};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == kSchedulerUnavailable);
+  // Words on stdout are a listing's, never kubectl's error: not "unavailable".
+  sh.answers[get] = {1, "event: Unable to connect to the server: connection refused\n", ""};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().code == "kube.command");
   // Nothing on stderr: the message says so and quotes only the end of stdout, never a listing.
   std::string listing = "{\"kind\":\"List\",\"items\":[";
   for (int i = 0; i < 200; ++i) listing += "\n  {\"metadata\":{\"name\":\"node-" + std::to_string(i) + "\"}},";
@@ -220,6 +233,11 @@ TEST_CASE("kubernetes drainer: an API server that cannot answer is 'scheduler un
   CHECK(q.error().message.find("node-199") != std::string::npos);
   CHECK(q.error().message.find("node-0\"") == std::string::npos);
   CHECK(q.error().message.size() < 700);
+  // Cut to its last 400 bytes, never inside a character: the message stays UTF-8.
+  sh.answers[get] = {1, std::string(500, 'x') + "\n" + std::string(150, 'x') + "\xc3\xa9" + std::string(398, 'y') + "\n", ""};
+  q = d.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK_NOTHROW((void)nlohmann::json(q.error().message).dump());
   sh.answers[get] = {1, "", ""};
   q = d.Query({});
   REQUIRE_FALSE(q.ok());

@@ -154,6 +154,19 @@ TEST_CASE("plan file: SealPlanToFile is SealPlan then PlanToJson(...).dump(2), b
   plans::SealPlan(none_sealed);
   CHECK(plans::SealPlanToFile(none) == plans::PlanToJson(none_sealed).dump(2) + "\n");
   CHECK(none.digest == none_sealed.digest);
+
+  // Bytes that are not UTF-8, in a node's change and in the plan's own diagnostics (a node's
+  // odd output quoted in a reason): replaced by U+FFFD in both parts alike; the file is
+  // written, is JSON, and reads back to the digest it carries.
+  plans::Plan odd = TextFullPlan(w);
+  odd.nodes[0].actions[0].action.summary = "have \xff\xfe version";
+  odd.diags.Add(Diagnostic::Warning("plan.test", "node said \xc3\x28"));
+  const std::string odd_text = plans::SealPlanToFile(odd);
+  CHECK(odd_text.find("have \xef\xbf\xbd\xef\xbf\xbd version") != std::string::npos);
+  CHECK(odd_text.find("node said \xef\xbf\xbd(") != std::string::npos);
+  auto odd_back = plans::PlanFromJson(nlohmann::json::parse(odd_text));
+  REQUIRE(odd_back.ok());
+  CHECK(plans::VerifyPlanDigest(*odd_back).ok());
 }
 
 TEST_CASE("plan file: every plan read is validated against the schema first") {
