@@ -1,5 +1,8 @@
 #include "plans/plan_run.h"
 
+#include <set>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "modules/registry.h"
@@ -73,9 +76,17 @@ void PlanRunner::Add(std::vector<NodeObservation>&& nodes) {
   // Each thread takes the next node when it is free (a snapshot's parsing threads share the
   // cores); its facts are converted, diffed and freed there, off the thread that accepts.
   std::vector<EvaluatedNode> done(nodes.size());
+  // A node named again (here or in an earlier batch) keeps its first observation, as with Add
+  // one at a time: the repeat is not planned at all (it could load an older commit for nothing).
+  std::vector<bool> repeat(nodes.size());
+  std::set<std::string_view> in_batch;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    repeat[i] = builder_->Added(nodes[i].node) || !in_batch.insert(nodes[i].node).second;
+  in_batch.clear();   // its views point into `nodes`, which the workers move from
   if (!pool_) pool_ = std::make_unique<WorkerPool>(Cores() - 1);
   pool_->ForEach(nodes.size(), [&](size_t i) {
     NodeObservation taken = std::move(nodes[i]);
+    if (repeat[i]) return;   // done[i] stays out of scope: Accept ignores it
     const std::string name = taken.node;
     done[i] = builder_->Evaluate(name, ToNodeFacts(std::move(taken)));
   });

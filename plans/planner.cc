@@ -266,7 +266,12 @@ PlanBuilder::~PlanBuilder() = default;
 
 const std::set<std::string>& PlanBuilder::ModulesSeen() const { return s_->seen; }
 
-void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) { Accept(Evaluate(name, obs)); }
+bool PlanBuilder::Added(const std::string& node) const { return s_->added.count(node) > 0; }
+
+void PlanBuilder::Add(const std::string& name, const NodeFacts& obs) {
+  if (Added(name)) return;   // the first observation counts; a repeat is not even planned
+  Accept(Evaluate(name, obs));
+}
 
 EvaluatedNode PlanBuilder::Evaluate(const std::string& name, const NodeFacts& obs) const {
   const State& st = *s_;

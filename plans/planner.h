@@ -89,6 +89,8 @@ class PlanBuilder {
   /// plan, on one thread, in the order nodes are to appear. Add is Accept(Evaluate(...)).
   EvaluatedNode Evaluate(const std::string& node, const NodeFacts& facts) const;
   void Accept(EvaluatedNode&& node);
+  /// True when `node` was accepted already (a later observation of it is ignored).
+  bool Added(const std::string& node) const;
   /// Names of the modules with facts or a probe error on any node added so far.
   const std::set<std::string>& ModulesSeen() const;
   /// Nodes never added are "not gathered"; then batches. Call once.

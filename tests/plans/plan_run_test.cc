@@ -435,6 +435,8 @@ TEST_CASE("plan runner: nodes added in batches, planned on all cores, give the o
       out.push_back(Obs(name, i % 4 == 0 ? 60 : 10, marker));
     }
     out.push_back(Obs("not-in-repo", 10, ""));
+    // A repeat whose marker no first observation names: not planned, so that commit never loads.
+    out.push_back(Obs("n001", 10, fmt::format("{:040}", 9)));
     return out;
   };
   SysctlLike sysctl;
@@ -464,6 +466,8 @@ TEST_CASE("plan runner: nodes added in batches, planned on all cores, give the o
   plans::SealPlan(expected);
   const std::map<std::string, int> loads_one = loads;
   for (const auto& [commit, n] : loads_one) CHECK(n == 1);
+  CHECK(loads_one.size() == 5);   // the markers 0-4, each once
+  CHECK(loads_one.count(fmt::format("{:040}", 9)) == 0);
 
   for (size_t batch : {size_t{1}, size_t{7}, size_t{64}, size_t{1000}}) {
     CAPTURE(batch);

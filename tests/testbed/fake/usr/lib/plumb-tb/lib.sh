@@ -491,14 +491,15 @@ grub_setting() { # NAME: its value as grub-mkconfig sees it: /etc/default/grub, 
 # are also listed in $ST/grub-entries (title path, id path, index path,
 # release; tab-separated) for boot_next.
 grub_mkconfig() {
-  local R def uuid k first="" ks=() out os cls dist sub idx=0 sidx=0 index=""
+  local R def uuid k first="" ks=() out os cls dist sub idx=0 sidx=0 index="" rargs pt pi at ar ind
   R=$(tb_root)
   def=$(grub_setting GRUB_DEFAULT)
   def=${def:-0}
   [[ $def == saved ]] && def='${saved_entry}'
   dist=$(grub_setting GRUB_DISTRIBUTOR)
   [[ -z $dist || $dist == *'`'* || $dist == *'$('* ]] && dist=Ubuntu
-  if [[ $dist == Ubuntu ]]; then os=Ubuntu; else os="$dist GNU/Linux"; fi
+  # Ubuntu's recovery entries boot "recovery nomodeset ...", Debian's "single"
+  if [[ $dist == Ubuntu ]]; then os=Ubuntu rargs="recovery nomodeset dis_ucode_ldr"; else os="$dist GNU/Linux" rargs=single; fi
   cls=$(tr 'A-Z' 'a-z' <<<"${dist%% *}")
   sub=$(grub_setting GRUB_DISABLE_SUBMENU)
   [[ $sub == y || $sub == true ]] && sub=y || sub=n
@@ -551,19 +552,18 @@ $5}
 "
       idx=1
     fi
+    # the kernel's entry and its recovery entry: in the submenu (paths through it) or at the top
     if [[ $sub == n ]]; then
-      entry "$os, with Linux $k" "gnulinux-$k-advanced-$uuid" "$k" "" "	"
-      entry "$os, with Linux $k (recovery mode)" "gnulinux-$k-recovery-$uuid" "$k" "recovery nomodeset dis_ucode_ldr" "	"
-      index+="Advanced options for $os>$os, with Linux $k	gnulinux-advanced-$uuid>gnulinux-$k-advanced-$uuid	1>$sidx	$k"$'\n'
-      index+="Advanced options for $os>$os, with Linux $k (recovery mode)	gnulinux-advanced-$uuid>gnulinux-$k-recovery-$uuid	1>$((sidx + 1))	$k"$'\n'
+      pt="Advanced options for $os>" pi="gnulinux-advanced-$uuid>" at="1>$sidx" ar="1>$((sidx + 1))" ind="	"
       sidx=$((sidx + 2))
     else
-      entry "$os, with Linux $k" "gnulinux-$k-advanced-$uuid" "$k" "" ""
-      entry "$os, with Linux $k (recovery mode)" "gnulinux-$k-recovery-$uuid" "$k" "single" ""
-      index+="$os, with Linux $k	gnulinux-$k-advanced-$uuid	$idx	$k"$'\n'
-      index+="$os, with Linux $k (recovery mode)	gnulinux-$k-recovery-$uuid	$((idx + 1))	$k"$'\n'
+      pt="" pi="" at=$idx ar=$((idx + 1)) ind=""
       idx=$((idx + 2))
     fi
+    entry "$os, with Linux $k" "gnulinux-$k-advanced-$uuid" "$k" "" "$ind"
+    entry "$os, with Linux $k (recovery mode)" "gnulinux-$k-recovery-$uuid" "$k" "$rargs" "$ind"
+    index+="$pt$os, with Linux $k	${pi}gnulinux-$k-advanced-$uuid	$at	$k"$'\n'
+    index+="$pt$os, with Linux $k (recovery mode)	${pi}gnulinux-$k-recovery-$uuid	$ar	$k"$'\n'
   done
   [[ -n $first ]] && out+="}
 "
