@@ -63,7 +63,9 @@ std::vector<Action> PackagesModule::Diff(const nlohmann::json& desired, const Fa
       } else if (auto one = have->find("version"); one != have->end() && one->is_string()) {
         versions.push_back(one->get<std::string>());
       }
-      held = have->value("held", false);
+      // A recorded snapshot is not type-checked: a "held" that is not a boolean is not held
+      // (value() would throw and end the whole plan over one node's odd field).
+      if (auto h = have->find("held"); h != have->end() && h->is_boolean()) held = h->get<bool>();
     }
     bool ok = false;
     for (const auto& h : versions) ok = ok || VersionMatches(manager, want, h);
