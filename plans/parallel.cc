@@ -33,20 +33,6 @@ void ForEachRange(size_t count, size_t min_parallel,
   for (auto& f : others) f.get();   // rethrows a worker's exception here
 }
 
-void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)>& work) {
-  if (count == 0) return;
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < count; i = next++) work(i);
-  };
-  const size_t threads = std::clamp<size_t>(fanout < 1 ? 1 : static_cast<size_t>(fanout), 1, count);
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();   // the calling thread is one of the workers
-  for (auto& t : pool) t.join();
-}
-
 struct WorkerPool::Shared {
   std::mutex mu;
   std::condition_variable wake, finished;
@@ -122,6 +108,13 @@ void WorkerPool::ForEach(size_t count, const std::function<void(size_t i)>& work
     lock.unlock();
     std::rethrow_exception(e);
   }
+}
+
+void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)>& work) {
+  if (count == 0) return;
+  // One round of a pool sized for it: the calling thread is one of the workers.
+  const size_t threads = std::clamp<size_t>(fanout < 1 ? 1 : static_cast<size_t>(fanout), 1, count);
+  WorkerPool(threads - 1).ForEach(count, work);
 }
 
 }  // namespace plumb::plans

@@ -23,7 +23,8 @@ size_t RangeCount(size_t count, size_t min_parallel);
 
 /// Calls `work(i)` for every i in [0, count) on at most `fanout` threads (the calling thread
 /// one of them), each taking the next index when it is free: for work that waits (a node's SSH
-/// round trip), where `fanout` bounds how many nodes are worked on at once.
+/// round trip), where `fanout` bounds how many nodes are worked on at once. One round of a
+/// WorkerPool (below), so a call that throws reaches the caller the same way.
 void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)>& work);
 
 /// ForEachBounded on threads that stay: for work handed over in many small rounds (nodes as a

@@ -118,3 +118,22 @@ TEST_CASE("WorkerPool: a call that throws reaches the caller once every call has
   pool.ForEach(100, [&](size_t) { ++n; });
   CHECK(n.load() == 100);
 }
+
+TEST_CASE("ForEachBounded: every index once, never more than fanout at a time, a throw reaches the caller") {
+  for (int fanout : {1, 3, 64}) {
+    CAPTURE(fanout);
+    std::vector<std::atomic<int>> seen(40);
+    std::atomic<int> now{0}, most{0};
+    plans::ForEachBounded(40, fanout, [&](size_t i) {
+      const int in = ++now;
+      for (int m = most.load(); in > m && !most.compare_exchange_weak(m, in);) {}
+      ++seen[i];
+      std::this_thread::yield();
+      --now;
+    });
+    for (auto& s : seen) CHECK(s.load() == 1);
+    CHECK(most.load() <= fanout);
+  }
+  CHECK_THROWS_AS(plans::ForEachBounded(10, 4, [](size_t i) { if (i == 7) throw std::runtime_error("x"); }),
+                  std::runtime_error);
+}
