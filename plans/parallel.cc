@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <future>
 #include <mutex>
@@ -108,6 +109,46 @@ void WorkerPool::ForEach(size_t count, const std::function<void(size_t i)>& work
     lock.unlock();
     std::rethrow_exception(e);
   }
+}
+
+struct JobThreads::Shared {
+  std::mutex mu;
+  std::condition_variable wake;
+  std::deque<std::function<void()>> queue;
+  bool stop = false;
+};
+
+JobThreads::JobThreads(size_t threads) : shared_(std::make_unique<Shared>()) {
+  for (size_t t = 0; t < std::max<size_t>(threads, 1); ++t)
+    threads_.emplace_back([s = shared_.get()] {
+      std::unique_lock lock(s->mu);
+      for (;;) {
+        s->wake.wait(lock, [s] { return s->stop || !s->queue.empty(); });
+        if (s->queue.empty()) return;   // stopping, and nothing left to run
+        std::function<void()> job = std::move(s->queue.front());
+        s->queue.pop_front();
+        lock.unlock();
+        job();   // a packaged_task: what the job throws goes to its future
+        lock.lock();
+      }
+    });
+}
+
+JobThreads::~JobThreads() {
+  {
+    std::lock_guard lock(shared_->mu);
+    shared_->stop = true;
+  }
+  shared_->wake.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void JobThreads::Push(std::function<void()> job) {
+  {
+    std::lock_guard lock(shared_->mu);
+    shared_->queue.push_back(std::move(job));
+  }
+  shared_->wake.notify_one();
 }
 
 void ForEachBounded(size_t count, int fanout, const std::function<void(size_t i)>& work) {

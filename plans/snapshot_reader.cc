@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "plans/observed.h"
+#include "plans/parallel.h"
 
 namespace plumb::plans {
 namespace {
@@ -161,6 +162,7 @@ std::optional<Result<ObservedState>> ReadPlumbLayout(const std::string& path,
     const size_t workers =
         opt.workers > 0 ? opt.workers
                         : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+    JobThreads parsers(workers);   // before in_flight: its jobs end before the futures go
     std::deque<std::future<ParsedLines>> in_flight;
     std::vector<NodeLine> batch;
     std::optional<Diagnostic> error;
@@ -173,7 +175,8 @@ std::optional<Result<ObservedState>> ReadPlumbLayout(const std::string& path,
     };
     auto launch = [&] {
       if (batch.empty()) return;
-      in_flight.push_back(std::async(std::launch::async, ParseNodeLines, path, std::move(batch)));
+      in_flight.push_back(parsers.Submit(
+          [&path, lines = std::move(batch)]() mutable { return ParseNodeLines(path, std::move(lines)); }));
       batch = {};
       while (in_flight.size() > workers) {
         deliver(in_flight.front().get());

@@ -21,7 +21,8 @@ struct RenderOptions {
 std::string DriftToText(const DriftReport& r);
 /// Everything in the report, for machines (documented in README "drift formats").
 nlohmann::json DriftToJson(const DriftReport& r);
-/// Writes DriftToJson(r).dump(2) and a newline to `out`, one node at a time (never held whole).
+/// Writes DriftToJson(r) and a newline to `out`, one node at a time (never held whole): laid
+/// out as dump(2) but for the nodes, each on one line of its own as dump() writes it.
 void DriftToJson(const DriftReport& r, std::ostream& out);
 /// JUnit XML: a testsuite per node, a testcase per node x key; drift is a <failure>, a waived
 /// drift is <skipped>, an unchecked key is <skipped>, an unreadable node is one <error> case.

@@ -1,5 +1,7 @@
 #include "plans/report/ordered_render.h"
 
+#include "plans/parallel.h"
+
 #include <algorithm>
 #include <deque>
 #include <future>
@@ -10,7 +12,7 @@ namespace plumb::plans::report {
 void WriteOrdered(size_t count, const std::function<void(size_t i, std::string& piece)>& render,
                   std::ostream& out) {
   constexpr size_t kPerChunk = 128;
-  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  const size_t threads = Cores();
   auto chunk = [&render, count](size_t first) {
     std::string text, piece;
     for (size_t i = first; i < std::min(count, first + kPerChunk); ++i) {
@@ -24,9 +26,10 @@ void WriteOrdered(size_t count, const std::function<void(size_t i, std::string& 
     for (size_t first = 0; first < count; first += kPerChunk) out << chunk(first);
     return;
   }
+  JobThreads renderers(threads);   // before in_flight: its jobs end before the futures go
   std::deque<std::future<std::string>> in_flight;
   for (size_t first = 0; first < count; first += kPerChunk) {
-    in_flight.push_back(std::async(std::launch::async, chunk, first));
+    in_flight.push_back(renderers.Submit([&chunk, first] { return chunk(first); }));
     while (in_flight.size() > 2 * threads) {
       out << in_flight.front().get();
       in_flight.pop_front();

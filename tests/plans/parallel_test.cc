@@ -2,6 +2,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -136,4 +139,36 @@ TEST_CASE("ForEachBounded: every index once, never more than fanout at a time, a
   }
   CHECK_THROWS_AS(plans::ForEachBounded(10, 4, [](size_t i) { if (i == 7) throw std::runtime_error("x"); }),
                   std::runtime_error);
+}
+
+TEST_CASE("JobThreads: each job's result through its future, on the pool's threads, a throw in its future") {
+  std::set<std::thread::id> ran_on;
+  std::mutex mu;
+  {
+    plans::JobThreads jobs(3);
+    std::vector<std::future<size_t>> results;
+    for (size_t i = 0; i < 500; ++i)
+      results.push_back(jobs.Submit([i, &ran_on, &mu] {
+        std::lock_guard lock(mu);
+        ran_on.insert(std::this_thread::get_id());
+        return i * i;
+      }));
+    for (size_t i = 0; i < results.size(); ++i) CHECK(results[i].get() == i * i);
+    auto failing = jobs.Submit([]() -> int { throw std::runtime_error("job"); });
+    CHECK_THROWS_AS(failing.get(), std::runtime_error);
+    auto after = jobs.Submit([] { return 7; });   // a throw does not stop the threads
+    CHECK(after.get() == 7);
+  }
+  CHECK(ran_on.count(std::this_thread::get_id()) == 0);
+  CHECK(!ran_on.empty());
+  CHECK(ran_on.size() <= 3);
+}
+
+TEST_CASE("JobThreads: jobs still queued when it goes run before it is gone") {
+  std::atomic<int> ran{0};
+  {
+    plans::JobThreads jobs(1);
+    for (int i = 0; i < 50; ++i) jobs.Submit([&ran] { std::this_thread::yield(); ++ran; });   // futures dropped
+  }
+  CHECK(ran.load() == 50);
 }

@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -31,6 +32,39 @@ DriftReport MakeReport(testing::ReportWorld& w) {
   in.today = "2026-11-29";
   in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
   return MakeDriftReport(in);
+}
+
+// The layout DriftToJson(r, out) promises, built from the tree independently: dump(2), but each
+// node in "nodes" on one line of its own as dump() writes it.
+std::string NodePerLine(nlohmann::json tree) {
+  const nlohmann::json nodes = std::exchange(tree["nodes"], "@nodes@");
+  std::string text = tree.dump(2) + "\n";
+  std::string lines = "[";
+  for (size_t i = 0; i < nodes.size(); ++i) lines += (i ? ",\n    " : "\n    ") + nodes[i].dump();
+  lines += nodes.empty() ? "]" : "\n  ]";
+  const std::string placeholder = "\"@nodes@\"";
+  text.replace(text.find(placeholder), placeholder.size(), lines);
+  return text;
+}
+
+// Every line between "nodes": [ and its closing ] parses alone as one node.
+void CheckNodeLines(const std::string& text, size_t nodes) {
+  std::istringstream in(text);
+  std::string line;
+  size_t seen = 0;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line == "  \"nodes\": [") inside = true;
+    else if (inside && (line == "  ]," || line == "  ]")) inside = false;
+    else if (inside) {
+      if (line.back() == ',') line.pop_back();
+      REQUIRE(line.rfind("    {", 0) == 0);
+      const auto node = nlohmann::json::parse(line);
+      CHECK(node.contains("checks"));
+      ++seen;
+    }
+  }
+  CHECK(seen == nodes);
 }
 
 // Runs `cmd`, returns its exit status and output (stdout+stderr).
@@ -94,24 +128,28 @@ TEST_CASE("drift json: verdict, exit code and per-check status") {
   CHECK(j["nodes"][3]["readable"] == false);
 }
 
-TEST_CASE("drift json: the streamed document is byte for byte the tree's dump(2)") {
+TEST_CASE("drift json: the streamed document is the tree, a node per line") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
   w.AddWaiver("gpu001", "sysctl.*", "2020-01-01");   // expired: a diagnostic, a waiver object
-  w.plan.unreadable[0].reason = "line one\nline \"two\"";   // escapes stay inside strings
+  // Escapes stay inside strings, and a reason quoting the frame's own text is not spliced into.
+  w.plan.unreadable[0].reason = "line one\nline \"two\" \"checks\":[] ,";
   DriftReport r = MakeReport(w);
   std::ostringstream streamed;
   DriftToJson(r, streamed);
-  CHECK(streamed.str() == DriftToJson(r).dump(2) + "\n");
+  CHECK(streamed.str() == NodePerLine(DriftToJson(r)));
+  CHECK(nlohmann::json::parse(streamed.str()) == DriftToJson(r));
+  CheckNodeLines(streamed.str(), r.nodes.size());
   SUBCASE("no nodes") {
     r.nodes.clear();
     std::ostringstream none;
     DriftToJson(r, none);
     CHECK(none.str() == DriftToJson(r).dump(2) + "\n");
+    CHECK(none.str() == NodePerLine(DriftToJson(r)));
   }
 }
 
-TEST_CASE("drift json and sarif: streamed on all cores, the same bytes as the tree's dump(2)") {
+TEST_CASE("drift json and sarif: streamed on all cores, the same bytes as from the tree") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
   DriftReport small = MakeReport(w);
@@ -133,7 +171,8 @@ TEST_CASE("drift json and sarif: streamed on all cores, the same bytes as the tr
     CAPTURE(r->nodes.size());
     std::ostringstream json_out, sarif_out;
     DriftToJson(*r, json_out);
-    CHECK(json_out.str() == DriftToJson(*r).dump(2) + "\n");
+    CHECK(json_out.str() == NodePerLine(DriftToJson(*r)));
+    CheckNodeLines(json_out.str(), r->nodes.size());
     DriftToSarif(*r, o, sarif_out);
     CHECK(sarif_out.str() == DriftToSarif(*r, o).dump(2) + "\n");
   }
