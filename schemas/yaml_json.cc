@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cctype>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "schemas/json_pointer.h"
+#include "schemas/yaml_split.h"
 
 namespace plumb::schemas {
 
@@ -88,6 +90,9 @@ class Converter {
 
   /// The value budget ran out: what was converted is a fragment, not the file.
   bool over_budget() const { return over_budget_; }
+  /// Values converted so far (aliases expanded), against the budget.
+  size_t converted() const { return converted_; }
+  static constexpr size_t kMaxValues = 2'000'000;
 
   nlohmann::json Convert(const YAML::Node& node, const std::string& pointer, int depth) {
     // Aliases are expanded, so a few lines of anchors can stand for billions of values
@@ -203,7 +208,6 @@ class Converter {
     }
   }
 
-  static constexpr size_t kMaxValues = 2'000'000;
   const std::string& file_;
   Marks& marks_;
   Diagnostics& diags_;
@@ -304,20 +308,134 @@ std::optional<Location> FirstUnclosedQuote(std::string_view text, int last_line,
   return std::nullopt;
 }
 
+// yaml-cpp reads a quote never closed as a value running to the end of the file; said as an
+// error (true) rather than pins vanishing into a string.
+bool QuoteOpenToTheEnd(std::string_view text, const std::string& file, Diagnostics& diags) {
+  auto quote = FirstUnclosedQuote(text, 1 << 30, /*across_lines=*/true);
+  if (!quote) return false;
+  diags.Add(Diagnostic::Error("yaml.quote", "a quoted value opened here is never closed",
+                              Location{file, quote->line, quote->column}, {},
+                              "close the quote (the rest of the file would be read into it)"));
+  return true;
+}
+
+// One part of a document read in pieces: its tree, where its values were written, how many
+// values it took, and whether it read without a word (anything else: read the file whole).
+struct Piece {
+  nlohmann::json json;
+  Marks marks;
+  size_t converted = 0;
+  bool clean = false;
+};
+
+// The text outside the sequence, its items' lines left empty (so every line keeps its number):
+// the key is left with no value, a null.
+Piece ParseOutside(std::string_view text, const LongSequence& seq, const std::string& file) {
+  std::string rest(text.substr(0, seq.begin));
+  for (size_t i = seq.begin; i < seq.end; ++i)
+    if (text[i] == '\n') rest += '\n';
+  rest += text.substr(seq.end);
+  Piece p;
+  Diagnostics diags;
+  std::vector<YAML::Node> docs = YAML::LoadAll(rest);
+  if (docs.size() != 1 || !docs[0].IsMap()) return p;
+  Converter conv(file, p.marks, diags);
+  p.json = conv.Convert(docs[0], "", 0);
+  p.converted = conv.converted();
+  p.clean = diags.items().empty() && !conv.over_budget();
+  return p;
+}
+
+// Items [first, last) of the sequence, parsed as a sequence of their own behind as many empty
+// lines as come before them (so marks keep their lines and columns), each converted as the
+// whole read would: at /key/index, two levels down.
+Piece ParseItems(std::string_view text, const LongSequence& seq, size_t first, size_t last,
+                 const std::string& file) {
+  const size_t from = seq.item_starts[first];
+  const size_t to = last < seq.item_starts.size() ? seq.item_starts[last] : seq.end;
+  std::string part(static_cast<size_t>(seq.item_lines[first] - 1), '\n');
+  part += text.substr(from, to - from);
+  Piece p;
+  Diagnostics diags;
+  std::vector<YAML::Node> docs = YAML::LoadAll(part);
+  if (docs.size() != 1 || !docs[0].IsSequence() || docs[0].size() != last - first) return p;
+  Converter conv(file, p.marks, diags);
+  const std::string key = PointerAppend("", seq.key);
+  p.json = nlohmann::json::array();
+  size_t i = first;
+  for (const auto& item : docs[0]) p.json.push_back(conv.Convert(item, PointerAppend(key, i++), 2));
+  p.converted = conv.converted();
+  p.clean = diags.items().empty() && !conv.over_budget();
+  return p;
+}
+
 }  // namespace
+
+std::optional<YamlDocument> ParseYamlInPieces(std::string_view text, const std::string& file,
+                                              size_t min_items, size_t pieces) {
+  std::optional<LongSequence> seq = FindLongSequence(text, min_items);
+  if (!seq || pieces < 2) return std::nullopt;
+  const size_t items = seq->item_starts.size();
+  pieces = std::min(pieces, items);
+  std::vector<Piece> parts(pieces + 1);   // [0, pieces): the items; the last: the rest
+  std::vector<std::thread> threads;
+  auto run = [&](size_t k) {
+    try {
+      if (k == pieces) parts[k] = ParseOutside(text, *seq, file);
+      else parts[k] = ParseItems(text, *seq, items * k / pieces, items * (k + 1) / pieces, file);
+    } catch (const std::exception&) {
+      parts[k].clean = false;   // an alias to another piece's anchor, a cut construct...
+    }
+  };
+  for (size_t k = 1; k <= pieces; ++k) threads.emplace_back(run, k);
+  run(0);
+  for (std::thread& t : threads) t.join();
+  size_t converted = 0;
+  for (const Piece& p : parts) {
+    if (!p.clean) return std::nullopt;
+    converted += p.converted;
+  }
+  if (converted > Converter::kMaxValues) return std::nullopt;   // the whole read says so
+  Piece& outside = parts[pieces];
+  const std::string key = PointerAppend("", seq->key);
+  auto at = outside.json.find(seq->key);
+  if (at == outside.json.end() || !at->is_null() || !outside.marks.key.count(key))
+    return std::nullopt;
+  YamlDocument doc;
+  doc.file = file;
+  doc.json = std::move(outside.json);
+  doc.marks = std::move(outside.marks);
+  nlohmann::json& array = doc.json[seq->key];
+  array = nlohmann::json::array();
+  for (size_t k = 0; k < pieces; ++k) {
+    for (nlohmann::json& item : parts[k].json) array.push_back(std::move(item));
+    doc.marks.value.merge(parts[k].marks.value);
+    doc.marks.key.merge(parts[k].marks.key);
+    doc.marks.scalar_text.merge(parts[k].marks.scalar_text);
+  }
+  // yaml-cpp marks a block sequence at its first '-'.
+  doc.marks.value[key] = Location{file, seq->item_lines[0], seq->indent + 1};
+  if (doc.marks.value[""].line <= 0) doc.marks.value[""] = Location{file, 1, 1};
+  return doc;
+}
 
 std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& file,
                                       Diagnostics& diags) {
+  // A file this big is a generated inventory: its long sequence is read on all cores when the
+  // pieces make exactly the document the whole read would (anything unusual: read it whole).
+  constexpr size_t kPiecesFrom = 1 << 20;
+  if (text.size() >= kPiecesFrom) {
+    const size_t cores = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+    if (auto doc = ParseYamlInPieces(text, file, 2048, cores)) {
+      if (QuoteOpenToTheEnd(text, file, diags)) return std::nullopt;
+      return doc;
+    }
+  }
   YamlDocument doc;
   doc.file = file;
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (auto quote = FirstUnclosedQuote(text, 1 << 30, /*across_lines=*/true)) {
-      diags.Add(Diagnostic::Error("yaml.quote", "a quoted value opened here is never closed",
-                                  Location{file, quote->line, quote->column}, {},
-                                  "close the quote (the rest of the file would be read into it)"));
-      return std::nullopt;
-    }
+    if (QuoteOpenToTheEnd(text, file, diags)) return std::nullopt;
     if (docs.size() > 1) {
       // yaml-cpp's Load would keep the first and drop the rest without a word: pins would vanish.
       diags.Add(Diagnostic::Error(
