@@ -152,6 +152,18 @@ bool Module::Wants(const nlohmann::json& desired) const {
   return false;
 }
 
+Result<std::vector<Action>> Module::DiffFacts(const nlohmann::json& desired,
+                                              const Facts& facts) const {
+  try {
+    return Diff(desired, facts);
+  } catch (const nlohmann::json::exception& e) {
+    // nlohmann's words name the type it wanted ("type must be boolean, but is string").
+    return Diagnostic::Error(
+        "facts.malformed", fmt::format("the {} facts do not read: {}", Name(), e.what()), {}, {},
+        "gather the node again (plumb gather --facts-out), rather than editing a snapshot");
+  }
+}
+
 ApplyOutcome ApplyOutcome::Done(std::string message) {
   return {Kind::kDone, std::move(message), {}};
 }

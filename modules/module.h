@@ -181,6 +181,11 @@ class Module {
   bool Wants(const nlohmann::json& desired) const;
   /// Pure: the actions that make `facts` agree with `desired`; empty when in sync.
   virtual std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const = 0;
+  /// Diff, for facts read back from a snapshot or a journal rather than just parsed: facts
+  /// without the shape this module's parser writes (edited by hand, from another plumb) are an
+  /// error "facts.malformed" naming the module and what did not read, not an exception that
+  /// ends the whole plan with no word of which node.
+  Result<std::vector<Action>> DiffFacts(const nlohmann::json& desired, const Facts& facts) const;
 
   /// Pure, for Kind::kHealth modules: every check the node's `health:` settings ask for, passed
   /// or not, with what was measured against what is allowed (for `plumb health`, acceptance

@@ -353,7 +353,12 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
                                 e_.Commit().substr(0, 12), why));
       return false;
     }
-    for (auto& a : m->Diff(desired, *fit)) derived.push_back(std::move(a));
+    auto diff = m->DiffFacts(desired, *fit);
+    if (!diff.ok()) {
+      Fail("probe", fmt::format("cannot check the plan's {} actions: {}", name, diff.error().message));
+      return false;
+    }
+    for (auto& a : *diff) derived.push_back(std::move(a));
   }
   derived = WithoutWaived(std::move(derived));
   for (const PlannedAction& pa : np_.actions) {
@@ -417,7 +422,9 @@ Result<std::vector<modules::Action>> NodeRun::Remaining(const NodeFacts& f) cons
     auto fit = f.facts.find(name);
     if (fit == f.facts.end())
       return Diagnostic::Error("apply.probe", fmt::format("no facts from module {}", name));
-    for (auto& a : m->Diff(desired, *fit)) left.push_back(std::move(a));
+    auto diff = m->DiffFacts(desired, *fit);
+    if (!diff.ok()) return diff.error();
+    for (auto& a : *diff) left.push_back(std::move(a));
   }
   return WithoutWaived(std::move(left));
 }

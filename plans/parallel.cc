@@ -119,7 +119,16 @@ struct JobThreads::Shared {
 };
 
 JobThreads::JobThreads(size_t threads) : shared_(std::make_unique<Shared>()) {
-  for (size_t t = 0; t < std::max<size_t>(threads, 1); ++t)
+  try {
+    Start(std::max<size_t>(threads, 1));
+  } catch (...) {   // a thread that could not start: the ones that did are stopped, not leaked
+    StopAndJoin();
+    throw;
+  }
+}
+
+void JobThreads::Start(size_t threads) {
+  for (size_t t = 0; t < threads; ++t)
     threads_.emplace_back([s = shared_.get()] {
       std::unique_lock lock(s->mu);
       for (;;) {
@@ -134,13 +143,16 @@ JobThreads::JobThreads(size_t threads) : shared_(std::make_unique<Shared>()) {
     });
 }
 
-JobThreads::~JobThreads() {
+JobThreads::~JobThreads() { StopAndJoin(); }
+
+void JobThreads::StopAndJoin() {
   {
     std::lock_guard lock(shared_->mu);
     shared_->stop = true;
   }
   shared_->wake.notify_all();
   for (std::thread& t : threads_) t.join();
+  threads_.clear();
 }
 
 void JobThreads::Push(std::function<void()> job) {

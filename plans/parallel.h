@@ -76,6 +76,8 @@ class JobThreads {
 
  private:
   void Push(std::function<void()> job);
+  void Start(size_t threads);
+  void StopAndJoin();
   struct Shared;
   std::unique_ptr<Shared> shared_;
   std::vector<std::thread> threads_;

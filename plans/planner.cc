@@ -315,7 +315,12 @@ EvaluatedNode PlanBuilder::Evaluate(const std::string& name, const NodeFacts& ob
     }
     // Differences a waiver covers are shown in the plan, never applied: the waiver's owner
     // decided they stay.
-    WaiverSplit split = SplitWaived(m->Diff(nd.desired, *f), [&](const std::string& key) {
+    auto diff = m->DiffFacts(nd.desired, *f);
+    if (!diff.ok()) {
+      problem = diff.error().message;
+      break;
+    }
+    WaiverSplit split = SplitWaived(std::move(*diff), [&](const std::string& key) {
       WaiverSet::Match w = st.waivers->Find(name, key);
       return w.waiver && !w.expired ? w.waiver : nullptr;
     });

@@ -162,7 +162,9 @@ std::optional<Result<ObservedState>> ReadPlumbLayout(const std::string& path,
     const size_t workers =
         opt.workers > 0 ? opt.workers
                         : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-    JobThreads parsers(workers);   // before in_flight: its jobs end before the futures go
+    // Declared before the futures, so gone after them: a job still queued when its future is
+    // dropped runs while what it refers to still lives.
+    JobThreads parsers(workers);
     std::deque<std::future<ParsedLines>> in_flight;
     std::vector<NodeLine> batch;
     std::optional<Diagnostic> error;

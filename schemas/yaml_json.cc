@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cctype>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -338,7 +339,10 @@ Piece ParseOutside(std::string_view text, const LongSequence& seq, const std::st
   Piece p;
   Diagnostics diags;
   std::vector<YAML::Node> docs = YAML::LoadAll(rest);
-  if (docs.size() != 1 || !docs[0].IsMap()) return p;
+  // A block mapping at the top: a `key:` line inside a flow mapping (`{` on line 1) is no key
+  // of the document's own.
+  if (docs.size() != 1 || !docs[0].IsMap() || docs[0].Style() != YAML::EmitterStyle::Block)
+    return p;
   Converter conv(file, p.marks, diags);
   p.json = conv.Convert(docs[0], "", 0);
   p.converted = conv.converted();
@@ -349,21 +353,31 @@ Piece ParseOutside(std::string_view text, const LongSequence& seq, const std::st
 // Items [first, last) of the sequence, parsed as a sequence of their own behind as many empty
 // lines as come before them (so marks keep their lines and columns), each converted as the
 // whole read would: at /key/index, two levels down.
+// The piece ends with what the whole read meets next, on the same line and column: the next
+// item's '-' (an empty item, read and dropped), or after the last item the column-0 line
+// ("...", which ends the document). An empty value at the piece's end is marked there, as in
+// the whole read; and a quote or a flow collection left open at the cut swallows or breaks
+// that line, so the piece does not read clean.
 Piece ParseItems(std::string_view text, const LongSequence& seq, size_t first, size_t last,
                  const std::string& file) {
+  const bool final = last == seq.item_starts.size();
   const size_t from = seq.item_starts[first];
-  const size_t to = last < seq.item_starts.size() ? seq.item_starts[last] : seq.end;
+  const size_t to = final ? seq.end : seq.item_starts[last];
   std::string part(static_cast<size_t>(seq.item_lines[first] - 1), '\n');
   part += text.substr(from, to - from);
+  if (final) part += "...\n";
+  else part += std::string(static_cast<size_t>(seq.indent), ' ') + "-\n";
   Piece p;
   Diagnostics diags;
   std::vector<YAML::Node> docs = YAML::LoadAll(part);
-  if (docs.size() != 1 || !docs[0].IsSequence() || docs[0].size() != last - first) return p;
+  const size_t want = last - first + (final ? 0 : 1);
+  if (docs.size() != 1 || !docs[0].IsSequence() || docs[0].size() != want) return p;
+  if (!final && !docs[0][want - 1].IsNull()) return p;
   Converter conv(file, p.marks, diags);
   const std::string key = PointerAppend("", seq.key);
   p.json = nlohmann::json::array();
-  size_t i = first;
-  for (const auto& item : docs[0]) p.json.push_back(conv.Convert(item, PointerAppend(key, i++), 2));
+  for (size_t i = 0; i < last - first; ++i)
+    p.json.push_back(conv.Convert(docs[0][i], PointerAppend(key, first + i), 2));
   p.converted = conv.converted();
   p.clean = diags.items().empty() && !conv.over_budget();
   return p;
@@ -375,6 +389,11 @@ std::optional<YamlDocument> ParseYamlInPieces(std::string_view text, const std::
                                               size_t min_items, size_t pieces) {
   std::optional<LongSequence> seq = FindLongSequence(text, min_items);
   if (!seq || pieces < 2) return std::nullopt;
+  // An anchor defined among the items and an alias after them: the whole read resolves the
+  // alias to the latest definition, which the rest, read without the items, cannot see.
+  if (text.substr(seq->begin, seq->end - seq->begin).find('&') != std::string_view::npos &&
+      text.substr(seq->end).find('*') != std::string_view::npos)
+    return std::nullopt;
   const size_t items = seq->item_starts.size();
   pieces = std::min(pieces, items);
   std::vector<Piece> parts(pieces + 1);   // [0, pieces): the items; the last: the rest
@@ -387,7 +406,12 @@ std::optional<YamlDocument> ParseYamlInPieces(std::string_view text, const std::
       parts[k].clean = false;   // an alias to another piece's anchor, a cut construct...
     }
   };
-  for (size_t k = 1; k <= pieces; ++k) threads.emplace_back(run, k);
+  try {
+    for (size_t k = 1; k <= pieces; ++k) threads.emplace_back(run, k);
+  } catch (const std::system_error&) {   // no thread to be had: read it whole
+    for (std::thread& t : threads) t.join();
+    return std::nullopt;
+  }
   run(0);
   for (std::thread& t : threads) t.join();
   size_t converted = 0;
@@ -399,8 +423,13 @@ std::optional<YamlDocument> ParseYamlInPieces(std::string_view text, const std::
   Piece& outside = parts[pieces];
   const std::string key = PointerAppend("", seq->key);
   auto at = outside.json.find(seq->key);
-  if (at == outside.json.end() || !at->is_null() || !outside.marks.key.count(key))
+  auto key_at = outside.marks.key.find(key);
+  // The key left without its items is the document's own, on the line the sequence follows
+  // (not a `key:` line inside some multi-line value of another key).
+  if (at == outside.json.end() || !at->is_null() || key_at == outside.marks.key.end() ||
+      key_at->second.line != seq->key_line || key_at->second.column != 1)
     return std::nullopt;
+
   YamlDocument doc;
   doc.file = file;
   doc.json = std::move(outside.json);

@@ -49,6 +49,8 @@ std::optional<LongSequence> FindLongSequence(std::string_view text, size_t min_i
     start = end + 1;
   }
   auto row = [&](size_t i) { return text.substr(lines[i].start, lines[i].end - lines[i].start); };
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (!row(i).empty() && row(i)[0] == '%') return std::nullopt;
   std::optional<LongSequence> best;
   for (size_t k = 0; k < lines.size(); ++k) {
     std::string key = BareKey(row(k));
@@ -60,6 +62,7 @@ std::optional<LongSequence> FindLongSequence(std::string_view text, size_t min_i
     if (!ItemAt(row(i), indent)) continue;
     LongSequence seq;
     seq.key = std::move(key);
+    seq.key_line = lines[k].number;
     seq.indent = static_cast<int>(indent);
     seq.begin = lines[i].start;
     bool clean = true;
@@ -84,6 +87,9 @@ std::optional<LongSequence> FindLongSequence(std::string_view text, size_t min_i
     // The sequence ends where line i starts (a column-0 line: the next key, a document marker
     // the whole read will judge) or at the text's end.
     seq.end = i < lines.size() ? lines[i].start : text.size();
+    // The pieces end on a line of their own after the items (yaml_json.cc): a last line with
+    // no newline would put that line somewhere the whole read has none.
+    if (seq.end == text.size() && !text.empty() && text.back() != '\n') continue;
     if (seq.item_starts.size() >= min_items &&
         (!best || seq.item_starts.size() > best->item_starts.size()))
       best = std::move(seq);

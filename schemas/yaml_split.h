@@ -15,6 +15,7 @@ namespace plumb::schemas {
 /// its items each starting at the same indentation with "- ".
 struct LongSequence {
   std::string key;
+  int key_line = 0;   ///< 1-based line of `key:` (at column 1)
   size_t begin = 0;   ///< byte offset of the first item's line
   size_t end = 0;     ///< byte offset just past the sequence's last line (or the text's end)
   int indent = 0;     ///< column (0-based) of each item's '-'
@@ -25,8 +26,9 @@ struct LongSequence {
 
 /// The top-level block sequence with the most items, if it has at least `min_items`. A
 /// sequence whose lines are not all blank, comments, "- " at its indentation or deeper is not
-/// offered (a line that would end it anywhere but at column 0, a tab in an indentation, a
-/// document marker).
+/// offered (a line that would end it anywhere but at column 0, a tab in an indentation), nor
+/// any in a text with a directive (`%TAG` changes what tags mean, and only the whole read has
+/// it) or whose sequence runs to a last line without its newline.
 std::optional<LongSequence> FindLongSequence(std::string_view text, size_t min_items);
 
 }  // namespace plumb::schemas

@@ -10,6 +10,7 @@
 set -euo pipefail
 N=${1:-10000}
 REPEAT=${REPEAT:-1}
+[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || { echo "REPEAT must be a whole number of runs, 1 or more" >&2; exit 2; }
 PLUMB=${2:-$(cd "$(dirname "$0")/../.." && pwd)/build/plumb}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench-plan.XXXXXX")
@@ -24,7 +25,9 @@ seconds() { # h:mm:ss.ss or m:ss.ss -> seconds
 }
 measure() { # NAME CMD...
   local name=$1; shift
-  local rc wall rss s ratio="" best="" most=0 walls=""
+  # The fastest of the runs that ended as the command should (a crash is fast); any other
+  # exit status is the one printed.
+  local rc wall rss s ratio="" best="" most=0 walls="" code="" first_rc=""
   for ((k = 0; k < REPEAT; k++)); do
     rc=0
     /usr/bin/time -v "$@" >"$TMP/$name.out" 2>"$TMP/$name.time" || rc=$?
@@ -32,9 +35,12 @@ measure() { # NAME CMD...
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$TMP/$name.time")
     s=$(seconds "$wall")
     walls+=" $s"
+    [[ -z $first_rc ]] && first_rc=$rc
+    [[ $rc != "$first_rc" ]] && code="varies"
     if [[ -z $best ]] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
     ((rss > most)) && most=$rss
   done
+  rc=${code:-$first_rc}
   if [[ -n $BASE ]]; then ratio=$(awk -v a="$best" -v b="$BASE" 'BEGIN { printf "  %.2fx json.load", a / b }'); fi
   local all=""
   ((REPEAT > 1)) && all="  (runs:$walls)"

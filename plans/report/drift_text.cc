@@ -141,6 +141,12 @@ nlohmann::json NodeJson(const DriftNode& n) {
   return nj;
 }
 
+// dump(), with bytes that are not UTF-8 (an SSH error's text, say) written as U+FFFD rather
+// than thrown after half the report is out.
+std::string Compact(const nlohmann::json& v) {
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // A check that does not differ and has no waiver reads the same on every node sharing its
 // subject: its text is made once.
 using PlainCheckTexts = std::map<std::pair<const CheckSubject*, CheckStatus>, std::string>;
@@ -153,14 +159,14 @@ PlainCheckTexts MakePlainCheckTexts(const DriftReport& r) {
     for (const DriftCheck& c : n.checks)
       if (Plain(c))
         if (auto [it, fresh] = texts.try_emplace({c.subject.get(), c.status}); fresh)
-          it->second = CheckJson(c).dump();
+          it->second = Compact(CheckJson(c));
   return texts;
 }
 
 // One node as NodeJson(n).dump() writes it: the frame's text with the checks spliced in where
 // its empty array is (`"checks":[]` cannot occur inside a string: dump escapes the quotes).
 void AppendNodeLine(std::string& out, const DriftNode& n, const PlainCheckTexts& plain) {
-  const std::string frame = NodeFrame(n).dump();
+  const std::string frame = Compact(NodeFrame(n));
   const std::string_view empty = "\"checks\":[]";
   const size_t at = frame.find(empty);
   if (n.checks.empty() || at == std::string::npos) {
@@ -173,7 +179,7 @@ void AppendNodeLine(std::string& out, const DriftNode& n, const PlainCheckTexts&
     if (!first) out += ',';
     first = false;
     if (Plain(c)) out += plain.at({c.subject.get(), c.status});
-    else out += CheckJson(c).dump();
+    else out += Compact(CheckJson(c));
   }
   out.append(frame, at + empty.size() - 1, std::string::npos);   // the ']' and the rest
 }

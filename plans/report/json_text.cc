@@ -5,7 +5,7 @@
 namespace plumb::plans::report {
 
 void AppendIndented(std::string& out, const nlohmann::json& v, int depth) {
-  const std::string text = v.dump(2);
+  const std::string text = v.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
   size_t from = 0;
   for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {

@@ -11,7 +11,7 @@ namespace plumb::plans::report {
 
 /// Appends `v` as dump(2) writes it when it sits `depth` levels down in a bigger document:
 /// every line after the first indented by 2 x depth spaces. (Each '\n' dump writes is layout:
-/// it escapes those inside strings.)
+/// it escapes those inside strings.) Bytes that are not UTF-8 are written as U+FFFD.
 void AppendIndented(std::string& out, const nlohmann::json& v, int depth);
 
 /// The same bytes from `compact`, a value as dump() writes it with no indent (which is what a

@@ -26,7 +26,9 @@ void WriteOrdered(size_t count, const std::function<void(size_t i, std::string& 
     for (size_t first = 0; first < count; first += kPerChunk) out << chunk(first);
     return;
   }
-  JobThreads renderers(threads);   // before in_flight: its jobs end before the futures go
+  // Declared before the futures, so gone after them: a job still queued when its future is
+  // dropped runs while what it refers to still lives.
+  JobThreads renderers(threads);
   std::deque<std::future<std::string>> in_flight;
   for (size_t first = 0; first < count; first += kPerChunk) {
     in_flight.push_back(renderers.Submit([&chunk, first] { return chunk(first); }));

@@ -214,6 +214,23 @@ TEST_CASE("planner: unreadable nodes are left out and the plan is incomplete") {
     for (const auto& n : b.nodes) CHECK(n == "gpu01");
 }
 
+TEST_CASE("planner: facts without the module's shape (an edited snapshot) make the node unreadable, with why") {
+  PlannerWorld w(3, 3, "1");
+  w.observed["gpu02"].facts["kernel"] = "not an object";   // Diff's value() throws on this
+  auto plan = plans::MakePlan(w.Input());
+  CHECK_FALSE(plan.complete);
+  REQUIRE(plan.unreadable.size() == 1);
+  CHECK(plan.unreadable[0].node == "gpu02");
+  CHECK(plan.unreadable[0].reason.find("the kernel facts do not read: ") == 0);
+  CHECK(plan.unreadable[0].reason.find("type_error") != std::string::npos);
+  // The other nodes are planned as ever.
+  std::set<std::string> planned;
+  for (const auto& n : plan.nodes) planned.insert(n.node);
+  CHECK(planned.count("gpu01") == 1);
+  CHECK(planned.count("gpu03") == 1);
+  CHECK(planned.count("gpu02") == 0);
+}
+
 TEST_CASE("planner: a module read only in part is a module error where it is pinned (issue 12)") {
   // The snapshot of gpu03 holds kernel facts with a part error: the facts read are kept, and the
   // node is not planned on them, as with any module error.

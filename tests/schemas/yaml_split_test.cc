@@ -86,10 +86,11 @@ TEST_CASE("FindLongSequence: the top-level sequence with the most items, its ite
   CHECK(text.substr(seq->end) == "b: 1\n");
   CHECK(!FindLongSequence(text, 4));
   SUBCASE("at column 0, to the end of the text") {
-    auto s = FindLongSequence("k: 1\nlist:\n- a\n- b\n- c", 3);
+    auto s = FindLongSequence("k: 1\nlist:\n- a\n- b\n- c\n", 3);
     REQUIRE(s);
     CHECK(s->indent == 0);
-    CHECK(s->end == std::string("k: 1\nlist:\n- a\n- b\n- c").size());
+    CHECK(s->key_line == 2);
+    CHECK(s->end == std::string("k: 1\nlist:\n- a\n- b\n- c\n").size());
   }
   SUBCASE("not offered: a line ending it at an indentation of its own, a tab, a value on the key's line") {
     CHECK(!FindLongSequence("nodes:\n  - a\n  - b\n - c\n", 2));
@@ -138,6 +139,71 @@ TEST_CASE("ParseYamlInPieces: nothing when a piece would not read as the whole f
   // Two documents, and the key given twice: the whole read's errors.
   CHECK(!ParseYamlInPieces(base + "---\nx: 1\n", "i.yaml", 10, 4));
   CHECK(!ParseYamlInPieces(base + "nodes: 1\n", "i.yaml", 10, 4));
+}
+
+TEST_CASE("ParseYamlInPieces: constructs cut at a piece's end are refused, not read as a different document") {
+  // 40 item lines; with 2 pieces the cut falls before item line 20.
+  auto items = [](int from, int to) {
+    std::string t;
+    for (int i = from; i < to; ++i) t += fmt::format("  - {{ name: n{} }}\n", i);
+    return t;
+  };
+  // A quote over two lines, the second of which looks like an item and is where the cut is.
+  const std::string cut_quote = "nodes:\n" + items(0, 19) + "  - note: \"first\n  - second\"\n" +
+                                items(21, 40) + "k: 1\n";
+  REQUIRE(Whole(cut_quote).json["nodes"].size() == 39);
+  REQUIRE(FindLongSequence(cut_quote, 10)->item_lines[20] == 22);   // the cut is on it
+  CHECK(!ParseYamlInPieces(cut_quote, "i.yaml", 10, 2));
+  // A flow list over two lines, cut the same way.
+  const std::string cut_flow = "nodes:\n" + items(0, 19) + "  - [a,\n  - b]\n" + items(21, 40);
+  CHECK(!ParseYamlInPieces(cut_flow, "i.yaml", 10, 2));
+  // The last item's quote closed on the column-0 line after the sequence: one value in the
+  // whole read, a value and a new key in pieces.
+  const std::string last_quote = "nodes:\n" + items(0, 39) + "  - note: \"maint window\nx: 1\"\n";
+  CHECK(Whole(last_quote).json["nodes"].back()["note"] == "maint window x: 1");
+  CHECK(!Whole(last_quote).json.contains("x"));
+  for (size_t pieces : {2, 3, 5}) CHECK(!ParseYamlInPieces(last_quote, "i.yaml", 10, pieces));
+}
+
+TEST_CASE("ParseYamlInPieces: empty items and empty values at a cut are marked where the whole read marks them") {
+  std::string text = "nodes:\n";
+  for (int i = 0; i < 30; ++i) {
+    if (i % 3 == 0) text += "  -\n";
+    else if (i % 3 == 1) text += fmt::format("  - name: n{}\n    labels:\n", i);
+    else text += fmt::format("  - name: n{}\n    # trailing comment\n\n", i);
+  }
+  for (const std::string& tail : {std::string("groups: {}\n"), std::string("")}) {
+    const std::string t = text + tail;
+    const YamlDocument whole = Whole(t);
+    for (size_t pieces = 2; pieces <= 10; ++pieces) {
+      CAPTURE(pieces);
+      auto doc = ParseYamlInPieces(t, "inventory.yaml", 10, pieces);
+      REQUIRE(doc);
+      CheckSame(*doc, whole);
+    }
+  }
+}
+
+TEST_CASE("ParseYamlInPieces: a key that is not the document's own, directives, anchors used after: read whole") {
+  std::string items;
+  for (int i = 0; i < 30; ++i) items += fmt::format("  - {{ name: n{} }}\n", i);
+  // `nodes:` inside a flow mapping the document opens on line 1.
+  CHECK(!ParseYamlInPieces("{\nnodes:\n" + items + "}\n", "i.yaml", 10, 3));
+  // `nodes:` inside another key's quoted value; the document's own nodes: is empty.
+  const std::string in_quote = "nodes:\nb: \"\nnodes:\n" + items + "\"\n";
+  CHECK(Whole(in_quote).json["nodes"].is_null());
+  CHECK(!ParseYamlInPieces(in_quote, "i.yaml", 10, 3));
+  // %TAG gives tags a meaning only the whole read has.
+  CHECK(!FindLongSequence("%TAG !e! tag:example.com,2000:\n---\nnodes:\n" + items, 10));
+  // An anchor defined again in an item, and an alias after the list: the latest one counts.
+  const std::string anchors = "base: &d { u: root }\nnodes:\n  - &d { u: admin }\n" + items +
+                              "later: *d\n";
+  CHECK(Whole(anchors).json["later"]["u"] == "admin");
+  CHECK(!ParseYamlInPieces(anchors, "i.yaml", 10, 3));
+  // A last line without its newline.
+  std::string no_newline = "nodes:\n" + items;
+  no_newline.pop_back();
+  CHECK(!FindLongSequence(no_newline, 10));
 }
 
 TEST_CASE("ParseYaml: a file over 1 MB is read in pieces, and its problems are still found with their lines") {

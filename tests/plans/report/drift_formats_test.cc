@@ -140,6 +140,14 @@ TEST_CASE("drift json: the streamed document is the tree, a node per line") {
   CHECK(streamed.str() == NodePerLine(DriftToJson(r)));
   CHECK(nlohmann::json::parse(streamed.str()) == DriftToJson(r));
   CheckNodeLines(streamed.str(), r.nodes.size());
+  SUBCASE("bytes that are not UTF-8 (an SSH error's text) are written as U+FFFD, not thrown") {
+    r.nodes.back().unreadable_reason = "bad \xff\xfe bytes";
+    std::ostringstream out;
+    DriftToJson(r, out);
+    const auto back = nlohmann::json::parse(out.str());
+    CHECK(back["nodes"].back()["unreadable_reason"] == "bad \xef\xbf\xbd\xef\xbf\xbd bytes");
+    CheckNodeLines(out.str(), r.nodes.size());
+  }
   SUBCASE("no nodes") {
     r.nodes.clear();
     std::ostringstream none;
