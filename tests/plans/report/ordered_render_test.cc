@@ -32,6 +32,12 @@ TEST_CASE("WriteOrdered: every piece once, in order, whatever thread rendered it
     for (size_t i = 0; i < count; ++i) want += std::to_string(i) + "\n";
     CHECK(out.str() == want);
     CHECK(calls.load() == count);
-    if (count == 5000 && std::thread::hardware_concurrency() > 1) CHECK(threads.size() > 1);
+    // Past one chunk, on a machine with more than one core, pieces are rendered by the
+    // renderer threads while the caller writes (how many of them took work is the scheduler's
+    // business on a loaded machine).
+    if (count > 128 && std::thread::hardware_concurrency() > 1) {
+      CHECK(threads.count(std::this_thread::get_id()) == 0);
+      CHECK(!threads.empty());
+    }
   }
 }
