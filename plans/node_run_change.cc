@@ -15,6 +15,15 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace plumb::plans::rollout_detail {
+namespace {
+
+// Facts a module's Diff could not read (Module::DiffFacts): not "not known yet", which these
+// re-checks answer by doing the step again, but a stop, as the exception it replaced was.
+bool MalformedFacts(const Result<std::vector<modules::Action>>& left) {
+  return !left.ok() && left.error().code == "facts.malformed";
+}
+
+}  // namespace
 
 bool NodeRun::ApplyAction(const PlannedAction& pa) {
   const modules::Action& a = pa.action;
@@ -38,6 +47,10 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
   if (recheck) {
     NodeFacts f = e_.deps().prober->Probe(np_.node);
     auto left = Remaining(f);
+    if (MalformedFacts(left)) {   // "not known" would redo the action on facts that do not read
+      Fail(step, left.error().message);
+      return false;
+    }
     if (left) {
       bool needed = std::any_of(left->begin(), left->end(),
                                 [&](const modules::Action& x) { return x.id == a.id; });
@@ -85,6 +98,10 @@ bool NodeRun::Reboot() {
     // Not known whether the call went out: if the node runs the planned changes, it rebooted.
     if (issue && old_id.empty() && ReadBootId()) {
       auto left = Remaining(e_.deps().prober->Probe(np_.node));
+      if (MalformedFacts(left)) {   // never a second power cycle on facts that do not read
+        Fail("reboot", left.error().message);
+        return false;
+      }
       if (left && left->empty()) return true;
     }
     if (issue) {
@@ -107,6 +124,10 @@ bool NodeRun::Reboot() {
   if (issue && adopted_ && !Last("reboot")) {
     // No record of this node (a lost journal): if it already verifies, the reboot happened.
     auto left = Remaining(e_.deps().prober->Probe(np_.node));
+    if (MalformedFacts(left)) {
+      Fail("reboot", left.error().message);
+      return false;
+    }
     if (left && left->empty()) return true;
   }
   if (issue) {

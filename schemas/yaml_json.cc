@@ -407,8 +407,9 @@ std::optional<YamlDocument> ParseYamlInPieces(std::string_view text, const std::
     }
   };
   try {
+    threads.reserve(pieces);
     for (size_t k = 1; k <= pieces; ++k) threads.emplace_back(run, k);
-  } catch (const std::system_error&) {   // no thread to be had: read it whole
+  } catch (...) {   // no thread (or no memory) to be had: read it whole
     for (std::thread& t : threads) t.join();
     return std::nullopt;
   }

@@ -135,7 +135,8 @@ void DriftToSarif(const DriftReport& r, const RenderOptions& o, std::ostream& ou
   // in order: the skeleton's text is cut where its empty results array is (the one key at
   // depth 3 named "results").
   std::map<std::string, int> rule_index;
-  const std::string text = Skeleton(r, o, Rules(r, rule_index)).dump(2);
+  const std::string text =
+      Skeleton(r, o, Rules(r, rule_index)).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string marker = "\n      \"results\": ";
   const size_t at = text.find(marker) + marker.size();
   out.write(text.data(), static_cast<std::streamsize>(at));

@@ -45,7 +45,7 @@ std::string Signature(const DriftNode& n) {
 std::string ShowValue(const nlohmann::json& v) {
   if (v.is_null()) return "(absent)";
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string DriftToText(const DriftReport& r) {

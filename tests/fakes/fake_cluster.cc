@@ -247,6 +247,7 @@ plans::NodeFacts FakeCluster::Probe(const std::string& node) {
   }
   for (const auto& [m, v] : n.running)
     f.facts[m] = {{"value", v}, {"installed", n.installed.count(m) ? n.installed.at(m) : v}};
+  if (f.facts.contains(n.malformed_module)) f.facts[n.malformed_module]["value"] = 5;
   if (!n.marker.empty()) f.facts["marker"] = nlohmann::json::parse(n.marker);
   f.facts_digest = plans::JsonDigest(f.facts);
   return f;

@@ -41,6 +41,7 @@ struct FakeNode {
   bool admin_down = false;        ///< set down by an admin (reason in `reason`), ssh still up
   bool drain_errs = false;        ///< Drain takes effect but reports an error (a timed-out call)
   int boot_id_unreadable = 0;     ///< this many boot-id reads fail (ssh gone at that moment)
+  std::string malformed_module;   ///< Probe gives this module a numeric "value" (Diff cannot read it)
   std::string marker;             ///< marker JSON written by plumb
   long long reason_since = 0;     ///< when the reason was set (fake unix seconds)
   plans::Clock::TimePoint release_at{};   ///< another run returns it then (0: never)

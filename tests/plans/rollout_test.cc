@@ -493,6 +493,24 @@ TEST_CASE("rollout: a crash at any journaled point, then resume: converges, noth
   CHECK(points == 44);
 }
 
+TEST_CASE("rollout: facts a module cannot read when resume re-checks a step stop the node; nothing is redone") {
+  // A crash after the install, before its outcome was journaled: resume looks before redoing.
+  // If what it sees does not read (Module::DiffFacts), that is no "not done yet".
+  RolloutWorld w(1);
+  auto r = w.Apply(false, [](const std::string& p) { return p == "apply.outcome"; });
+  REQUIRE(r.outcome == plans::RunState::kCrashed);
+  REQUIRE(w.fake.Count("n01", "set kernel") == 1);
+  w.fake.node("n01").malformed_module = "kernel";
+  auto r2 = w.Apply(true);
+  CHECK(r2.outcome != plans::RunState::kDone);
+  REQUIRE(r2.nodes.size() == 1);
+  CHECK(r2.nodes[0].status == plans::NodeState::kFailed);
+  CHECK(r2.nodes[0].error.find("the kernel facts do not read") != std::string::npos);
+  CHECK(w.fake.Count("n01", "set kernel") == 1);
+  CHECK(w.fake.Count("n01", "reboot") == 0);
+  CHECK(w.fake.node("n01").drain);   // left out of service, with why
+}
+
 TEST_CASE("rollout: a crash after a BMC power cycle: resume waits for the boot, no second cycle") {
   // ssh answers everything but the boot-id read at reboot time, so the reboot goes through the
   // BMC with no boot id to compare against; plumb dies right after it.
