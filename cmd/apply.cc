@@ -23,12 +23,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "cmd/apply.h"
 #include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
 #include "cmd/color.h"
@@ -75,26 +77,6 @@ extern "C" void OnSignal(int) {
   if (g_signals.fetch_add(1) >= 1) _exit(kInterruptedCode);
   g_stop = true;
 }
-
-struct ApplyArgs {
-  std::string plan_file;
-  bool auto_approve = false;
-  bool resume = false;
-  std::string resume_run;
-  std::string retry_failed;
-  std::string journal;
-  std::string force_unlock;
-  std::string dead_owner;
-  std::string limit;
-  int reboot_timeout_s = 900;
-  int poll_max_ms = 5000;
-  int reboot_grace_s = 60;
-  std::string plan_out;
-  std::string trust_from;    ///< --trust-policy-from
-  std::string approved_by;   ///< --approved-by
-  std::string lock_ttl = "10m";   ///< --lock-ttl: how long the cluster lock outlives a silent holder
-  std::set<std::string> given;   ///< the flags on the command line, for the conflict rules
-};
 
 void ApplyErr(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
 
@@ -155,21 +137,46 @@ Result<plans::Plan> ReadPlanFile(const std::string& path) {
 
 std::string Rfc(std::chrono::system_clock::time_point t) { return plans::Rfc3339(t); }
 
-// The crash hook of the integration tests: PLUMB_CRASH_AT=<point>:<n> kills plumb -9 at the
-// n-th time <point> ("apply.intent", "reboot.outcome"...) is reached. Honoured only with
-// PLUMB_TEST_HOOKS=1, so a stray variable in production does nothing.
+// The test hooks of the integration tests, honoured only with PLUMB_TEST_HOOKS=1 (a stray
+// variable in production does nothing), at each point the engine names ("apply.intent",
+// "reboot.outcome"...):
+//   PLUMB_CRASH_AT=<point>:<n>   kill plumb -9 the n-th time <point> is reached;
+//   PLUMB_HOLD_AT=<point>:<n> with PLUMB_HOLD_FILE=F   the n-th time <point> is reached, create
+//       F.held and wait there while F exists: the test holds the run at a known state (an
+//       admin's move between two steps) instead of racing it.
 plans::CrashHook CrashHookFromEnv() {
   const char* hooks = std::getenv("PLUMB_TEST_HOOKS");
-  const char* at = std::getenv("PLUMB_CRASH_AT");
-  if (!hooks || std::string(hooks) != "1" || !at || !*at) return {};
-  std::string spec(at);
-  auto colon = spec.rfind(':');
-  std::string point = spec.substr(0, colon);
-  int nth = colon == std::string::npos ? 1 : std::atoi(spec.c_str() + colon + 1);
-  auto count = std::make_shared<std::atomic<int>>(0);
-  return [point, nth, count](const std::string& p) {
-    if (p == point && ++*count == nth) {
-      std::fprintf(stderr, "plumb: test hook: crashing at %s #%d\n", p.c_str(), nth);
+  if (!hooks || std::string(hooks) != "1") return {};
+  struct At {
+    std::string point;
+    int nth = 1;
+  };
+  auto parse = [](const char* v) -> std::optional<At> {
+    if (!v || !*v) return std::nullopt;
+    std::string spec(v);
+    auto colon = spec.rfind(':');
+    return At{spec.substr(0, colon),
+              colon == std::string::npos ? 1 : std::atoi(spec.c_str() + colon + 1)};
+  };
+  std::optional<At> crash = parse(std::getenv("PLUMB_CRASH_AT"));
+  std::optional<At> hold = parse(std::getenv("PLUMB_HOLD_AT"));
+  const char* hold_file = std::getenv("PLUMB_HOLD_FILE");
+  if (!hold_file || !*hold_file) hold.reset();
+  if (!crash && !hold) return {};
+  auto crashes = std::make_shared<std::atomic<int>>(0);
+  auto holds = std::make_shared<std::atomic<int>>(0);
+  const std::string file = hold ? hold_file : "";
+  return [crash, hold, file, crashes, holds](const std::string& p) {
+    if (hold && p == hold->point && ++*holds == hold->nth) {
+      std::fprintf(stderr, "plumb: test hook: holding at %s #%d while %s exists\n", p.c_str(),
+                   hold->nth, file.c_str());
+      std::fflush(stderr);
+      { std::ofstream(file + ".held") << getpid() << "\n"; }
+      while (access(file.c_str(), F_OK) == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (crash && p == crash->point && ++*crashes == crash->nth) {
+      std::fprintf(stderr, "plumb: test hook: crashing at %s #%d\n", p.c_str(), crash->nth);
       std::fflush(stderr);
       kill(getpid(), SIGKILL);
     }
@@ -264,10 +271,13 @@ class LockKeeper {
 // must carry out the desired state of the very commit it planned (a second load of a branch
 // could see a newer commit).
 Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit,
-                            const std::string& trust_from, inventory::LoadedCluster& loaded,
+                            const std::string& trust_from,
+                            const std::vector<std::string>& only_modules,
+                            inventory::LoadedCluster& loaded,
                             std::optional<plans::CommitTrust>& trust) {
   ReadRunArgs read;
   read.limit = limit;
+  read.only_modules = only_modules;
   read.check_trust = true;
   read.trust_from = trust_from;
   auto rr = DoReadRun(g, read);
@@ -322,6 +332,8 @@ int ExitFor(const plans::RolloutResult& res) {
   }
   return ExitCodeFor(kApplyVerb, Outcome::kRunFailed);
 }
+
+}  // namespace
 
 int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (auto conflicts = FlagConflicts(a); !conflicts.empty()) {
@@ -438,7 +450,8 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (plan_now) {
     // --retry-failed plans its failed nodes; a --limit given too narrows that plan below. The
     // commit is judged by the signing policy before any node is read.
-    auto p = PlanNow(at, retry_limit.empty() ? a.limit : retry_limit, a.trust_from, lc, trust);
+    auto p = PlanNow(at, retry_limit.empty() ? a.limit : retry_limit, a.trust_from,
+                     a.only_modules, lc, trust);
     if (!p) return ApplyFail(p.error());
     plan = std::move(p.value());
     lo.repo = at.repo;
@@ -561,8 +574,6 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
   // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
   SshShellFactory shells(lc.cluster.ssh, lo.repo, extra);
-  GatherProber prober(lc.cluster, shells, plans::ModulesToRead(modules::AllModules(), lc.desired),
-                      std::chrono::seconds(lc.cluster.ssh.command_timeout_s));
   std::shared_ptr<BmcFactory> bmcs;
   if (!lc.cluster.bmc.credentials.empty()) {
     BmcConnectOptions co;
@@ -576,6 +587,11 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     if (f) bmcs = *f;
     else ApplyErr("plumb apply: note: no BMC power control: " + f.error().message);
   }
+  plans::OpenBmc open_bmc;
+  if (bmcs) open_bmc = [bmcs](const plans::BmcTarget& t) { return bmcs->Open(t); };
+  GatherProber prober(lc.cluster, shells, plans::ModulesToRead(modules::AllModules(), lc.desired),
+                      std::chrono::seconds(lc.cluster.ssh.command_timeout_s), open_bmc,
+                      &opts.desired);
   RealNodeTransport transport(lc.cluster, shells, bmcs);
   auto leases = plans::MakeShellLeases(transport);
   plans::RealClock clock;
@@ -609,8 +625,6 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     std::fputs(plans::report::ApplySummaryText(res, run_id, journal_path).c_str(), stdout);
   return ExitFor(res);
 }
-
-}  // namespace
 
 void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   auto* a = new ApplyArgs;   // lives for the whole process, like the App

@@ -44,7 +44,19 @@ plans::NodeFacts GatherProber::Probe(const std::string& node) {
     return f;
   }
   auto shell = shells_.Open(*n);
-  return ToFacts(plans::ProbeNode(node, *shell, modules_, timeout_));
+  plans::NodeObservation o = plans::ProbeNode(node, *shell, modules_, timeout_);
+  if (!o.reachable || n->bmc.empty() || !open_bmc_ || !desired_) return ToFacts(o);
+  auto want = desired_->find(node);
+  if (want == desired_->end()) return ToFacts(o);
+  std::vector<const modules::Module*> bmc_modules;
+  for (const modules::Module* m : modules_)
+    if (m->HasBmcProbe() && m->Wants(want->second)) bmc_modules.push_back(m);
+  if (bmc_modules.empty()) return ToFacts(o);
+  plans::ObservedState one;
+  one.nodes.emplace(node, std::move(o));
+  plans::MergeBmcObservations(
+      plans::GatherBmc(plans::BmcTargetsOf({n}), bmc_modules, 1, open_bmc_), bmc_modules, one);
+  return ToFacts(one.nodes.at(node));
 }
 
 Result<std::unique_ptr<transport::Shell>> RealNodeTransport::Connect(const std::string& node) {

@@ -25,12 +25,18 @@ namespace plumb::cmd {
 /// NodeObservation -> the planner's NodeFacts (digest carried over).
 plans::NodeFacts ToFacts(const plans::NodeObservation& o);
 
-/// Re-probes one node with the same in-band modules gather uses, so digests compare.
+/// Re-probes one node with the same in-band modules gather uses, so digests compare, and reads
+/// its BMC for the Redfish modules (firmware, bios, power) its desired state pins, as plan does:
+/// verify of a firmware or BIOS change reads the BMC. The digest stays the in-band one
+/// (plans/bmc_gather.h says why).
 class GatherProber final : public plans::Prober {
  public:
   GatherProber(const inventory::Cluster& cluster, plans::ShellFactory& shells,
-               std::vector<const modules::Module*> modules, std::chrono::milliseconds timeout)
-      : cluster_(cluster), shells_(shells), modules_(std::move(modules)), timeout_(timeout) {}
+               std::vector<const modules::Module*> modules, std::chrono::milliseconds timeout,
+               plans::OpenBmc open_bmc = {},
+               const std::map<std::string, nlohmann::json>* desired = nullptr)
+      : cluster_(cluster), shells_(shells), modules_(std::move(modules)), timeout_(timeout),
+        open_bmc_(std::move(open_bmc)), desired_(desired) {}
   plans::NodeFacts Probe(const std::string& node) override;
 
  private:
@@ -38,6 +44,8 @@ class GatherProber final : public plans::Prober {
   plans::ShellFactory& shells_;
   std::vector<const modules::Module*> modules_;
   std::chrono::milliseconds timeout_;
+  plans::OpenBmc open_bmc_;
+  const std::map<std::string, nlohmann::json>* desired_;
 };
 
 /// SSH shells from the factory; BMC power cycles through Redfish when the node has a BMC and

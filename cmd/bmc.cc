@@ -1,11 +1,15 @@
 // plumb bmc: the Redfish side on its own, usable when a node's OS is down.
 //   plumb bmc inventory            firmware + BIOS + power facts of every node with a BMC
 //   plumb bmc plan                 what the firmware/bios/power modules would change
-//   plumb bmc apply                do it (firmware BMC > BIOS > rest, then BIOS, then power)
-//   plumb bmc reset NODE           reset a node through its BMC (ResetType from what it offers)
+//   plumb bmc apply                the same changes through the engine: `plumb apply` of a plan
+//                                  of the Redfish modules only (lock, lease, drain, change,
+//                                  reset, verify, return to service, journaled)
+//   plumb bmc reset NODE           reset a node through its BMC (ResetType from what it offers),
+//                                  only a node its scheduler shows out of service with no job
 // Targets come from the cluster repo (nodes with `bmc:`, defaults.bmc for TLS and credentials)
 // or from --targets FILE ("name url" per line); flags override the repo's BMC settings.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
@@ -13,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "cmd/apply.h"
+#include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
@@ -225,14 +231,14 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
   return ExitCodeFor("bmc inventory", partial ? Outcome::kPartial : Outcome::kOk);
 }
 
-// Diff for each node; apply when `apply` is set.
-int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
+// What the firmware, bios and power modules would change on each node (read-only).
+int RunPlan(const GlobalOptions& g, const BmcOptions& o) {
   auto s = Prepare(g, o);
   if (!s.ok()) return BmcFail(s.error());
   const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
-  const std::string_view verb = apply ? "bmc apply" : "bmc plan";
-  Outcome worst = Outcome::kOk;   // kRunFailed over kPartial over kOk
+  const std::string_view verb = "bmc plan";
+  Outcome worst = Outcome::kOk;   // kPartial over kOk
   bool changes = false;
   std::vector<std::string> unread;   // "node (firmware, bios)": what the plan could not see
   nlohmann::json report = nlohmann::json::array();
@@ -255,33 +261,16 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
         }
         failed.push_back(std::string(m->Name()));
         node["unreadable"][std::string(m->Name())] = facts.error().ToJson();
-        if (worst == Outcome::kOk) worst = Outcome::kPartial;
+        worst = Outcome::kPartial;
         continue;
       }
       for (const auto& a : m->Diff(desired, facts.value())) {
         changes = true;
-        nlohmann::json aj = a.ToJson();
         if (g.format != "json") {
           std::printf("%s: %s  [%s]\n", t.node.c_str(), a.summary.c_str(),
                       modules::DisruptionName(a.disruption));
         }
-        if (apply) {
-          // Through the module contract, like every verb: its outcome says what happened.
-          modules::NodeContext ctx;
-          ctx.bmc = bmc.get();
-          const modules::ApplyOutcome out = m->Apply(ctx, a);
-          if (out.ok()) {
-            aj["outcome"] = modules::ApplyOutcomeName(out.kind);
-            aj["said"] = out.message;
-            if (g.format != "json")
-              std::printf("  -> %s: %s\n", modules::ApplyOutcomeName(out.kind), out.message.c_str());
-          } else {
-            aj["error"] = out.error().ToJson();
-            BmcErr("plumb: " + t.node + ": " + out.error().ToString());
-            worst = Outcome::kRunFailed;
-          }
-        }
-        node["actions"].push_back(aj);
+        node["actions"].push_back(a.ToJson());
       }
     }
     if (!failed.empty()) {
@@ -303,8 +292,44 @@ int RunPlanApply(const GlobalOptions& g, const BmcOptions& o, bool apply) {
     std::printf("in sync\n");
   }
   if (worst != Outcome::kOk) return ExitCodeFor(verb, worst);
-  if (apply) return ExitCodeFor(verb, Outcome::kOk);
   return ExitCodeFor(verb, changes ? Outcome::kChanges : Outcome::kInSync);
+}
+
+// The node's scheduler, read right before a reset: only a node out of service (drained, or
+// down) with no job may be power-cycled from here. Anything else is the engine's (plumb apply
+// drains, waits for the jobs, then reboots). An error says why the reset is refused.
+Status RefuseInService(const GlobalOptions& g, const std::string& node) {
+  inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
+  if (!lc.ok()) return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
+  auto d = lc.desired.find(node);
+  if (d == lc.desired.end())
+    return Diagnostic::Error("bmc.reset", "node " + node + " is not in the cluster repo");
+  auto policy = lc.cluster.rollouts.find(d->second.rollout);
+  if (policy == lc.cluster.rollouts.end() ||
+      policy->second.scheduler == inventory::DrainScheduler::kNone)
+    return OkStatus();   // no scheduler runs jobs there, by the repo's own word
+  transport::LocalShell local(SchedulerEnv());
+  std::unique_ptr<modules::Drainer> sched = MakeDrainer(policy->second.scheduler, local);
+  auto q = sched->Query({node});
+  if (!q)
+    return Diagnostic::Error("bmc.reset", fmt::format("{} cannot be read ({}): a node that may run "
+                                                      "a job is not reset", sched->Name(),
+                                                      q.error().message));
+  auto it = q->find(node);
+  if (it == q->end())
+    return Diagnostic::Error("bmc.reset", fmt::format("{} does not know node {}: its jobs cannot "
+                                                      "be checked, so it is not reset",
+                                                      sched->Name(), node));
+  const modules::SchedulerNode& n = it->second;
+  if ((n.drain || n.down) && n.running_jobs == 0) return OkStatus();
+  return Diagnostic::Error(
+      "bmc.reset",
+      fmt::format("{} is in service in {} ({}{}): a reset would kill what runs there", node,
+                  sched->Name(), n.state,
+                  n.jobs.empty() ? "" : fmt::format(", running {}", fmt::join(n.jobs, ", "))),
+      {}, {},
+      fmt::format("drain it first and let its jobs end (scontrol update nodename={} state=drain "
+                  "reason=...), or let `plumb apply` drain, reboot and return it", node));
 }
 
 int RunReset(const GlobalOptions& g, BmcOptions o) {
@@ -314,12 +339,20 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
       {"force-off", transport::ResetKind::kForceOff}};
   auto k = kinds.find(o.reset_type);
   if (k == kinds.end()) return BmcFail(Diagnostic::Error("cli.reset", "unknown --type " + o.reset_type));
+  if (!o.targets_file.empty())
+    return BmcFail(Diagnostic::Error(
+        "cli.reset", "bmc reset does not take --targets: the node's scheduler is read from the "
+                     "cluster repo before any reset",
+        {}, {}, "run it in the cluster repo (--repo DIR)"));
   o.nodes = {o.reset_node};
   auto s = Prepare(g, o);
   if (!s.ok()) return BmcFail(s.error());
   auto bmc = s.value().factory->Open(s.value().targets.at(0));
   auto sys = bmc->SystemLink();
   if (!sys.ok()) return BmcFail(sys.error());
+  // Right before the power action, not at start: a job may have started since.
+  if (Status in_service = RefuseInService(g, o.reset_node); !in_service)
+    return BmcFail(in_service.error());
   auto r = bmc->Reset(sys.value(), k->second);
   if (!r.ok()) return BmcFail(r.error());
   std::printf("%s: reset (%s): sent %s\n", o.reset_node.c_str(), o.reset_type.c_str(), r.value().c_str());
@@ -356,7 +389,7 @@ void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "  plumb bmc inventory                           firmware, BIOS, power of every node's BMC\n"
       "  plumb bmc inventory --limit 'gpu00[1-4]' --format json --out bmc.json\n"
       "  plumb bmc plan                                what firmware/bios/power would change\n"
-      "  plumb bmc apply --limit gpu001                change one node through its BMC\n"
+      "  plumb bmc apply --limit gpu001                its firmware/BIOS through the engine (drained)\n"
       "  plumb bmc reset gpu001 --type force-off       power it off\n"
       "  plumb bmc inventory --targets bmcs.txt        BMCs listed in a file, no cluster repo");
   CLI::App* inv = bmc->add_subcommand("inventory", "Firmware, BIOS and power facts from every BMC (exit 3 if some unreadable)");
@@ -366,12 +399,59 @@ void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   CLI::App* plan = bmc->add_subcommand("plan", "What firmware/bios/power would change (exit 2 if anything)");
   AddBmcOptions(plan, g, o);
   plan->add_option("--desired", o.desired_file, "Desired state JSON for every target (instead of the repo's stacks)");
-  plan->callback([&] { run = [&] { return RunPlanApply(g, o, false); }; });
-  CLI::App* apply = bmc->add_subcommand("apply", "Apply firmware/bios/power changes through the BMCs (no drain: use plumb apply for that)");
-  AddBmcOptions(apply, g, o);
-  apply->add_option("--desired", o.desired_file, "Desired state JSON for every target");
-  apply->callback([&] { run = [&] { return RunPlanApply(g, o, true); }; });
-  CLI::App* reset = bmc->add_subcommand("reset", "Reset one node through its BMC");
+  plan->callback([&] { run = [&] { return RunPlan(g, o); }; });
+  // The one door: bmc apply is `plumb apply` of a plan of the Redfish modules only, with all
+  // of its safety (lock, lease, drain, the scheduler read before each step, verify, journal).
+  static ApplyArgs a;
+  static std::vector<std::string> limits;
+  static std::string refused_targets, refused_desired;
+  CLI::App* apply = bmc->add_subcommand(
+      "apply",
+      "Change firmware, BIOS and power as the repo says, through the engine: `plumb apply` of a "
+      "plan of the Redfish modules only (lock, lease, drain, change, reset, verify, return to "
+      "service, journaled; --resume as for plumb apply)");
+  AddSourceOptions(*apply, g);
+  apply->add_option("--limit,--node", limits,
+                    "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), @group, "
+                    "!exclusions (repeatable)");
+  apply->add_flag("--auto-approve", a.auto_approve, "Apply without asking");
+  apply->add_option("--store,--journal", a.journal,
+                    "Where runs and the cluster lock are kept (as for plumb apply)");
+  apply->add_option("--reboot-timeout", a.reboot_timeout_s, "Seconds a reset may take")
+      ->capture_default_str();
+  apply->add_option("--lock-ttl", a.lock_ttl, "As for plumb apply")->capture_default_str();
+  apply->add_option("--trust-policy-from", a.trust_from, "As for plumb apply");
+  apply->add_option("--approved-by", a.approved_by, "As for plumb apply");
+  apply->add_option("--format", g.format, "text | json (JSON lines of events)")
+      ->check(CLI::IsMember({"text", "json"}));
+  apply->add_option("--targets", refused_targets, "(refused: a change needs the cluster repo)");
+  apply->add_option("--desired", refused_desired, "(refused: a change applies the repo's commit)");
+  apply->callback([&] {
+    run = [&g] {
+      if (!refused_targets.empty() || !refused_desired.empty())
+        return BmcFail(Diagnostic::Error(
+            "cli.bmc-apply",
+            "bmc apply changes nodes only through the engine, from the cluster repo's commit: "
+            "--targets and --desired are for bmc inventory and bmc plan",
+            {}, {}, "commit the firmware/bios pins to the repo, then plumb bmc apply --limit NODE"));
+      a.verb = "bmc apply";
+      a.only_modules.clear();
+      for (const modules::Module* m : modules::BmcModules()) a.only_modules.emplace_back(m->Name());
+      a.limit.clear();
+      for (const std::string& l : limits) {
+        // A limit with no node in it must never widen to every node (a script's empty $NODES).
+        if (std::none_of(l.begin(), l.end(), [](unsigned char c) { return std::isalnum(c); }))
+          return BmcFail(Diagnostic::Error("cli.limit", "--limit '" + l + "' names no node", {},
+                                           "--limit", "give node names, n[1-3], gpu* or @group"));
+        a.limit += (a.limit.empty() ? "" : ",") + l;
+      }
+      if (!limits.empty()) a.given.insert("--limit");
+      return RunApply(g, a);
+    };
+  });
+  CLI::App* reset = bmc->add_subcommand(
+      "reset", "Reset one node through its BMC: only a node its scheduler shows out of service "
+               "(drained or down) with no job; read right before the reset");
   AddBmcOptions(reset, g, o);
   reset->add_option("node", o.reset_node, "Node name")->required();
   reset->add_option("--type", o.reset_type, "reboot | hard-reboot | on | off | force-off")->capture_default_str();

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -212,6 +213,11 @@ Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunA
   in.desired = &rr.loaded.desired;
   in.limit = std::move(limit);
   in.modules = rr.modules.pointers;
+  if (!a.only_modules.empty())
+    std::erase_if(in.modules, [&](const modules::Module* m) {
+      return std::find(a.only_modules.begin(), a.only_modules.end(), m->Name()) ==
+             a.only_modules.end();
+    });
   in.scheduler = p->scheduler.drainer.get();
   in.now = plans::Rfc3339(std::chrono::system_clock::now());
   in.files = rr.loaded.files.get();
@@ -289,9 +295,11 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   rr->ran = rr->run.modules_run;
   for (const modules::Module* m : rr->ran) rr->ran_names.insert(std::string(m->Name()));
   rr->run.diags.Append(notes);
+  rr->run.plan.only_modules = a.only_modules;
   // Keys that no module of this run could check are named, so "no changes" is never a
-  // silent "not looked at".
-  if (auto w = plans::UncheckedKeysWarning(rr->loaded.desired, rr->ran)) rr->run.diags.Add(*w);
+  // silent "not looked at" (a run of some modules leaves the others' keys on purpose).
+  if (a.only_modules.empty())
+    if (auto w = plans::UncheckedKeysWarning(rr->loaded.desired, rr->ran)) rr->run.diags.Add(*w);
   return rr;
 }
 

@@ -36,6 +36,9 @@ struct ReadRunArgs {
   /// (plans/commit_trust.h) before any node is read; drift reports on any commit.
   bool check_trust = false;
   std::string trust_from;     ///< --trust-policy-from REF ("" = the commit's first parent)
+  /// Plan only these modules' changes (`plumb bmc apply`); empty: every module. The nodes are
+  /// read as for a whole plan (the stale check's digest is the same).
+  std::vector<std::string> only_modules;
 };
 
 /// Adds --limit, --facts, --fanout, --accept-new-host-keys to `sub`.

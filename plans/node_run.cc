@@ -329,9 +329,10 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
   // The digest proves the plan file was not changed in transit, not that its actions are
   // what the commit asks: a re-sealed plan could carry other versions or parameters. With the
   // node's facts equal to the plan's, its modules must derive every planned action again.
-  // Out-of-band modules (BMC) are not re-probed here; cmd/ checks their desired values against
-  // the commit. An in-band module whose facts cannot be used stops the node: unchecked, it
-  // would be changed on the plan's word alone.
+  // Out-of-band modules (BMC) are checked when the prober read the BMC (the real one does, for
+  // the modules the node pins); cmd/ also checks their desired values against the commit. An
+  // in-band module whose facts cannot be used stops the node: unchecked, it would be changed
+  // on the plan's word alone.
   const nlohmann::json desired = Desired();
   // A health module's actions (failed checks) change nothing and Apply refuses them, so there
   // is nothing a re-sealed plan could smuggle through them; their facts also move under load
@@ -403,7 +404,20 @@ Result<std::string> NodeRun::ReadBootId() {
 
 nlohmann::json NodeRun::Desired() const {
   auto it = e_.opts().desired.find(np_.node);
-  return it != e_.opts().desired.end() ? it->second : DesiredFromActions(np_);
+  nlohmann::json d = it != e_.opts().desired.end() ? it->second : DesiredFromActions(np_);
+  if (e_.plan().only_modules.empty() || !d.is_object()) return d;
+  // A plan of some modules only (plumb bmc apply): the keys the others own are not this run's
+  // to verify (they may well differ still).
+  nlohmann::json part = nlohmann::json::object();
+  for (const std::string& name : e_.plan().only_modules) {
+    const modules::Module* m = e_.deps().modules(name);
+    if (!m) continue;
+    for (std::string_view owned : m->Info().owns) {
+      const std::string key(owned.substr(1, owned.find('/', 1) - 1));   // "/firmware" -> firmware
+      if (d.contains(key)) part[key] = d[key];
+    }
+  }
+  return part;
 }
 
 Result<std::vector<modules::Action>> NodeRun::Remaining(const NodeFacts& f) const {
@@ -420,6 +434,10 @@ Result<std::vector<modules::Action>> NodeRun::Remaining(const NodeFacts& f) cons
     if (auto err = f.module_errors.find(name); err != f.module_errors.end())
       return Diagnostic::Error("apply.probe", fmt::format("{} probe failed: {}", name, err->second));
     auto fit = f.facts.find(name);
+    if (fit == f.facts.end() && m->HasBmcProbe())
+      return Diagnostic::Error("apply.probe",
+                               fmt::format("{} cannot be verified: the node's BMC was not read "
+                                           "(no bmc: URL, or no defaults.bmc.credentials)", name));
     if (fit == f.facts.end())
       return Diagnostic::Error("apply.probe", fmt::format("no facts from module {}", name));
     auto diff = m->DiffFacts(desired, *fit);
@@ -498,10 +516,23 @@ bool NodeRun::Steps() {
       facts = e_.deps().prober->Probe(np_.node);
       if (!facts.readable) return StepResult::Failed("unreachable: " + facts.unreadable_reason);
       if (facts.facts_digest != np_.facts_digest) {
+        // Changed since the plan. Already where the commit wants it (another run, or a hand,
+        // converged it meanwhile): nothing is left to do, so it is done, untouched, not stale
+        // (a stale node makes every --resume exit 3 and never ends).
+        // (A node the plan returns to service still goes on to its return.)
+        if (auto left = Remaining(facts); left && left->empty() && !np_.return_to_service)
+          return StepResult::SkippedWith({{"digest", facts.facts_digest},
+                                          {"converged_elsewhere", true}});
         return StepResult::Stale({{"digest", facts.facts_digest}});
       }
       return StepResult::Ok({{"digest", facts.facts_digest}});
     });
+    if (r.outcome == StepState::kSkipped && r.detail.value("converged_elsewhere", false)) {
+      e_.Emit({.kind = RolloutEvent::Kind::kNote, .batch = batch_.index, .node = np_.node,
+               .message = "already at the desired state (converged since the plan, by another "
+                          "run or by hand): done, untouched"});
+      return true;
+    }
     if (r.stale) {
       out_.status = NodeState::kStale;
       out_.error = fmt::format("facts changed since the plan (plan {}, now {})",
@@ -531,7 +562,7 @@ bool NodeRun::Steps() {
   for (const auto& pa : np_.actions) {
     const std::string step = "apply:" + pa.action.id;
     if (!ContinueTo(step)) return false;
-    if (np_.NeedsDrain() && !StillOut(step)) return false;
+    if ((np_.NeedsDrain() || admin_) && !StillOut(step)) return false;
     if (!ApplyAction(pa)) return false;
   }
   // 4. Reboot when any action needs one.

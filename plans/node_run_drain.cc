@@ -284,19 +284,50 @@ bool NodeRun::BudgetHolds() {
 }
 
 bool NodeRun::StillOut(const std::string& next) {
-  if (!drained_by_us_ || admin_) return true;
+  // Right before a step that changes the node (an action, a reboot, a power cycle): the
+  // scheduler's word now, whoever drained it. Between two steps an admin may have returned the
+  // node to service and a job may have started there; a slurmctld restart may have lost the
+  // drain. A node that is not out with no job is never touched.
   modules::SchedulerNode n;
-  SchedRead got = ReadNode(next, &n);
-  if (got == SchedRead::kGaveUp) {
-    Interrupt(next);
+  switch (ReadNode(next, &n)) {
+    case SchedRead::kGaveUp: Interrupt(next); return false;   // unreadable: nothing starts
+    case SchedRead::kUnknownNode:
+      StoppedBeforeStep(next, fmt::format("{} no longer knows node {}", Sched().Name(), np_.node));
+      return false;
+    case SchedRead::kOk: break;
+  }
+  const bool out = n.drain || n.down;
+  if (out && n.running_jobs == 0) return true;
+  const std::string now = n.jobs.empty()
+                              ? fmt::format("state {}", n.state)
+                              : fmt::format("state {}, running {}", n.state, fmt::join(n.jobs, ", "));
+  const bool ours_now = n.drain && RunOfReason(n.reason) == e_.opts().run_id;
+  if (admin_ || (!drained_by_us_ && !ours_now)) {
+    // Not plumb's to take out again: whoever returned it decides. It stops here, as it is.
+    StoppedBeforeStep(next, fmt::format(
+        "back in service before {} ({}): drained by someone else ({}), who returned it; plumb "
+        "does not take it out again; stopped here, the steps before are done: plumb apply "
+        "--retry-failed {} drains it and finishes once it may", next, now,
+        admin_reason_.empty() ? n.reason : admin_reason_, e_.opts().run_id));
     return false;
   }
-  if (got != SchedRead::kOk || n.drain || n.down) return true;
-  if (!Redrain(n)) {
+  // Our drain: lost (a scheduler restart) or lifted by someone. Take it out again and wait
+  // for whatever started there, as for the first drain.
+  if (!n.drain && !n.down && !Redrain(n)) {
     Interrupt(next);   // the scheduler went away again: the node stays as it is, resumable
     return false;
   }
-  return WaitDrained();   // a job may have started on it meanwhile
+  return WaitDrained();
+}
+
+void NodeRun::StoppedBeforeStep(const std::string& step, const std::string& why) {
+  e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node, .message = why});
+  out_.status = NodeState::kFailed;
+  out_.step = step;
+  out_.error = why;
+  out_.left_drained = false;
+  Put(NodeState::kFailed, why);
+  ReleaseLease();
 }
 
 bool NodeRun::WaitDrained() {

@@ -135,6 +135,10 @@ struct Plan {
   int peak_unavailable = 0;            ///< max nodes out at once, counting those already out
   int est_seconds = 0;
   bool complete = true;
+  /// Only these modules' changes were planned (`plumb bmc apply`: firmware, bios, power); empty:
+  /// every module. Apply then verifies only their keys and writes no marker (a marker says the
+  /// node is at the commit, which a part of it does not make true).
+  std::vector<std::string> only_modules;
   Diagnostics diags;                   ///< planner findings (warnings, blocked budget...)
   std::string digest;
 

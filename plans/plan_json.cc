@@ -179,6 +179,8 @@ json BodyJson(const Plan& plan, bool with_nodes = true) {
           {"est_seconds", plan.est_seconds},
           {"diagnostics", plan.diags.ToJson()}};
   if (plan.format_version >= 2) body["desired"] = std::move(desired);
+  // Only where it applies, so every other plan (and its digest) reads as before.
+  if (!plan.only_modules.empty()) body["only_modules"] = plan.only_modules;
   return body;
 }
 
@@ -316,6 +318,8 @@ Result<Plan> PlanFromJson(const json& j) {
     plan.cluster = j.at("cluster").get<std::string>();
     plan.created_at = j.at("created_at").get<std::string>();
     plan.complete = j.at("complete").get<bool>();
+    if (j.contains("only_modules"))
+      plan.only_modules = j.at("only_modules").get<std::vector<std::string>>();
     for (const json& n : j.at("nodes")) {
       NodePlan np;
       np.node = n.at("node").get<std::string>();

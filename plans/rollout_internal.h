@@ -87,9 +87,14 @@ class NodeRun {
   bool CheckActionsFollow(const NodeFacts& facts);
   bool Drain();
   bool WaitDrained();
-  /// The node must still be out before `next` changes it: a drain the scheduler lost (a
-  /// restart) is set again and its jobs waited for again. False when the node must stop here.
+  /// The node must still be out, with no job, before `next` changes it (read from the
+  /// scheduler right then, whoever drained it): plumb's own drain that the scheduler lost (a
+  /// restart) or someone lifted is set again and its jobs waited for again; an admin's node
+  /// returned to service stops here. False when the node must stop here.
   bool StillOut(const std::string& next);
+  /// The node is no longer out of service (or has a job) and is not plumb's to take out again:
+  /// it stops before `step`, failed with `why`, untouched from here on, its lease released.
+  void StoppedBeforeStep(const std::string& step, const std::string& why);
   bool Redrain(const modules::SchedulerNode& n);
   /// Right after this node was drained: does its scope still hold at most max_unavailable out?
   /// Another run (another journal) or an admin may have taken nodes out since the engine

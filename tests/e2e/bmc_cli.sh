@@ -30,5 +30,21 @@ check "  with the transport error code" grep -q "http.connect" "$work/o"
 
 "$PLUMB" bmc reset n1 --targets "$work/targets" --credentials env:PLUMB_E2E_CRED --type sideways >"$work/o" 2>"$work/e"; rc=$?
 check "unknown reset type: exit 1 (rc=$rc)" [ $rc = 1 ]
+# One door (issue 31): bmc apply is plumb apply of the Redfish modules, from the repo's commit;
+# bmc reset reads the node's scheduler from the repo first. Neither takes a targets file.
+"$PLUMB" bmc reset n1 --targets "$work/targets" --credentials env:PLUMB_E2E_CRED >"$work/o" 2>"$work/e"; rc=$?
+check "bmc reset --targets: refused, exit 1 (rc=$rc)" [ $rc = 1 ]
+check "  because the node's scheduler is read from the repo" grep -q "scheduler is read from the cluster repo" "$work/e"
+"$PLUMB" bmc apply --targets "$work/targets" >"$work/o" 2>"$work/e"; rc=$?
+check "bmc apply --targets: refused, exit 1 (rc=$rc)" [ $rc = 1 ]
+check "  saying changes go through the engine" grep -q "only through the engine" "$work/e"
+echo '{"bios": {"X": "1"}}' >"$work/d.json"
+"$PLUMB" bmc apply --desired "$work/d.json" >"$work/o" 2>"$work/e"; rc=$?
+check "bmc apply --desired: refused, exit 1 (rc=$rc)" [ $rc = 1 ]
+for empty in "" "," "!" " "; do
+  "$PLUMB" bmc apply --repo "$work" --limit "$empty" >"$work/o" 2>"$work/e"; rc=$?
+  check "bmc apply --limit '$empty': refused, exit 1 (rc=$rc)" [ $rc = 1 ]
+  check "  naming no node" grep -q "names no node" "$work/e"
+done
 check "secret in no output" bash -c "! grep -rq 'e2e-PLANTED-secret' '$work'/o '$work'/e"
 [ $fails = 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }

@@ -36,8 +36,10 @@ pbt() { # plumb bmc SUB over the targets above (sets rc, OUT, ERR)
   n=$((n + 1))
   local sub=$1; shift
   OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
+  local cmd=("$PLUMB" bmc "$sub")
+  [[ $sub != apply && $sub != reset ]] || cmd=("$PLUMB_BMC_MODULE_APPLY" "$sub")   # the modules' Apply (lib/redfish.sh)
   set +e
-  "$PLUMB" bmc "$sub" --targets "$T" --ca "$RF_RUN/certs/ca.pem" --credentials "file:$RF_RUN/credentials" \
+  "${cmd[@]}" --targets "$T" --ca "$RF_RUN/certs/ca.pem" --credentials "file:$RF_RUN/credentials" \
     -v "$@" >"$OUT" 2>"$ERR"
   rc=$?
   set -e

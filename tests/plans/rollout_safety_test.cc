@@ -632,6 +632,33 @@ TEST_CASE("rollout: --resume re-checks a node that was busy: changed by the othe
   CHECK(b.fake.Count("n02", "set ") == 0);
 }
 
+TEST_CASE("rollout: --resume of nodes another run converged meanwhile: done, untouched, the run ends") {
+  // Issue 31: they were called stale and every --resume exited 3 ("continue with --resume").
+  Bed b(2);
+  b.MakePlan();
+  b.leases.Hold("n02", "20261231-000000-ffff", std::chrono::hours(1));
+  Events ev;
+  auto first = RunWith(b, ev);
+  CHECK(Bed::StatusOf(first, "n02") == "busy");
+  CHECK(first.outcome != plans::RunState::kDone);
+  // The other run converges n02 to what this commit wants (k2), and lets it go.
+  b.fake.node("n02").running["kernel"] = "k2";
+  b.fake.node("n02").installed["kernel"] = "k2";
+  b.fake.node("n02").boot += 1;
+  REQUIRE(b.leases.Release("n02", {"20261231-000000-ffff", "other-host", 4242, "bob", 0}).ok());
+  b.opts.resume = true;
+  auto again = RunWith(b, ev, true, /*begin=*/false);
+  CHECK(Bed::StatusOf(again, "n02") == "done");
+  CHECK(again.outcome == plans::RunState::kDone);
+  CHECK(b.fake.CallsOf("n02").empty());   // never drained, changed or rebooted by this run
+  auto steps = b.journal->Steps(b.run, "n02");
+  REQUIRE(steps.ok());
+  bool recorded = false;
+  for (const auto& st : *steps)
+    recorded |= st.step == "probe" && st.detail.value("converged_elsewhere", false);
+  CHECK(recorded);
+}
+
 TEST_CASE("rollout: a same-second claim of another run: this one gives way too (a tie holds nobody)") {
   // Review finding: claims were ranked by (time, run id), so on a tie the lower run id held
   // while the higher one, checking first, had held too. Now a tie counts as older: both give
@@ -818,6 +845,80 @@ TEST_CASE("rollout: an admin who drains a node mid-change keeps the node and the
   CHECK(Bed::StatusOf(r, "n01") == "failed");
   CHECK(b.fake.node("n01").reason == "RMA gpu3");
   CHECK(b.fake.node("n01").drain);
+}
+
+// An admin drained n01; plumb changes it. Right after its first change, the admin returns it
+// to service and a job starts there (the reproduction of issue 31).
+struct AdminReturns : plans::Observer {
+  Bed* b = nullptr;
+  bool done = false;
+  void OnEvent(const plans::RolloutEvent& e) override {
+    if (!done && e.kind == plans::RolloutEvent::Kind::kStep && e.step.rfind("apply:", 0) == 0 &&
+        e.status == "ok") {
+      done = true;
+      b->fake.node("n01").drain = false;
+      b->fake.node("n01").reason.clear();
+      b->fake.RunJob("n01", std::chrono::minutes(30));
+    }
+  }
+};
+
+TEST_CASE("rollout: an admin's node returned to service mid-change stops before its next step") {
+  Bed b(1);
+  b.desired["n01"].desired = nlohmann::json{{"kernel", "k2"}, {"sysctl", "s2"}};   // two changes, then the reboot
+  REQUIRE(b.fake.Drain("n01", "RMA gpu3").ok());
+  b.MakePlan();
+  AdminReturns admin;
+  admin.b = &b;
+  auto r = RunWith(b, admin);
+  CHECK(r.outcome == plans::RunState::kFailed);   // the run ends non-zero
+  CHECK(Bed::StatusOf(r, "n01") == "failed");
+  CHECK(b.fake.Count("n01", "set") == 1);         // the change in flight, nothing after it
+  CHECK(b.fake.Count("n01", "reboot") == 0);
+  CHECK(b.fake.violations().empty());
+  CHECK_FALSE(b.fake.node("n01").drain);          // the admin's decision: not taken out again
+  bool said = false;
+  for (const auto& o : r.nodes)
+    said |= o.node == "n01" && o.error.find("back in service before") != std::string::npos &&
+            o.error.find("RMA gpu3") != std::string::npos && !o.left_drained;
+  CHECK(said);
+}
+
+TEST_CASE("rollout: plumb's own drain lifted mid-change: drained again, the job waited for") {
+  Bed b(1);
+  b.desired["n01"].desired = nlohmann::json{{"kernel", "k2"}, {"sysctl", "s2"}};
+  b.MakePlan();
+  AdminReturns lifted;
+  lifted.b = &b;
+  auto r = RunWith(b, lifted);
+  CHECK(r.outcome == plans::RunState::kDone);
+  CHECK(b.fake.Count("n01", "drain") == 2);
+  CHECK(b.fake.violations().empty());            // nothing changed while the job ran
+  CHECK(b.fake.node("n01").running["kernel"] == "k2");
+}
+
+TEST_CASE("rollout: a scheduler that cannot be read before a step stops that step") {
+  Bed b(1);
+  b.desired["n01"].desired = nlohmann::json{{"kernel", "k2"}, {"sysctl", "s2"}};
+  b.policy.scheduler_timeout_s = 60;
+  b.MakePlan();
+  struct Down : plans::Observer {
+    Bed* b = nullptr;
+    bool done = false;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (!done && e.kind == plans::RolloutEvent::Kind::kStep && e.step.rfind("apply:", 0) == 0 &&
+          e.status == "ok") {
+        done = true;
+        b->fake.scheduler_down_until = b->clock.Now() + std::chrono::hours(2);
+      }
+    }
+  } down;
+  down.b = &b;
+  auto r = RunWith(b, down);
+  CHECK(r.outcome == plans::RunState::kPaused);
+  CHECK(Bed::StatusOf(r, "n01") == "interrupted");
+  CHECK(b.fake.Count("n01", "set") == 1);
+  CHECK(b.fake.Count("n01", "reboot") == 0);
 }
 
 TEST_CASE("rollout: a lease lost to another run mid-change: the node is left to it, and said so") {

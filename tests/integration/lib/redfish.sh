@@ -35,12 +35,18 @@ rf_sync() { sleep 0.4; }   # the emulator flushes its request log every 0.2 s
 rf_state() { "$RF_BMC" state --run "$RF_RUN" "$1"; }
 
 n=0
+# `apply` runs the Redfish modules' Apply straight against the BMCs with the test tool
+# bmc_module_apply (tests/tools): plumb itself changes nodes only through its engine (plumb bmc
+# apply is plumb apply of the Redfish modules; tests/integration/apply_bmc_rolling.sh).
+: "${PLUMB_BMC_MODULE_APPLY:=$(dirname "$PLUMB")/tests/bmc_module_apply}"
 pbr() { # plumb bmc SUB ARGS... (raw: only --targets added); sets rc, OUT, ERR
   n=$((n + 1))
   local sub=$1; shift
   OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
+  local cmd=("$PLUMB" bmc "$sub")
+  [[ $sub != apply && $sub != reset ]] || cmd=("$PLUMB_BMC_MODULE_APPLY" "$sub")
   set +e
-  "$PLUMB" bmc "$sub" --targets "$RF_RUN/bmcs.txt" "$@" >"$OUT" 2>"$ERR"
+  "${cmd[@]}" --targets "$RF_RUN/bmcs.txt" "$@" >"$OUT" 2>"$ERR"
   rc=$?
   set -e
 }
