@@ -84,9 +84,12 @@ class PowerMixin:
     def start_power(self, sys, plan):
         """Starts a power change (on | off | forceoff | restart) of `sys` in the background."""
         if self._linked(sys):
-            # Counted now, not when the task first runs: until the node shows the change, the
+            # Now, not when the task first runs: a request handled before it runs must see the
+            # transition (a reset then gets 409), and until the node shows the change, the
             # node's files must not be read back as the power state.
             self.node_busy += 1
+            sys.power = "PoweringOff" if plan in ("off", "forceoff", "restart") else "PoweringOn"
+            self.bump(sys.key)
             sys.power_task = asyncio.ensure_future(self._power_linked(sys, plan))
         else:
             sys.power_task = asyncio.ensure_future(self._power(sys, plan))
@@ -125,11 +128,9 @@ class PowerMixin:
     async def _power_linked(self, sys, plan):
         """A system that is a testbed node: the node does it, and PowerState says what the node
         did. Boots (and what they apply) come from the node's boot_id (sync_node). The caller
-        counted this action in node_busy."""
+        counted this action in node_busy and set the transition's PowerState."""
         try:
             d = float(self.p["power_delay"])
-            sys.power = "PoweringOff" if plan in ("off", "forceoff", "restart") else "PoweringOn"
-            self.bump(sys.key)
             if plan in ("off", "restart"):
                 await asyncio.sleep(d)   # a graceful stop takes a while
             if plan in ("off", "forceoff"):
