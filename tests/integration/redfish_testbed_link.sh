@@ -89,11 +89,12 @@ check "PowerState still Off" is_power "$U1" "$s1" Off
 s2=/redfish/v1/Systems/system
 fw2=/redfish/v1/UpdateService/FirmwareInventory/bios_active
 node_boot() { cat "$TB_RUN/nodes/$1/ctl/boot_id"; }
-turbo() { rfc "$U2$s2/Bios" | jq -r .Attributes.ProcTurboMode; }
-is_turbo() { [ "$(turbo)" = "$1" ]; }
+attr2() { rfc "$U2$s2/Bios" | jq -r ".Attributes.$1"; }
+turbo() { attr2 ProcTurboMode; }
+is_attr2() { [ "$(attr2 "$1")" = "$2" ]; }
 patch2() { rfc -o /dev/null -w '%{http_code}' -X PATCH -H 'If-Match: *' -H 'Content-Type: application/json' \
-  -d "{\"Attributes\": {\"ProcTurboMode\": \"$1\"}}" "$U2$s2/Bios/Settings"; }
-check "n2: BIOS change staged" test "$(patch2 Disabled)" = 200
+  -d "{\"Attributes\": {\"$1\": \"$2\"}}" "$U2$s2/Bios/Settings"; }
+check "n2: BIOS change staged" test "$(patch2 ProcTurboMode Disabled)" = 200
 printf 'image' >"$rf/bios_active-1.5.0.bin"
 push=$(rfc "$U2/redfish/v1/UpdateService" | jq -r .MultipartHttpPushUri)
 code=$(rfc -o /dev/null -w '%{http_code}' -F 'UpdateParameters={"Targets":[]};type=application/json' \
@@ -109,11 +110,11 @@ check "n2: pending BIOS applied at that boot" test "$(turbo)" = Disabled
 check "n2: nothing pending after it" test "$(rfc "$U2$s2/Bios/Settings" | jq -S .Attributes)" = "$(rfc "$U2$s2/Bios" | jq -S .Attributes)"
 check "n2: staged firmware applied at that boot" test "$(rfc "$U2$fw2" | jq -r .Version)" = 1.5.0
 check "n2: one boot, and the BMC did nothing to the node" bash -c '"$1" state n2 | jq -e ".boots == 1 and .node_events == []"' _ "$bmc"
-check "n2: BIOS change staged again" test "$(patch2 Enabled)" = 200
+check "n2: another BIOS change staged" test "$(attr2 PowerProfile)/$(patch2 PowerProfile Balanced)" = MaxPerf/200
 b0=$(node_boot n2)
 "$TB" ctl reboot n2
 check "n2 power-cycled with tb ctl (new boot_id)" eventually bash -c '[ "$(cat "$1")" != "$2" ]' _ "$TB_RUN/nodes/n2/ctl/boot_id" "$b0"
-check "n2: applied at that boot too" eventually is_turbo Enabled
+check "n2: applied at that boot too" eventually is_attr2 PowerProfile Balanced
 "$TB" ctl wait-up n2 >/dev/null
 
 # in-band power off is seen out of band; Reset On boots the node
