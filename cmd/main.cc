@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cmd/command.h"
+#include "cmd/node_limit.h"
 #include "cmd/repo_load.h"
 #include "cmd/subcommands.h"
 #include "schemas/suggest.h"
@@ -110,6 +111,9 @@ int main(int argc, char** argv) {
   for (Register reg : kSubcommands) reg(app, global, run);
   AddColorOption(app, global);
   AppendExitCodeHelp(app);
+  std::vector<char*> args = SplitEmptyLimitValues(argc, argv);   // --limit= reads as --limit ''
+  argc = static_cast<int>(args.size()) - 1;
+  argv = args.data();
   if (int rc = UnknownVerb(app, argc, argv); rc >= 0) return rc;
   try {
     app.parse(argc, argv);
@@ -117,6 +121,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? ExitCodeFor(kMainVerb, Outcome::kOk) : ExitCodeFor(kMainVerb, Outcome::kError);
   }
+  if (int rc = RefuseLimitNamingNoNode(app, argc, argv); rc >= 0) return rc;
   // From a subdirectory of the cluster repo, as git does: only when no --repo was given, and
   // not for apply, which reads an absent --repo as "the repo the plan file names".
   if (global.repo == "." && !SkipRepoDiscovery(app)) global.repo = DiscoverRepo(".");

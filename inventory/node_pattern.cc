@@ -70,6 +70,15 @@ std::vector<std::string> SplitNodePattern(std::string_view pattern) {
   return out;
 }
 
+std::string WhyNoNodeTerm(std::string_view pattern) {
+  const std::vector<std::string> terms = SplitNodePattern(pattern);
+  if (terms.empty())
+    return Trim(pattern).empty() ? "it is empty" : "it holds only commas and blanks";
+  for (const std::string& t : terms)
+    if (t[0] != '!' || !Trim(std::string_view(t).substr(1)).empty()) return "";
+  return "its '!' names nothing to exclude";
+}
+
 NodeTerm::NodeTerm(std::string_view term) : text_(term) {
   // Expand each numeric bracket into its alternatives; keep other brackets for fnmatch.
   std::vector<std::string> alts{""};

@@ -19,6 +19,12 @@ namespace plumb::inventory {
 /// The terms of `pattern`, split at commas outside brackets, trimmed, empty ones dropped.
 std::vector<std::string> SplitNodePattern(std::string_view pattern);
 
+/// Why `pattern` names no node ("it is empty", "it holds only commas and blanks", "its '!'
+/// names nothing to exclude"), or "" when it has a term that names nodes. A pattern that was
+/// given must name some: "" must not read as "every node" when a script's `--limit "$NODES"`
+/// ran with an empty variable (only a pattern left out means every node).
+std::string WhyNoNodeTerm(std::string_view pattern);
+
 /// One term without its `!`/`@`: matches node names. Built once, matched many times (a drift
 /// report asks for every node x waiver).
 class NodeTerm {

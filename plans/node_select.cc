@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "inventory/node_pattern.h"
+#include "schemas/suggest.h"
 
 namespace plumb::plans {
 namespace {
@@ -29,8 +30,21 @@ bool InGroup(const inventory::Cluster& c, const inventory::Node& node, const std
 
 }  // namespace
 
+std::optional<Diagnostic> LimitNamesNoNode(std::string_view pattern) {
+  const std::string why = inventory::WhyNoNodeTerm(pattern);
+  if (why.empty()) return std::nullopt;
+  return Diagnostic::Error(
+      "limit.empty",
+      fmt::format("--limit '{}' names no node: {}", schemas::Printable(std::string(pattern)), why),
+      {}, {},
+      "leave --limit out to mean every node; a script passing --limit \"$NODES\" should stop "
+      "when it is empty: --limit \"${NODES:?no nodes}\"");
+}
+
 Result<std::vector<const inventory::Node*>> SelectNodes(const inventory::Cluster& cluster,
                                                         std::string_view pattern) {
+  if (!pattern.empty())
+    if (auto none = LimitNamesNoNode(pattern)) return *none;
   const inventory::NodePattern p(pattern);
   std::map<std::string_view, const inventory::Node*> by_name;
   for (const auto& n : cluster.nodes) by_name.emplace(n.name, &n);

@@ -8,6 +8,7 @@
 #include "inventory/node_pattern.h"
 #include "plans/desired_record.h"
 #include "plans/digest.h"
+#include "plans/node_select.h"
 #include "plans/plan_json.h"
 
 namespace plumb::plans {
@@ -351,6 +352,8 @@ Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& c
 
 Result<std::set<std::string>> SelectPlanNodes(const Plan& plan, const inventory::Cluster& cluster,
                                               std::string_view pattern) {
+  if (!pattern.empty())
+    if (auto none = LimitNamesNoNode(pattern)) return *none;
   const inventory::NodePattern p(pattern);
   std::vector<std::string> names;
   for (const NodePlan& n : plan.nodes) names.push_back(n.node);

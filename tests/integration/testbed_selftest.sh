@@ -202,6 +202,17 @@ check "tb ctl poweron: back up" "$TB" ctl wait-up n3
 "$TB" ctl wait-up n3 >/dev/null
 check "a storm of BMC actions leaves one n3: up, one unshare, one sshd listening" \
   eq "$("$TB" ctl status n3)/$(pgrep -fc "unshare .*init.sh $TB_RUN/nodes/n3\$")/$(X ss -Hltn src 127.10.0.4:22 | wc -l)" "up/1/1"
+# The last request wins, also one sent while the node still goes down from a poweroff (held
+# there by ctl/hold-down until the request is in): a poweron, or a reboot, boots it again.
+held() { for _ in $(seq 600); do [[ -e $TB_RUN/nodes/n3/ctl/held ]] && return 0; sleep 0.1; done; return 1; }
+for then in poweron reboot; do
+  touch "$TB_RUN/nodes/n3/ctl/hold-down"
+  "$TB" ctl poweroff n3
+  held || echo "n3's supervisor never reached the hold"
+  "$TB" ctl "$then" n3
+  rm -f "$TB_RUN/nodes/n3/ctl/hold-down"
+  check "tb ctl $then while a poweroff's node goes down: n3 boots again" "$TB" ctl wait-up n3
+done
 "$TB" state n2 reboot_hang=1 down_mode=drop
 S n2 reboot
 sleep $((TB_DOWNTIME + 1))

@@ -7,6 +7,7 @@
 using plumb::inventory::NodePattern;
 using plumb::inventory::NodeTerm;
 using plumb::inventory::SplitNodePattern;
+using plumb::inventory::WhyNoNodeTerm;
 
 TEST_CASE("node patterns: commas inside brackets belong to the term") {
   CHECK(SplitNodePattern("n[1-3,5], gpu*,!n2") ==
@@ -56,4 +57,19 @@ TEST_CASE("node patterns: exclusions apply after the positive terms; groups thro
   CHECK_FALSE(g.Matches("n3", in));
   CHECK_FALSE(g.Matches("n2", in));
   CHECK_FALSE(g.Matches("n1"));   // no group test: a group term matches nothing
+}
+
+TEST_CASE("node patterns: one that names no node says why") {
+  CHECK(WhyNoNodeTerm("") == "it is empty");
+  CHECK(WhyNoNodeTerm(" ") == "it is empty");
+  CHECK(WhyNoNodeTerm("\t\n") == "it is empty");
+  CHECK(WhyNoNodeTerm(",") == "it holds only commas and blanks");
+  CHECK(WhyNoNodeTerm(" , ,, ") == "it holds only commas and blanks");
+  CHECK(WhyNoNodeTerm("!") == "its '!' names nothing to exclude");
+  CHECK(WhyNoNodeTerm("!, ! ,") == "its '!' names nothing to exclude");
+  // Any term that names nodes will do, an exclusion or a group included.
+  for (const char* ok : {"n1", " n1 ", "n[1-3,5]", "gpu*", "@h100", "!n3", "n1,!", ",n1,", "! n3"}) {
+    CAPTURE(ok);
+    CHECK(WhyNoNodeTerm(ok).empty());
+  }
 }

@@ -63,6 +63,24 @@ TEST_CASE("a --limit term that matches nothing is an error naming it") {
   CHECK(group.error().message.find("b200") != std::string::npos);
 }
 
+TEST_CASE("a --limit given that names no node is an error, not every node") {
+  auto c = Pod();
+  for (const char* empty : {" ", ",", ", ,", "!", "!,!", " ! "}) {
+    CAPTURE(empty);
+    auto s = plans::SelectNodes(c, empty);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().code == "limit.empty");
+    CHECK(s.error().message.find("names no node") != std::string::npos);
+    CHECK(s.error().hint.find("leave --limit out") != std::string::npos);
+    CHECK(plans::LimitNamesNoNode(empty).has_value());
+  }
+  auto all = plans::SelectNodes(c, "");   // no --limit (the caller passes ""): every node
+  REQUIRE(all.ok());
+  CHECK(all->size() == c.nodes.size());
+  CHECK(plans::LimitNamesNoNode("").has_value());   // but "" given on a command line names none
+  CHECK_FALSE(plans::LimitNamesNoNode("gpu001,!").has_value());
+}
+
 TEST_CASE("--limit: host lists with commas inside brackets, as plumb prints them") {
   inventory::Cluster c = Pod();
   CHECK(Names(plans::SelectNodes(c, "gpu[001-002,010]")) == "gpu001,gpu002,gpu010");

@@ -145,6 +145,20 @@ TEST_CASE("plan --limit: only the plan's matching nodes, batches formed again, t
   CHECK(typo.error().message.find("'n[10-12]' matches no node of the plan") != std::string::npos);
 }
 
+TEST_CASE("plan --limit that names no node is an error, not the whole plan") {
+  Fixture f;
+  for (const char* empty : {" ", ",", " , ,", "!", "!, !"}) {
+    CAPTURE(empty);
+    auto keep = plans::SelectPlanNodes(f.plan, f.cluster, empty);
+    REQUIRE_FALSE(keep.ok());
+    CHECK(keep.error().code == "limit.empty");
+    CHECK(keep.error().message.find("names no node") != std::string::npos);
+  }
+  auto all = plans::SelectPlanNodes(f.plan, f.cluster, "");   // no --limit: the whole plan
+  REQUIRE(all.ok());
+  CHECK(all->size() == f.plan.nodes.size());
+}
+
 TEST_CASE("plan check: a scalar carried as the text its tool prints still matches") {
   Fixture f;
   f.desired["n1"].desired = nlohmann::json{{"kernel", "k2"}, {"sysctl", {{"vm.swappiness", 10}}}};

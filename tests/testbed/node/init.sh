@@ -79,7 +79,9 @@ fi
 
 # 3. A fresh boot id.
 read -r boot_id </proc/sys/kernel/random/uuid
-echo "$boot_id" >"$ND/ctl/boot_id"
+# Atomic: the BMC emulator reads the file to see the node boot (a new id is a POST, where
+# pending BIOS settings apply), and must never read half of it.
+echo "$boot_id" >"$ND/ctl/boot_id.tmp" && mv "$ND/ctl/boot_id.tmp" "$ND/ctl/boot_id"
 mount --bind "$ND/ctl/boot_id" /proc/sys/kernel/random/boot_id
 
 # 4. /proc/driver/nvidia/version: /proc is real, so a tmpfs over /proc/driver

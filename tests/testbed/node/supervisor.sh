@@ -16,7 +16,7 @@ ND=$1
 # shellcheck source=/dev/null
 . "$ND/node.env" # TB_NODE TB_ADDR TB_RUN TB_HOME TB_SLURMD TB_DOWNTIME TB_DOWN_MODE
 CTL=$ND/ctl ST=$ND/state
-child='' stop=0 power=on reason=''
+child='' alive=0 stop=0 power=on reason=''
 
 ev() { printf '%s %s\n' "${EPOCHREALTIME:0:14}" "$*" >>"$ST/events.log"; }
 # atomic, so that `tb ctl status` never reads a half-written file
@@ -44,24 +44,27 @@ starttime() {
 # have. Before init exists, killing unshare is enough: --kill-child=SIGKILL.
 kill_node() {
   local p=""
-  [[ -n $child ]] || return 0
+  [[ -n $child ]] && ((alive)) || return 0   # reaped: its PID may be another process's now
   read -r p _ <"/proc/$child/task/$child/children" 2>/dev/null
   if [[ -n $p ]]; then kill -KILL "$p" 2>/dev/null; else kill -KILL "$child" 2>/dev/null; fi
 }
 
-# A BMC request from `tb ctl`: the action is in ctl/request.
+# A BMC request from `tb ctl`: the action is in ctl/request. The last request wins, also while
+# the node is still going down from an earlier one (`tb ctl poweroff; tb ctl poweron` boots it):
+# a reset or an on sets the power on whatever the node is doing.
 on_request() {
   local r
   r=$(cat "$CTL/request" 2>/dev/null) || return 0
   rm -f "$CTL/request"
   case $r in
     reset)
-      if [[ -n $child ]]; then reason=reset; kill_node; else power=on; fi ;;
+      power=on
+      if [[ -n $child ]]; then reason=reset; kill_node; fi ;;
     off)
       power=off
       if [[ -n $child ]]; then reason=off; kill_node; fi ;;
     on)
-      [[ -n $child ]] || power=on ;;
+      power=on ;;
   esac
 }
 trap 'stop=1; kill_node' TERM INT
@@ -133,11 +136,19 @@ while ((stop == 0)); do
     unshare --pid --fork --kill-child=SIGKILL --mount-proc --mount --uts \
       $(timens_args) --propagation private \
       /bin/bash "$TB_HOME/node/init.sh" "$ND" >>"$ND/log/init.log" 2>&1 &
-    child=$!
+    child=$! alive=1
     echo "$child $(starttime "$child")" >"$CTL/unshare.pid"
     # a power-off or stop that arrived between the checks above and the start
     if [[ $power == off ]] || ((stop)); then reason=off; kill_node; fi
     while kill -0 "$child" 2>/dev/null; do wait "$child"; done
+    alive=0
+    # A test's hold (ctl/hold-down exists): the node is gone and what comes next is not yet
+    # decided; ctl/held says the supervisor waits here, so a test can send a request in between.
+    if [[ -e $CTL/hold-down ]]; then
+      : >"$CTL/held"
+      while [[ -e $CTL/hold-down ]] && ((stop == 0)); do nap 0.1; done
+      rm -f "$CTL/held"
+    fi
     child=
     status down
     drop_while_down add

@@ -94,6 +94,7 @@ def gen(args):
             b["node"] = node
             if args.node_status_dir:
                 b["node_status"] = os.path.join(args.node_status_dir, node, "ctl", "status")
+                b["node_boot_id"] = os.path.join(args.node_status_dir, node, "ctl", "boot_id")
         if options or node in option_of:
             b["options"] = dict(options, **option_of.get(node, {}))
         bmcs.append(b)
@@ -164,7 +165,7 @@ def main():
     g.add_argument("--option", action="append")
     g.add_argument("--option-of", action="append", help="NAME:K=V, one BMC's option")
     g.add_argument("--node-ctl")
-    g.add_argument("--node-status-dir", help="<dir>/<node>/ctl/status holds each node's power (the testbed's layout)")
+    g.add_argument("--node-status-dir", help="<dir>/<node>/ctl/status holds each node's power, ctl/boot_id its boot (the testbed's layout)")
     g.add_argument("--control-port", type=int, default=0)
     c = sub.add_parser("ctl")
     c.add_argument("run")

@@ -33,10 +33,6 @@ class Bmc(PowerMixin, UpdateMixin):
         self.port = int(cfg.get("port", 8443))
         self.vendor = cfg.get("vendor", "dmtf")
         self.node = cfg.get("node")
-        # A file holding the linked node's power as the testbed sees it (up|booting|down|off|hung),
-        # so a node powered off in-band reads PowerState Off here too.
-        self.node_status = cfg.get("node_status")
-        self.sync_after = 0.0   # no sync from the node's file before this time (own action in flight)
         self.tls = cfg.get("tls", "good")
         self.emu = emulator
         self.p = profiles.profile(self.vendor, cfg.get("options"))
@@ -76,6 +72,7 @@ class Bmc(PowerMixin, UpdateMixin):
                        "drop": 0, "precondition": 0, "task_fail": 0}
         self.log = collections.deque(maxlen=50000)
         self.node_events = []
+        self._init_node_link(cfg)   # the linked testbed node's power and boots (power.py)
         for sys_ in self.systems:
             for key in (sys_.key, sys_.bios_key, sys_.settings_key):
                 if key:
@@ -139,7 +136,6 @@ class Bmc(PowerMixin, UpdateMixin):
         """(dict, etag) of a resource this BMC owns or the mockup holds; None if absent."""
         sys_ = self.by_system.get(key)
         if sys_:
-            self._sync_power(sys_)
             return sys_.render_system()
         sys_ = self.by_bios.get(key)
         if sys_:
@@ -203,6 +199,9 @@ class Bmc(PowerMixin, UpdateMixin):
         return resp
 
     async def _handle(self, req):
+        # The linked node's boots and power first: a boot before this request applies what was
+        # pending before it (power.py).
+        self.sync_node()
         f = self.faults
         if f["drop"] > 0:
             f["drop"] -= 1
@@ -555,6 +554,7 @@ class Bmc(PowerMixin, UpdateMixin):
             "tasks": [t.to_json() for t in self.tasks.values()],
             "faults": dict(self.faults),
             "node_events": self.node_events[-50:],
+            **self.node_link_state(),
             "requests": len(self.log),
             "system_etag": self.etags.get(self.primary.key),
         }

@@ -6,6 +6,7 @@ import json
 import urllib.parse
 
 from .http import Response, serve_connection
+from .power import NODE_ACTIONS
 
 FAULT_KEYS = {"unavailable": int, "retry_after": int, "delay": float, "delay_count": int,
               "drop": int, "precondition": int, "task_fail": int}
@@ -44,6 +45,16 @@ def set_faults(emu, bmc, spec):
                 bmc.sessions.clear()
         elif k == "down":
             asyncio.ensure_future(emu.bmc_down(bmc, float(v)))
+        elif k == "hold_node":
+            # "poweroff" (a comma list): those node actions wait before reaching the node until
+            # hold_node is set again without them ("" lets every one go); a test's way to hold
+            # one action while it asks for another (no timing).
+            acts = {a for a in str(v).split(",") if a}
+            bad = acts - set(NODE_ACTIONS)
+            if bad:
+                raise ValueError("hold_node: unknown node action %r (one of %s)" % (
+                    sorted(bad)[0], ", ".join(NODE_ACTIONS)))
+            bmc.node_hold = acts
         else:
             raise ValueError("unknown fault %r" % k)
 
@@ -52,6 +63,7 @@ def clear_faults(bmc):
     bmc.faults.update({"unavailable": 0, "retry_after": 1, "delay": 0.0, "delay_count": 0,
                        "drop": 0, "precondition": 0, "task_fail": 0})
     bmc.session_limit = bmc.p["session_limit"]
+    bmc.node_hold = set()
 
 
 async def handle(emu, req):
@@ -69,6 +81,8 @@ async def handle(emu, req):
                            "requests": sum(len(b.log) for b in emu.bmcs.values()),
                            "sessions": sum(b.sessions.count() for b in emu.bmcs.values())})
     if parts == ["bmcs"] and m == "GET":
+        for b in emu.bmcs.values():
+            b.sync_node()
         return _json(200, [{"name": b.name, "url": b.base_url(), "vendor": b.vendor, "node": b.node,
                             "power": b.power, "sessions": b.sessions.count()}
                            for b in emu.bmcs.values()])
@@ -77,6 +91,8 @@ async def handle(emu, req):
     targets = _targets(emu, parts[1])
     if not targets:
         return _json(404, {"error": "no such BMC %r" % parts[1]})
+    for b in targets:
+        b.sync_node()   # the linked node's boots and power, as a Redfish request would see them
     sub = parts[2] if len(parts) > 2 else ""
     if sub == "" and m == "GET":
         return _json(200, targets[0].state())
@@ -106,6 +122,10 @@ async def handle(emu, req):
         if state not in ("On", "Off"):
             return _json(400, {"error": "state must be On or Off"})
         for b in targets:
+            if b._linked(b.primary):
+                # The node's power button: the node does it, after any node action before it.
+                b.start_power(b.primary, "on" if state == "On" else "forceoff")
+                continue
             if state == "On" and b.power != "On":
                 b.boot()
             b.power = state

@@ -96,27 +96,48 @@ class Emulator:
         self.warn("%s: could not listen again after reboot" % bmc.name)
 
     # ----- the linked testbed node --------------------------------------------------------
-    async def node_ctl(self, bmc, action):
+    async def node_ctl(self, bmc, action, settled=None):
+        """Asks the testbed to do `action` (poweroff | poweron | reboot) to the BMC's node, after
+        every node action asked for before it (the BMC's node lock: two actions never race to
+        the node, so the last one asked for is the one the node ends in). With `settled`, the
+        action ends only once settled() says the node shows it (or node_settle_seconds pass:
+        then it is logged, and PowerState shows the node as it is). Returns settled()."""
         if not bmc.node or not self.node_ctl_cmd:
-            return
-        # While our own action is in flight, and a little after, the node's state file may
-        # still show the old power state: do not read it back as an in-band change.
-        bmc.sync_after = time.time() + 60
-        cmd = list(self.node_ctl_cmd) + [action, bmc.node]
-        env = dict(os.environ, **self.node_ctl_env)
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, env=env)
-            out, _ = await asyncio.wait_for(proc.communicate(), 60)
-            rc = proc.returncode
-        except (OSError, asyncio.TimeoutError) as e:
-            out, rc = str(e).encode(), -1
-        bmc.sync_after = time.time() + 3
-        bmc.node_events.append({"t": round(time.time(), 3), "action": action, "rc": rc})
-        if rc != 0:
-            self.warn("%s: node ctl %s %s failed (rc %s): %s" % (
-                bmc.name, action, bmc.node, rc, out.decode("utf-8", "replace").strip()[-300:]))
+            return False
+        async with bmc.node_lock:
+            if action in bmc.node_hold:   # fault hold_node: wait until the test lets it go
+                bmc.node_waiting.append(action)
+                try:
+                    while action in bmc.node_hold:
+                        await asyncio.sleep(0.05)
+                finally:
+                    bmc.node_waiting.remove(action)
+            cmd = list(self.node_ctl_cmd) + [action, bmc.node]
+            env = dict(os.environ, **self.node_ctl_env)
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT, env=env)
+                out, _ = await asyncio.wait_for(proc.communicate(), 60)
+                rc = proc.returncode
+            except (OSError, asyncio.TimeoutError) as e:
+                out, rc = str(e).encode(), -1
+            event = {"t": round(time.time(), 3), "action": action, "rc": rc}
+            if rc != 0:
+                self.warn("%s: node ctl %s %s failed (rc %s): %s" % (
+                    bmc.name, action, bmc.node, rc, out.decode("utf-8", "replace").strip()[-300:]))
+            ok = rc == 0
+            if settled is not None:
+                end = time.time() + float(bmc.p["node_settle_seconds"])
+                while ok and not settled() and time.time() < end:
+                    await asyncio.sleep(0.05)
+                ok = ok and settled()
+                event["settled"] = ok
+                if rc == 0 and not ok:
+                    self.warn("%s: node %s does not show %s after %ss" % (
+                        bmc.name, bmc.node, action, bmc.p["node_settle_seconds"]))
+            bmc.node_events.append(event)
+            return ok
 
     # ----- main ---------------------------------------------------------------------------
     async def run(self, ready_file=None):

@@ -26,6 +26,8 @@ COMMON = {
     "redirect_root": False,         # 301 /redfish/v1 -> /redfish/v1/
     "case_insensitive": False,      # path matching (iLO mode)
     "bmc_reboot_seconds": 2.0,      # Manager.Reset: listener down this long, sessions dropped
+    "node_settle_seconds": 120.0,   # a linked node's power action may take this long to show in
+                                    # the testbed (off; booting; a new boot_id after a reboot)
 }
 
 VENDORS = {
