@@ -17,12 +17,13 @@ Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g, Diagnost
   inventory::LoadedCluster loaded = LoadRepo(g.repo, g.ref, g.working_tree);
   // Gather observes; it needs the nodes and their SSH settings, not the desired state. Errors
   // that only concern desired state (stacks, rollouts, waivers, pin coherence, a node with no
-  // stack yet) are shown as warnings; anything wrong with the source or the inventory itself
+  // stack or rollout policy yet) are shown as warnings; anything wrong with the source or the inventory itself
   // stops it.
   bool fatal = false;
   for (Diagnostic d : loaded.diags.items()) {
     if (d.severity == Severity::kError) {
-      bool desired_only = d.code == "inventory.no-stack" || d.code.rfind("coherence.", 0) == 0 ||
+      bool desired_only = d.code == "inventory.no-stack" || d.code == "inventory.no-rollout" ||
+                          d.code.rfind("coherence.", 0) == 0 ||
                           d.where.file.rfind("stacks/", 0) == 0 ||
                           d.where.file.rfind("rollouts/", 0) == 0 || d.where.file == "waivers.yaml";
       if (desired_only) d.severity = Severity::kWarning;

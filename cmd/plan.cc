@@ -103,7 +103,8 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   AddTrustOption(*sub, a.read.trust_from);
   a.read.check_trust = true;
   sub->add_flag("--no-scheduler", a.read.no_scheduler,
-                "Do not query Slurm (the plan then cannot count nodes already out or running jobs)");
+                "Do not query the schedulers (Slurm, Kubernetes): the plan then cannot count nodes "
+                "already out or running jobs");
   sub->add_option("--out", a.out, "Write the plan file (JSON, schemas/plan.schema.json) for apply");
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
                 "Exit 0 no changes, 2 changes pending, 1 error (also: no changes but nodes unreadable)");
@@ -113,11 +114,13 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   sub->footer(
-      "Reads the cluster repo at --ref, the nodes' live state (or --facts), and Slurm (read\n"
-      "only), then prints per node each change with its disruption and reason (repair: the\n"
-      "node drifted from what it was applied at; intent: the repo changed), identical nodes\n"
-      "collapsed, and a summary: nodes to drain/reboot/re-flash, batches, peak nodes out,\n"
-      "estimated duration, jobs blocking a drain, unreadable nodes.\n\n"
+      "Reads the cluster repo at --ref, the nodes' live state (or --facts), and the schedulers\n"
+      "the rollout policies drain through (Slurm, Kubernetes; read only), then prints per node\n"
+      "each change with its disruption and reason (repair: the node drifted from what it was\n"
+      "applied at; intent: the repo changed), identical nodes collapsed, and a summary: nodes\n"
+      "to drain/reboot/re-flash, batches, peak nodes out, estimated duration, jobs (and pods\n"
+      "a PodDisruptionBudget holds) blocking a drain, nodes the scheduler does not know,\n"
+      "unreadable nodes.\n\n"
       "When the repo has a policy.yaml asking for signed commits, the commit must be signed by\n"
       "a key the policy at its trusted base allows (its first parent, or --trust-policy-from);\n"
       "otherwise the plan is refused before any node is read.\n\n"

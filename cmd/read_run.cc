@@ -1,6 +1,7 @@
 #include "cmd/read_run.h"
 
 #include "cmd/bmc_factory.h"
+#include "cmd/plan_scheduler.h"
 #include "cmd/repo_load.h"
 
 #include <sys/stat.h>
@@ -19,7 +20,6 @@
 
 #include <fmt/format.h>
 
-#include "modules/drain/slurm_drainer.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
 #include "plans/clock.h"
@@ -42,30 +42,6 @@ Diagnostic LoadErrors(const GlobalOptions& g, const inventory::LoadedCluster& lc
   while (!all.empty() && all.back() == '\n') all.pop_back();
   d.message += ":\n" + all;
   return d;
-}
-
-// The Slurm view for the plan's max_unavailable and blocking jobs, when a rollout in play
-// drains through Slurm. Read-only: only Query is ever called. Slurm's CLI runs on this host
-// (SLURM_CONF from the environment, as for any Slurm client).
-struct Scheduler {
-  std::unique_ptr<transport::LocalShell> shell;
-  std::unique_ptr<modules::Drainer> drainer;
-};
-
-Scheduler MakeScheduler(const inventory::Cluster& c, const inventory::LoadedCluster& lc) {
-  Scheduler s;
-  bool slurm = false;
-  for (const auto& [node, nd] : lc.desired) {
-    auto it = c.rollouts.find(nd.rollout);
-    if (it != c.rollouts.end() && it->second.scheduler == inventory::DrainScheduler::kSlurm) {
-      slurm = true;
-      break;
-    }
-  }
-  if (!slurm) return s;
-  s.shell = std::make_unique<transport::LocalShell>();
-  s.drainer = std::make_unique<modules::SlurmDrainer>(*s.shell, std::chrono::seconds(30));
-  return s;
 }
 
 // Firmware, BIOS and power facts over Redfish for the selected nodes that have a BMC, merged
@@ -183,7 +159,7 @@ constexpr size_t kPlanBatch = 256;
 struct Prepared {
   std::vector<const inventory::Node*> selected;
   std::vector<const modules::Module*> bmc_modules;
-  Scheduler scheduler;
+  PlanScheduler scheduler;
   plans::PlanRunInput in;
   Diagnostics notes;
 };
@@ -202,7 +178,7 @@ Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunA
   rr.modules.pointers = modules::AllModules();
   for (const modules::Module* m : rr.modules.pointers)
     if (m->HasBmcProbe()) p->bmc_modules.push_back(m);
-  if (a.read_scheduler && !a.no_scheduler) p->scheduler = MakeScheduler(cluster, rr.loaded);
+  if (a.read_scheduler && !a.no_scheduler) p->scheduler = MakePlanScheduler(cluster, rr.loaded.desired);
   if (a.read_scheduler && a.no_scheduler)
     p->notes.Add(Diagnostic::Warning("plan.no-scheduler",
                                      "scheduler not read (--no-scheduler): nodes already drained "
@@ -218,7 +194,7 @@ Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunA
       return std::find(a.only_modules.begin(), a.only_modules.end(), m->Name()) ==
              a.only_modules.end();
     });
-  in.scheduler = p->scheduler.drainer.get();
+  in.scheduler = p->scheduler.drainer();
   in.now = plans::Rfc3339(std::chrono::system_clock::now());
   in.files = rr.loaded.files.get();
   const GlobalOptions at = g;

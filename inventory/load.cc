@@ -377,15 +377,22 @@ class Loader {
       const bool broken = std::any_of(nd.groups.begin(), nd.groups.end(), [&](const auto& g) {
         return broken_groups.count(g) > 0;
       });
-      if (nd.stack.empty() && !unknown_group && !broken) {
+      // A node must get a stack (what it runs) and a rollout policy (how apply changes it:
+      // plan cannot batch a node without one).
+      auto missing = [&](const char* key, const char* noun, const char* more) {
         std::string gl;
         for (const auto& g : n.groups) gl += (gl.empty() ? "" : ", ") + g;
         diags().Add(Diagnostic::Error(
-            "inventory.no-stack", fmt::format("node '{}' gets no stack", n.name), n.where,
-            schemas::KeyPath(docs_.node_pointers[i], inventory_->json),
+            fmt::format("inventory.no-{}", key), fmt::format("node '{}' gets no {}", n.name, noun),
+            n.where, schemas::KeyPath(docs_.node_pointers[i], inventory_->json),
             n.groups.empty()
-                ? std::string("give it groups: [...] with a group that sets stack: <name>")
-                : fmt::format("none of its groups ({}) or their parents sets stack: <name>", gl)));
+                ? fmt::format("give it groups: [...] with a group that sets {}: <name>{}", key, more)
+                : fmt::format("none of its groups ({}) or their parents sets {}: <name>{}", gl, key,
+                              more)));
+      };
+      if (!unknown_group && !broken) {
+        if (nd.stack.empty()) missing("stack", "stack", "");
+        if (nd.rollout.empty()) missing("rollout", "rollout policy", " (rollouts/<name>.yaml)");
       }
       out_.desired[n.name] = std::move(nd);
     }

@@ -7,6 +7,7 @@
 
 #include "modules/registry.h"
 #include "plans/desired_record.h"
+#include "plans/plan_schedulers.h"
 
 namespace plumb::plans {
 
@@ -26,6 +27,9 @@ PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<
     auto q = in_.scheduler->Query(in_.limit);
     if (q.ok()) {
       pin.scheduler = std::move(q.value());
+      // A name the scheduler does not know plans fine and fails apply's drain: said now.
+      if (auto w = NodesUnknownToScheduler(*in_.cluster, *in_.desired, in_.limit, pin.scheduler))
+        run_->diags.Add(std::move(*w));
     } else {
       Diagnostic d = q.error();
       d.severity = Severity::kWarning;

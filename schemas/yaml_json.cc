@@ -164,6 +164,7 @@ class Converter {
           }
           marks_.key[child] = kloc;
           obj[key] = Convert(kv.second, child, depth + 1);
+          MarkEmptyAtKey(kv.second, child, kloc);
         }
         for (const auto& m : merges) Merge(m, obj, pointer, depth);
         return obj;
@@ -202,11 +203,21 @@ class Converter {
         }
         if (obj.contains(key)) continue;
         std::string child = PointerAppend(pointer, key);
-        marks_.key[child] = ToLocation(file_, kv.first.Mark());
+        Location kloc = ToLocation(file_, kv.first.Mark());
+        marks_.key[child] = kloc;
         obj[key] = Convert(kv.second, child, depth + 1);
+        MarkEmptyAtKey(kv.second, child, kloc);
       }
       for (const auto& n : nested) Merge(n, obj, pointer, depth + 1);
     }
+  }
+
+  // `kernel:` with nothing after it is a null that yaml-cpp marks where the next token starts
+  // (the next key's line, or past the end of the file): a problem with it is the key's line's.
+  void MarkEmptyAtKey(const YAML::Node& value, const std::string& pointer, const Location& key) {
+    if (!value.IsNull() || key.line <= 0) return;
+    Location& at = marks_.value[pointer];
+    if (at.line == 0 || at.line > key.line) at = key;
   }
 
   const std::string& file_;

@@ -309,9 +309,11 @@ Result<std::vector<DiscoveredGpu>> ParseDiscovery(std::string_view text) {
   for (const Line& line : lines) {
     std::string_view t = Trim(line.text);
     if (t.empty()) continue;
-    // "8 GPUs found." opens the GPU table; the next "N ... found." line closes it.
-    if (EndsWith(t, " found.")) {
+    // "8 GPUs found." opens the GPU table (DCGM 4.5 and later: "8 GPUs found (Active)." or,
+    // with -a, "(All)."); the next "N ... found." line closes it.
+    if (EndsWith(t, " found.") || EndsWith(t, " found (Active).") || EndsWith(t, " found (All).")) {
       auto words = SplitWhitespace(t);
+      if (words.size() == 4 && (words[3] == "(Active)." || words[3] == "(All).")) words.pop_back();
       if (words.size() == 3 && (words[1] == "GPUs" || words[1] == "GPU")) {
         announced = ParseNonNegative(words[0]);
         if (!announced || *announced > 4096) return ParseError(kModule, kDiscoveryTool, "bad GPU count", &line);
@@ -324,6 +326,9 @@ Result<std::vector<DiscoveredGpu>> ParseDiscovery(std::string_view text) {
     }
     if (!in_gpus) continue;
     if (t.front() == '+') continue;   // a border
+    // DCGM 4.5+ when it lists fewer GPUs than it has: "Note: Use -a flag to show all GPUs,
+    // including those that are not active." between the header and the table.
+    if (StartsWith(t, "Note:")) continue;
     if (t.front() != '|') return ParseError(kModule, kDiscoveryTool, "expected a table row", &line);
     auto cells = Split(t, "|");
     // "| 0      | Name: NVIDIA H800      |" -> "", " 0      ", " Name: ...  ", ""

@@ -85,7 +85,8 @@ struct DiscoveredGpu {
   std::string bus_id;     ///< "00000000:18:00.0", as nvidia-smi prints it
   std::string uuid;       ///< "GPU-34bf77d1-..."
 };
-/// Reads the "N GPUs found." table (the NvSwitch and CPU tables after it are not read) and
+/// Reads the "N GPUs found." table (DCGM 4.5+: "N GPUs found (Active).", with a "Note:" line
+/// when GPUs are left out; the NvSwitch, ConnectX and CPU tables after it are not read) and
 /// checks that the table lists N GPUs. Fails like ParseDiagJson on the host engine text.
 Result<std::vector<DiscoveredGpu>> ParseDiscovery(std::string_view text);
 

@@ -44,7 +44,55 @@ Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text) {
   return out;
 }
 
-Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view text) {
+bool Budget::Selects(const std::string& pod_ns, const json& labels) const {
+  if (pod_ns != ns || !selector.is_object()) return false;
+  auto label = [&](const std::string& key) -> const json* {
+    if (!labels.is_object()) return nullptr;
+    auto it = labels.find(key);
+    return it == labels.end() ? nullptr : &*it;
+  };
+  if (auto m = selector.find("matchLabels"); m != selector.end() && m->is_object())
+    for (auto it = m->begin(); it != m->end(); ++it) {
+      const json* have = label(it.key());
+      if (!have || *have != it.value()) return false;
+    }
+  if (auto e = selector.find("matchExpressions"); e != selector.end() && e->is_array())
+    for (const auto& req : *e) {
+      const std::string key = req.value("key", ""), op = req.value("operator", "");
+      const json* have = label(key);
+      bool in = false;
+      if (have && req.contains("values") && req["values"].is_array())
+        for (const auto& v : req["values"]) in |= v == *have;
+      const bool ok = op == "In"             ? in
+                      : op == "NotIn"        ? !in
+                      : op == "Exists"       ? have != nullptr
+                      : op == "DoesNotExist" ? have == nullptr
+                                             : false;   // an operator the API would refuse
+      if (!ok) return false;
+    }
+  return true;
+}
+
+Result<std::vector<Budget>> ParseBudgets(std::string_view text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("items") || !j["items"].is_array())
+    return Diagnostic::Error("kube.parse", "kubectl get poddisruptionbudgets: not a JSON list");
+  std::vector<Budget> out;
+  for (const auto& it : j["items"]) {
+    Budget b;
+    b.ns = it.value("/metadata/namespace"_json_pointer, "");
+    b.name = it.value("/metadata/name"_json_pointer, "");
+    if (auto sel = it.find("spec"); sel != it.end() && sel->contains("selector"))
+      b.selector = (*sel)["selector"];
+    const json allowed = it.value("/status/disruptionsAllowed"_json_pointer, json());
+    if (allowed.is_number_integer()) b.disruptions_allowed = allowed.get<int64_t>();
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view text,
+                  const std::vector<Budget>* budgets) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.contains("items") || !j["items"].is_array())
     return Diagnostic::Error("kube.parse", "kubectl get pods: not a JSON list");
@@ -61,8 +109,19 @@ Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view 
       daemon = true;
     if (daemon) continue;
     ++it->second.running_jobs;
-    it->second.jobs.push_back(p.value("/metadata/namespace"_json_pointer, "") + "/" +
-                              p.value("/metadata/name"_json_pointer, ""));
+    const std::string ns = p.value("/metadata/namespace"_json_pointer, "");
+    std::string job = ns + "/" + p.value("/metadata/name"_json_pointer, "");
+    // The eviction API checks the budget only for a running pod that is not terminating
+    // (Pending ones and those being deleted go without it, since Kubernetes 1.21).
+    if (budgets && phase == "Running" && !p.contains(json::json_pointer("/metadata/deletionTimestamp"))) {
+      const json labels = p.value("/metadata/labels"_json_pointer, json::object());
+      for (const Budget& b : *budgets)
+        if (b.disruptions_allowed == 0 && b.Selects(ns, labels)) {
+          job += fmt::format(" (PodDisruptionBudget {}/{} allows no eviction now)", b.ns, b.name);
+          break;
+        }
+    }
+    it->second.jobs.push_back(std::move(job));
   }
   for (auto& [name, n] : nodes)
     if (n.running_jobs > 0) n.drained = false;
@@ -139,7 +198,16 @@ Result<std::map<std::string, SchedulerNode>> KubernetesDrainer::Query(
                           "status.phase!=Failed",
                       timeout_);
   if (Status s = CheckKubectl(p, "kubectl get pods"); !s) return s.error();
-  if (Status s = kube::AttachPods(*nodes, p->out); !s) return s.error();
+  std::optional<std::vector<kube::Budget>> budgets;
+  if (budgets_ == BudgetReads::kRead) {
+    auto b = shell_.Run(std::string(kKubectl) + " get poddisruptionbudgets -A -o json", timeout_);
+    if (Status s = CheckKubectl(b, "kubectl get poddisruptionbudgets"); !s) return s.error();
+    auto parsed = kube::ParseBudgets(b->out);
+    if (!parsed) return parsed.error();
+    budgets = std::move(*parsed);
+  }
+  if (Status s = kube::AttachPods(*nodes, p->out, budgets ? &*budgets : nullptr); !s)
+    return s.error();
   if (want.empty()) return nodes;
   std::set<std::string> keep(want.begin(), want.end());
   std::map<std::string, SchedulerNode> out;

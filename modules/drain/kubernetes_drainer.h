@@ -1,13 +1,17 @@
 #pragma once
 /// KubernetesDrainer: cordon + evict through kubectl, the reason kept in a node annotation
 /// (`plumb.dev/drain-reason`), uncordon to resume. Pods owned by a DaemonSet and mirror pods do
-/// not count as work on the node. Evictions go through the API's eviction subresource (`kubectl
+/// not count as work on the node. Plan's drainer also reads PodDisruptionBudgets, to name the
+/// pods whose eviction a budget refuses now (apply's polls need only the pods). Evictions go through the API's eviction subresource (`kubectl
 /// drain`), so PodDisruptionBudgets hold: a refused eviction (429) is tried again at the run's
 /// next poll until the policy's drain timeout, which names the pods left. Bare pods (no
 /// controller) are never deleted: they block the drain until someone moves them. Tested on
 /// kubectl's JSON (tests/modules/drain) and with real kubectl against the testbed's API
 /// emulator (tests/testbed/kube, tests/integration/apply_kubernetes.sh).
 #include <chrono>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "modules/drain/drainer.h"
 #include "modules/transport/shell.h"
@@ -18,11 +22,15 @@ inline constexpr const char* kKubeReasonAnnotation = "plumb.dev/drain-reason";
 /// A run's claim before it drains (modules/drain/claim.h), "<run>@<unix seconds>".
 inline constexpr const char* kKubeClaimAnnotation = "plumb.dev/claim";
 
+/// Whether Query reads PodDisruptionBudgets too (one more API list per call).
+enum class BudgetReads { kSkip, kRead };
+
 class KubernetesDrainer final : public Drainer {
  public:
   explicit KubernetesDrainer(transport::Shell& shell,
-                             std::chrono::milliseconds timeout = std::chrono::seconds(60))
-      : shell_(shell), timeout_(timeout) {}
+                             std::chrono::milliseconds timeout = std::chrono::seconds(60),
+                             BudgetReads budgets = BudgetReads::kSkip)
+      : shell_(shell), timeout_(timeout), budgets_(budgets) {}
   std::string_view Name() const override { return "kubernetes"; }
   Result<std::map<std::string, SchedulerNode>> Query(const std::vector<std::string>& nodes) override;
   /// Annotates the reason and cordons; the evictions follow in Evict, while the run waits.
@@ -44,15 +52,30 @@ class KubernetesDrainer final : public Drainer {
  private:
   transport::Shell& shell_;
   std::chrono::milliseconds timeout_;
+  BudgetReads budgets_;
 };
 
 namespace kube {
 /// `kubectl get nodes -o json` -> nodes (drain = unschedulable, reason from the annotation,
 /// down = Ready condition not True).
 Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text);
+/// A PodDisruptionBudget as `kubectl get poddisruptionbudgets -A -o json` lists it: the pods it
+/// selects (matchLabels and matchExpressions) and how many of them may be evicted now.
+struct Budget {
+  std::string ns, name;
+  /// spec.selector; null selects no pod, {} every pod of the namespace (policy/v1).
+  nlohmann::json selector;
+  std::optional<int64_t> disruptions_allowed;   ///< status.disruptionsAllowed, if reported
+  /// Does it select a pod of namespace `ns` with `labels`?
+  bool Selects(const std::string& ns, const nlohmann::json& labels) const;
+};
+Result<std::vector<Budget>> ParseBudgets(std::string_view text);
 /// `kubectl get pods -A -o json` folded into `nodes`: running pods that are not DaemonSet or
-/// mirror pods count as jobs.
-Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view text);
+/// mirror pods count as jobs. With `budgets`, a running pod a budget that allows no disruption
+/// now selects is named with it: "ml/trainer-a (PodDisruptionBudget ml/trainer allows no
+/// eviction now)", as the eviction API would refuse it (429).
+Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view text,
+                  const std::vector<Budget>* budgets = nullptr);
 }  // namespace kube
 
 }  // namespace plumb::modules

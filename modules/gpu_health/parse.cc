@@ -24,6 +24,21 @@ constexpr std::string_view kFieldNames[kFields] = {
     "ecc.errors.uncorrected.aggregate.total", "retired_pages.pending", "remapped_rows.pending",
     "remapped_rows.failure", "clocks_throttle_reasons.active"};
 
+// The header `--format=csv` prints for kHealthQueryFields. Drivers 535 and later name the
+// clock reasons "clocks_event_reasons" there, though asked for "clocks_throttle_reasons"
+// (both names are accepted in a query); older ones echo the name asked for.
+bool IsHealthHeader(std::string_view line) {
+  auto f = Split(line, ",");
+  if (f.size() != kFields) return false;
+  for (size_t i = 0; i < kFields; ++i) {
+    std::string_view name = Trim(f[i]);
+    if (name == kFieldNames[i]) continue;
+    if (i == kFields - 1 && name == "clocks_event_reasons.active") continue;
+    return false;
+  }
+  return true;
+}
+
 // nvidia-smi's words for "no value": "[N/A]" (CSV), "N/A" (older drivers), "[Not Supported]".
 bool NotAvailable(std::string_view v) { return v == "[N/A]" || v == "N/A" || v == "[Not Supported]"; }
 bool Bracketed(std::string_view v) { return v.size() >= 2 && v.front() == '[' && v.back() == ']'; }
@@ -120,7 +135,14 @@ Result<SmiHealth> ParseHealthCsv(std::string_view text) {
   for (const Line& line : lines) {
     std::string_view t = Trim(line.text);
     if (t.empty()) continue;
-    if (StartsWith(t, "index,") || StartsWith(t, "index ,")) continue;   // the header row
+    if (StartsWith(t, "index,") || StartsWith(t, "index ,")) {   // the header row (format=csv)
+      if (!IsHealthHeader(t))
+        return ParseError(kModule, kSmi,
+                          fmt::format("a CSV header of other fields than the query's ({})",
+                                      kHealthQueryFields),
+                          &line);
+      continue;
+    }
     auto f = Split(t, ",");
     if (f.size() != kFields) {
       // R610's relabelled version lines, should another output's header reach this part.

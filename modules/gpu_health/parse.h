@@ -22,6 +22,8 @@ inline constexpr std::string_view kKernelLogPart = "kmsg";
 
 /// The fields ParseHealthCsv reads, in this order:
 ///   nvidia-smi --query-gpu=<kHealthQueryFields> --format=csv,noheader
+/// The clock reasons are asked for by their old name, which every driver takes; drivers 535
+/// and later also take (and print in a header) "clocks_event_reasons.active", older ones not.
 inline constexpr std::string_view kHealthQueryFields =
     "index,pci.bus_id,ecc.mode.current,ecc.errors.uncorrected.volatile.total,"
     "ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.pending,"
@@ -59,7 +61,9 @@ struct SmiHealth {
 inline constexpr size_t kMaxNotes = 8;
 
 /// `nvidia-smi --query-gpu=<kHealthQueryFields> --format=csv,noheader[,nounits]`. A header row
-/// (format=csv without noheader) is skipped. Any other line that is not a 9-field row is a
+/// (format=csv without noheader) is skipped if it names the query's fields (the last one as
+/// either era says it: clocks_throttle_reasons.active, or clocks_event_reasons.active on 535+);
+/// a header of other fields is a located error (the columns would be misread). Any other line that is not a 9-field row is a
 /// located error, and so is a last line cut short.
 Result<SmiHealth> ParseHealthCsv(std::string_view text);
 

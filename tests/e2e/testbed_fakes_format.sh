@@ -178,16 +178,34 @@ if [[ -d $fx/dcgm && -d $fx/gpu_health && -d $fx/nccl_bw && -d $fx/ib_health ]];
     "$(serials <"$fx/dcgm/diag-r2-dcgm4-memory-fail-gpu3.json")"
   disc() { awk '{ print length($0) }' | sort -u | tr '\n' ' '; }
   mask() { sed -E 's/: .*[^ ] +\|$/: V |/; s/^\| [0-9]+ +\|/| N |/' | sort -u; }
-  check "dcgmi discovery -l: the real table's borders, cells and widths" \
-    eq "$("$fake/bin/dcgmi" discovery -l | disc; "$fake/bin/dcgmi" discovery -l | mask)" \
+  check "dcgmi discovery -l on DCGM 3.1.8: the real table's borders, cells and widths" \
+    eq "$(st_put dcgm_version 3.1.8; "$fake/bin/dcgmi" discovery -l | disc; "$fake/bin/dcgmi" discovery -l | mask; st_put dcgm_version)" \
     "$(disc <"$fx/dcgm/discovery-8xh800-dcgm318.txt"; mask <"$fx/dcgm/discovery-8xh800-dcgm318.txt")"
+  # Each version's header and tables (dcgmi/Query.cpp): 3.3 adds the CPU table, 4.1 the
+  # ConnectX one, 4.5 lists the active GPUs only, says so, and notes those left out.
+  check "dcgmi discovery -l on DCGM 3.3.5 (the testbed's): 'N GPUs found.', then NvSwitches and CPUs" \
+    eq "$("$fake/bin/dcgmi" discovery -l | grep -E 'found|^Note')" $'8 GPUs found.\n0 NvSwitches found.\n0 CPUs found.'
+  check "dcgmi discovery -l on DCGM 4.2.3: ConnectX too, the header unchanged" \
+    eq "$(st_put dcgm_version 4.2.3; "$fake/bin/dcgmi" discovery -l | grep -E 'found|^Note'; st_put dcgm_version)" \
+    $'8 GPUs found.\n0 NvSwitches found.\n0 ConnectX found.\n0 CPUs found.'
+  check "dcgmi discovery -l on DCGM 4.5.0 with GPU 3 inactive: the fixture's '7 GPUs found (Active).', note and tables" \
+    eq "$(st_put dcgm_version 4.5.0; st_put dcgm_inactive 3; "$fake/bin/dcgmi" discovery -l; st_put dcgm_inactive; st_put dcgm_version)" \
+    "$(cat "$fx/dcgm/discovery-7of8xh100-dcgm45.txt")"
+  check "dcgmi discovery -l on DCGM 4.5.0, every GPU active: '(Active)' and no note; 1 GPU: 'GPU'" \
+    eq "$(st_put dcgm_version 4.5.0; "$fake/bin/dcgmi" discovery -l | sed -n 1,2p; st_put gpu_count 1; "$fake/bin/dcgmi" discovery -l | head -1; st_put gpu_count 8; st_put dcgm_version)" \
+    $'8 GPUs found (Active).\n+--------+----------------------------------------------------------------------+\n1 GPU found (Active).'
+  check "dcgmi discovery -l before 4.5 lists an inactive GPU too" \
+    eq "$(st_put dcgm_inactive 3; "$fake/bin/dcgmi" discovery -l | head -1; st_put dcgm_inactive)" "8 GPUs found."
   check "dcgmi discovery -l with the host engine stopped: the real two lines" \
     eq "$(sed -i 's/^nvidia-dcgm .*/nvidia-dcgm enabled inactive/' "$TBNODE/state/services"; "$fake/bin/dcgmi" discovery -l; echo "exit=$?"; sed -i 's/^nvidia-dcgm .*/nvidia-dcgm enabled active/' "$TBNODE/state/services")" \
     "$(cat "$fx/dcgm/hostengine-unreachable.txt")"$'\n'"exit=255"
   q=index,pci.bus_id,ecc.mode.current,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.pending,remapped_rows.failure,clocks_throttle_reasons.active
-  check "nvidia-smi health query: the 8x H100 fixture byte for byte, and its header" \
+  check "nvidia-smi health query: the 8x H100 fixture byte for byte, and its 535+ header" \
     eq "$("$fake/bin/nvidia-smi" --query-gpu=$q --format=csv | head -1; "$fake/bin/nvidia-smi" --query-gpu=$q --format=csv,noheader)" \
-    "$(head -1 "$fx/gpu_health/smi-health-header.txt"; cat "$fx/gpu_health/smi-health-8xh100.txt")"
+    "$(head -1 "$fx/gpu_health/smi-health-header-535.txt"; cat "$fx/gpu_health/smi-health-8xh100.txt")"
+  check "nvidia-smi health query before 535: the header echoes clocks_throttle_reasons; clocks_event_reasons is unknown (exit 2)" \
+    eq "$(st_put driver 470.223.02; "$fake/bin/nvidia-smi" --query-gpu=$q --format=csv | head -1; "$fake/bin/nvidia-smi" --query-gpu=clocks_event_reasons.active --format=csv; echo "exit=$?"; st_put driver 535.161.08)" \
+    "$(head -1 "$fx/gpu_health/smi-health-header-pre535.txt")"$'\nField "clocks_event_reasons.active" is not a valid field to query.\n\nexit=2'
   check "nvidia-smi health knobs: GPU 3's pending remap and errors as in the failing fixture" \
     eq "$(st_put gpu_ecc_uncorrected_3 2; st_put gpu_remap_pending_3 1; "$fake/bin/nvidia-smi" --query-gpu=$q --format=csv,noheader -i 3; st_put gpu_ecc_uncorrected_3; st_put gpu_remap_pending_3)" \
     "$(sed -n 4p "$fx/gpu_health/smi-health-8xh100-failing.txt")"

@@ -7,7 +7,8 @@
 #     no Slurm state changed);
 #   - a rolling upgrade (max_unavailable 2, max_failures 1) runs the same checks as its health
 #     step: n2 and n3 fail there after their change, stay drained with the failing test in their
-#     Slurm reason, and count against max_failures: the second failure halts the run before n4.
+#     Slurm reason, and count against max_failures: the second failure halts the run before n4;
+#   - n4 runs DCGM 4.5 (its discovery header says "(Active)") and passes like n1.
 . "$(dirname "$0")/lib/apply.sh"
 ap_up 4 "drain: { scheduler: slurm, timeout: 10m }
 max_unavailable: 2
@@ -23,6 +24,8 @@ REPO=$AP_TMP/repo-health
 "$TB" cluster-repo "$REPO" --stack "$AP_TMP/gpu-health.yaml" --rollout "$AP_TMP/rolling.yaml" >/dev/null
 "$TB" state n2 dcgm_fail=memory:3 >/dev/null
 "$TB" state n3 nccl_busbw=212.5 >/dev/null
+# n4's dcgmi is DCGM 4.5's: "8 GPUs found (Active)." heads its discovery table.
+"$TB" state n4 dcgm_version=4.5.0 >/dev/null
 
 health() { # health ARGS...: plumb health in the testbed; stdout $AP_TMP/out, stderr $AP_TMP/err, $RC
   set +e
@@ -38,6 +41,7 @@ before_changes=$(changes)
 health
 check "plumb health: a failed check exits 2 (rc=$RC)" test "$RC" = 2
 check "n1 passes" grep -q '^n1: pass' "$AP_TMP/out"
+check "n4 passes on DCGM 4.5 (its '8 GPUs found (Active).' read)" grep -q '^n4: pass' "$AP_TMP/out"
 check "n2 fails DCGM memory on GPU 3" grep -qE '^  FAIL dcgm: .*[Mm]emory.*GPU 3' "$AP_TMP/out"
 # The fake's curve puts the largest size within a few GB/s of the knob.
 check "n3 fails the NCCL bus bandwidth with its value" grep -qE '^  FAIL nccl_bw: .*: 21[0-9]\.[0-9]+ \(min 350' "$AP_TMP/out"

@@ -14,8 +14,9 @@ LoadedCluster LoadStack(const std::string& stack) {
                      "cluster: c\nnodes:\n"
                      "  - { name: a, address: a.example, groups: [g] }\n"
                      "  - { name: b, address: b.example, groups: [g] }\n"
-                     "groups: { g: { stack: s } }\n"},
-                    {"stacks/s.yaml", stack}});
+                     "groups: { g: { stack: s, rollout: r } }\n"},
+                    {"stacks/s.yaml", stack},
+                    {"rollouts/r.yaml", "max_unavailable: 1\n"}});
   return LoadClusterFrom(src, Source{"mem", "HEAD", "c0ffee"});
 }
 

@@ -54,7 +54,8 @@ class TempRepo {
 };
 
 const char* kInventory =
-    "cluster: c\nnodes: [ { name: a, address: a.example, groups: [g] } ]\ngroups: { g: { stack: s } }\n";
+    "cluster: c\nnodes: [ { name: a, address: a.example, groups: [g] } ]\n"
+    "groups: { g: { stack: s, rollout: r } }\n";
 
 }  // namespace
 
@@ -62,6 +63,7 @@ TEST_CASE("git: refs resolve to full SHAs; files come from the commit's tree") {
   TempRepo repo;
   repo.Write("inventory.yaml", kInventory);
   repo.Write("stacks/s.yaml", "nvidia: { driver: 550.90.07 }\n");
+  repo.Write("rollouts/r.yaml", "max_unavailable: 1\n");
   repo.Git("add -A");
   repo.Git("commit -q -m one");
   repo.Git("tag v1");

@@ -140,6 +140,31 @@ TEST_CASE("load: semantic errors are all reported at once, located, with hints")
   CHECK(cycles == 1);
 }
 
+TEST_CASE("load: a node no group gives a rollout policy is an error at the node, naming its groups") {
+  // Validate used to accept it; plan then failed with "rollout policy '' not found", nowhere.
+  auto lc = Load({{"inventory.yaml",
+                   "cluster: c\n"
+                   "nodes:\n"
+                   "  - { name: a1, address: a1.example, groups: [gpu] }\n"
+                   "  - { name: a2, address: a2.example, groups: [gpu, rolled] }\n"
+                   "  - { name: a3, address: a3.example, groups: [child] }\n"
+                   "groups:\n"
+                   "  gpu: { stack: s }\n"
+                   "  rolled: { rollout: r }\n"
+                   "  child: { parents: [rolled], stack: s }\n"},
+                  {"stacks/s.yaml", kLoadStack},
+                  {"rollouts/r.yaml", kRollout}});
+  CHECK_FALSE(lc.ok());
+  std::vector<std::string> errors;
+  for (const auto& d : lc.diags.items())
+    if (d.severity == Severity::kError) errors.push_back(d.ToString());
+  // a2 and a3 get r (from a group of theirs, or a parent); a1 none.
+  CHECK(errors == std::vector<std::string>{
+      "inventory.yaml:3:5: error: node 'a1' gets no rollout policy [key: nodes[0]]\n"
+      "  hint: none of its groups (gpu) or their parents sets rollout: <name> (rollouts/<name>.yaml)"});
+  CHECK(lc.desired.at("a3").rollout == "r");
+}
+
 TEST_CASE("load: missing inventory.yaml and an empty repo") {
   auto lc = Load({{"stacks/s.yaml", kLoadStack}});
   CHECK_FALSE(lc.ok());
@@ -152,7 +177,8 @@ TEST_CASE("load: missing inventory.yaml and an empty repo") {
 
 TEST_CASE("load: a file that is not YAML is one error, not a cascade") {
   auto lc = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: a, address: a.example, groups: [g] } ]\n"
-                                     "groups: { g: { stack: s } }\n"},
+                                     "groups: { g: { stack: s, rollout: r } }\n"},
+                  {"rollouts/r.yaml", "max_unavailable: 1\n"},
                   {"stacks/s.yaml", "nvidia: { driver: [\n"}});
   CHECK(lc.diags.ErrorCount() == 1);
   CHECK(lc.diags.items().at(0).code == "yaml.syntax");
@@ -178,7 +204,8 @@ TEST_CASE("load: rollout failure domains must exist on the nodes") {
 
 TEST_CASE("load: waivers are read and checked against node names") {
   auto lc = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: gpu001, address: a.example, groups: [g] } ]\n"
-                                     "groups: { g: { stack: s } }\n"},
+                                     "groups: { g: { stack: s, rollout: r } }\n"},
+                  {"rollouts/r.yaml", kRollout},
                   {"stacks/s.yaml", kLoadStack},
                   {"waivers.yaml", "waivers:\n"
                                    "  - { nodes: \"gpu00[1-4]\", keys: \"sysctl.*\", reason: trial, owner: alice, expires: 2035-12-31 }\n"
@@ -193,7 +220,8 @@ TEST_CASE("load: waivers are read and checked against node names") {
   CHECK_FALSE(Find(lc, "waivers.expired"));
 
   auto old = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: gpu001, address: a.example, groups: [g] } ]\n"
-                                      "groups: { g: { stack: s } }\n"},
+                                      "groups: { g: { stack: s, rollout: r } }\n"},
+                   {"rollouts/r.yaml", kRollout},
                    {"stacks/s.yaml", kLoadStack},
                    {"waivers.yaml", "waivers:\n"
                                     "  - { nodes: gpu001, keys: \"*\", reason: old one, owner: a, expires: 2020-01-31 }\n"
@@ -212,7 +240,8 @@ TEST_CASE("load: waivers are read and checked against node names") {
 
 TEST_CASE("load: a stack file that pins nothing is named (a warning, the repo still loads)") {
   auto lc = Load({{"inventory.yaml", "cluster: c\nnodes: [ { name: a, address: a.example, groups: [g] } ]\n"
-                                     "groups: { g: { stack: s } }\n"},
+                                     "groups: { g: { stack: s, rollout: r } }\n"},
+                  {"rollouts/r.yaml", kRollout},
                   {"stacks/s.yaml", "# nothing pinned yet\n"}});
   CHECK(lc.ok());
   REQUIRE(Find(lc, "inventory.empty-stack"));
@@ -272,7 +301,8 @@ TEST_CASE("load: x- keys hold anchors for <<: merges and never reach the desired
                    "nodes:\n"
                    "  - { <<: *train, name: a, address: a.example }\n"
                    "  - { <<: *train, name: b, address: b.example, rack: r02 }\n"
-                   "groups: { g: { stack: s, overrides: { x-note: { kernel: x }, ofed: 24.07-0.6.1.0 } } }\n"},
+                   "groups: { g: { stack: s, rollout: r, overrides: { x-note: { kernel: x }, ofed: 24.07-0.6.1.0 } } }\n"},
+                  {"rollouts/r.yaml", kRollout},
                   {"stacks/s.yaml", std::string("x-common: &c { driver: 550.90.07 }\n") +
                                         "nvidia: { <<: *c, cuda: 12.4.1 }\n"}});
   REQUIRE_MESSAGE(lc.ok(), lc.diags.ToText());

@@ -57,7 +57,7 @@ TEST_CASE("resolve: overrides apply ancestors first, node's groups in order; dee
       "groups:\n"
       "  root: { stack: base, overrides: { sysctl: { vm.swappiness: 10, kernel.pid_max: 1 } } }\n"
       "  site: { overrides: { sysctl: { vm.swappiness: 20 }, packages: { c: \"3.0\" } } }\n"
-      "  gpu:  { parents: [root], overrides: { sysctl: { kernel.pid_max: 2 } } }\n");
+      "  gpu:  { parents: [root], overrides: { sysctl: { kernel.pid_max: 2 } }, rollout: slow }\n");
   REQUIRE_MESSAGE(lc.ok(), lc.diags.ToText());
   const NodeDesired& nd = lc.desired.at("n");
   // Order: site (no parents), then root (gpu's parent), then gpu.

@@ -208,6 +208,32 @@ TEST_CASE("dcgm discovery parser: the GPU table") {
   }
 }
 
+TEST_CASE("dcgm discovery parser: DCGM 4.5+ says which GPUs it lists, and notes those left out") {
+  // "7 GPUs found (Active)." then "Note: Use -a flag ..." (one GPU inactive), and the ConnectX
+  // and CPU tables after the NvSwitches.
+  auto g = dcgm::ParseDiscovery(ReadFixture("dcgm/discovery-7of8xh100-dcgm45.txt"));
+  REQUIRE_MESSAGE(g.ok(), g.error().message);
+  REQUIRE(g->size() == 7);
+  CHECK((*g)[2].id == 2);
+  CHECK((*g)[3].id == 4);
+  CHECK((*g)[3].bus_id == "00000000:9A:00.0");
+  CHECK((*g)[6].name == "NVIDIA H100 80GB HBM3");
+  const std::string row =
+      "| 0      | Name: NVIDIA H100 80GB HBM3                                          |\n"
+      "|        | PCI Bus ID: 00000000:19:00.0                                         |\n";
+  for (const char* header : {"1 GPU found (Active).\n", "1 GPU found (All).\n", "1 GPU found.\n"}) {
+    CAPTURE(header);
+    auto one = dcgm::ParseDiscovery(std::string(header) + row + "0 NvSwitches found.\n");
+    REQUIRE_MESSAGE(one.ok(), one.error().message);
+    CHECK(one->size() == 1);
+    CHECK(one->front().bus_id == "00000000:19:00.0");
+  }
+  CheckError(dcgm::ParseDiscovery("2 GPUs found (Active).\n" + row), "probe.dcgm",
+             "the table lists 1 GPUs, not the 2 announced in line 1");
+  CheckError(dcgm::ParseDiscovery("1 GPUs found (Busy).\n" + row), "probe.dcgm",
+             "expected 'N GPUs found.' in line 1");
+}
+
 TEST_CASE("dcgm facts: per test and GPU, failures named, parts read on their own") {
   auto failing = dcgm::FactsFromParts(MakeParts({{"diag", "@dcgm/diag-r3-dcgm3-memory-fail-gpu3.json", 226},
                                                  {"discovery", "@dcgm/discovery-8xh800-dcgm318.txt"}}));
@@ -282,9 +308,22 @@ TEST_CASE("gpu_health nvidia-smi parser: health fields, N/A and R610 lines") {
   CHECK_FALSE(v100->gpus[1].remapped_rows_pending.has_value());
   CHECK(v100->gpus[1].throttle_reasons.empty());
 
-  auto header = gpu_health::ParseHealthCsv(ReadFixture("gpu_health/smi-health-header.txt"));
-  REQUIRE_MESSAGE(header.ok(), header.error().message);
-  CHECK(header->gpus.size() == 2);
+  // The header of `--format=csv`, as each era prints it for the same query: drivers 535 and
+  // later rename clocks_throttle_reasons.active to clocks_event_reasons.active there.
+  for (const char* era : {"gpu_health/smi-health-header-pre535.txt", "gpu_health/smi-health-header-535.txt"}) {
+    CAPTURE(era);
+    auto header = gpu_health::ParseHealthCsv(ReadFixture(era));
+    REQUIRE_MESSAGE(header.ok(), header.error().message);
+    CHECK(header->gpus.size() == 2);
+    CHECK(header->gpus[1].throttle_reasons == std::vector<std::string>{"gpu_idle"});
+  }
+  // A header of other fields (another query's output in this part) would misread every
+  // column: refused, where it is.
+  CheckError(gpu_health::ParseHealthCsv("index, pci.bus_id, ecc.mode.current, ecc.errors.uncorrected.volatile.total, "
+                                        "ecc.errors.uncorrected.aggregate.total, retired_pages.pending, "
+                                        "remapped_rows.pending, remapped_rows.failure, clocks_event_reasons.supported\n" +
+                                        ReadFixture("gpu_health/smi-health-8xh100.txt")),
+             "probe.gpu_health", "a CSV header of other fields than the query's");
 
   // R610 relabels the driver version "KMD Version" and marks "Driver Version" deprecated:
   // such lines (ReadFixture("samples/nvidia-smi/q-610-head.txt")'s) are notes, not errors.

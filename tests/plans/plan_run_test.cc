@@ -168,6 +168,7 @@ TEST_CASE("plan run: the scheduler is only queried; its view counts nodes alread
   busy.running_jobs = 1;
   busy.jobs = {"77 (bob: sweep)"};
   sched.nodes["gpu001"] = busy;
+  for (const char* n : {"gpu002", "gpu003"}) sched.nodes[n].name = n;
   plans::PlanRunInput in;
   in.cluster = &w.cluster;
   in.desired = &w.desired;
@@ -182,6 +183,14 @@ TEST_CASE("plan run: the scheduler is only queried; its view counts nodes alread
     CHECK(run.plan.nodes[3].already_unavailable);
     CHECK(run.diags.empty());
     CHECK(run.plan.blocking_jobs.empty());   // sysctl needs no drain, so jobs block nothing
+  }
+  SUBCASE("a node the scheduler does not know: planned, and named (apply would fail its drain)") {
+    sched.nodes.erase("gpu003");
+    plans::PlanRun run = plans::RunPlan(in);
+    CHECK(run.plan.nodes.size() == 4);
+    REQUIRE(run.diags.WarningCount() == 1);
+    CHECK(run.diags.items()[0].code == "plan.unknown-to-scheduler");
+    CHECK(run.diags.items()[0].message.find("(slurm: gpu003)") != std::string::npos);
   }
   SUBCASE("scheduler unreachable: planned anyway, and said") {
     sched.fail = true;

@@ -391,3 +391,12 @@ TEST_CASE("ordinary values pass the same fields (the patterns are not just 'reje
     CHECK_MESSAGE(d.empty(), yaml, "\n", d.ToText());
   }
 }
+
+TEST_CASE("validate: an empty value's error is at its own line") {
+  // `kernel:` left empty on line 2 was reported at line 3, where the next key starts.
+  Diagnostics d = Check("stack.schema.json", "stacks/h100.yaml",
+                        "nvidia: { driver: 550.90.07 }\nkernel:\nsysctl:\n  vm.swappiness: 10\n");
+  REQUIRE(d.ErrorCount() == 1);
+  CHECK(d.items()[0].where.ToString() == "stacks/h100.yaml:2:1");
+  CHECK(d.items()[0].key_path == "kernel");
+}

@@ -44,6 +44,26 @@ TEST_CASE("yaml: every value and key has a 1-based file:line:column") {
   CHECK(doc->marks.At("/nvidia/cuda").ToString() == "s.yaml:2:3");
 }
 
+TEST_CASE("yaml: an empty value is marked on its key's line, not where the next token starts") {
+  Diagnostics d;
+  // yaml-cpp marks `kernel:`'s null at the next key (line 3), the last one's past the end.
+  auto doc = ParseYaml("nvidia: { driver: 550.90.07 }\nkernel:\n# a comment\nofed:\n  version:\n"
+                       "nccl: ~\nlast:",
+                       "s.yaml", d);
+  REQUIRE(doc);
+  CHECK(d.empty());
+  CHECK(doc->json["kernel"].is_null());
+  CHECK(doc->marks.At("/kernel").ToString() == "s.yaml:2:1");
+  CHECK(doc->marks.At("/ofed/version").ToString() == "s.yaml:5:3");
+  CHECK(doc->marks.At("/last").ToString() == "s.yaml:7:1");
+  // A null written out is marked where it is written.
+  CHECK(doc->marks.At("/nccl").ToString() == "s.yaml:6:7");
+  // So are empty values taken through a merge key, at the anchor's key.
+  doc = ParseYaml("base: &b\n  kernel:\n  ofed: x\nnode:\n  <<: *b\n", "m.yaml", d);
+  REQUIRE(doc);
+  CHECK(doc->marks.At("/node/kernel").ToString() == "m.yaml:2:3");
+}
+
 TEST_CASE("yaml: keys with '/' and '~' are escaped in pointers") {
   Diagnostics d;
   auto doc = ParseYaml("sysctl:\n  net/ipv4/x~y: 1\n", "s.yaml", d);

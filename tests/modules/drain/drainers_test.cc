@@ -264,3 +264,92 @@ TEST_CASE("kubernetes drainer: plumb's reason on a schedulable node is stale; a 
   CHECK(n->at("k1").HeldByAdmin());
   CHECK_FALSE(n->at("k1").DrainedByPlumb());
 }
+
+TEST_CASE("kubernetes drainer: plan's drainer names the pods a PodDisruptionBudget holds now") {
+  // Synthetic JSON in the shape of `kubectl get pods/poddisruptionbudgets -A -o json` (policy/v1
+  // PodDisruptionBudget: spec.selector as a LabelSelector, status.disruptionsAllowed).
+  const char* nodes = R"({"kind":"List","items":[
+    {"metadata":{"name":"k1"},"spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}}]})";
+  const char* pods = R"({"kind":"List","items":[
+    {"metadata":{"name":"trainer-a","namespace":"ml","labels":{"app":"trainer"}},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Running"}},
+    {"metadata":{"name":"web-a","namespace":"web","labels":{"app":"web","tier":"front"}},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Running"}},
+    {"metadata":{"name":"api-a","namespace":"web","labels":{"app":"api"}},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Running"}},
+    {"metadata":{"name":"trainer-b","namespace":"other","labels":{"app":"trainer"}},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Running"}},
+    {"metadata":{"name":"trainer-c","namespace":"ml","labels":{"app":"trainer"}},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Pending"}},
+    {"metadata":{"name":"trainer-d","namespace":"ml","labels":{"app":"trainer"},
+                 "deletionTimestamp":"2026-01-01T00:00:00Z"},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Running"}},
+    {"metadata":{"name":"batch-a","namespace":"batch","labels":{"app":"batch"}},
+     "spec":{"nodeName":"k1"},"status":{"phase":"Running"}}]})";
+  const char* pdbs = R"({"apiVersion":"v1","kind":"List","items":[
+    {"metadata":{"name":"trainer","namespace":"ml"},
+     "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"trainer"}}},
+     "status":{"currentHealthy":1,"desiredHealthy":1,"disruptionsAllowed":0,"expectedPods":1}},
+    {"metadata":{"name":"front","namespace":"web"},
+     "spec":{"maxUnavailable":0,"selector":{"matchExpressions":[
+       {"key":"app","operator":"In","values":["web","cache"]},{"key":"tier","operator":"Exists"}]}},
+     "status":{"disruptionsAllowed":0}},
+    {"metadata":{"name":"api","namespace":"web"},
+     "spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"api"}}},
+     "status":{"disruptionsAllowed":1}},
+    {"metadata":{"name":"fresh","namespace":"batch"},
+     "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"batch"}}}}]})";
+  auto budgets = kube::ParseBudgets(pdbs);
+  REQUIRE(budgets.ok());
+  REQUIRE(budgets->size() == 4);
+  CHECK_FALSE((*budgets)[3].disruptions_allowed.has_value());   // no status yet: not judged
+  auto n = kube::ParseNodes(nodes);
+  REQUIRE(n.ok());
+  REQUIRE(kube::AttachPods(*n, pods, &*budgets).ok());
+  CHECK(n->at("k1").running_jobs == 7);
+  CHECK(n->at("k1").jobs == std::vector<std::string>{
+      "ml/trainer-a (PodDisruptionBudget ml/trainer allows no eviction now)",
+      "web/web-a (PodDisruptionBudget web/front allows no eviction now)",
+      "web/api-a",            // its budget allows one disruption
+      "other/trainer-b",      // a budget covers its own namespace only
+      "ml/trainer-c",         // Pending: evicted without the budget's say
+      "ml/trainer-d",         // already terminating
+      "batch/batch-a"});      // the budget has no status yet
+  // Selectors: a null one selects nothing, an empty one the whole namespace; NotIn and
+  // DoesNotExist as the API defines them.
+  kube::Budget b;
+  b.ns = "ml";
+  CHECK_FALSE(b.Selects("ml", {{"app", "x"}}));
+  b.selector = nlohmann::json::object();
+  CHECK(b.Selects("ml", {{"app", "x"}}));
+  CHECK_FALSE(b.Selects("web", {{"app", "x"}}));
+  b.selector = {{"matchExpressions", {{{"key", "app"}, {"operator", "NotIn"}, {"values", {"x"}}},
+                                      {{"key", "canary"}, {"operator", "DoesNotExist"}}}}};
+  CHECK(b.Selects("ml", {{"app", "y"}}));
+  CHECK_FALSE(b.Selects("ml", {{"app", "x"}}));
+  CHECK_FALSE(b.Selects("ml", {{"app", "y"}, {"canary", "1"}}));
+  CHECK_FALSE(kube::ParseBudgets("[]").ok());
+
+  // Query lists the budgets only when told to (plan); apply's polls never do.
+  const std::string k = "kubectl --request-timeout=30s ";
+  DrainScriptedShell sh;
+  sh.answers[k + "get nodes -o json"] = {0, nodes, ""};
+  sh.answers[k + "get pods -A -o json --field-selector=status.phase!=Succeeded,status.phase!=Failed"] = {0, pods, ""};
+  sh.answers[k + "get poddisruptionbudgets -A -o json"] = {0, pdbs, ""};
+  KubernetesDrainer apply_view(sh);
+  auto q = apply_view.Query({});
+  REQUIRE(q.ok());
+  CHECK(q->at("k1").jobs.front() == "ml/trainer-a");
+  CHECK(sh.ran.size() == 2);
+  KubernetesDrainer plan_view(sh, std::chrono::seconds(60), BudgetReads::kRead);
+  q = plan_view.Query({"k1"});
+  REQUIRE(q.ok());
+  CHECK(q->at("k1").jobs.front() == "ml/trainer-a (PodDisruptionBudget ml/trainer allows no eviction now)");
+  CHECK(sh.ran.back() == k + "get poddisruptionbudgets -A -o json");
+  // A budget list that cannot be read fails the view, with kubectl's words.
+  sh.answers[k + "get poddisruptionbudgets -A -o json"] =
+      {1, "", "Error from server (Forbidden): poddisruptionbudgets.policy is forbidden\n"};
+  q = plan_view.Query({});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.error().message.find("poddisruptionbudgets.policy is forbidden") != std::string::npos);
+}
