@@ -10,6 +10,8 @@
 #include <thread>
 
 #include <curl/curl.h>
+
+#include "modules/transport/cancel_signal.h"
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -56,6 +58,12 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   while (v < line.size() && (line[v] == ' ' || line[v] == '\t')) ++v;
   t->response.headers[name] = line.substr(v);
   return size * n;
+}
+
+// Called by libcurl about once a second while a transfer lives (more often while data flows):
+// a non-zero return aborts it (CURLE_ABORTED_BY_CALLBACK).
+int AbortOnCancel(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const CancelSignal*>(user)->is_set() ? 1 : 0;
 }
 
 // ---- certificate fingerprint pinning (OpenSSL verify callback) ----
@@ -109,6 +117,7 @@ Diagnostic TransferError(const Transfer& t, const std::string& url) {
   std::string code = "http.io";
   switch (t.result) {
     case CURLE_OPERATION_TIMEDOUT: code = "http.timeout"; break;
+    case CURLE_ABORTED_BY_CALLBACK: code = kCancelledCode; break;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST: code = "http.connect"; break;
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -118,6 +127,7 @@ Diagnostic TransferError(const Transfer& t, const std::string& url) {
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH: code = "http.tls"; break;
     default: break;
   }
+  if (code == kCancelledCode) detail = "abandoned on the cancel signal";
   std::string hint;
   if (code == "http.tls") {
     hint = "the BMC's certificate was not accepted: check bmc.ca / bmc.fingerprint";
@@ -277,6 +287,11 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::min<long long>(r.timeout.count(), 15000)));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (r.cancel) {
+      curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+      curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, AbortOnCancel);
+      curl_easy_setopt(e, CURLOPT_XFERINFODATA, const_cast<CancelSignal*>(r.cancel));
+    }
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, WriteBody);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, WriteHeader);
