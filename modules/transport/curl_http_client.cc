@@ -10,11 +10,11 @@
 #include <thread>
 
 #include <curl/curl.h>
-
-#include "modules/transport/cancel_signal.h"
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+
+#include "modules/transport/cancel_signal.h"
 
 namespace plumb::transport {
 namespace {
@@ -34,7 +34,14 @@ struct Transfer {
   CURLcode result = CURLE_OK;
   char errbuf[CURL_ERROR_SIZE] = {0};
   Batch* batch = nullptr;
+  const CancelSignal* cancel = nullptr;   // the request's (HttpRequest::cancel)
 };
+
+void Finish(Transfer* t) {
+  Batch* b = t->batch;
+  std::lock_guard<std::mutex> lock(b->mu);
+  if (--b->remaining == 0) b->cv.notify_all();
+}
 
 size_t WriteBody(char* data, size_t size, size_t n, void* user) {
   static_cast<Transfer*>(user)->response.body.append(data, size * n);
@@ -179,7 +186,10 @@ class CurlEngine {
         if (stop_ && pending_.empty() && running == 0) break;
         add.swap(pending_);
       }
-      for (auto* t : add) curl_multi_add_handle(multi_, t->easy);
+      for (auto* t : add) {
+        curl_multi_add_handle(multi_, t->easy);
+        active_.insert(t);
+      }
       curl_multi_perform(multi_, &running);
       int queued = 0;
       while (CURLMsg* m = curl_multi_info_read(multi_, &queued)) {
@@ -188,9 +198,22 @@ class CurlEngine {
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
         t->result = m->data.result;
         curl_multi_remove_handle(multi_, m->easy_handle);
-        Batch* b = t->batch;
-        std::lock_guard<std::mutex> lock(b->mu);
-        if (--b->remaining == 0) b->cv.notify_all();
+        active_.erase(t);
+        Finish(t);
+      }
+      // A request whose cancel signal came ends here, at the latest one poll (1 s) later:
+      // libcurl calls the progress callback only while a transfer moves, and a BMC that does
+      // not answer moves nothing.
+      for (auto it = active_.begin(); it != active_.end();) {
+        Transfer* t = *it;
+        if (t->cancel == nullptr || !t->cancel->is_set()) {
+          ++it;
+          continue;
+        }
+        curl_multi_remove_handle(multi_, t->easy);
+        t->result = CURLE_ABORTED_BY_CALLBACK;
+        it = active_.erase(it);
+        Finish(t);
       }
       curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
     }
@@ -200,6 +223,7 @@ class CurlEngine {
   std::thread thread_;
   std::mutex mu_;
   std::deque<Transfer*> pending_;
+  std::set<Transfer*> active_;   // added to the multi handle, not done yet (the loop's own)
   bool stop_ = false;
 };
 
@@ -287,6 +311,7 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::min<long long>(r.timeout.count(), 15000)));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    t.cancel = r.cancel;
     if (r.cancel) {
       curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
       curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, AbortOnCancel);

@@ -4,7 +4,7 @@
 # version decides; one 500 on the first poll is polled again and the update completes; a BMC
 # without a TaskService that applies a moment later is read back before "staged"; a task that
 # never ends times out with progress lines and says what it waited for; SIGINT and SIGTERM end a
-# task wait, delete the session, say what was in flight and exit 130.
+# task wait (even one whose poll hangs), delete the session, say what was in flight, exit 130.
 # Nothing here races the clock: a task that must still be running is held (update_hold).
 source "$PLUMB_SRC/tests/integration/lib/redfish.sh"
 rf_up --count 3 --vendor dmtf --option-of n3:task_mode=no-task
@@ -108,6 +108,37 @@ for sig in INT TERM; do
   check "  the BMC saw the DELETE of the session" grep -Eq ' n2 DELETE /redfish/v1/SessionService/Sessions/' "$RF_RUN/requests.log"
   rf_fault n2 update_hold=0
 done
+
+# 7. SIGINT while a poll of the monitor hangs (the BMC takes 60 s to answer it): the request
+#    is abandoned, not waited out. The emulator counts a delayed request when it arrives, so
+#    delay_count back at 0 says the poll is in flight.
+fw hung.json 1.72.0
+rf_fault n2 update_hold=1
+: >"$RF_RUN/requests.log"
+n=$((n + 1)); OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
+"$PLUMB" bmc apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
+  --credentials "file:$RF_RUN/credentials" --node n2 --desired "$W/hung.json" --timeout 120 >"$OUT" 2>"$ERR" &
+pid=$!
+for _ in $(seq 1 300); do
+  grep -q ' n2 GET /redfish/v1/TaskService/TaskMonitors/' "$RF_RUN/requests.log" 2>/dev/null && break
+  sleep 0.1
+done
+rf_fault n2 delay=60 delay_count=1
+in_flight=no
+for _ in $(seq 1 300); do
+  if rf_state n2 | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["faults"]["delay_count"] != 0)'; then
+    in_flight=yes; break
+  fi
+  sleep 0.1
+done
+check "a monitor poll is in flight, its answer 60 s away ($in_flight)" [ "$in_flight" = yes ]
+kill -INT "$pid"
+set +e; timeout 30 tail --pid="$pid" -f /dev/null; gone=$?; wait "$pid"; rc=$?; set -e
+check "  SIGINT abandons the hanging poll: plumb ends long before its answer" [ "$gone" = 0 ]
+check "  exit 130 (rc=$rc)" [ "$rc" = 130 ]
+rf_sync
+check "  its session was deleted (live: $(rf_sessions))" [ "$(rf_sessions)" = 0 ]
+rf_fault n2 update_hold=0
 
 check "no session left behind (live: $(rf_sessions))" [ "$(rf_sessions)" = 0 ]
 rf_finish

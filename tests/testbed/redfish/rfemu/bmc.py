@@ -213,11 +213,14 @@ class Bmc(PowerMixin, UpdateMixin):
             f["drop"] -= 1
             return DROP, "none"
         if f["delay"] > 0:
-            await asyncio.sleep(f["delay"])
+            # Counted when the request comes, so requests that arrive meanwhile (a client that
+            # gave up on this one and goes on) are the next ones, not delayed too.
+            delay = f["delay"]
             if f["delay_count"] > 0:
                 f["delay_count"] -= 1
                 if f["delay_count"] == 0:
                     f["delay"] = 0.0
+            await asyncio.sleep(delay)
         if f["unavailable"] > 0:
             f["unavailable"] -= 1
             ra = str(f["retry_after"])
