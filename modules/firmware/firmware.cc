@@ -300,7 +300,7 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action,
     // The version is the truth here: read it again for a while before an unchanged one counts
     // (a BMC without a TaskService applies a moment after it answered).
     auto shows_wanted = [&](const std::vector<std::string>& v) {
-      return std::all_of(v.begin(), v.end(), [&](const std::string& x) { return x == want; });
+      return std::all_of(v.begin(), v.end(), [&](const std::string& x) { return ShowsVersion(x, want); });
     };
     for (std::chrono::milliseconds waited{0};
          !shows_wanted(now.value()) && waited < watch.settle; waited += watch.settle_poll) {

@@ -46,6 +46,8 @@ bool TaskFailed(const TaskReport& t) {
 
 }  // namespace
 
+bool ShowsVersion(const std::string& now, const std::string& wanted) { return now == wanted; }
+
 TaskVerdict VerdictOf(const std::vector<std::string>& ids) {
   TaskVerdict best = TaskVerdict::kUnknown;
   for (const auto& id : ids) {
@@ -74,8 +76,8 @@ FirmwareOutcome Decide(const TaskReport& task, const std::string& wanted,
   out.version_wanted = wanted;
   out.version_now = wanted;
   out.task_says = DecidingKey(task.message_ids);
-  // One comparison for every target: the first that does not show the wanted version is "now".
-  auto shows = [&](const std::string& v) { return v == wanted; };
+  // Every target: the one that does not show the wanted version is "now".
+  auto shows = [&](const std::string& v) { return ShowsVersion(v, wanted); };
   for (const auto& v : versions_now) {
     if (!shows(v)) out.version_now = v;
   }

@@ -58,6 +58,10 @@ struct FirmwareOutcome {
 /// The deciding message key among `ids` ("ApplyFailed", "AwaitToActivate"...), "" if none.
 std::string DecidingKey(const std::vector<std::string>& message_ids);
 
+/// Does an inventory Version `now` show the wanted version? The one comparison every outcome
+/// rule uses.
+bool ShowsVersion(const std::string& now, const std::string& wanted);
+
 /// Decides failed/staged/applied from what the task said and what the targets' inventory shows
 /// now (rules 1-4 above; rule 4's re-reading is the caller's: `versions_now` is the last read).
 FirmwareOutcome Decide(const TaskReport& task, const std::string& wanted,
