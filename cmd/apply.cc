@@ -43,6 +43,7 @@
 #include "inventory/load.h"
 #include "inventory/version.h"
 #include "modules/registry.h"
+#include "modules/transport/cancel_signal.h"
 #include "modules/transport/local_shell.h"
 #include "plans/apply_lock.h"
 #include "plans/apply_prepare.h"
@@ -67,6 +68,9 @@ constexpr std::string_view kApplyVerb = "apply";
 namespace {
 
 std::atomic<bool> g_stop{false};
+// Ends the BMC waits (a firmware task, a reset's power state) at the first signal: a step
+// waiting on one is journaled interrupted, its task with it, and --resume follows that task.
+transport::CancelSignal* g_cancel = nullptr;
 // Looked up before any signal can come: the handler only reads it.
 const int kInterruptedCode = ExitCodeFor(kApplyVerb, Outcome::kInterrupted);
 std::atomic<int> g_signals{0};
@@ -76,6 +80,7 @@ extern "C" void OnSignal(int) {
   // journal already holds every intent; --resume re-checks).
   if (g_signals.fetch_add(1) >= 1) _exit(kInterruptedCode);
   g_stop = true;
+  if (g_cancel) g_cancel->Set();   // async-signal-safe: an atomic store and one write(2)
 }
 
 void ApplyErr(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
@@ -100,6 +105,7 @@ std::vector<std::string> FlagConflicts(const ApplyArgs& a) {
   if (has("--force-unlock")) {
     for (const char* f : {"--ref", "--limit", "--auto-approve", "--resume", "--retry-failed",
                           "--plan-out", "--reboot-timeout", "--reboot-grace", "--poll-max-ms",
+                          "--task-timeout", "--power-timeout",
                           "--repo", "--format", "--trust-policy-from", "--approved-by",
                           "--lock-ttl"})
       if (has(f)) out.push_back(fmt::format("{} does nothing with --force-unlock (it only releases "
@@ -350,6 +356,14 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
         "apply.lock-ttl", fmt::format("--lock-ttl {}: not a duration from 10s to 24h", a.lock_ttl), {},
         {}, "like --lock-ttl 10m (the default) or --lock-ttl 90s"));
   const std::chrono::seconds lock_ttl(*ttl_s);
+  const std::optional<long> task_s = inventory::ParseDuration(a.task_timeout);
+  const std::optional<long> power_s = inventory::ParseDuration(a.power_timeout);
+  if (!task_s || *task_s <= 0 || !power_s || *power_s <= 0)
+    return ApplyFail(Diagnostic::Error(
+        "apply.wait-timeout",
+        fmt::format("--task-timeout {} / --power-timeout {}: not a duration", a.task_timeout,
+                    a.power_timeout),
+        {}, {}, "like --task-timeout 45m (the default) or --power-timeout 90s"));
   const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
   const std::string journal_path = plans::RedactStore(store);   // what messages show
   auto jr = plans::OpenStore(store);
@@ -583,6 +597,11 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     co.tls.ca_file = rel(lc.cluster.bmc.ca);
     co.tls.fingerprint = lc.cluster.bmc.fingerprint;
     co.credentials = lc.cluster.bmc.credentials;
+    co.task_timeout = std::chrono::seconds(*task_s);
+    co.power_timeout = std::chrono::seconds(*power_s);
+    static transport::CancelSignal* cancel = new transport::CancelSignal();   // the handler's
+    g_cancel = cancel;
+    co.cancel = cancel;
     auto f = BmcFactory::Create(co);
     if (f) bmcs = *f;
     else ApplyErr("plumb apply: note: no BMC power control: " + f.error().message);
@@ -682,6 +701,12 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                                  "Also write the plan being applied here (after --limit)"));
   opts.push_back(sub->add_option("--reboot-timeout", a->reboot_timeout_s,
                                  "Seconds a reboot may take")->capture_default_str());
+  opts.push_back(sub->add_option("--task-timeout", a->task_timeout,
+                                 "How long a firmware update's task may run on a BMC before the "
+                                 "node fails (45m, 90s, 1h)")->capture_default_str());
+  opts.push_back(sub->add_option("--power-timeout", a->power_timeout,
+                                 "How long a BMC reset may take to reach its power state")
+                     ->capture_default_str());
   opts.push_back(sub->add_option("--reboot-grace", a->reboot_grace_s,
                                  "On resume: seconds an unconfirmed reboot may still be on its way")
                      ->capture_default_str());

@@ -21,6 +21,8 @@ struct ApplyArgs {
   std::string dead_owner;
   std::string limit;
   int reboot_timeout_s = 900;
+  std::string task_timeout = "45m";    ///< --task-timeout: a firmware update's task
+  std::string power_timeout = "5m";    ///< --power-timeout: a BMC reset's power state
   int poll_max_ms = 5000;
   int reboot_grace_s = 60;
   std::string plan_out;

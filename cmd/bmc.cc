@@ -8,6 +8,9 @@
 //                                  only a node its scheduler shows out of service with no job
 // Targets come from the cluster repo (nodes with `bmc:`, defaults.bmc for TLS and credentials)
 // or from --targets FILE ("name url" per line); flags override the repo's BMC settings.
+// Waits (a firmware task, a reset's power state) show progress and end at --task-timeout /
+// --power-timeout or on Ctrl-C/SIGTERM: then the sessions are deleted, what was in flight is
+// said, and the verb exits 130 (cmd/bmc_wait.h).
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -20,11 +23,13 @@
 #include "cmd/apply.h"
 #include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
+#include "cmd/bmc_wait.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "cmd/repo_load.h"
 #include "inventory/load.h"
 #include "inventory/node_pattern.h"
+#include "inventory/version.h"
 #include "modules/bios/bios.h"
 #include "modules/bmc_modules.h"
 #include "modules/firmware/firmware.h"
@@ -41,6 +46,7 @@ struct BmcOptions {
   int fanout = 64;
   long per_bmc = 4;
   int timeout_s = 60;
+  std::string task_timeout = "45m", power_timeout = "5m";
   std::string reset_node, reset_type = "reboot";
 };
 
@@ -54,6 +60,32 @@ std::mutex g_err_mu;
 void BmcErr(const std::string& s) {
   std::lock_guard<std::mutex> lock(g_err_mu);
   std::fprintf(stderr, "%s\n", s.c_str());
+}
+
+// Set by the first SIGINT/SIGTERM; every BMC wait and read ends on it.
+transport::CancelSignal& Cancel() {
+  static transport::CancelSignal* c = new transport::CancelSignal();   // used by the handler
+  return *c;
+}
+
+WaitPrinter& Printer() {
+  static WaitPrinter* p = new WaitPrinter(WaitPrinter::ForStderr());
+  return *p;
+}
+
+int Interrupted(const std::string& what) {
+  Printer().Done();
+  BmcErr("plumb: interrupted: " + what);
+  return ExitCodeFor("*", Outcome::kInterrupted);
+}
+
+// --task-timeout / --power-timeout: "45m", "90s", "1h".
+Result<std::chrono::milliseconds> WaitFlag(const char* flag, const std::string& value) {
+  auto s = inventory::ParseDuration(value);
+  if (!s || *s <= 0)
+    return Diagnostic::Error("cli.duration", std::string(flag) + " " + value + ": not a duration", {}, {},
+                             "like 45m, 90s or 1h");
+  return std::chrono::milliseconds(*s * 1000);
 }
 
 Result<nlohmann::json> ReadJsonFile(const std::string& path) {
@@ -160,7 +192,19 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
             : o.auth == "session" ? transport::BmcAuth::kSession : transport::BmcAuth::kAuto;
   co.per_bmc_connections = o.per_bmc;
   co.request_timeout = std::chrono::seconds(o.timeout_s);
-  if (g.verbose) co.log = [](const std::string& m) { BmcErr("plumb: note: " + m); };
+  auto task_timeout = WaitFlag("--task-timeout", o.task_timeout);
+  if (!task_timeout.ok()) return task_timeout.error();
+  auto power_timeout = WaitFlag("--power-timeout", o.power_timeout);
+  if (!power_timeout.ok()) return power_timeout.error();
+  co.task_timeout = task_timeout.value();
+  co.power_timeout = power_timeout.value();
+  co.cancel = &Cancel();
+  co.progress = [](const transport::WaitProgress& p) { Printer().Show(p); };
+  InstallCancelOnSignals(Cancel());
+  if (g.verbose) co.log = [](const std::string& m) {
+    Printer().Done();
+    BmcErr("plumb: note: " + m);
+  };
   auto f = BmcFactory::Create(co);
   if (!f.ok()) return f.error();
   s.factory = f.value();
@@ -200,6 +244,8 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
   auto factory = s.value().factory;
   auto obs = plans::GatherBmc(s.value().targets, mods, o.fanout,
                               [&](const plans::BmcTarget& t) { return factory->Open(t); });
+  // The clients are closed (sessions deleted) once GatherBmc returns.
+  if (Cancel().is_set()) return Interrupted("stopped reading the BMCs; nothing was changed");
   bool partial = false;
   nlohmann::json all = nlohmann::json::array();
   for (const auto& ob : obs) {
@@ -242,7 +288,9 @@ int RunPlan(const GlobalOptions& g, const BmcOptions& o) {
   bool changes = false;
   std::vector<std::string> unread;   // "node (firmware, bios)": what the plan could not see
   nlohmann::json report = nlohmann::json::array();
+  std::string stopped;   // what was under way when the cancel signal came ("" if it did not)
   for (const auto& t : s.value().targets) {
+    if (Cancel().is_set()) break;
     auto desired_it = s.value().desired.find(t.node);
     nlohmann::json desired = desired_it == s.value().desired.end() ? nlohmann::json::object()
                                                                     : desired_it->second;
@@ -251,8 +299,13 @@ int RunPlan(const GlobalOptions& g, const BmcOptions& o) {
                            {"unreadable", nlohmann::json::object()}};
     std::vector<std::string> said, failed;   // one BMC error fails every module: say it once
     for (const auto& m : mods) {
+      if (!stopped.empty()) break;
       if (!m->Wants(desired)) continue;
       auto facts = m->ProbeBmc(*bmc);
+      if (Cancel().is_set()) {
+        stopped = t.node + ": stopped reading its BMC";
+        break;
+      }
       if (!facts.ok()) {
         std::string text = facts.error().ToString();
         if (std::find(said.begin(), said.end(), text) == said.end()) {
@@ -273,12 +326,21 @@ int RunPlan(const GlobalOptions& g, const BmcOptions& o) {
         node["actions"].push_back(a.ToJson());
       }
     }
+    if (!stopped.empty()) {
+      report.push_back(node);
+      break;   // the client closes here: its session is deleted
+    }
     if (!failed.empty()) {
       std::string mods_text;
       for (const auto& f : failed) mods_text += (mods_text.empty() ? "" : ", ") + f;
       unread.push_back(t.node + " (" + mods_text + ")");
     }
     report.push_back(node);
+  }
+  if (Cancel().is_set()) {
+    if (g.format == "json")
+      std::printf("%s\n", nlohmann::json{{"nodes", report}, {"interrupted", true}}.dump(1).c_str());
+    return Interrupted(stopped.empty() ? "stopped; nothing more was started" : stopped);
   }
   std::string not_read;
   for (const auto& u : unread) not_read += (not_read.empty() ? "" : ", ") + u;
@@ -354,6 +416,12 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
   if (Status in_service = RefuseInService(g, o.reset_node); !in_service)
     return BmcFail(in_service.error());
   auto r = bmc->Reset(sys.value(), k->second);
+  Printer().Done();
+  if (!r.ok() && r.error().code == transport::kCancelledCode) {
+    bmc.reset();   // the session is deleted before we say so
+    return Interrupted(o.reset_node + ": " + r.error().message +
+                       "; the reset may have been sent: `plumb bmc inventory` shows the power state");
+  }
   if (!r.ok()) return BmcFail(r.error());
   std::printf("%s: reset (%s): sent %s\n", o.reset_node.c_str(), o.reset_type.c_str(), r.value().c_str());
   return ExitCodeFor("bmc reset", Outcome::kOk);
@@ -374,6 +442,10 @@ void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
   sub->add_option("--fanout", o.fanout, "BMCs at once")->capture_default_str();
   sub->add_option("--per-bmc", o.per_bmc, "Connections per BMC")->capture_default_str();
   sub->add_option("--timeout", o.timeout_s, "Per-request timeout, seconds")->capture_default_str();
+  sub->add_option("--task-timeout", o.task_timeout,
+                  "How long a firmware update's task may run (45m, 90s, 1h)")->capture_default_str();
+  sub->add_option("--power-timeout", o.power_timeout,
+                  "How long a reset may take to reach its power state")->capture_default_str();
   sub->add_option("--format", g.format, "text | json")->capture_default_str();
   sub->add_flag("-v,--verbose", g.verbose, "Print notes (retries, fallbacks, non-conformance)");
 }
@@ -420,6 +492,12 @@ void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   apply->add_option("--reboot-timeout", a.reboot_timeout_s, "Seconds a reset may take")
       ->capture_default_str();
   apply->add_option("--lock-ttl", a.lock_ttl, "As for plumb apply")->capture_default_str();
+  apply->add_option("--task-timeout", a.task_timeout,
+                    "How long a firmware update's task may run before the node fails")
+      ->capture_default_str();
+  apply->add_option("--power-timeout", a.power_timeout,
+                    "How long a BMC reset may take to reach its power state")
+      ->capture_default_str();
   apply->add_option("--trust-policy-from", a.trust_from, "As for plumb apply");
   apply->add_option("--approved-by", a.approved_by, "As for plumb apply");
   apply->add_option("--format", g.format, "text | json (JSON lines of events)")

@@ -26,7 +26,11 @@ std::unique_ptr<transport::Bmc> BmcFactory::Open(const plans::BmcTarget& target)
   o.credentials = credentials_;
   o.auth = options_.auth;
   o.request_timeout = options_.request_timeout;
+  o.task_deadline = options_.task_timeout;
+  o.power_deadline = options_.power_timeout;
+  o.cancel = options_.cancel;
   o.log = options_.log;
+  o.progress = options_.progress;
   return std::make_unique<transport::RedfishClient>(
       transport::NewCurlHttpClient(engine_, options_.tls), o);
 }

@@ -23,7 +23,15 @@ struct BmcConnectOptions {
   transport::BmcAuth auth = transport::BmcAuth::kAuto;
   long per_bmc_connections = 4;
   std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
+  /// How long a firmware task / a reset's power state is waited for (--task-timeout,
+  /// --power-timeout).
+  std::chrono::milliseconds task_timeout{transport::kDefaultTaskTimeout};
+  std::chrono::milliseconds power_timeout{transport::kDefaultPowerTimeout};
+  /// Ends every wait on Ctrl-C / SIGTERM (the caller's; may be null).
+  const transport::CancelSignal* cancel = nullptr;
   std::function<void(const std::string&)> log;   ///< operator notes (never secrets)
+  /// Every wait's progress (the bmc verbs print it); may be empty.
+  std::function<void(const transport::WaitProgress&)> progress;
 };
 
 /// Makes one Bmc per target, sharing one curl engine and one credential read.

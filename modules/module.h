@@ -9,6 +9,7 @@
 ///   - apply: one action -> commands over SSH or calls to the BMC; idempotent; values quoted;
 ///   - verify: by default, re-probe and expect an empty diff.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 
 #include "inventory/model.h"
 #include "modules/transport/shell.h"
+#include "modules/transport/wait_progress.h"
 #include "schemas/result.h"
 
 namespace plumb::transport { class Bmc; }
@@ -144,6 +146,14 @@ struct NodeContext {
   transport::Shell* shell = nullptr;
   transport::Bmc* bmc = nullptr;
   std::chrono::milliseconds command_timeout{std::chrono::minutes(30)};
+  /// A long wait inside Apply (a firmware task) reports here after every look; the caller shows
+  /// it (a TTY line, a heartbeat). May be empty.
+  std::function<void(const transport::WaitProgress&)> progress;
+  /// An operation the BMC carries on with even if plumb stops (a firmware update) is reported
+  /// here as soon as the BMC accepted it, as JSON ({"task", "monitor", ...}): the engine
+  /// journals it, and a resumed run passes it back in the action's params["in_flight"], so
+  /// Apply follows that task instead of starting another. May be empty.
+  std::function<void(const nlohmann::json&)> in_flight;
 };
 
 class Module {
@@ -194,6 +204,8 @@ class Module {
   virtual std::vector<CheckResult> Checks(const nlohmann::json& desired, const Facts& facts) const;
 
   /// Carries out one action (from this module's Diff). Idempotent: running it twice is harmless.
+  /// Stopped by the cancel signal (Ctrl-C) in a wait, it fails with code
+  /// transport::kCancelledCode: the caller records the step as interrupted, not failed.
   virtual ApplyOutcome Apply(NodeContext& ctx, const Action& action) const;
 };
 

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "modules/marker/marker.h"
+#include "modules/transport/cancel_signal.h"
 #include "plans/drain_reason.h"
 #include "plans/health_run.h"
 
@@ -44,7 +45,12 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
   }
   // An intent with no outcome: the action may or may not have happened. Look before redoing.
   const bool recheck = adopted_ || (last && (last->outcome == StepState::kNone || last->outcome == StepState::kInterrupted));
-  if (recheck) {
+  // An operation the BMC carries on with (a firmware update) was in flight when the run
+  // stopped: Apply follows it (its task, else the inventory) instead of starting another.
+  const std::string task_step = "task:" + a.id;
+  const StepRecord* in_flight = Last(task_step);
+  if (in_flight && Finished(in_flight->outcome)) in_flight = nullptr;
+  if (recheck && !in_flight) {
     NodeFacts f = e_.deps().prober->Probe(np_.node);
     auto left = Remaining(f);
     if (MalformedFacts(left)) {   // "not known" would redo the action on facts that do not read
@@ -70,7 +76,45 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
     ctx.node = node ? node : &stand_in;
     ctx.shell = sh ? *sh : nullptr;
     ctx.bmc = e_.deps().transport->Bmc(np_.node);
-    const modules::ApplyOutcome o = m->Apply(ctx, a);
+    modules::Action act = a;
+    if (in_flight) act.params["in_flight"] = in_flight->detail;
+    // What the BMC accepted goes to the journal before Apply waits on it ("task:<action id>",
+    // closed below), so a resume finds it even after a kill; the wait's progress is the
+    // node's heartbeat.
+    std::optional<int64_t> task_id;
+    nlohmann::json task_detail;
+    ctx.in_flight = [&](const nlohmann::json& d) {
+      StepRecord rec;
+      rec.run = e_.opts().run_id;
+      rec.node = np_.node;
+      rec.step = task_step;
+      rec.detail = task_detail = d;
+      rec.started_at = e_.Now();
+      auto id = e_.deps().journal->StepIntent(rec);
+      if (id) task_id = *id;
+      else e_.JournalBroken(id.error());
+    };
+    const auto since = e_.deps().clock->Now();
+    ctx.progress = [&](const transport::WaitProgress& p) { Heartbeat(step, since, p.Text(), "bmc"); };
+    const modules::ApplyOutcome o = m->Apply(ctx, act);
+    const bool cancelled = !o.ok() && o.error().code == transport::kCancelledCode;
+    const std::optional<int64_t> open_task = task_id ? task_id : in_flight ? std::optional(in_flight->id) : std::nullopt;
+    if (open_task) {
+      const StepState st = cancelled ? StepState::kInterrupted : o.ok() ? StepState::kOk : StepState::kFailed;
+      if (Status s = e_.deps().journal->StepOutcome(*open_task, st, o.ok() ? "" : o.error().message, e_.Now(),
+                                                    MillisBetween(since, e_.deps().clock->Now()),
+                                                    nlohmann::json::object());
+          !s)
+        e_.JournalBroken(s.error());
+    }
+    if (cancelled) {
+      // Stopped waiting, not failed: the BMC carries on; --resume follows the task.
+      StepResult r = StepResult::Interrupted();
+      r.error = o.error().message;
+      if (!task_detail.is_null()) r.detail["in_flight"] = task_detail;
+      else if (in_flight) r.detail["in_flight"] = in_flight->detail;
+      return r;
+    }
     if (!o.ok()) {
       shell_.reset();   // whatever broke, start the next step on a fresh connection
       return StepResult::Failed(o.error().message);
@@ -140,6 +184,8 @@ bool NodeRun::Reboot() {
     StepResult r = Step("reboot", {{"boot_id", old_id}, {"via", bmc ? "bmc" : "ssh"}}, [&] {
       if (bmc) {
         Status s = e_.deps().transport->PowerCycle(np_.node);
+        // Ctrl-C while the BMC's power state was awaited: the reset went out; resume looks.
+        if (!s && s.error().code == transport::kCancelledCode) return StepResult::Interrupted();
         return s ? StepResult::Ok() : StepResult::Failed("BMC reset: " + s.error().message);
       }
       auto sh = ShellNow();

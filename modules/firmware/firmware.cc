@@ -200,7 +200,8 @@ std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts
   return out;
 }
 
-Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action) {
+Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action,
+                                      const UpdateWatch& watch) {
   const json& p = action.params;
   const std::string comp = p.value("component", "");
   const std::string want = action.after.is_string() ? action.after.get<std::string>() : "";
@@ -244,8 +245,22 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action)
   }
 
   std::string method;
+  // Once the BMC took the update, say so before waiting: a run stopped meanwhile must find it.
+  transport::TaskWatch task_watch = watch.task;
+  auto in_flight = [&](const std::string& task_link, const std::string& monitor) {
+    if (watch.task.accepted) watch.task.accepted(task_link, monitor);
+    if (watch.in_flight)
+      watch.in_flight({{"task", task_link}, {"monitor", monitor}, {"method", method},
+                       {"component", comp}, {"wanted", want}});
+  };
+  task_watch.accepted = in_flight;
   Result<transport::TaskOutcome> task = Diagnostic::Error("apply.firmware", "not started");
-  if (image.rfind("https://", 0) == 0 || image.rfind("http://", 0) == 0) {
+  if (p.contains("in_flight") && p["in_flight"].is_object()) {
+    // A run stopped while this update was in flight: follow that task, never start another.
+    const json& f = p["in_flight"];
+    method = f.value("method", "");
+    task = bmc.FollowTaskLink(f.value("task", ""), f.value("monitor", ""), watch.task);
+  } else if (image.rfind("https://", 0) == 0 || image.rfind("http://", 0) == 0) {
     if (!svc["simple_update"].is_string()) {
       return Diagnostic::Error("apply.firmware", bmc.Name() + ": no SimpleUpdate action; use a file: image for a push update",
                                {}, "firmware_images." + comp);
@@ -256,7 +271,7 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action)
     auto body = BuildSimpleUpdate(spec.value(), image, target_list, bmc.Name(), comp);
     if (!body.ok()) return body.error();
     method = "SimpleUpdate";
-    task = bmc.PostAction(svc["simple_update"].get<std::string>(), body.value());
+    task = bmc.PostAction(svc["simple_update"].get<std::string>(), body.value(), task_watch);
   } else {
     std::string file = image.rfind("file:", 0) == 0 ? image.substr(5) : image;
     if (!svc["multipart_push"].is_string()) {
@@ -265,37 +280,57 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action)
     }
     json params = {{"Targets", targets}, {"@Redfish.OperationApplyTime", "Immediate"}};
     method = "multipart";
-    task = bmc.PostMultipart(svc["multipart_push"].get<std::string>(), params, file);
+    task = bmc.PostMultipart(svc["multipart_push"].get<std::string>(), params, file, task_watch);
   }
   if (!task.ok()) return task.error();
-  if (!task.value().Succeeded()) {
+  const transport::TaskOutcome& t = task.value();
+  TaskReport report{t.had_task, t.unknown, t.state, t.task_status, t.EndText(), t.message_ids};
+  auto read_versions = [&]() -> Result<std::vector<std::string>> {
+    std::vector<std::string> now;
+    for (const auto& tl : targets) {
+      auto m = bmc.Get(tl.get<std::string>());
+      if (!m.ok()) return m.error();
+      now.push_back(Trim(StrOf(m.value(), "Version")));
+    }
+    return now;
+  };
+  auto now = read_versions();
+  if (!now.ok()) return now.error();
+  if (InventoryDecides(report)) {
+    // The version is the truth here: read it again for a while before an unchanged one counts
+    // (a BMC without a TaskService applies a moment after it answered).
+    auto shows_wanted = [&](const std::vector<std::string>& v) {
+      return std::all_of(v.begin(), v.end(), [&](const std::string& x) { return ShowsVersion(x, want); });
+    };
+    for (std::chrono::milliseconds waited{0};
+         !shows_wanted(now.value()) && waited < watch.settle; waited += watch.settle_poll) {
+      if (auto paused = bmc.Pause(watch.settle_poll); !paused.ok()) return paused.error();
+      now = read_versions();
+      if (!now.ok()) return now.error();
+    }
+  }
+  FirmwareOutcome out = Decide(report, want, now.value());
+  out.method = method.empty() ? "the earlier request" : method;
+  out.messages = t.messages;
+  if (out.failed) {
     std::string msgs;
-    for (const auto& m : task.value().messages) msgs += "; " + m;
-    return Diagnostic::Error("apply.firmware", bmc.Name() + ": update of " + comp + " ended " +
-                                                   task.value().state + msgs, {}, action.key);
+    for (const auto& m : t.messages) msgs += "; " + m;
+    return Diagnostic::Error("apply.firmware",
+                             bmc.Name() + ": update of " + comp + " to " + want + " failed: " + out.why + msgs,
+                             {}, action.key,
+                             t.Known() ? "" : "plumb could not read how the update ended, and the "
+                                              "version did not change: check the BMC's task list and "
+                                              "`plumb bmc plan` before trying again");
   }
-  // The task's words first (UpdateSuccessful / AwaitToActivate), then what every target shows.
-  TaskVerdict verdict = VerdictOf(task.value().message_ids);
-  std::string says;
-  for (const auto& id : task.value().message_ids) {
-    std::string k = id.substr(id.rfind('.') == std::string::npos ? 0 : id.rfind('.') + 1);
-    if (VerdictOf({id}) != TaskVerdict::kUnknown && says.empty()) says = k;
-  }
-  std::vector<std::string> now;
-  for (const auto& t : targets) {
-    auto m = bmc.Get(t.get<std::string>());
-    if (!m.ok()) return m.error();
-    now.push_back(Trim(StrOf(m.value(), "Version")));
-  }
-  FirmwareOutcome out = Decide(verdict, says, want, now);
-  out.method = method;
-  out.messages = task.value().messages;
   return out;
 }
 
 ApplyOutcome FirmwareModule::Apply(NodeContext& ctx, const Action& action) const {
   if (!ctx.bmc) return ApplyOutcome::Failed(NoBmc(Name(), action.id));
-  auto r = ApplyFirmware(*ctx.bmc, action);
+  UpdateWatch watch;
+  watch.task.progress = ctx.progress;
+  watch.in_flight = ctx.in_flight;
+  auto r = ApplyFirmware(*ctx.bmc, action, watch);
   if (!r.ok()) return ApplyOutcome::Failed(r.error());
   return r->staged ? ApplyOutcome::Staged(r->Describe()) : ApplyOutcome::Done(r->Describe());
 }

@@ -23,7 +23,14 @@
 /// the plan says so and apply refuses it; pin such items by Id. Versions are compared as exact
 /// strings after trimming (Version is free-form). Actions are ordered BMC, then BIOS, then the
 /// rest; disruption firmware-flash. The SimpleUpdate request follows the action's ActionInfo
-/// (simple_update.h); the outcome trusts the task's messages, then the inventory (outcome.h).
+/// (simple_update.h); the outcome is decided by the task's end and words, and the inventory
+/// where those say nothing or cannot be read (outcome.h).
+///
+/// In flight: once the BMC accepted an update with a task, Apply reports {"task", "monitor",
+/// "method", "component", "wanted"} through NodeContext::in_flight before it waits. An action
+/// whose params carry that object back as "in_flight" (a resumed run) follows that task to its
+/// end instead of starting another update; a task gone meanwhile leaves it to the inventory.
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +38,7 @@
 #include "modules/firmware/inventory.h"
 #include "modules/firmware/outcome.h"
 #include "modules/module.h"
+#include "modules/transport/bmc.h"
 
 namespace plumb::modules::firmware {
 
@@ -52,7 +60,18 @@ struct FirmwareSources {
 /// Pure: inventory members (+ the UpdateService resource, + the node's system view) -> facts.
 Facts FirmwareFacts(const FirmwareSources& sources);
 
-/// Carries out one firmware action (the work behind FirmwareModule::Apply).
-Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action);
+/// How ApplyFirmware waits: the task's hooks, and how long the inventory is read again when it
+/// has the last word (outcome.h rule 4) before an unchanged version counts.
+struct UpdateWatch {
+  transport::TaskWatch task;
+  std::function<void(const nlohmann::json&)> in_flight;   ///< NodeContext::in_flight
+  std::chrono::milliseconds settle{std::chrono::seconds(20)};
+  std::chrono::milliseconds settle_poll{std::chrono::seconds(2)};
+};
+
+/// Carries out one firmware action (the work behind FirmwareModule::Apply). A failed update,
+/// or one whose end is unknown and not in the inventory, is an error (code apply.firmware).
+Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action,
+                                      const UpdateWatch& watch = {});
 
 }  // namespace plumb::modules::firmware

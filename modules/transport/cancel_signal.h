@@ -36,6 +36,10 @@ class CancelSignal {
 
 enum class WaitResult { kReady, kCancelled, kTimeout, kError };
 
+/// The error code of anything that stopped because the cancel signal came (a BMC wait, a
+/// request): callers tell "stopped on request" from "failed" by it.
+inline constexpr const char* kCancelledCode = "cancelled";
+
 /// Waits until `fd` has `events` (POLLIN, POLLOUT; an error or hang-up on it counts as ready:
 /// the caller's next read or write tells which), `cancel` (may be null) is set, or `deadline`
 /// passes, in one poll() per wake-up (EINTR restarts it with what is left). Cancellation wins

@@ -14,6 +14,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "modules/transport/cancel_signal.h"
+
 namespace plumb::transport {
 namespace {
 
@@ -32,7 +34,14 @@ struct Transfer {
   CURLcode result = CURLE_OK;
   char errbuf[CURL_ERROR_SIZE] = {0};
   Batch* batch = nullptr;
+  const CancelSignal* cancel = nullptr;   // the request's (HttpRequest::cancel)
 };
+
+void Finish(Transfer* t) {
+  Batch* b = t->batch;
+  std::lock_guard<std::mutex> lock(b->mu);
+  if (--b->remaining == 0) b->cv.notify_all();
+}
 
 size_t WriteBody(char* data, size_t size, size_t n, void* user) {
   static_cast<Transfer*>(user)->response.body.append(data, size * n);
@@ -56,6 +65,12 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   while (v < line.size() && (line[v] == ' ' || line[v] == '\t')) ++v;
   t->response.headers[name] = line.substr(v);
   return size * n;
+}
+
+// Called by libcurl about once a second while a transfer lives (more often while data flows):
+// a non-zero return aborts it (CURLE_ABORTED_BY_CALLBACK).
+int AbortOnCancel(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const CancelSignal*>(user)->is_set() ? 1 : 0;
 }
 
 // ---- certificate fingerprint pinning (OpenSSL verify callback) ----
@@ -109,6 +124,7 @@ Diagnostic TransferError(const Transfer& t, const std::string& url) {
   std::string code = "http.io";
   switch (t.result) {
     case CURLE_OPERATION_TIMEDOUT: code = "http.timeout"; break;
+    case CURLE_ABORTED_BY_CALLBACK: code = kCancelledCode; break;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST: code = "http.connect"; break;
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -118,6 +134,7 @@ Diagnostic TransferError(const Transfer& t, const std::string& url) {
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH: code = "http.tls"; break;
     default: break;
   }
+  if (code == kCancelledCode) detail = "abandoned on the cancel signal";
   std::string hint;
   if (code == "http.tls") {
     hint = "the BMC's certificate was not accepted: check bmc.ca / bmc.fingerprint";
@@ -169,7 +186,10 @@ class CurlEngine {
         if (stop_ && pending_.empty() && running == 0) break;
         add.swap(pending_);
       }
-      for (auto* t : add) curl_multi_add_handle(multi_, t->easy);
+      for (auto* t : add) {
+        curl_multi_add_handle(multi_, t->easy);
+        active_.insert(t);
+      }
       curl_multi_perform(multi_, &running);
       int queued = 0;
       while (CURLMsg* m = curl_multi_info_read(multi_, &queued)) {
@@ -178,9 +198,22 @@ class CurlEngine {
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
         t->result = m->data.result;
         curl_multi_remove_handle(multi_, m->easy_handle);
-        Batch* b = t->batch;
-        std::lock_guard<std::mutex> lock(b->mu);
-        if (--b->remaining == 0) b->cv.notify_all();
+        active_.erase(t);
+        Finish(t);
+      }
+      // A request whose cancel signal came ends here, at the latest one poll (1 s) later:
+      // libcurl calls the progress callback only while a transfer moves, and a BMC that does
+      // not answer moves nothing.
+      for (auto it = active_.begin(); it != active_.end();) {
+        Transfer* t = *it;
+        if (t->cancel == nullptr || !t->cancel->is_set()) {
+          ++it;
+          continue;
+        }
+        curl_multi_remove_handle(multi_, t->easy);
+        t->result = CURLE_ABORTED_BY_CALLBACK;
+        it = active_.erase(it);
+        Finish(t);
       }
       curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
     }
@@ -190,6 +223,7 @@ class CurlEngine {
   std::thread thread_;
   std::mutex mu_;
   std::deque<Transfer*> pending_;
+  std::set<Transfer*> active_;   // added to the multi handle, not done yet (the loop's own)
   bool stop_ = false;
 };
 
@@ -277,6 +311,12 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::min<long long>(r.timeout.count(), 15000)));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    t.cancel = r.cancel;
+    if (r.cancel) {
+      curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+      curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, AbortOnCancel);
+      curl_easy_setopt(e, CURLOPT_XFERINFODATA, const_cast<CancelSignal*>(r.cancel));
+    }
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, WriteBody);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, WriteHeader);

@@ -14,6 +14,8 @@
 
 namespace plumb::transport {
 
+class CancelSignal;   // cancel_signal.h
+
 /// One part of a multipart/form-data body (DSP0266 "Multipart HTTP and HTTPS push updates").
 struct MultipartPart {
   std::string name;           ///< "UpdateParameters", "UpdateFile", "OemParameters"
@@ -30,6 +32,10 @@ struct HttpRequest {
   std::string body;              ///< sent when non-empty (or for POST/PATCH)
   std::vector<MultipartPart> parts;   ///< non-empty: multipart/form-data instead of `body`
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  /// When set, the request is abandoned within about a second of the signal (error code
+  /// kCancelledCode). Only for requests that change nothing (GET): a write cut short leaves the
+  /// BMC in a state nobody knows.
+  const CancelSignal* cancel = nullptr;
 };
 
 struct HttpResponse {
@@ -42,7 +48,7 @@ struct HttpResponse {
 };
 
 /// Transport error codes: "http.timeout", "http.connect", "http.tls" (certificate refused),
-/// "http.io" (anything else). The message never contains request headers or bodies.
+/// "http.io" (anything else), kCancelledCode (the request's cancel signal came). The message never contains request headers or bodies.
 class HttpClient {
  public:
   virtual ~HttpClient() = default;

@@ -16,6 +16,8 @@ namespace {
 constexpr const char* kServiceRoot = "/redfish/v1/";
 constexpr int kMaxRedirects = 5;
 constexpr int kMaxPages = 10000;
+// Task answers in a row whose body is not JSON before the task's end counts as unknown.
+constexpr int kUnreadableBudget = 3;
 
 std::string Base64(const std::string& in) {
   static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -129,12 +131,31 @@ void RedfishClient::Note(const std::string& msg) const {
   if (options_.log) options_.log(options_.base_url + ": " + msg);
 }
 
-void RedfishClient::Sleep(std::chrono::milliseconds d) const {
+Status RedfishClient::Pause(std::chrono::milliseconds d) {
+  const CancelSignal* cancel = options_.cancel;
+  if (cancel && cancel->is_set()) return Cancelled("waiting");
   if (options_.sleep) {
-    options_.sleep(d);
+    options_.sleep(d);   // tests: no time passes; the hook may set the signal
+  } else if (cancel) {
+    // One poll() on the signal's fd: the wait ends the moment the signal comes.
+    if (WaitFd(-1, POLLIN, cancel, std::chrono::steady_clock::now() + d) == WaitResult::kCancelled)
+      return Cancelled("waiting");
   } else {
     std::this_thread::sleep_for(d);
   }
+  if (cancel && cancel->is_set()) return Cancelled("waiting");
+  return OkStatus();
+}
+
+Diagnostic RedfishClient::Cancelled(const std::string& what) const {
+  return Diagnostic::Error(kCancelledCode, Name() + ": stopped " + what + " (cancel signal)");
+}
+
+void RedfishClient::Report(const WaitProgress& p_in, const TaskWatch* watch) const {
+  WaitProgress p = p_in;
+  p.node = options_.node;
+  if (watch && watch->progress) watch->progress(p);
+  if (options_.progress) options_.progress(p);
 }
 
 Result<std::string> RedfishClient::Url(std::string_view link) const {
@@ -161,6 +182,9 @@ Result<HttpResponse> RedfishClient::SendOnce(const Exchange& ex, const std::stri
   if (!ex.body.empty()) req.headers.emplace_back("Content-Type", "application/json");
   for (const auto& h : ex.headers) req.headers.push_back(h);
   if (ex.auth) AddAuth(req);
+  // A read can be abandoned on Ctrl-C; a write is left to finish (cut short, nobody would know
+  // what the BMC did).
+  if (ex.method == "GET") req.cancel = options_.cancel;
   req.body = ex.body;
   req.parts = ex.parts;
   return http_->Send(req);
@@ -185,7 +209,7 @@ Result<HttpResponse> RedfishClient::Send(const Exchange& ex_in) {
       bool retryable = code == "http.timeout" || code == "http.io" || nothing_sent;
       if (retryable && (ex.method == "GET" || nothing_sent) && attempt < options_.max_attempts) {
         Note("retrying " + ex.method + " " + PathOf(target) + " after " + code);
-        Sleep(backoff);
+        if (auto p = Pause(backoff); !p.ok()) return p.error();
         continue;
       }
       return r;
@@ -194,7 +218,7 @@ Result<HttpResponse> RedfishClient::Send(const Exchange& ex_in) {
     if (resp.status == 503 && attempt < options_.max_attempts) {
       // Busy, or out of sessions (iDRAC RAC0218): the request was not processed.
       Note("HTTP 503 on " + PathOf(target) + ", retrying");
-      Sleep(RetryAfter(resp, backoff, options_.backoff_cap));
+      if (auto p = Pause(RetryAfter(resp, backoff, options_.backoff_cap)); !p.ok()) return p.error();
       continue;
     }
     if (resp.status == 401 && ex.auth && auth_ == AuthState::kSession && !relogged) {
@@ -582,7 +606,8 @@ Result<BmcResponse> RedfishClient::Patch(std::string_view link, const Json& body
   return ToBmcResponse(resp);
 }
 
-Result<TaskOutcome> RedfishClient::PostAction(std::string_view target, const Json& body) {
+Result<TaskOutcome> RedfishClient::PostAction(std::string_view target, const Json& body,
+                                              const TaskWatch& watch) {
   Exchange ex;
   ex.method = "POST";
   ex.link = std::string(target);
@@ -590,11 +615,11 @@ Result<TaskOutcome> RedfishClient::PostAction(std::string_view target, const Jso
   auto r = Send(ex);
   if (!r.ok()) return r.error();
   if (!Is2xx(r.value().status)) return HttpError("POST", target, r.value());
-  return FollowTask(r.value());
+  return FollowTask(r.value(), watch);
 }
 
 Result<TaskOutcome> RedfishClient::PostMultipart(std::string_view uri, const Json& params,
-                                                 const std::string& file) {
+                                                 const std::string& file, const TaskWatch& watch) {
   Exchange ex;
   ex.method = "POST";
   ex.link = std::string(uri);
@@ -605,15 +630,17 @@ Result<TaskOutcome> RedfishClient::PostMultipart(std::string_view uri, const Jso
   auto r = Send(ex);
   if (!r.ok()) return r.error();
   if (!Is2xx(r.value().status)) return HttpError("POST", uri, r.value());
-  return FollowTask(r.value());
+  return FollowTask(r.value(), watch);
 }
 
-Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
+Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first, const TaskWatch& watch) {
   TaskOutcome out;
+  out.http_status = first.status;
   BmcResponse resp = ToBmcResponse(first);
   BodyMessages(resp.body, out);
   out.final_body = resp.body;
   std::string monitor = first.status == 202 ? resp.location : "";
+  out.monitor = monitor;
   if (IsTask(resp.body)) {
     // The task in the body (Supermicro), with or without a Location.
     out.task_link = resp.body.value("@odata.id", "");
@@ -621,74 +648,172 @@ Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
     TaskMessages(resp.body, out);
   }
   if (monitor.empty() && out.task_link.empty()) {
-    if (first.status == 202) Note("202 Accepted without a task monitor or task; assuming done");
+    if (first.status == 202) {
+      // Accepted, and nothing says where it goes from here.
+      out.unknown = "HTTP 202 Accepted without a task monitor or a task to follow";
+      Note(out.unknown);
+    }
     return out;   // synchronous: 200/204 with no task
   }
   out.had_task = true;
+  if (watch.accepted) watch.accepted(out.task_link, monitor);
   if (Terminal(out.state)) {
-    out.final_body = resp.body;
     out.task_status = resp.body.value("TaskStatus", "");
     return out;
   }
-  bool seen_running = true;   // a 202 or a non-terminal task means it was running
+  return PollTask(std::move(out), monitor,
+                  RetryAfter(first, options_.task_poll, options_.backoff_cap), watch);
+}
+
+Result<TaskOutcome> RedfishClient::FollowTaskLink(const std::string& task_link,
+                                                  const std::string& monitor,
+                                                  const TaskWatch& watch) {
+  TaskOutcome out;
+  out.had_task = true;
+  out.task_link = task_link;
+  out.monitor = monitor;
+  if (task_link.empty() && monitor.empty()) {
+    return Diagnostic::Error("bmc.task", Name() + ": no task link to follow");
+  }
+  return PollTask(std::move(out), monitor, std::chrono::milliseconds(0), watch);
+}
+
+Result<TaskOutcome> RedfishClient::PollTask(TaskOutcome out, std::string monitor,
+                                            std::chrono::milliseconds first_wait,
+                                            const TaskWatch& watch) {
+  using std::chrono::milliseconds;
+  // Answers in a row that told nothing (transport errors, 5xx, a body that is not JSON): a
+  // BMC rebooting into its new firmware, or answering one poll with a 500, has not ended the
+  // task. Past the budget the end is unknown: the caller checks what it can.
   int errors = 0;
-  std::chrono::milliseconds waited{0};
-  std::chrono::milliseconds wait = RetryAfter(first, options_.task_poll, options_.backoff_cap);
-  auto finish_from_task = [&](const Json& task) {
+  std::string last_problem;
+  int percent = -1;
+  milliseconds waited{0};
+  milliseconds wait = first_wait;
+  const milliseconds limit = options_.task_deadline;
+  auto what = [&] { return "task " + (out.task_link.empty() ? monitor : out.task_link); };
+  auto report = [&](const std::string& state) {
+    Report({WaitProgress::Kind::kTask, "", what(), state, percent, waited, limit}, &watch);
+  };
+  auto read_task = [&](const Json& task) {
+    if (out.task_link.empty()) out.task_link = task.value("@odata.id", "");
     out.state = task.value("TaskState", "");
     out.task_status = task.value("TaskStatus", "");
+    if (task.contains("PercentComplete") && task["PercentComplete"].is_number_integer())
+      percent = task["PercentComplete"].get<int>();
     TaskMessages(task, out);
     out.final_body = task;
   };
-  while (waited < options_.task_deadline) {
-    Sleep(wait);
+  auto too_many = [&](const std::string& problem, int budget) {
+    last_problem = problem;
+    if (++errors <= budget) {
+      Note(what() + ": " + problem + "; asking again (" + std::to_string(errors) + " of " +
+           std::to_string(budget) + " in a row)");
+      return false;
+    }
+    return true;
+  };
+  for (;;) {
+    if (waited >= limit) {
+      std::string state = out.state.empty() ? "no answer" : out.state;
+      if (percent >= 0) state += " " + std::to_string(percent) + "%";
+      if (!last_problem.empty() && errors > 0) state += ", then " + last_problem;
+      return Diagnostic::Error(
+          "bmc.task.timeout",
+          Name() + ": gave up waiting for " + what() + " after " + DurationText(limit) +
+              " (last: " + state + "); the BMC may still be working on it",
+          {}, {},
+          "a longer --task-timeout if the update is known to take that long; `plumb bmc plan` "
+          "shows the version once it is done");
+    }
+    if (auto p = Pause(wait); !p.ok()) {
+      return Diagnostic::Error(kCancelledCode,
+                               Name() + ": stopped waiting for " + what() + " (" +
+                                   (out.state.empty() ? "no answer yet" : out.state) +
+                                   "): the BMC carries on with it");
+    }
+    const auto t0 = std::chrono::steady_clock::now();
     waited += wait;
     wait = options_.task_poll;
-    std::string link = monitor.empty() ? out.task_link : monitor;
+    const std::string link = monitor.empty() ? out.task_link : monitor;
     Exchange ex;
     ex.link = link;
     auto r = Send(ex);
+    waited += std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - t0);
     if (!r.ok()) {
+      if (r.error().code == kCancelledCode) {
+        return Diagnostic::Error(kCancelledCode, Name() + ": stopped waiting for " + what() +
+                                                     ": the BMC carries on with it");
+      }
       // The BMC may be rebooting into its new firmware: keep polling within a budget.
-      if (++errors > options_.task_error_budget) return r.error();
+      if (too_many(r.error().code + " (" + r.error().message + ")", options_.task_error_budget))
+        return r.error();
+      report("unreachable (" + r.error().code + ")");
       continue;
     }
-    errors = 0;
     const HttpResponse& hr = r.value();
+    out.http_status = hr.status;
     Json body = ParseBody(hr.body);
-    if (hr.status == 202) {
-      seen_running = true;
-      wait = RetryAfter(hr, options_.task_poll, options_.backoff_cap);
-      if (IsTask(body)) {
-        if (out.task_link.empty()) out.task_link = body.value("@odata.id", "");
-        out.state = body.value("TaskState", "");
+    const bool unreadable = !hr.body.empty() && body.is_null();
+    if (hr.status >= 500) {
+      // Not the task's end: a monitor that fails one poll (busy, restarting its web server) has
+      // been seen to complete the update after all.
+      std::string detail = DescribeError(body);
+      if (too_many("HTTP " + std::to_string(hr.status) + (detail.empty() ? "" : " (" + detail + ")"),
+                   options_.task_error_budget)) {
+        out.unknown = "the task monitor answered " + last_problem + ", " +
+                      std::to_string(errors) + " times in a row";
+        return out;
       }
+      wait = RetryAfter(hr, options_.task_poll, options_.backoff_cap);
+      report("HTTP " + std::to_string(hr.status));
+      continue;
+    }
+    if (hr.status == 202) {
+      errors = 0;
+      wait = RetryAfter(hr, options_.task_poll, options_.backoff_cap);
+      if (IsTask(body)) read_task(body);
+      report(out.state.empty() ? "Running" : out.state);
       continue;
     }
     if (hr.status == 404 || hr.status == 410) {
       if (!monitor.empty() && !out.task_link.empty() && link == monitor) {
         monitor.clear();   // the monitor is gone (Dell deletes it): read the Task itself
-        wait = std::chrono::milliseconds(0);
+        wait = milliseconds(0);
         continue;
       }
-      if (seen_running) {
-        Note("task " + link + " disappeared after running; treating it as completed");
-        out.state = "Completed";
-        out.messages.push_back("task resource deleted after completion; outcome assumed");
+      // Gone before its end was read: it may have ended either way.
+      Note(what() + " is gone (HTTP " + std::to_string(hr.status) + ") before its end was read");
+      out.unknown = link + " answered HTTP " + std::to_string(hr.status) +
+                    " (deleted) before the task's end was read";
+      return out;
+    }
+    if (Is2xx(hr.status) && unreadable) {
+      // A body cut short tells nothing: read the Task itself if the monitor gave one; else ask
+      // again, and past the budget the end is unknown.
+      const std::string problem = "HTTP " + std::to_string(hr.status) + " with a body that is not JSON (" +
+                                  std::to_string(hr.body.size()) + " bytes: cut short?)";
+      if (!monitor.empty() && !out.task_link.empty() && link == monitor) {
+        Note(what() + ": the monitor answered " + problem + "; reading the Task instead");
+        monitor.clear();
+        wait = milliseconds(0);
+        continue;
+      }
+      // A body cut short is seldom transient: a few looks, not the whole budget.
+      if (too_many(problem, kUnreadableBudget)) {
+        out.unknown = link + " answered " + problem + ", " + std::to_string(errors) + " times in a row";
         return out;
       }
-      return HttpError("GET", link, hr);
+      report("unreadable answer");
+      continue;
     }
+    errors = 0;
     if (Is2xx(hr.status)) {
       if (IsTask(body)) {
-        if (out.task_link.empty()) out.task_link = body.value("@odata.id", "");
-        out.state = body.value("TaskState", "");
-        TaskMessages(body, out);
+        read_task(body);
         // Completion is decided by TaskState alone (PercentComplete can reach 100 early).
-        if (Terminal(out.state)) {
-          finish_from_task(body);
-          return out;
-        }
+        if (Terminal(out.state)) return out;
+        report(out.state);
         continue;
       }
       // The monitor returned the operation's final response.
@@ -697,32 +822,43 @@ Result<TaskOutcome> RedfishClient::FollowTask(const HttpResponse& first) {
       BodyMessages(body, out);
       return out;
     }
-    // The operation's final response is an error.
+    // The operation's final response is an error (a 4xx): the task failed.
     out.state = "Exception";
     out.final_body = body;
     BodyMessages(body, out);
     return out;
   }
-  return Diagnostic::Error("bmc.task.timeout",
-                           Name() + ": task " + (out.task_link.empty() ? monitor : out.task_link) +
-                               " did not finish in time (last state '" + out.state + "')");
 }
 
 Result<std::string> RedfishClient::WaitPower(std::string_view system_link, const std::string& want) {
-  std::chrono::milliseconds waited{0};
+  using std::chrono::milliseconds;
+  milliseconds waited{0};
   std::string state;
+  const milliseconds limit = options_.power_deadline;
   for (;;) {
+    const auto t0 = std::chrono::steady_clock::now();
     auto sys = Get(system_link);
+    waited += std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - t0);
     if (sys.ok()) {
       state = sys.value().value("PowerState", "");
       if (state == want) return state;
+    } else if (sys.error().code == kCancelledCode) {
+      return Diagnostic::Error(kCancelledCode, Name() + ": stopped waiting for PowerState " + want +
+                                                   " (now '" + state + "')");
     }
-    if (waited >= options_.power_deadline) break;
-    Sleep(options_.power_poll);
+    Report({WaitProgress::Kind::kPower, "", "PowerState " + want, state, -1, waited, limit},
+           nullptr);
+    if (waited >= limit) break;
+    if (auto p = Pause(options_.power_poll); !p.ok()) {
+      return Diagnostic::Error(kCancelledCode, Name() + ": stopped waiting for PowerState " + want +
+                                                   " (now '" + state + "')");
+    }
     waited += options_.power_poll;
   }
-  return Diagnostic::Error("bmc.reset.timeout", Name() + ": PowerState stayed '" + state +
-                                                    "', expected '" + want + "'");
+  return Diagnostic::Error("bmc.reset.timeout",
+                           Name() + ": PowerState stayed '" + state + "' for " + DurationText(limit) +
+                               ", expected '" + want + "'",
+                           {}, {}, "a longer --power-timeout if this system takes that long");
 }
 
 Result<std::string> RedfishClient::Reset(std::string_view system_link, ResetKind kind) {
@@ -766,8 +902,9 @@ Result<std::string> RedfishClient::Reset(std::string_view system_link, ResetKind
         }
         return r.error();
       }
-      if (!r.value().Succeeded()) {
-        return Diagnostic::Error("bmc.reset", Name() + ": reset task ended " + r.value().state);
+      // An end that could not be read is left to the power state to tell.
+      if (r.value().Failed()) {
+        return Diagnostic::Error("bmc.reset", Name() + ": reset " + r.value().EndText());
       }
       sent += (sent.empty() ? "" : "+") + seq[i];
       bool off_step = seq[i] == "GracefulShutdown" || seq[i] == "ForceOff";

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "modules/transport/bmc.h"
+#include "modules/transport/cancel_signal.h"
 #include "modules/transport/credentials.h"
 #include "modules/transport/http_client.h"
 
@@ -29,6 +30,12 @@ enum class BmcAuth {
   kSession,   ///< a session or fail
   kBasic,     ///< Authorization: Basic on every request (no session bookkeeping)
 };
+
+/// How long a firmware task may run before plumb gives up waiting: the longest flashes (an HGX
+/// baseboard through its BMC) take 20-40 minutes.
+inline constexpr std::chrono::minutes kDefaultTaskTimeout{45};
+/// How long a reset may take to reach the PowerState it asked for.
+inline constexpr std::chrono::minutes kDefaultPowerTimeout{5};
 
 struct RedfishOptions {
   std::string base_url;          ///< "https://gpu001-bmc.pod-a.example" (a path is ignored)
@@ -43,14 +50,21 @@ struct RedfishOptions {
   int max_attempts = 4;
   std::chrono::milliseconds backoff{std::chrono::milliseconds(500)};
   std::chrono::milliseconds backoff_cap{std::chrono::seconds(10)};
-  /// Task monitors: poll interval when no Retry-After, overall deadline, and how many
-  /// consecutive transport errors are tolerated (the BMC may reboot during its own update).
+  /// Task monitors: poll interval when no Retry-After, how long a task may take (a firmware
+  /// flash: tens of minutes; `--task-timeout`), and how many answers in a row that tell nothing
+  /// are tolerated: transport errors and 5xx (the BMC may reboot during its own update, or
+  /// answer one poll with a 500) before the task's end is unknown.
   std::chrono::milliseconds task_poll{std::chrono::seconds(2)};
-  std::chrono::milliseconds task_deadline{std::chrono::minutes(60)};
+  std::chrono::milliseconds task_deadline{kDefaultTaskTimeout};
   int task_error_budget = 30;
-  /// Resets: how often and how long to wait for PowerState.
+  /// Resets: how often and how long to wait for PowerState (`--power-timeout`).
   std::chrono::milliseconds power_poll{std::chrono::seconds(2)};
-  std::chrono::milliseconds power_deadline{std::chrono::minutes(5)};
+  std::chrono::milliseconds power_deadline{kDefaultPowerTimeout};
+  /// Ends every wait (task, power, retry backoff) and abandons GETs in flight within about a
+  /// second of being set (errors with code kCancelledCode). Owned by the caller; may be null.
+  const CancelSignal* cancel = nullptr;
+  /// Every wait's progress, after each look (the `plumb bmc` verbs print it); may be empty.
+  std::function<void(const WaitProgress&)> progress;
   bool use_expand = true;        ///< only where ProtocolFeaturesSupported advertises it
   /// Notes for the operator (non-conformance, retries, fallbacks). Never given a secret.
   std::function<void(const std::string&)> log;
@@ -81,9 +95,13 @@ class RedfishClient : public Bmc {
   Result<std::vector<std::string>> SystemLinks() override;
   Result<std::string> SystemLink() override;
   Result<BmcResponse> Patch(std::string_view link, const Json& body) override;
-  Result<TaskOutcome> PostAction(std::string_view target, const Json& body) override;
+  Result<TaskOutcome> PostAction(std::string_view target, const Json& body,
+                                 const TaskWatch& watch = {}) override;
   Result<TaskOutcome> PostMultipart(std::string_view uri, const Json& update_parameters,
-                                    const std::string& file) override;
+                                    const std::string& file, const TaskWatch& watch = {}) override;
+  Result<TaskOutcome> FollowTaskLink(const std::string& task_link, const std::string& monitor,
+                                     const TaskWatch& watch = {}) override;
+  Status Pause(std::chrono::milliseconds d) override;
   Result<std::string> Reset(std::string_view system_link, ResetKind kind) override;
 
  private:
@@ -101,10 +119,15 @@ class RedfishClient : public Bmc {
   std::string Scrub(std::string text) const;
   Diagnostic HttpError(const std::string& method, std::string_view link,
                        const HttpResponse& r) const;
-  Result<TaskOutcome> FollowTask(const HttpResponse& first);
+  Result<TaskOutcome> FollowTask(const HttpResponse& first, const TaskWatch& watch);
+  /// Polls `monitor` (or, without one, out.task_link) until the task ends, its end is
+  /// unknown, the task timeout passes or the cancel signal comes.
+  Result<TaskOutcome> PollTask(TaskOutcome out, std::string monitor,
+                               std::chrono::milliseconds first_wait, const TaskWatch& watch);
   Result<std::string> WaitPower(std::string_view system_link, const std::string& want);
   void Note(const std::string& msg) const;
-  void Sleep(std::chrono::milliseconds d) const;
+  void Report(const WaitProgress& p, const TaskWatch* watch) const;
+  Diagnostic Cancelled(const std::string& what) const;
 
   std::unique_ptr<HttpClient> http_;
   RedfishOptions options_;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "fakes/fake_cluster.h"
+#include "modules/transport/cancel_signal.h"
 #include "plans/planner.h"
 #include "plans/rollout.h"
 
@@ -92,8 +93,10 @@ struct RolloutWorld {
     for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(journal_path + ext);
   }
 
+  const modules::Module* kernel_module = nullptr;   ///< stands in for `kernel` when set
+
   const modules::Module* Find(std::string_view name) const {
-    if (name == "kernel") return &kernel;
+    if (name == "kernel") return kernel_module ? kernel_module : &kernel;
     if (name == "sysctl") return &sysctl;
     return nullptr;
   }
@@ -660,4 +663,85 @@ TEST_CASE("rollout: a failed health check in the plan is a finding: skipped, the
   for (const auto& s : *steps)
     if (s.step == "apply:gpu_health.gpu0.ecc") skipped = s.outcome == plans::StepState::kSkipped;
   CHECK(skipped);
+}
+
+namespace {
+
+// Stands for the firmware module: the BMC takes the change as a task. The first Apply is stopped
+// by Ctrl-C while the task runs; an Apply given the task back ("in_flight") follows it to its
+// end, which makes the change.
+class TaskModule final : public modules::Module {
+ public:
+  TaskModule(const modules::Module& inner, std::atomic<bool>& stop) : inner_(inner), stop_(stop) {}
+  const modules::ModuleInfo& Info() const override { return inner_.Info(); }
+  std::vector<modules::Action> Diff(const nlohmann::json& desired,
+                                    const modules::Facts& facts) const override {
+    return inner_.Diff(desired, facts);
+  }
+  modules::ApplyOutcome Apply(modules::NodeContext& ctx, const modules::Action& a) const override {
+    params.push_back(a.params);
+    if (!a.params.contains("in_flight")) {
+      ctx.in_flight({{"task", "/redfish/v1/TaskService/Tasks/9"}, {"monitor", ""}});
+      transport::WaitProgress p;
+      p.what = "task /redfish/v1/TaskService/Tasks/9";
+      p.state = "Running";
+      p.percent = 42;
+      ctx.progress(p);
+      stop_ = true;   // Ctrl-C while it waits
+      return modules::ApplyOutcome::Failed(Diagnostic::Error(
+          transport::kCancelledCode, "stopped waiting for task /redfish/v1/TaskService/Tasks/9"));
+    }
+    return inner_.Apply(ctx, a);
+  }
+  mutable std::vector<nlohmann::json> params;
+
+ private:
+  const modules::Module& inner_;
+  std::atomic<bool>& stop_;
+};
+
+}  // namespace
+
+TEST_CASE("rollout: Ctrl-C during a BMC task: the step is interrupted with its task, resume follows it") {
+  RolloutWorld w(1);
+  TaskModule flash(w.kernel, w.stop);
+  w.kernel_module = &flash;
+  auto r = w.Apply();
+  // The node is interrupted, not failed, and the journal says what is in flight.
+  CHECK(r.outcome == plans::RunState::kInterrupted);
+  REQUIRE(r.nodes.size() == 1);
+  CHECK(r.nodes[0].status == plans::NodeState::kInterrupted);
+  auto steps = w.journal->Steps(w.run_id, "n01");
+  REQUIRE(steps.ok());
+  const plans::StepRecord* apply = nullptr;
+  const plans::StepRecord* task = nullptr;
+  for (const auto& st : *steps) {
+    if (st.step == "apply:kernel.install") apply = &st;
+    if (st.step == "task:kernel.install") task = &st;
+  }
+  REQUIRE(apply);
+  REQUIRE(task);
+  CHECK(apply->outcome == plans::StepState::kInterrupted);
+  CHECK(apply->detail["in_flight"]["task"] == "/redfish/v1/TaskService/Tasks/9");
+  CHECK(task->outcome == plans::StepState::kInterrupted);
+  CHECK(task->detail["task"] == "/redfish/v1/TaskService/Tasks/9");
+  // The wait was the node's heartbeat.
+  bool heard = false;
+  for (const auto& e : w.observer.events)
+    heard = heard || (e.kind == plans::RolloutEvent::Kind::kWait && e.node == "n01" &&
+                      e.message.find("Running 42%") != std::string::npos);
+  CHECK(heard);
+  CHECK(w.fake.Count("n01", "set kernel") == 0);
+
+  // Resume hands the task back to the module instead of starting another update.
+  w.stop = false;
+  auto r2 = w.Apply(true);
+  CHECK(r2.outcome == plans::RunState::kDone);
+  REQUIRE(flash.params.size() == 2);
+  CHECK(flash.params[1]["in_flight"]["task"] == "/redfish/v1/TaskService/Tasks/9");
+  CHECK(w.fake.Count("n01", "set kernel") == 1);
+  auto after = w.journal->Steps(w.run_id, "n01");
+  REQUIRE(after.ok());
+  for (const auto& st : *after)
+    if (st.step == "task:kernel.install") CHECK(st.outcome == plans::StepState::kOk);
 }

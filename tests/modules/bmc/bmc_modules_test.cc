@@ -12,6 +12,7 @@ namespace {
 
 using firmware::FirmwareModule;
 using firmware::ApplyFirmware;
+using firmware::UpdateWatch;
 using bios::BiosModule;
 using bios::ApplyBios;
 using bios::CheckAgainstRegistry;
@@ -154,6 +155,187 @@ TEST_CASE("firmware: SimpleUpdate without If-Match, task followed, version verif
     CHECK(r.value().staged);
     CHECK(r.value().Describe().find("applies on reset") != std::string::npos);
   }
+}
+
+namespace {
+
+// A SimpleUpdate of the BMC (FirmwareInventory/2, 24.01.01 -> 24.09.17) on the Bench: the action
+// and a Diff's action for it.
+const char* kSimpleUpdate = "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate";
+const char* kBmcItem = "/redfish/v1/UpdateService/FirmwareInventory/2";
+const char* kMonitor = "/redfish/v1/TaskService/TaskMonitors/1";
+const char* kTask = "/redfish/v1/TaskService/Tasks/1";
+
+Action BmcUpdate(Bench& b) {
+  json desired = {{"firmware", {{"BMC", "24.09.17"}}},
+                  {"firmware_images", {{"BMC", "https://fw.example/BMC-24.09.17.bin"}}}};
+  auto acts = FirmwareModule().Diff(desired, FirmwareModule().ProbeBmc(*b.bmc).value());
+  REQUIRE(acts.size() == 1);
+  return acts[0];
+}
+
+json TaskBody(const std::string& state, const std::string& status, const std::string& message_id) {
+  json t = {{"@odata.id", kTask}, {"TaskState", state}, {"TaskStatus", status}, {"Messages", json::array()}};
+  if (!message_id.empty()) t["Messages"].push_back({{"MessageId", message_id}, {"Message", "said"}});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("firmware: a task Completed with TaskStatus Critical and ApplyFailed failed") {
+  Bench b;
+  b.fake.handlers[kSimpleUpdate] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    return FakeRedfish::Reply(202, json(), {{"location", kMonitor}});
+  };
+  b.fake.handlers[kMonitor] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    return FakeRedfish::Reply(200, TaskBody("Completed", "Critical", "Update.1.0.ApplyFailed"));
+  };
+  Action a = BmcUpdate(b);
+  auto r = ApplyFirmware(*b.bmc, a);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("failed") != std::string::npos);
+  CHECK(r.error().message.find("TaskStatus Critical") != std::string::npos);
+  CHECK(r.error().message.find("ApplyFailed") != std::string::npos);
+  CHECK(r.error().message.find("the inventory shows 24.01.01") != std::string::npos);
+  modules::NodeContext ctx;
+  ctx.bmc = b.bmc.get();
+  CHECK(FirmwareModule().Apply(ctx, a).kind == ApplyOutcome::Kind::kFailed);
+  SUBCASE("a failure message alone fails a task that says OK") {
+    b.fake.handlers[kMonitor] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+      return FakeRedfish::Reply(200, TaskBody("Completed", "OK", "Update.1.1.VerificationFailed"));
+    };
+    auto r2 = ApplyFirmware(*b.bmc, a);
+    REQUIRE_FALSE(r2.ok());
+    CHECK(r2.error().message.find("VerificationFailed") != std::string::npos);
+  }
+}
+
+TEST_CASE("firmware: an end that could not be read is decided by the inventory") {
+  Bench b;
+  bool applies = false;
+  b.fake.handlers[kSimpleUpdate] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    if (applies) b.fake.resources[kBmcItem]["Version"] = "24.09.17";
+    return FakeRedfish::Reply(202, json(), {{"location", kMonitor}});
+  };
+  // The monitor's last answer (and the Task's) stops halfway.
+  std::string full = TaskBody("Completed", "OK", "").dump();
+  HttpResponse cut;
+  cut.status = 200;
+  cut.body = full.substr(0, full.size() / 2);
+  b.fake.handlers[kMonitor] = [&](const RecordedRequest&) -> Result<HttpResponse> { return cut; };
+  b.fake.handlers[kTask] = [&](const RecordedRequest&) -> Result<HttpResponse> { return cut; };
+  Action a = BmcUpdate(b);
+  SUBCASE("the version did not change: failed, never 'staged'") {
+    auto r = ApplyFirmware(*b.bmc, a);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("unknown") != std::string::npos);
+    CHECK(r.error().message.find("not JSON") != std::string::npos);
+    CHECK(r.error().message.find("still shows 24.01.01") != std::string::npos);
+    CHECK_FALSE(r.error().hint.empty());
+  }
+  SUBCASE("the version changed: updated, by the inventory") {
+    applies = true;
+    auto r = ApplyFirmware(*b.bmc, a);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r.value().staged);
+    CHECK(r.value().Describe().find("updated via SimpleUpdate to 24.09.17 (by the inventory") == 0);
+  }
+}
+
+TEST_CASE("firmware: an answer without a task is read back before it is called staged") {
+  Bench b;
+  int reads_until_applied = 3;   // a BMC without a TaskService that applies a moment later
+  b.fake.handlers[kSimpleUpdate] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    return FakeRedfish::Reply(200, {{"@Message.ExtendedInfo", {{{"MessageId", "Base.1.8.Success"}}}}});
+  };
+  b.fake.handlers[kBmcItem] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    json m = b.fake.resources[kBmcItem];
+    if (b.fake.Count("POST", kSimpleUpdate) > 0 && --reads_until_applied <= 0) m["Version"] = "24.09.17";
+    return FakeRedfish::Reply(200, m);
+  };
+  Action a = BmcUpdate(b);
+  SUBCASE("it shows a moment later: updated") {
+    auto r = ApplyFirmware(*b.bmc, a);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r.value().staged);
+    CHECK(r.value().version_now == "24.09.17");
+  }
+  SUBCASE("it never shows: staged, after reading for the settle time") {
+    reads_until_applied = 1000;
+    UpdateWatch w;
+    w.settle = std::chrono::seconds(20);
+    w.settle_poll = std::chrono::seconds(2);
+    const int before = b.fake.Count("GET", kBmcItem);
+    auto r = ApplyFirmware(*b.bmc, a, w);
+    REQUIRE(r.ok());
+    CHECK(r.value().staged);
+    CHECK(b.fake.Count("GET", kBmcItem) - before == 11);   // once, then every 2 s for 20 s
+  }
+}
+
+TEST_CASE("firmware: an update in flight is said before the wait; a resumed one follows its task") {
+  Bench b;
+  b.fake.handlers[kSimpleUpdate] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    return FakeRedfish::Reply(202, TaskBody("Running", "OK", ""), {{"location", kMonitor}});
+  };
+  Action a = BmcUpdate(b);
+  json said;
+  modules::NodeContext ctx;
+  ctx.bmc = b.bmc.get();
+  ctx.in_flight = [&](const json& f) {
+    said = f;
+    CHECK(b.fake.Count("GET", kMonitor) == 0);
+  };
+  std::vector<std::string> progress;
+  ctx.progress = [&](const transport::WaitProgress& p) { progress.push_back(p.Text()); };
+  b.fake.handlers[kMonitor] = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    if (b.fake.Count("GET", kMonitor) < 3) return FakeRedfish::Reply(202, TaskBody("Running", "OK", ""));
+    b.fake.resources[kBmcItem]["Version"] = "24.09.17";
+    return FakeRedfish::Reply(200, TaskBody("Completed", "OK", "Update.1.0.UpdateSuccessful"));
+  };
+  ApplyOutcome o = FirmwareModule().Apply(ctx, a);
+  REQUIRE(o.ok());
+  CHECK(said["task"] == kTask);
+  CHECK(said["monitor"] == kMonitor);
+  CHECK(said["method"] == "SimpleUpdate");
+  CHECK(said["wanted"] == "24.09.17");
+  REQUIRE(progress.size() >= 2);
+  CHECK(progress[0].find(std::string("task ") + kTask + ": Running") == 0);
+
+  SUBCASE("resumed: the task is followed, nothing is POSTed again") {
+    b.fake.resources[kBmcItem]["Version"] = "24.01.01";
+    Action again = BmcUpdate(b);
+    again.params["in_flight"] = said;
+    b.fake.handlers.erase(kMonitor);   // the monitor is gone; the Task remains
+    b.fake.resources[kTask] = TaskBody("Completed", "OK", "Update.1.0.AwaitToActivate");
+    const int posts = b.fake.Count("POST", kSimpleUpdate);
+    auto r = ApplyFirmware(*b.bmc, again);
+    REQUIRE(r.ok());
+    CHECK(r.value().staged);
+    CHECK(b.fake.Count("POST", kSimpleUpdate) == posts);
+  }
+  SUBCASE("resumed, the task is gone and the version unchanged: failed, not flashed again") {
+    b.fake.resources[kBmcItem]["Version"] = "24.01.01";
+    Action again = BmcUpdate(b);
+    again.params["in_flight"] = said;
+    b.fake.handlers.erase(kMonitor);
+    const int posts = b.fake.Count("POST", kSimpleUpdate);
+    auto r = ApplyFirmware(*b.bmc, again);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("unknown") != std::string::npos);
+    CHECK(b.fake.Count("POST", kSimpleUpdate) == posts);
+  }
+}
+
+TEST_CASE("firmware: verdicts from message ids - a failure wins over staging over success") {
+  using firmware::TaskVerdict;
+  using firmware::VerdictOf;
+  CHECK(VerdictOf({"Update.1.0.UpdateSuccessful"}) == TaskVerdict::kApplied);
+  CHECK(VerdictOf({"Update.1.0.UpdateSuccessful", "Update.1.0.AwaitToActivate"}) == TaskVerdict::kStaged);
+  CHECK(VerdictOf({"Update.1.0.AwaitToActivate", "Update.1.0.ApplyFailed"}) == TaskVerdict::kFailed);
+  CHECK(VerdictOf({"Update.1.2.TransferFailed"}) == TaskVerdict::kFailed);
+  CHECK(VerdictOf({"Update.1.0.NoTargetsDetermined"}) == TaskVerdict::kFailed);
+  CHECK(VerdictOf({"Base.1.8.Success"}) == TaskVerdict::kUnknown);
 }
 
 TEST_CASE("firmware: a file image is pushed multipart - a failed task is an error") {

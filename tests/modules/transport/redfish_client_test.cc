@@ -334,14 +334,17 @@ TEST_CASE("redfish: task flows") {
     REQUIRE_FALSE(r.value().messages.empty());
     CHECK(r.value().messages.back() == "Update.1.0.ApplyFailed: image rejected");
   }
-  SUBCASE("monitor deleted after completion (Dell): 404 -> the Task -> 404 -> done") {
+  SUBCASE("monitor and Task both gone before the end was read: unknown, never Completed") {
     f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
       return FakeRedfish::Reply(202, Task("7", "Running"), {{"location", mon}});
     };
     auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
     REQUIRE(r.ok());
-    CHECK(r.value().state == "Completed");
-    CHECK(f.Count("GET", task) == 1);
+    CHECK(f.Count("GET", task) == 1);   // the monitor's 404 sent it to the Task (Dell)
+    CHECK_FALSE(r.value().Known());
+    CHECK_FALSE(r.value().Succeeded());
+    CHECK_FALSE(r.value().Failed());
+    CHECK(r.value().unknown.find("HTTP 404") != std::string::npos);
   }
   SUBCASE("monitor gone but the Task remains: its state decides") {
     f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
@@ -384,7 +387,204 @@ TEST_CASE("redfish: task flows") {
     auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == "bmc.task.timeout");
+    // What it waited for, how long, and where it stood.
+    CHECK(r.error().message.find("task " + task) != std::string::npos);
+    CHECK(r.error().message.find("after 5s") != std::string::npos);
+    CHECK(r.error().message.find("Running") != std::string::npos);
+    CHECK(r.error().hint.find("--task-timeout") != std::string::npos);
   }
+}
+
+TEST_CASE("redfish: a task monitor's 5xx is not the task's end: polled again, the HTTP status said") {
+  Rig rig;
+  auto& f = rig.fake;
+  const std::string mon = "/redfish/v1/TaskService/TaskMonitors/7";
+  f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+    return FakeRedfish::Reply(202, Task("7", "Running"), {{"location", mon}});
+  };
+  SUBCASE("one 500 on the first poll, then the task completes") {
+    f.script["GET " + mon].push_back(FakeRedfish::Error(500, "Base.1.8.GeneralError", "internal error"));
+    f.script["GET " + mon].push_back(FakeRedfish::Reply(200, Task("7", "Completed")));
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().state == "Completed");
+    CHECK(r.value().Succeeded());
+    CHECK(r.value().http_status == 200);
+    CHECK(rig.AllText().find("HTTP 500") != std::string::npos);
+  }
+  SUBCASE("5xx past the budget: the end is unknown, naming the status") {
+    f.handlers[mon] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Error(502, "Base.1.8.GeneralError", "bad gateway");
+    };
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK_FALSE(r.value().Known());
+    CHECK(r.value().http_status == 502);
+    CHECK(r.value().unknown.find("HTTP 502") != std::string::npos);
+    CHECK(r.value().EndText().find("unknown") != std::string::npos);
+  }
+  SUBCASE("a 4xx final response is the task's failed end, with its HTTP status") {
+    f.script["GET " + mon].push_back(FakeRedfish::Error(400, "Base.1.8.ActionParameterUnknown", "no"));
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().Failed());
+    CHECK(r.value().EndText().find("HTTP 400") != std::string::npos);
+  }
+}
+
+TEST_CASE("redfish: a task answer cut short is not success") {
+  Rig rig;
+  auto& f = rig.fake;
+  const std::string mon = "/redfish/v1/TaskService/TaskMonitors/7";
+  const std::string task = "/redfish/v1/TaskService/Tasks/7";
+  std::string done = Task("7", "Exception").dump();
+  HttpResponse cut;
+  cut.status = 200;
+  cut.body = done.substr(0, done.size() / 2);
+  SUBCASE("the monitor's last answer is cut: the Task itself is read") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Task("7", "Running"), {{"location", mon}});
+    };
+    f.script["GET " + mon].push_back(cut);
+    f.resources[task] = Task("7", "Exception");
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK(r.value().state == "Exception");
+    CHECK(r.value().Failed());
+  }
+  SUBCASE("nothing readable: the end is unknown") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202, Json(), {{"location", mon}});
+    };
+    f.handlers[mon] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> { return cut; };
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK_FALSE(r.value().Known());
+    CHECK_FALSE(r.value().Succeeded());
+    CHECK(r.value().unknown.find("not JSON") != std::string::npos);
+  }
+  SUBCASE("202 without a monitor or a task: unknown, not done") {
+    f.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+      return FakeRedfish::Reply(202);
+    };
+    auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+    REQUIRE(r.ok());
+    CHECK_FALSE(r.value().Known());
+  }
+}
+
+TEST_CASE("redfish: Completed with TaskStatus Critical is a failed end") {
+  Rig rig;
+  Json t = Task("7", "Completed");
+  t["TaskStatus"] = "Critical";
+  rig.fake.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+    return FakeRedfish::Reply(200, t);
+  };
+  auto r = rig.client->PostAction("/redfish/v1/A", Json::object());
+  REQUIRE(r.ok());
+  CHECK(r.value().state == "Completed");
+  CHECK(r.value().Failed());
+  CHECK(r.value().EndText().find("TaskStatus Critical") != std::string::npos);
+}
+
+TEST_CASE("redfish: task waits report progress, say what they accepted, and end on the cancel signal") {
+  CancelSignal cancel;
+  Rig rig;
+  std::vector<WaitProgress> seen;
+  {
+    RedfishOptions o;   // Rig's, plus the signal and a progress sink
+    o.base_url = "https://bmc.example";
+    o.credentials = {"admin", Secret("s3cret-PLANTED")};
+    o.node = "gpu007";
+    o.task_poll = std::chrono::milliseconds(100);
+    o.task_deadline = std::chrono::minutes(45);
+    o.cancel = &cancel;
+    o.progress = [&](const WaitProgress& p) { seen.push_back(p); };
+    int polls = 0;
+    // The third pause is where the operator presses Ctrl-C.
+    o.sleep = [&](std::chrono::milliseconds) {
+      if (++polls == 3) cancel.Set();
+    };
+    rig.client = std::make_unique<RedfishClient>(std::make_unique<ForwardHttp>(&rig.fake), o);
+  }
+  const std::string mon = "/redfish/v1/TaskService/TaskMonitors/7";
+  const std::string task = "/redfish/v1/TaskService/Tasks/7";
+  rig.fake.handlers["/redfish/v1/A"] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+    return FakeRedfish::Reply(202, Task("7", "New"), {{"location", mon}});
+  };
+  Json running = Task("7", "Running");
+  running["PercentComplete"] = 42;
+  rig.fake.handlers[mon] = [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> {
+    return FakeRedfish::Reply(202, running);
+  };
+  std::string accepted;
+  TaskWatch watch;
+  watch.accepted = [&](const std::string& t, const std::string& m) {
+    accepted = t + " " + m;
+    CHECK(rig.fake.Count("GET", mon) == 0);   // said before any wait
+  };
+  std::vector<std::string> mine;
+  watch.progress = [&](const WaitProgress& p) { mine.push_back(p.Text()); };
+  auto r = rig.client->PostAction("/redfish/v1/A", Json::object(), watch);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == kCancelledCode);
+  CHECK(r.error().message.find(task) != std::string::npos);
+  CHECK(r.error().message.find("carries on") != std::string::npos);
+  CHECK(accepted == task + " " + mon);
+  CHECK(rig.fake.Count("GET", mon) == 2);   // no poll after the signal
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].node == "gpu007");
+  CHECK(seen[0].percent == 42);
+  CHECK(seen[0].limit == std::chrono::minutes(45));
+  REQUIRE(mine.size() == 2);
+  CHECK(mine[1].find("task " + task + ": Running 42% (") != std::string::npos);
+  CHECK(mine[1].find(" of 45m)") != std::string::npos);
+}
+
+TEST_CASE("redfish: FollowTaskLink picks up a task started earlier") {
+  Rig rig;
+  const std::string mon = "/redfish/v1/TaskService/TaskMonitors/7";
+  const std::string task = "/redfish/v1/TaskService/Tasks/7";
+  SUBCASE("the monitor is gone: the Task tells the end") {
+    Json done = Task("7", "Completed");
+    done["Messages"] = {{{"MessageId", "Update.1.0.UpdateSuccessful"}, {"Message", "ok"}}};
+    rig.fake.resources[task] = done;
+    auto r = rig.client->FollowTaskLink(task, mon);
+    REQUIRE(r.ok());
+    CHECK(r.value().state == "Completed");
+    CHECK(r.value().message_ids == std::vector<std::string>{"Update.1.0.UpdateSuccessful"});
+    CHECK(rig.fake.Count("POST", "/redfish/v1/A") == 0);
+  }
+  SUBCASE("both gone: unknown") {
+    auto r = rig.client->FollowTaskLink(task, mon);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r.value().Known());
+  }
+}
+
+TEST_CASE("redfish: a reset's power wait ends on the cancel signal and reports progress") {
+  CancelSignal cancel;
+  Rig rig;
+  rig.fake.AddSystem({"On"}, "Off", "1");
+  std::vector<WaitProgress> seen;
+  RedfishOptions o;
+  o.base_url = "https://bmc.example";
+  o.credentials = {"admin", Secret("s3cret-PLANTED")};
+  o.power_poll = std::chrono::milliseconds(100);
+  o.cancel = &cancel;
+  o.progress = [&](const WaitProgress& p) { seen.push_back(p); };
+  o.sleep = [&](std::chrono::milliseconds) { cancel.Set(); };
+  rig.client = std::make_unique<RedfishClient>(std::make_unique<ForwardHttp>(&rig.fake), o);
+  // The system stays Off whatever is asked (a reset that never lands).
+  rig.fake.handlers["/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"] =
+      [&](const testing::RecordedRequest&) -> Result<transport::HttpResponse> { return FakeRedfish::Reply(204); };
+  auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kOn);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == kCancelledCode);
+  CHECK(r.error().message.find("PowerState On") != std::string::npos);
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen[0].kind == WaitProgress::Kind::kPower);
+  CHECK(seen[0].state == "Off");
 }
 
 TEST_CASE("redfish: reset chooses an advertised ResetType with fallbacks") {

@@ -20,6 +20,10 @@ from .system import SystemState
 from .update_service import UpdateMixin
 from .mockup import child
 
+# Faults of update tasks (README "Faults"), cleared with the others.
+TASK_FAULTS = {"update_hold": 0, "task_critical": 0, "task_truncate": 0, "monitor_error": 0,
+               "monitor_error_status": 500}
+
 JSON_TYPE = "application/json; charset=utf-8"
 PUBLIC = ("/redfish", "/redfish/v1", "/redfish/v1/$metadata", "/redfish/v1/odata")
 SYSTEM_WRITABLE = {"AssetTag", "Boot", "IndicatorLED", "LocationIndicatorActive", "HostName"}
@@ -70,6 +74,7 @@ class Bmc(PowerMixin, UpdateMixin):
         # Faults and logs
         self.faults = {"unavailable": 0, "retry_after": 1, "delay": 0.0, "delay_count": 0,
                        "drop": 0, "precondition": 0, "task_fail": 0}
+        self.faults.update(TASK_FAULTS)
         self.log = collections.deque(maxlen=50000)
         self.node_events = []
         self._init_node_link(cfg)   # the linked testbed node's power and boots (power.py)
@@ -207,11 +212,14 @@ class Bmc(PowerMixin, UpdateMixin):
             f["drop"] -= 1
             return DROP, "none"
         if f["delay"] > 0:
-            await asyncio.sleep(f["delay"])
+            # Counted when the request comes, so requests that arrive meanwhile (a client that
+            # gave up on this one and goes on) are the next ones, not delayed too.
+            delay = f["delay"]
             if f["delay_count"] > 0:
                 f["delay_count"] -= 1
                 if f["delay_count"] == 0:
                     f["delay"] = 0.0
+            await asyncio.sleep(delay)
         if f["unavailable"] > 0:
             f["unavailable"] -= 1
             ra = str(f["retry_after"])
@@ -260,6 +268,8 @@ class Bmc(PowerMixin, UpdateMixin):
                                                    ("OData-Version", "4.0")])
         if key in self.monitors:
             return self._monitor(self.monitors[key])
+        if key in self.tasks and self.tasks[key].truncate and self.tasks[key].state in updates.TERMINAL:
+            return self._cut_short(self.tasks[key].to_json())
         if key in self.by_settings and self.by_settings[key].settings_mode == "patch-only":
             # AMI's Bios/SD takes PATCH only.
             return self._error(405, msg.message("OperationNotAllowed"), extra=[("Allow", "PATCH")])
@@ -349,12 +359,23 @@ class Bmc(PowerMixin, UpdateMixin):
     def _monitor(self, task):
         if task.monitor_gone:
             return self._error(404, msg.message("ResourceMissingAtURI", task.monitor))
+        if self.faults["monitor_error"] > 0:
+            # A monitor that fails a poll (its web server restarting) while the task goes on.
+            self.faults["monitor_error"] -= 1
+            return self._error(int(self.faults["monitor_error_status"]), msg.message("GeneralError"))
         task.tick()
         body = task.to_json()
         if task.state not in updates.TERMINAL:
             return self._json(202, body, extra=[("Location", task.monitor), ("Retry-After", "1")])
         task.finished_reads += 1
+        if task.truncate:
+            return self._cut_short(body)
         return self._json(200, body)
+
+    def _cut_short(self, obj):
+        """200 whose JSON body stops halfway (Content-Length says so): an answer nobody can read."""
+        body = updates.dumps(obj)
+        return Response(200, body[:len(body) // 2], self._headers())
 
     # ----- PATCH --------------------------------------------------------------------------
     def _body_json(self, req):

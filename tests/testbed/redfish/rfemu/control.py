@@ -5,11 +5,14 @@ import asyncio
 import json
 import urllib.parse
 
+from .bmc import TASK_FAULTS
 from .http import Response, serve_connection
 from .power import NODE_ACTIONS
 
 FAULT_KEYS = {"unavailable": int, "retry_after": int, "delay": float, "delay_count": int,
-              "drop": int, "precondition": int, "task_fail": int}
+              "drop": int, "precondition": int, "task_fail": int,
+              "update_hold": int, "task_critical": int, "task_truncate": int, "monitor_error": int,
+              "monitor_error_status": int}
 
 
 def _json(status, obj):
@@ -62,6 +65,7 @@ def set_faults(emu, bmc, spec):
 def clear_faults(bmc):
     bmc.faults.update({"unavailable": 0, "retry_after": 1, "delay": 0.0, "delay_count": 0,
                        "drop": 0, "precondition": 0, "task_fail": 0})
+    bmc.faults.update(TASK_FAULTS)
     bmc.session_limit = bmc.p["session_limit"]
     bmc.node_hold = set()
 

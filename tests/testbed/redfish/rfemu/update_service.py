@@ -99,6 +99,10 @@ class UpdateMixin:
         names = ", ".join(self.m.resources[k].get("Name") or k for k, _v in chosen)
         t = updates.Task(tid, task_link, monitor, "Firmware update: %s" % names,
                          float(self.p["task_duration"]), fail, chosen)
+        for fault, attr in (("task_critical", "critical"), ("task_truncate", "truncate")):
+            if self.faults[fault] > 0:
+                self.faults[fault] -= 1
+                setattr(t, attr, True)
         if mode != "no-task":
             self.tasks[self.m.key(task_link)] = t
             if monitor:
@@ -135,8 +139,21 @@ class UpdateMixin:
     def _finish_task(self, t, staged):
         if t.state in updates.TERMINAL:
             return
+        if self.faults["update_hold"]:
+            # Held: the task stays Running (a BMC stuck at 99%) until the fault is cleared.
+            asyncio.get_event_loop().call_later(0.2, self._finish_task, t, staged)
+            return
         t.end = time.time()
-        if t.fail:
+        if t.critical:
+            # iDRAC's way of failing: Completed, TaskStatus Critical, an ApplyFailed message.
+            t.state = "Completed"
+            t.messages = []
+            for key, _version in t.components:
+                m = msg.message("GeneralError")
+                m["MessageId"] = "Update.1.0.ApplyFailed"
+                m["Message"] = "The installation of image '%s' failed." % key
+                t.messages.append(m)
+        elif t.fail:
             t.state = "Exception"
             t.messages = []
             for key, _version in t.components:

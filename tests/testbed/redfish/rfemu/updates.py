@@ -124,6 +124,8 @@ class Task:
         self.messages = []
         self.monitor_gone = False
         self.finished_reads = 0
+        self.critical = False    # fault task_critical: Completed, TaskStatus Critical, ApplyFailed
+        self.truncate = False    # fault task_truncate: its finished answers are cut short
 
     def percent(self):
         if self.state in TERMINAL:
@@ -152,7 +154,7 @@ class Task:
             d["PercentComplete"] = p
         if self.state in TERMINAL:
             d["EndTime"] = now_iso(self.end)
-            d["TaskStatus"] = "OK" if self.state == "Completed" else "Critical"
+            d["TaskStatus"] = "OK" if self.state == "Completed" and not self.critical else "Critical"
         else:
             d["TaskStatus"] = "OK"
         return d

@@ -4,6 +4,7 @@ third-party mockups, skipped with a message when they are absent) the layouts, a
 parameters and per-BMC state of the vendor-neutral mode."""
 
 import asyncio
+import json
 import copy
 import os
 import sys
@@ -277,6 +278,73 @@ class PerBmcState(unittest.TestCase):
         self.assertEqual(updates.resolve_all("Power Supply Firmware-3.12", members, ["/fw/5", "/fw/6"], str),
                          [("/fw/5", "3.12"), ("/fw/6", "3.12")])
         self.assertEqual(updates.resolve_all("Power Supply Firmware-3.12", members, ["/fw/5", "/fw/9"], str), [])
+
+
+@unittest.skipUnless(HAVE_MOCKUPS, NO_MOCKUPS)
+class TaskFaults(unittest.TestCase):
+    """The update-task faults plumb's outcome tests lean on (README "Faults")."""
+
+    def dmtf(self):
+        return Bmc({"name": "d", "vendor": "dmtf", "password": "pw",
+                    "options": {"task_duration": 0.05, "task_linger": 60}}, FakeEmulator())
+
+    def update(self, b, version, settle=0.3):
+        async def run():
+            r = b._start_update("BMC-" + version, None, None, "ImageURI", "SimpleUpdate")
+            await asyncio.sleep(settle)
+            return r
+        r = asyncio.run(run())
+        self.assertEqual(r.status, 202)
+        return list(b.tasks.values())[-1]
+
+    def bmc_version(self, b):
+        return next(v for k, v in b.fw_version.items() if k.lower().endswith("/bmc"))
+
+    def test_task_critical_completes_critical_with_apply_failed(self):
+        b = self.dmtf()
+        before = self.bmc_version(b)
+        b.faults["task_critical"] = 1
+        t = self.update(b, "9.1.0")
+        d = t.to_json()
+        self.assertEqual((d["TaskState"], d["TaskStatus"]), ("Completed", "Critical"))
+        self.assertEqual(d["Messages"][0]["MessageId"], "Update.1.0.ApplyFailed")
+        self.assertEqual(self.bmc_version(b), before)
+        self.assertEqual(b.faults["task_critical"], 0)
+
+    def test_task_truncate_cuts_the_finished_answers(self):
+        b = self.dmtf()
+        b.faults["task_truncate"] = 1
+        t = self.update(b, "9.2.0")
+        for resp in (b._monitor(t), b._get(None, b.m.key(t.link))):
+            self.assertEqual(resp.status, 200)
+            with self.assertRaises(ValueError):
+                json.loads(resp.body)
+        self.assertEqual(self.bmc_version(b), "9.2.0")   # the update itself worked
+
+    def test_monitor_error_answers_500_then_the_task(self):
+        b = self.dmtf()
+        b.faults["monitor_error"] = 1
+        t = self.update(b, "9.3.0")
+        self.assertEqual(b._monitor(t).status, 500)
+        self.assertEqual(b._monitor(t).status, 200)
+
+    def test_update_hold_keeps_the_task_running_until_cleared(self):
+        b = self.dmtf()
+        before = self.bmc_version(b)
+        b.faults["update_hold"] = 1
+
+        async def run():
+            r = b._start_update("BMC-9.4.0", None, None, "ImageURI", "SimpleUpdate")
+            await asyncio.sleep(0.4)
+            t = list(b.tasks.values())[-1]
+            held = (t.to_json()["TaskState"], b._monitor(t).status, self.bmc_version(b))
+            b.faults["update_hold"] = 0
+            await asyncio.sleep(0.5)
+            return r, held, t
+        r, held, t = asyncio.run(run())
+        self.assertEqual(held, ("Running", 202, before))
+        self.assertEqual(t.state, "Completed")
+        self.assertEqual(self.bmc_version(b), "9.4.0")
 
 
 class ListedAttributes(unittest.TestCase):
