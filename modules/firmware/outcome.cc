@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "modules/firmware/version_match.h"
+
 namespace plumb::modules::firmware {
 namespace {
 
@@ -34,9 +36,9 @@ FirmwareOutcome Decide(TaskVerdict verdict, const std::string& task_says, const 
   out.version_now = wanted;
   out.task_says = task_says;
   for (const auto& v : versions_now) {
-    if (v != wanted) out.version_now = v;
+    if (!VersionMatches(wanted, v)) out.version_now = v;   // "2.80 Jun 01 2024" shows "2.80"
   }
-  bool shows_wanted = out.version_now == wanted;
+  bool shows_wanted = VersionMatches(wanted, out.version_now);
   switch (verdict) {
     case TaskVerdict::kApplied: out.inventory_lags = !shows_wanted; break;
     case TaskVerdict::kStaged: out.staged = !shows_wanted; break;

@@ -9,9 +9,11 @@
 /// is that system; with several and none named, SystemLink() is an error listing them.
 ///
 /// Redirects (301/302/303/307/308) are followed here, for GET and POST alike (the effect of
-/// CURLOPT_FOLLOWLOCATION + CURLOPT_POSTREDIR), rather than by libcurl: the Location is resolved
-/// with RFC 3986 rules but always put back on the configured host:port, so the X-Auth-Token or
-/// Basic credentials can never be sent to another host, and the fake HttpClient can test it.
+/// CURLOPT_FOLLOWLOCATION + CURLOPT_POSTREDIR), rather than by libcurl, and only on the
+/// configured host:port: a Location on another host (by RFC 3986 resolution; host case and a
+/// default port aside) is an error, bmc.redirect.cross-host, naming that host. The X-Auth-Token
+/// or Basic credentials are never sent to another host, nothing is read from the redirected
+/// path on this one, and the fake HttpClient can test it.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -51,6 +53,8 @@ struct RedfishOptions {
   /// Resets: how often and how long to wait for PowerState.
   std::chrono::milliseconds power_poll{std::chrono::seconds(2)};
   std::chrono::milliseconds power_deadline{std::chrono::minutes(5)};
+  /// How long a graceful off (GracefulShutdown, Cray's Off) may take before ForceOff is sent.
+  std::chrono::milliseconds graceful_deadline{std::chrono::minutes(5)};
   bool use_expand = true;        ///< only where ProtocolFeaturesSupported advertises it
   /// Notes for the operator (non-conformance, retries, fallbacks). Never given a secret.
   std::function<void(const std::string&)> log;
@@ -102,7 +106,8 @@ class RedfishClient : public Bmc {
   Diagnostic HttpError(const std::string& method, std::string_view link,
                        const HttpResponse& r) const;
   Result<TaskOutcome> FollowTask(const HttpResponse& first);
-  Result<std::string> WaitPower(std::string_view system_link, const std::string& want);
+  Result<std::string> WaitPower(std::string_view system_link, const std::string& want,
+                                std::chrono::milliseconds deadline);
   void Note(const std::string& msg) const;
   void Sleep(std::chrono::milliseconds d) const;
 
