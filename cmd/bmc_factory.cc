@@ -1,5 +1,7 @@
 #include "cmd/bmc_factory.h"
 
+#include "cmd/repo_load.h"
+
 namespace plumb::cmd {
 
 Result<std::shared_ptr<BmcFactory>> BmcFactory::Create(const BmcConnectOptions& options) {
@@ -33,6 +35,30 @@ std::unique_ptr<transport::Bmc> BmcFactory::Open(const plans::BmcTarget& target)
   o.progress = options_.progress;
   return std::make_unique<transport::RedfishClient>(
       transport::NewCurlHttpClient(engine_, options_.tls), o);
+}
+
+plans::OpenBmc ClusterBmcOpener(const std::string& repo, const inventory::Cluster& c,
+                                Diagnostics& diags) {
+  if (c.bmc.credentials.empty()) {
+    diags.Add(Diagnostic::Warning("bmc.not-read", "BMCs not read: defaults.bmc.credentials is not set",
+                                  {}, "defaults.bmc.credentials",
+                                  "set it (env:VAR or file:/path) to read firmware, bios and power"));
+    return {};
+  }
+  BmcConnectOptions co;
+  co.tls.ca_file = c.bmc.fingerprint.empty() ? RepoPath(repo, c.bmc.ca) : "";
+  co.tls.fingerprint = c.bmc.fingerprint;
+  co.credentials = c.bmc.credentials;
+  auto factory = BmcFactory::Create(co);
+  if (!factory.ok()) {
+    Diagnostic d = factory.error();
+    d.severity = Severity::kWarning;
+    d.message = "BMCs not read: " + d.message;
+    diags.Add(std::move(d));
+    return {};
+  }
+  std::shared_ptr<BmcFactory> f = factory.value();
+  return [f](const plans::BmcTarget& t) { return f->Open(t); };
 }
 
 }  // namespace plumb::cmd

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "inventory/model.h"
 #include "modules/transport/bmc.h"
 #include "modules/transport/credentials.h"
 #include "modules/transport/curl_http_client.h"
@@ -46,5 +47,12 @@ class BmcFactory {
   transport::Credentials credentials_;
   std::shared_ptr<transport::CurlEngine> engine_;
 };
+
+/// The opener for the cluster's BMCs (defaults.bmc: its CA or fingerprint, its credentials)
+/// that gather, plan and drift read with; empty, with a warning in `diags` saying why, when
+/// they cannot be read (no credentials set, credentials unreadable). `repo` resolves a relative
+/// CA path.
+plans::OpenBmc ClusterBmcOpener(const std::string& repo, const inventory::Cluster& cluster,
+                                Diagnostics& diags);
 
 }  // namespace plumb::cmd

@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
+#include "cmd/bmc_factory.h"
 #include "cmd/gather_support.h"
+#include "plans/bmc_gather.h"
 #include "plans/gather.h"
 #include "plans/node_select.h"
 #include "plans/shard.h"
@@ -30,6 +32,7 @@ struct GatherArgs {
   std::string shard;
   int fanout = 64;
   bool accept_new_host_keys = false;
+  bool no_bmc = false;
   std::string facts_out;
   bool print_probe_script = false;
 };
@@ -86,8 +89,16 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   opt.command_timeout = std::chrono::seconds(cluster->ssh.command_timeout_s);
   NodeProgressLine tty("gather");
   auto modules = GatherModules();
-  plans::ObservedState state =
-      plans::Gather(*nodes, modules.pointers, shells, opt, ProgressOnStderr() ? &tty : nullptr);
+  // The BMCs of the nodes that name one, at the same time: the snapshot carries their
+  // firmware, BIOS and power facts too, so plan/drift --facts check those keys.
+  plans::OpenBmc open;
+  if (!a.no_bmc && !plans::BmcTargetsOf(*nodes).empty()) {
+    Diagnostics bmc_diags;
+    open = ClusterBmcOpener(RepoRoot(g), *cluster, bmc_diags);
+    std::fputs(bmc_diags.ToText().c_str(), stderr);
+  }
+  plans::ObservedState state = plans::GatherWithBmc(*nodes, modules.pointers, shells, opt,
+                                                    ProgressOnStderr() ? &tty : nullptr, open);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   state.commit = cluster->source.commit;
   state.working_tree = cluster->source.working_tree;
@@ -130,13 +141,18 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
   sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
                 "Record host keys of nodes not yet in known_hosts (a changed key is always "
                 "refused)");
+  sub->add_flag("--no-bmc", a.no_bmc,
+                "Do not read BMCs over Redfish (the snapshot then has no firmware, bios or "
+                "power facts: plan/drift --facts call those keys unread on nodes with a BMC)");
   sub->add_option("--facts-out", a.facts_out,
                   "Also write the observed facts snapshot (JSON) to FILE");
   sub->add_flag("--print-probe-script", a.print_probe_script,
                 "Print the probe script one node runs (fresh nonce) and exit; nothing is "
                 "contacted");
   sub->footer(
-      "Read-only: the only command sent to a node is the probe script (--print-probe-script).\n\n"
+      "Read-only: the only command sent to a node is the probe script (--print-probe-script);\n"
+      "a node's BMC (inventory bmc:) is read over Redfish at the same time (GETs, in a session\n"
+      "it deletes after).\n\n"
       "Examples:\n"
       "  plumb gather                                  every node: one line each, what it runs\n"
       "  plumb gather --limit 'gpu00[1-4],!gpu003'     three nodes\n"

@@ -44,38 +44,6 @@ Diagnostic LoadErrors(const GlobalOptions& g, const inventory::LoadedCluster& lc
   return d;
 }
 
-// Firmware, BIOS and power facts over Redfish for the selected nodes that have a BMC, merged
-// into their observations by plans::MergeBmcObservations (which says how).
-void GatherBmcInto(const GlobalOptions& g, const inventory::Cluster& c,
-                   const std::vector<const inventory::Node*>& nodes,
-                   const std::vector<const modules::Module*>& bmc_modules, int fanout,
-                   plans::ObservedState& observed, Diagnostics& diags) {
-  std::vector<plans::BmcTarget> targets = plans::BmcTargetsOf(nodes);
-  if (targets.empty()) return;
-  if (c.bmc.credentials.empty()) {
-    diags.Add(Diagnostic::Warning("plan.bmc", "BMCs not read: defaults.bmc.credentials is not set",
-                                  {}, "defaults.bmc.credentials",
-                                  "set it (env:VAR or file:/path) to check firmware and bios"));
-    return;
-  }
-  BmcConnectOptions co;
-  co.tls.ca_file = c.bmc.fingerprint.empty() ? RepoPath(g.repo, c.bmc.ca) : "";
-  co.tls.fingerprint = c.bmc.fingerprint;
-  co.credentials = c.bmc.credentials;
-  auto factory = BmcFactory::Create(co);
-  if (!factory.ok()) {
-    Diagnostic d = factory.error();
-    d.severity = Severity::kWarning;
-    d.message = "BMCs not read: " + d.message;
-    diags.Add(std::move(d));
-    return;
-  }
-  auto f = factory.value();
-  auto obs = plans::GatherBmc(targets, bmc_modules, fanout,
-                              [&](const plans::BmcTarget& t) { return f->Open(t); });
-  plans::MergeBmcObservations(std::move(obs), bmc_modules, observed);
-}
-
 }  // namespace
 
 void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
@@ -87,7 +55,8 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
   sub.add_option("--fanout", a.fanout, "Nodes read at once (one SSH session each)")
       ->capture_default_str();
   sub.add_flag("--no-bmc", a.no_bmc,
-               "Do not read BMCs over Redfish (firmware and bios keys are then not checked)");
+               "Do not read BMCs over Redfish (firmware, bios and power keys are then not "
+               "checked; with --facts, BMC facts the snapshot lacks are not missed)");
   sub.add_flag("--accept-new-host-keys", a.accept_new_host_keys,
                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
 }
@@ -241,8 +210,14 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     // A recorded snapshot is planned node by node as it is parsed: its facts are never all in
     // memory at once (10,000 nodes: ~800 MB as one JSON tree).
     plans::PlanRunner runner(p->in);
-    auto header = prefetch->DrainInBatches(
-        kPlanBatch, [&runner](std::vector<plans::NodeObservation>&& n) { runner.Add(std::move(n)); });
+    // BMC facts the snapshot lacks for a node with a BMC were never read: its BMC keys are
+    // unread there, not in sync (--no-bmc: not checked, as when reading live).
+    const plans::UnreadBmcFacts unread(a.no_bmc ? std::vector<const inventory::Node*>{} : p->selected,
+                                       p->bmc_modules);
+    auto header = prefetch->DrainInBatches(kPlanBatch, [&](std::vector<plans::NodeObservation>&& n) {
+      for (plans::NodeObservation& o : n) unread.Mark(o);
+      runner.Add(std::move(n));
+    });
     if (!header.ok()) return header.error();
     rr->observed = std::move(header.value());
     rr->run = runner.Finish();
@@ -259,11 +234,14 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     // The same progress line gather shows, on a terminal: a plan of 1,000 nodes reads for a
     // while before it prints anything.
     NodeProgressLine progress("reading nodes");
-    rr->observed = plans::Gather(p->selected, plans::ModulesToRead(modules::AllModules(), rr->loaded.desired),
-                                 shells, opt, ProgressOnStderr() ? &progress : nullptr);
+    // The BMCs of the nodes that name one are read at the same time (firmware, BIOS, power).
+    plans::OpenBmc open;
+    if (!a.no_bmc && !plans::BmcTargetsOf(p->selected).empty())
+      open = ClusterBmcOpener(g.repo, cluster, p->notes);
+    rr->observed = plans::GatherWithBmc(
+        p->selected, plans::ModulesToRead(modules::AllModules(), rr->loaded.desired), shells, opt,
+        ProgressOnStderr() ? &progress : nullptr, open);
     rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
-    if (!a.no_bmc)
-      GatherBmcInto(g, cluster, p->selected, p->bmc_modules, a.fanout, rr->observed, p->notes);
     p->in.observed = &rr->observed;
     rr->run = plans::RunPlan(p->in);
   }

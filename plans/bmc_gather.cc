@@ -1,5 +1,7 @@
 #include "plans/bmc_gather.h"
 
+#include <thread>
+
 #include "plans/parallel.h"
 
 namespace plumb::plans {
@@ -69,6 +71,58 @@ void MergeBmcObservations(std::vector<BmcObservation>&& bmc,
     } else {
       for (auto& [module, r] : b.facts) o.facts.insert_or_assign(module, std::move(r));
     }
+  }
+}
+
+ObservedState GatherWithBmc(const std::vector<const inventory::Node*>& nodes,
+                            const std::vector<const modules::Module*>& modules,
+                            ShellFactory& shells, const GatherOptions& options,
+                            ProgressObserver* progress, const OpenBmc& open) {
+  std::vector<const modules::Module*> bmc_modules;
+  for (const modules::Module* m : modules)
+    if (m->HasBmcProbe()) bmc_modules.push_back(m);
+  std::vector<BmcTarget> targets;
+  if (open && !bmc_modules.empty()) targets = BmcTargetsOf(nodes);
+  std::vector<BmcObservation> bmc;
+  // The BMCs on a thread of their own while this one reads the nodes: a node's SSH round trip
+  // and its BMC's dozens of requests overlap instead of adding up.
+  std::thread bmc_side;
+  if (!targets.empty())
+    bmc_side = std::thread([&] { bmc = GatherBmc(targets, bmc_modules, options.fanout, open); });
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join{bmc_side};
+  ObservedState observed = Gather(nodes, modules, shells, options, progress);
+  if (bmc_side.joinable()) bmc_side.join();
+  MergeBmcObservations(std::move(bmc), bmc_modules, observed);
+  return observed;
+}
+
+UnreadBmcFacts::UnreadBmcFacts(const std::vector<const inventory::Node*>& nodes,
+                               const std::vector<const modules::Module*>& bmc_modules)
+    : modules_(bmc_modules) {
+  for (const inventory::Node* n : nodes)
+    if (!n->bmc.empty()) with_bmc_.insert(n->name);
+}
+
+void UnreadBmcFacts::Mark(NodeObservation& n) const {
+  if (!n.reachable || !with_bmc_.count(n.node)) return;
+  bool digest_kept = false;
+  for (const modules::Module* m : modules_) {
+    const std::string name(m->Name());
+    if (n.facts.count(name)) continue;
+    if (!digest_kept && n.facts_digest.empty()) n.facts_digest = FactsDigest(n.facts);
+    digest_kept = true;
+    n.facts.emplace(name, Result<modules::Facts>(Diagnostic::Error(
+                              "facts.bmc-unread",
+                              "the snapshot has no " + name +
+                                  " facts: it was gathered without reading this node's BMC",
+                              {}, {},
+                              "gather with defaults.bmc.credentials set (not --no-bmc), or "
+                              "read live without --facts")));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "modules/module.h"
 #include "inventory/model.h"
 #include "modules/transport/bmc.h"
+#include "plans/gather.h"
 #include "plans/observed.h"
 #include "schemas/result.h"
 
@@ -60,5 +62,31 @@ void MergeBmcObservations(std::vector<BmcObservation>&& bmc,
 /// {"node", "bmc", "reachable", "error"?, "facts": {module: facts}, "errors": {module: diag},
 ///  "elapsed_s"}
 nlohmann::json ToJson(const BmcObservation& o);
+
+/// What `plumb gather`, `plan` and `drift` read: every node over SSH (the in-band probes of
+/// `modules`) and, at the same time, the BMC of every node that names one (the BMC modules of
+/// `modules`; none when `open` is empty), each side `options.fanout` wide; then
+/// MergeBmcObservations. The facts digest stays the in-band one.
+ObservedState GatherWithBmc(const std::vector<const inventory::Node*>& nodes,
+                            const std::vector<const modules::Module*>& modules,
+                            ShellFactory& shells, const GatherOptions& options,
+                            ProgressObserver* progress, const OpenBmc& open);
+
+/// For a recorded snapshot: BMC facts it does not have were never read. A node with a BMC
+/// (`nodes`: the inventory's) whose observation has neither facts nor an error from a BMC
+/// module (gathered without reading BMCs: an older plumb, --no-bmc, no credentials) gets that
+/// module's error "facts.bmc-unread", so a plan or drift leaves the node out as unreadable when
+/// it pins one of those keys, instead of calling keys in sync that nothing read. The facts
+/// digest is kept as recorded (computed first when the snapshot has none).
+class UnreadBmcFacts {
+ public:
+  UnreadBmcFacts(const std::vector<const inventory::Node*>& nodes,
+                 const std::vector<const modules::Module*>& bmc_modules);
+  void Mark(NodeObservation& n) const;
+
+ private:
+  std::set<std::string, std::less<>> with_bmc_;
+  std::vector<const modules::Module*> modules_;
+};
 
 }  // namespace plumb::plans

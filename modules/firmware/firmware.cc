@@ -4,6 +4,7 @@
 
 #include "modules/bmc_util.h"
 #include "modules/firmware/simple_update.h"
+#include "modules/firmware/version_match.h"
 #include "modules/module_util.h"
 #include "modules/transport/action_info.h"
 #include "modules/transport/bmc.h"
@@ -65,7 +66,8 @@ Facts FirmwareFacts(const FirmwareSources& src) {
     if (src.systems) {
       Scoped s = ScopeOf(m, *src.systems);
       if (s.scope == ItemScope::kOther) continue;   // another node's device
-      scope = ScopeName(s.scope);
+      // With one system there is nothing to scope; a prefixed Id still has its short name.
+      if (!src.systems->others.empty()) scope = ScopeName(s.scope);
       if (!s.short_id.empty()) short_id = s.short_id;
     }
     comps.push_back({{"id", StrOf(m, "Id")},
@@ -161,7 +163,7 @@ std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts
     for (const json* c : matched) {
       std::string v = (*c)["version"].is_string() ? (*c)["version"].get<std::string>() : "";
       if (std::find(have.begin(), have.end(), json(v)) == have.end()) have.push_back(v);
-      if (v != want) {
+      if (!VersionMatches(want, v)) {   // "2.70" is in iLO's "2.70 May 16 2022"
         in_sync = false;
         targets.push_back(c->value("link", ""));
         target_ids.push_back(c->value("id", ""));

@@ -11,7 +11,7 @@
 /// Members are listed as the BMC gives them (Names can repeat; Ids are not stable keys). On a
 /// BMC that manages several systems (HPE Cray EX: Node0, Node1) only the node's own items and
 /// the shared ones are listed (scope.h): "scope" says which; "short_id" is an Id without its
-/// system prefix ("Node1.BIOS" -> "BIOS").
+/// system prefix ("Node1.BIOS" -> "BIOS"), also on a blade with one system.
 ///
 /// Desired state:
 ///   firmware: { BMC: "24.09.17", BIOS: "1.9.0" }     # by Name, SoftwareId, Id or short_id;
@@ -20,8 +20,9 @@
 ///     BMC: https://fw.pod-a.example/BMC-24.09.17.bin # http(s): SimpleUpdate (the BMC pulls it)
 ///     BIOS: file:/srv/fw/BIOS-1.9.0.bin              # file: multipart push from the plumb host
 /// A name that several SoftwareInventory members share (active and backup images) is ambiguous:
-/// the plan says so and apply refuses it; pin such items by Id. Versions are compared as exact
-/// strings after trimming (Version is free-form). Actions are ordered BMC, then BIOS, then the
+/// the plan says so and apply refuses it; pin such items by Id. A pin matches the reported
+/// Version when equal, or when the Version is the pin plus a vendor's build date ("2.70" is in
+/// iLO's "2.70 May 16 2022"): version_match.h. Actions are ordered BMC, then BIOS, then the
 /// rest; disruption firmware-flash. The SimpleUpdate request follows the action's ActionInfo
 /// (simple_update.h); the outcome is decided by the task's end and words, and the inventory
 /// where those say nothing or cannot be read (outcome.h).
@@ -54,7 +55,9 @@ class FirmwareModule : public Module {
 struct FirmwareSources {
   std::vector<InventoryItem> items;
   nlohmann::json update_service;
-  std::optional<SystemsView> systems;   ///< set when the BMC manages several systems
+  /// The node's system and the BMC's others (ReadSystemsView); "scope" is set only when there
+  /// are others, "short_id" whenever an Id carries the system's prefix.
+  std::optional<SystemsView> systems;
 };
 
 /// Pure: inventory members (+ the UpdateService resource, + the node's system view) -> facts.

@@ -50,7 +50,13 @@ Result<std::vector<InventoryItem>> ReadInventory(transport::Bmc& bmc, const json
 Result<std::optional<SystemsView>> ReadSystemsView(transport::Bmc& bmc) {
   auto links = bmc.SystemLinks();
   if (!links.ok()) return links.error();
-  if (links.value().size() <= 1) return std::optional<SystemsView>();
+  if (links.value().empty()) return std::optional<SystemsView>();
+  if (links.value().size() == 1) {
+    // Nothing to scope, but an HPE Cray EX blade with one node still prefixes its items with
+    // the system's Id ("Node0.BIOS"): its short names must work as on a blade with two.
+    const std::string& link = links.value()[0];
+    return std::optional<SystemsView>(SystemsView{{link, transport::LastSegment(link), {}}, {}});
+  }
   auto own = bmc.SystemLink();
   if (!own.ok()) return own.error();
   auto systems = bmc.GetMany(links.value());

@@ -24,8 +24,9 @@ struct InventoryItem {
 Result<std::vector<InventoryItem>> ReadInventory(transport::Bmc& bmc, const nlohmann::json& update_service);
 
 /// The node's system and the others with their chassis, when the BMC manages several systems;
-/// nullopt when it manages one (nothing to scope). An error when the node names no system on a
-/// BMC with several (transport/system_select.h).
+/// the only system alone (no others, no chassis read) when it manages one, for the short names
+/// of its prefixed Ids; nullopt when it lists none. An error when the node names no system on
+/// a BMC with several (transport/system_select.h).
 Result<std::optional<SystemsView>> ReadSystemsView(transport::Bmc& bmc);
 
 }  // namespace plumb::modules::firmware

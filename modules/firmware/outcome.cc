@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "modules/firmware/version_match.h"
+
 namespace plumb::modules::firmware {
 namespace {
 
@@ -46,7 +48,10 @@ bool TaskFailed(const TaskReport& t) {
 
 }  // namespace
 
-bool ShowsVersion(const std::string& now, const std::string& wanted) { return now == wanted; }
+// The pin matching rule of modules/firmware/version_match.h ("2.80 Jun 01 2024" shows "2.80").
+bool ShowsVersion(const std::string& now, const std::string& wanted) {
+  return VersionMatches(wanted, now);
+}
 
 TaskVerdict VerdictOf(const std::vector<std::string>& ids) {
   TaskVerdict best = TaskVerdict::kUnknown;

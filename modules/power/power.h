@@ -3,7 +3,8 @@
 /// down). Facts (schemas/facts/power): {"power_state": "On", "health": "OK",
 /// "health_rollup": "OK", "state": "Enabled", "model", "manufacturer", "serial_number",
 /// "system": "/redfish/v1/Systems/1"}; missing properties are null.
-/// Desired (optional): `power: On | Off`; apply = ComputerSystem.Reset (On / GracefulShutdown).
+/// Desired (optional): `power: On | Off`; apply = ComputerSystem.Reset (On / the graceful off the
+/// BMC offers, ForceOff only when that has not powered it off in time: RedfishClient::Reset).
 #include "modules/module.h"
 
 namespace plumb::modules::power {

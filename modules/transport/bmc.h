@@ -71,10 +71,10 @@ struct TaskWatch {
 
 /// What a reset should achieve; the ResetType sent is chosen from what the BMC advertises.
 enum class ResetKind {
-  kReboot,       ///< GracefulRestart > ForceRestart > PowerCycle > GracefulShutdown/ForceOff + On
+  kReboot,       ///< GracefulRestart > ForceRestart > PowerCycle > GracefulShutdown/Off/ForceOff + On
   kHardReboot,   ///< ForceRestart > PowerCycle > ForceOff + On
   kOn,           ///< On > ForceOn > PushPowerButton (only if Off)
-  kOff,          ///< GracefulShutdown > ForceOff > PushPowerButton
+  kOff,          ///< GracefulShutdown > Off (HPE Cray EX) > ForceOff > PushPowerButton
   kForceOff,     ///< ForceOff > GracefulShutdown
 };
 const char* ResetKindName(ResetKind k);   // "reboot", "hard-reboot", "on", "off", "force-off"
@@ -129,7 +129,9 @@ class Bmc {
   virtual Status Pause(std::chrono::milliseconds d) = 0;
   /// Resets `system_link`'s ComputerSystem with a ResetType it advertises (inline
   /// @Redfish.AllowableValues, or its ActionInfo), falling back per ResetKind; waits for the
-  /// power state. Returns the ResetType(s) sent, e.g. "ForceOff+On".
+  /// power state. A graceful off that has not powered the system off in time is followed by
+  /// ForceOff. Returns the ResetType(s) sent, e.g. "Off+On", and why a forced one followed a
+  /// graceful one ("Off+ForceOff+On (Off had not powered it off after 300 s)").
   virtual Result<std::string> Reset(std::string_view system_link, ResetKind kind) = 0;
 };
 

@@ -237,7 +237,24 @@ Result<HttpResponse> RedfishClient::Send(const Exchange& ex_in) {
         return Diagnostic::Error("bmc.redirect", Name() + ": too many redirects at " + PathOf(target));
       }
       // Follow for GET and POST alike (iLO adds the trailing slash, Supermicro redirects the
-      // session POST); the method and body are kept except for 303. Our host:port is kept.
+      // session POST); the method and body are kept except for 303. Only on our own host:port:
+      // reading the redirected path there would answer with whatever lives at that path on
+      // this BMC, and following it to the other host would hand it our credentials.
+      auto to = ResolvedOrigin(target, resp.Header("location"));
+      auto ours = ResolvedOrigin(origin_, origin_);
+      if (!to.ok()) return to.error();
+      if (!ours.ok()) return ours.error();
+      if (to.value() != ours.value()) {
+        return Diagnostic::Error(
+            "bmc.redirect.cross-host",
+            Name() + ": " + ex.method + " " + PathOf(target) + " answered " +
+                std::to_string(resp.status) + " redirecting to another host (" + to.value() +
+                "); not followed",
+            {}, {},
+            "plumb talks only to the BMC address the inventory names, and sends its credentials "
+            "nowhere else; if that host is this BMC (its own name or address), put it in the "
+            "node's bmc:");
+      }
       auto next = ResolveOnOrigin(origin_, target, resp.Header("location"));
       if (!next.ok()) return next.error();
       target = next.value();
@@ -830,11 +847,12 @@ Result<TaskOutcome> RedfishClient::PollTask(TaskOutcome out, std::string monitor
   }
 }
 
-Result<std::string> RedfishClient::WaitPower(std::string_view system_link, const std::string& want) {
+Result<std::string> RedfishClient::WaitPower(std::string_view system_link, const std::string& want,
+                                             std::chrono::milliseconds deadline) {
   using std::chrono::milliseconds;
   milliseconds waited{0};
   std::string state;
-  const milliseconds limit = options_.power_deadline;
+  const milliseconds limit = deadline;
   for (;;) {
     const auto t0 = std::chrono::steady_clock::now();
     auto sys = Get(system_link);
@@ -889,7 +907,7 @@ Result<std::string> RedfishClient::Reset(std::string_view system_link, ResetKind
   };
   Diagnostic last = Diagnostic::Error("bmc.reset", "no reset attempted");
   for (const auto& seq : candidates) {
-    std::string sent;
+    std::string sent, why;
     bool refused = false;
     for (size_t i = 0; i < seq.size(); ++i) {
       auto r = PostAction(target, Json{{"ResetType", seq[i]}});
@@ -907,24 +925,32 @@ Result<std::string> RedfishClient::Reset(std::string_view system_link, ResetKind
         return Diagnostic::Error("bmc.reset", Name() + ": reset " + r.value().EndText());
       }
       sent += (sent.empty() ? "" : "+") + seq[i];
-      bool off_step = seq[i] == "GracefulShutdown" || seq[i] == "ForceOff";
-      if (seq.size() > 1 && off_step) {
-        auto w = WaitPower(system_link, "Off");
-        if (!w.ok() && seq[i] == "GracefulShutdown" && contains("ForceOff")) {
-          Note("graceful shutdown timed out; forcing off");
+      const bool then_on = i + 1 < seq.size();
+      if (IsGracefulOff(seq[i])) {
+        // The OS shuts down first; only when it has not powered off in time is it forced.
+        auto w = WaitPower(system_link, "Off", options_.graceful_deadline);
+        if (!w.ok() && contains("ForceOff")) {
+          const std::string after =
+              std::to_string(std::chrono::duration_cast<std::chrono::seconds>(options_.graceful_deadline).count()) + " s";
+          Note(seq[i] + " (graceful) had not powered " + std::string(system_link) + " off after " +
+               after + "; sending ForceOff");
           auto f = PostAction(target, Json{{"ResetType", "ForceOff"}});
           if (!f.ok()) return f.error();
           sent += "+ForceOff";
-          w = WaitPower(system_link, "Off");
+          why = " (" + seq[i] + " had not powered it off after " + after + ")";
+          w = WaitPower(system_link, "Off", options_.power_deadline);
         }
+        if (!w.ok()) return w.error();
+      } else if (then_on && seq[i] == "ForceOff") {
+        auto w = WaitPower(system_link, "Off", options_.power_deadline);
         if (!w.ok()) return w.error();
       }
     }
     if (refused) continue;
     std::string want = (kind == ResetKind::kOff || kind == ResetKind::kForceOff) ? "Off" : "On";
-    auto w = WaitPower(system_link, want);
+    auto w = WaitPower(system_link, want, options_.power_deadline);
     if (!w.ok()) return w.error();
-    return sent;
+    return sent + why;
   }
   return last;
 }

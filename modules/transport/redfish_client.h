@@ -9,9 +9,11 @@
 /// is that system; with several and none named, SystemLink() is an error listing them.
 ///
 /// Redirects (301/302/303/307/308) are followed here, for GET and POST alike (the effect of
-/// CURLOPT_FOLLOWLOCATION + CURLOPT_POSTREDIR), rather than by libcurl: the Location is resolved
-/// with RFC 3986 rules but always put back on the configured host:port, so the X-Auth-Token or
-/// Basic credentials can never be sent to another host, and the fake HttpClient can test it.
+/// CURLOPT_FOLLOWLOCATION + CURLOPT_POSTREDIR), rather than by libcurl, and only on the
+/// configured host:port: a Location on another host (by RFC 3986 resolution; host case and a
+/// default port aside) is an error, bmc.redirect.cross-host, naming that host. The X-Auth-Token
+/// or Basic credentials are never sent to another host, nothing is read from the redirected
+/// path on this one, and the fake HttpClient can test it.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -60,6 +62,8 @@ struct RedfishOptions {
   /// Resets: how often and how long to wait for PowerState (`--power-timeout`).
   std::chrono::milliseconds power_poll{std::chrono::seconds(2)};
   std::chrono::milliseconds power_deadline{kDefaultPowerTimeout};
+  /// How long a graceful off (GracefulShutdown, Cray's Off) may take before ForceOff is sent.
+  std::chrono::milliseconds graceful_deadline{std::chrono::minutes(5)};
   /// Ends every wait (task, power, retry backoff) and abandons GETs in flight within about a
   /// second of being set (errors with code kCancelledCode). Owned by the caller; may be null.
   const CancelSignal* cancel = nullptr;
@@ -124,7 +128,8 @@ class RedfishClient : public Bmc {
   /// unknown, the task timeout passes or the cancel signal comes.
   Result<TaskOutcome> PollTask(TaskOutcome out, std::string monitor,
                                std::chrono::milliseconds first_wait, const TaskWatch& watch);
-  Result<std::string> WaitPower(std::string_view system_link, const std::string& want);
+  Result<std::string> WaitPower(std::string_view system_link, const std::string& want,
+                                std::chrono::milliseconds deadline);
   void Note(const std::string& msg) const;
   void Report(const WaitProgress& p, const TaskWatch* watch) const;
   Diagnostic Cancelled(const std::string& what) const;

@@ -15,6 +15,8 @@ const char* ResetKindName(ResetKind k) {
   return "reboot";
 }
 
+bool IsGracefulOff(const std::string& t) { return t == "GracefulShutdown" || t == "Off"; }
+
 std::vector<std::vector<std::string>> ResetCandidates(ResetKind kind,
                                                       const std::vector<std::string>& allowable,
                                                       const std::string& power_state) {
@@ -25,8 +27,9 @@ std::vector<std::vector<std::string>> ResetCandidates(ResetKind kind,
     case ResetKind::kReboot:
       wanted = off ? std::vector<Seq>{{"On"}, {"ForceOn"}, {"PushPowerButton"}}
                    : std::vector<Seq>{{"GracefulRestart"}, {"ForceRestart"}, {"PowerCycle"},
-                                      {"GracefulShutdown", "On"}, {"ForceOff", "On"},
-                                      {"GracefulShutdown", "ForceOn"}, {"ForceOff", "ForceOn"}};
+                                      {"GracefulShutdown", "On"}, {"Off", "On"}, {"ForceOff", "On"},
+                                      {"GracefulShutdown", "ForceOn"}, {"Off", "ForceOn"},
+                                      {"ForceOff", "ForceOn"}};
       break;
     case ResetKind::kHardReboot:
       wanted = off ? std::vector<Seq>{{"On"}, {"ForceOn"}, {"PushPowerButton"}}
@@ -39,15 +42,20 @@ std::vector<std::vector<std::string>> ResetCandidates(ResetKind kind,
       break;
     case ResetKind::kOff:
       if (off) return {{}};
-      wanted = {{"GracefulShutdown"}, {"ForceOff"}, {"PushPowerButton"}};
+      wanted = {{"GracefulShutdown"}, {"Off"}, {"ForceOff"}, {"PushPowerButton"}};
       break;
     case ResetKind::kForceOff:
       if (off) return {{}};
       wanted = {{"ForceOff"}, {"GracefulShutdown"}};
       break;
   }
-  if (allowable.empty()) return wanted;
   std::vector<Seq> out;
+  if (allowable.empty()) {
+    // Guesses are standard values only: "Off" is one vendor's, sent where it is listed.
+    for (auto& seq : wanted)
+      if (std::find(seq.begin(), seq.end(), "Off") == seq.end()) out.push_back(std::move(seq));
+    return out;
+  }
   for (const auto& seq : wanted) {
     bool all = std::all_of(seq.begin(), seq.end(), [&](const std::string& t) {
       return std::find(allowable.begin(), allowable.end(), t) != allowable.end();

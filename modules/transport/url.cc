@@ -1,5 +1,7 @@
 #include "modules/transport/url.h"
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
 
 #include <curl/curl.h>
@@ -20,7 +22,31 @@ std::string Part(CURLU* u, CURLUPart what) {
   return out;
 }
 
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
 }  // namespace
+
+Result<std::string> ResolvedOrigin(std::string_view base_url, std::string_view reference) {
+  UrlPtr u(curl_url());
+  std::string base(base_url), ref(reference);
+  if (curl_url_set(u.get(), CURLUPART_URL, base.c_str(), 0) != CURLUE_OK) {
+    return Diagnostic::Error("bmc.url", "not a valid URL: '" + base + "'");
+  }
+  if (curl_url_set(u.get(), CURLUPART_URL, ref.c_str(), CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+    return Diagnostic::Error("bmc.url", "BMC sent a link that is not a URI reference");
+  }
+  char* port = nullptr;
+  std::string p;
+  if (curl_url_get(u.get(), CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && port) {
+    p = port;
+    curl_free(port);
+  }
+  return Lower(Part(u.get(), CURLUPART_SCHEME)) + "://" + Lower(Part(u.get(), CURLUPART_HOST)) +
+         (p.empty() ? "" : ":" + p);
+}
 
 Result<std::string> OriginOf(std::string_view url) {
   UrlPtr u(curl_url());

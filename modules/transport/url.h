@@ -17,6 +17,12 @@ namespace plumb::transport {
 Result<std::string> ResolveOnOrigin(std::string_view origin, std::string_view base_url,
                                     std::string_view reference);
 
+/// The origin of `reference` resolved against `base_url` (RFC 3986), written so that equal
+/// origins compare equal: "https://bmc.example:443" (scheme and host in lower case, the port
+/// always given). Nothing else of the URL (no user, password, path) is in it, so it can be
+/// shown. An error for a reference that is not a URI reference.
+Result<std::string> ResolvedOrigin(std::string_view base_url, std::string_view reference);
+
 /// "https://host:port" of `url` (no path), or an error for a URL that is not http(s).
 Result<std::string> OriginOf(std::string_view url);
 

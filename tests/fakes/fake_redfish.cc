@@ -109,7 +109,7 @@ void FakeRedfish::AddSystem(const std::vector<std::string>& allowable, const std
       return Error(400, "Base.1.8.ActionParameterValueNotInList", "bad ResetType " + t);
     }
     Json& sys = resources[link];
-    if (t == "ForceOff" || t == "GracefulShutdown") sys["PowerState"] = "Off";
+    if (t == "ForceOff" || t == "GracefulShutdown" || t == "Off") sys["PowerState"] = "Off";
     if (t == "On" || t == "ForceOn") sys["PowerState"] = "On";
     return Reply(204);
   };

@@ -9,7 +9,8 @@
 #   EX235n (HPE Cray EX)       one BMC, two nodes (Systems/Node0, Node1) named with system= in
 #                              a targets file and with bmc_system in a cluster repo;
 #                              object-valued BIOS attributes written to the Bios itself;
-#                              firmware scoped per node; ResetType from ActionInfo (ForceOff, On)
+#                              firmware scoped per node; ResetType from ActionInfo (its
+#                              graceful Off, then On)
 #   Gigabyte (AMI MegaRAC)     SimpleUpdate parameters only in ActionInfo (TransferProtocol
 #                              HTTP/FTP, UpdateComponent, no Targets); a PATCH-only Bios/SD;
 #                              @Redfish.Settings.Messages kept; a task that says UpdateSuccessful
@@ -115,6 +116,8 @@ check "  no Targets sent: its SimpleUpdate ActionInfo lists none (the BMC would 
 pbt apply --node ilo --desired "$W/ilo.json"
 check "ilo (HPE iLO 5): apply succeeds (rc=$rc)" [ "$rc" = 0 ]
 check "  System ROM via SimpleUpdate with Targets" has "updated via SimpleUpdate to A47 v2.60" "$OUT"
+check "  the inventory reports it with its build date, as the mockup's (the pin matched it)" \
+  bash -c 'grep -qE "^A47 v2\.60 \([0-9]{2}/[0-9]{2}/[0-9]{4}\)$" <<<"$1"' _ "$(state n2 'd["firmware"]["System ROM [2]"]["version"]')"
 check "  BIOS checked against the A47 registry and staged" has "staged 1 attribute(s)" "$OUT"
 
 pbt apply --node obmc --desired "$W/obmc.json"
@@ -153,7 +156,7 @@ for node in rack ilo obmc cray1 giga; do
   check "$node: reset through the BMC (rc=$rc): $(cat "$OUT")" [ "$rc" = 0 ]
   cp "$OUT" "$W/reset-$node.out"
 done
-check "cray1: reset with what Node1's ActionInfo offers (ForceOff, then On)" has "sent ForceOff+On" "$W/reset-cray1.out"
+check "cray1: reset with what Node1's ActionInfo offers, graceful first (Off, then On; not ForceOff)" has "sent Off+On" "$W/reset-cray1.out"
 for node in rack ilo obmc cray1 giga; do
   desired=$W/${node%1}.json
   pbt plan --node "$node" --desired "$desired"

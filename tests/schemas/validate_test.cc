@@ -65,7 +65,7 @@ const BadInput kBadInputs[] = {
      "  hint: write true or false (yes, no, on and off are text in YAML 1.2)\n"},
     {"stack.schema.json", "stacks/h100.yaml", "firmware:\n  BMC: \"24.09.17\\nreboot\"\n",
      "stacks/h100.yaml:2:8: error: invalid value \"24.09.17\\nreboot\" [key: firmware.BMC]\n"
-     "  hint: expected a firmware version like \"24.09.17\"; it contains the control character "
+     "  hint: expected a firmware version like \"24.09.17\" or \"A47 v2.60\"; it contains the control character "
      "\\n\n"},
     {"stack.schema.json", "stacks/h100.yaml", "kernel: \"--force\"\n",
      "stacks/h100.yaml:1:9: error: invalid value \"--force\" [key: kernel]\n"
@@ -377,6 +377,11 @@ TEST_CASE("ordinary values pass the same fields (the patterns are not just 'reje
       {"packages: { @V@: \"1.0\" }", "libnccl2"}, {"sysctl: { @V@: 1 }", "net.ipv4.tcp_rmem"},
       {"services: { @V@: { enabled: true } }", "nvidia-fabricmanager.service"},
       {"firmware: { @V@: \"1.0\" }", "GPU0 Firmware"}, {"bios: { WorkloadProfile: @V@ }", "HPC"},
+      // Versions as vendors report them (issue 32): iLO's date, the ROM family and its date in
+      // parentheses, HPE Cray EX's BMC build with its time stamp.
+      {"firmware: { BMC: @V@ }", "2.70 May 16 2022"}, {"firmware: { BMC: @V@ }", "A47 v2.60"},
+      {"firmware: { BMC: @V@ }", "A47 v2.58 (05/19/2022)"},
+      {"firmware: { BMC: @V@ }", "nc.1.6.19-5-shasta-release.arm.2022-02-25T01:38:09+00:00.d20b426"},
       {"bios: { @V@: Enabled }", "Core Performance Boost"},
       {"firmware_images: { BMC: @V@ }", "https://fw.example:8443/images/bmc-24.09.17.bin"},
       {"firmware_images: { BMC: @V@ }", "file:/srv/firmware/bios_1.9.0.bin"},

@@ -214,6 +214,36 @@ TEST_CASE("firmware: on a BMC with two systems, a node sees its own items and th
   }
 }
 
+TEST_CASE("firmware: a one-system HPE Cray EX blade answers to the same short names") {
+  CrayBlade b;
+  // The blade's second node is absent: one system, whose items still carry its prefix.
+  auto& r = b.fake.resources;
+  r["/redfish/v1/Systems"]["Members"] = json::array({{{"@odata.id", "/redfish/v1/Systems/Node0"}}});
+  r.erase("/redfish/v1/Systems/Node1");
+  json kept = json::array();
+  for (const auto& m : r["/redfish/v1/UpdateService/FirmwareInventory"]["Members"])
+    if (m["@odata.id"].get<std::string>().find("Node1.") == std::string::npos) kept.push_back(m);
+  r["/redfish/v1/UpdateService/FirmwareInventory"]["Members"] = kept;
+
+  auto node = Client(b.fake);   // one system: the node need not name it
+  auto facts = FirmwareModule().ProbeBmc(*node);
+  REQUIRE(facts.ok());
+  std::map<std::string, json> by_id;
+  for (const auto& c : facts.value()["components"]) by_id[c["id"].get<std::string>()] = c;
+  CHECK(by_id["Node0.BIOS"]["short_id"] == "BIOS");   // was null: `BIOS` matched nothing
+  CHECK(by_id["Node0.HPCNet0"]["short_id"] == "HPCNet0");
+  CHECK(by_id["Node0.BIOS"]["scope"].is_null());       // nothing to scope with one system
+  CHECK(by_id["BMC"]["short_id"].is_null());
+
+  json desired = {{"firmware", {{"BIOS", "ex235n.bios-1.2.2"}}},
+                  {"firmware_images", {{"BIOS", "https://fw.example/BIOS-ex235n.bios-1.2.2.bin"}}}};
+  auto acts = FirmwareModule().Diff(desired, facts.value());
+  REQUIRE(acts.size() == 1);
+  CHECK(acts[0].params["found"] == true);
+  CHECK(acts[0].params["targets"] == json{"/redfish/v1/UpdateService/FirmwareInventory/Node0.BIOS"});
+  CHECK(FirmwareModule().Diff({{"firmware", {{"BIOS", "ex235n.bios-1.2.1"}}}}, facts.value()).empty());
+}
+
 TEST_CASE("firmware scope: RelatedItem decides before the Id convention") {
   firmware::SystemsView v{{"/redfish/v1/Systems/Node1", "Node1", {"/redfish/v1/Chassis/Blade1"}},
                           {{"/redfish/v1/Systems/Node0", "Node0", {"/redfish/v1/Chassis/Blade0"}}}};

@@ -33,6 +33,7 @@ struct Rig {
     o.task_poll = std::chrono::milliseconds(100);
     o.power_poll = std::chrono::milliseconds(100);
     o.power_deadline = std::chrono::milliseconds(1000);
+    o.graceful_deadline = std::chrono::milliseconds(2000);
     o.task_deadline = std::chrono::milliseconds(5000);
     client = std::make_unique<RedfishClient>(std::make_unique<ForwardHttp>(&fake), o);
   }
@@ -649,6 +650,76 @@ TEST_CASE("redfish: reset chooses an advertised ResetType with fallbacks") {
   }
 }
 
+TEST_CASE("redfish: reset prefers the graceful off the BMC offers, forcing only after a timeout") {
+  // HPE Cray EX: ResetType only through ActionInfo, which lists ForceOff, On and Off.
+  auto cray = [](Rig& rig) {
+    rig.fake.AddSystem({"ForceOff", "On", "Off"});
+    auto& a = rig.fake.resources["/redfish/v1/Systems/1"]["Actions"]["#ComputerSystem.Reset"];
+    a.erase("ResetType@Redfish.AllowableValues");
+    a["@Redfish.ActionInfo"] = "/redfish/v1/Systems/1/ResetActionInfo";
+    rig.fake.resources["/redfish/v1/Systems/1/ResetActionInfo"] = {
+        {"Parameters", {{{"Name", "ResetType"}, {"Required", true}, {"AllowableValues", {"ForceOff", "On", "Off"}}}}}};
+  };
+  auto sent = [](const Rig& rig) {
+    std::vector<std::string> types;
+    for (const auto& q : rig.fake.log)
+      if (q.method == "POST" && q.path == "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset")
+        types.push_back(Json::parse(q.body)["ResetType"].get<std::string>());
+    return types;
+  };
+  SUBCASE("off: the graceful Off, not ForceOff") {
+    Rig rig;
+    cray(rig);
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kOff);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "Off");
+    CHECK(sent(rig) == std::vector<std::string>{"Off"});
+    CHECK(rig.fake.resources["/redfish/v1/Systems/1"]["PowerState"] == "Off");
+  }
+  SUBCASE("reboot: Off, wait for it, then On") {
+    Rig rig;
+    cray(rig);
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "Off+On");
+    CHECK(sent(rig) == std::vector<std::string>{"Off", "On"});
+  }
+  SUBCASE("force-off and hard-reboot still force") {
+    Rig rig;
+    cray(rig);
+    CHECK(rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kForceOff).value() == "ForceOff");
+    CHECK(rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kHardReboot).value() == "On");
+  }
+  SUBCASE("an OS that does not shut down: ForceOff after the graceful deadline, and said") {
+    Rig rig;
+    cray(rig);
+    auto& handler = rig.fake.handlers["/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"];
+    auto normal = handler;
+    handler = [&rig, normal](const testing::RecordedRequest& q) -> Result<HttpResponse> {
+      if (Json::parse(q.body)["ResetType"] == "Off") return FakeRedfish::Reply(204);   // ignored
+      return normal(q);
+    };
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kReboot);
+    REQUIRE(r.ok());
+    CHECK(r.value() == "Off+ForceOff+On (Off had not powered it off after 2 s)");
+    CHECK(sent(rig) == std::vector<std::string>{"Off", "ForceOff", "On"});
+    // It waited the graceful deadline (2 s of 100 ms polls) before forcing, not less.
+    std::chrono::milliseconds waited{0};
+    for (auto d : rig.sleeps) waited += d;
+    CHECK(waited >= std::chrono::milliseconds(2000));
+    CHECK(rig.AllText().find("sending ForceOff") != std::string::npos);
+  }
+  SUBCASE("a graceful off that neither powers off nor may be forced is an error, not success") {
+    Rig rig;
+    rig.fake.AddSystem({"GracefulShutdown", "On"});
+    rig.fake.handlers["/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"] =
+        [](const testing::RecordedRequest&) -> Result<HttpResponse> { return FakeRedfish::Reply(204); };
+    auto r = rig.client->Reset("/redfish/v1/Systems/1", ResetKind::kOff);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.reset.timeout");
+  }
+}
+
 TEST_CASE("redfish: redirects are followed for GET and POST on our own host:port") {
   Rig rig;
   auto& f = rig.fake;
@@ -661,7 +732,7 @@ TEST_CASE("redfish: redirects are followed for GET and POST on our own host:port
   }
   SUBCASE("session POST 308 (Supermicro adds a slash) stays a POST with its body") {
     f.script["POST /redfish/v1/SessionService/Sessions"].push_back(
-        FakeRedfish::Reply(308, Json(), {{"location", "https://10.1.2.3/redfish/v1/SessionService/Sessions/"}}));
+        FakeRedfish::Reply(308, Json(), {{"location", "https://BMC.example:443/redfish/v1/SessionService/Sessions/"}}));
     f.live_sessions.insert("tokR");
     f.resources["/redfish/v1/SessionService/Sessions/9"] = {{"Id", "9"}};
     f.script["POST /redfish/v1/SessionService/Sessions/"].push_back(
@@ -674,6 +745,28 @@ TEST_CASE("redfish: redirects are followed for GET and POST on our own host:port
     CHECK(post.body.find("UserName") != std::string::npos);
     // The relative Location resolved against the redirected URL (RFC 3986), on our origin.
     CHECK(f.Count("DELETE", "/redfish/v1/SessionService/Sessions/9") == 1);
+  }
+  SUBCASE("a redirect to another host is refused, saying where, and nothing is read there") {
+    f.script["GET /redfish/v1/Systems/1"].push_back(
+        FakeRedfish::Reply(302, Json(), {{"location", "https://10.1.2.3/redfish/v1/Systems/1"}}));
+    const size_t before = f.log.size();
+    auto r = rig.client->Get("/redfish/v1/Systems/1");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.redirect.cross-host");
+    CHECK(r.error().message.find("https://10.1.2.3:443") != std::string::npos);
+    CHECK(r.error().hint.find("bmc:") != std::string::npos);
+    // One GET (the one redirected): the path was not read again on our host.
+    int gets = 0;
+    for (size_t i = before; i < f.log.size(); ++i) gets += f.log[i].path == "/redfish/v1/Systems/1";
+    CHECK(gets == 1);
+  }
+  SUBCASE("a POST redirected to another host is not re-sent") {
+    f.script["POST /redfish/v1/Systems/1/Actions/ComputerSystem.Reset"].push_back(
+        FakeRedfish::Reply(307, Json(), {{"location", "https://other.example/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"}}));
+    auto r = rig.client->PostAction("/redfish/v1/Systems/1/Actions/ComputerSystem.Reset", {{"ResetType", "On"}});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "bmc.redirect.cross-host");
+    CHECK(f.Count("POST", "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset") == 1);
   }
   SUBCASE("redirect loop is cut off") {
     for (int i = 0; i < 10; ++i) {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -12,6 +13,17 @@
 #include "modules/transport/url.h"
 
 namespace plumb::transport {
+
+TEST_CASE("url: the origin a reference resolves to, comparable and without userinfo") {
+  const std::string base = "https://bmc.example/redfish/v1/Systems/1";
+  CHECK(ResolvedOrigin(base, "/redfish/v1/systems/1/").value() == "https://bmc.example:443");
+  CHECK(ResolvedOrigin(base, "https://BMC.example:443/x").value() == "https://bmc.example:443");
+  CHECK(ResolvedOrigin(base, "https://10.1.2.3/redfish/v1/").value() == "https://10.1.2.3:443");
+  CHECK(ResolvedOrigin(base, "https://bmc.example:8443/x").value() == "https://bmc.example:8443");
+  CHECK(ResolvedOrigin(base, "//other.example/x").value() == "https://other.example:443");
+  CHECK(ResolvedOrigin(base, "https://u:s3cret-PLANTED@bmc.example/").value() == "https://bmc.example:443");
+  CHECK(ResolvedOrigin("https://127.0.0.1:8443", "https://127.0.0.1:8443").value() == "https://127.0.0.1:8443");
+}
 
 TEST_CASE("url: references resolve by RFC 3986 and stay on our origin") {
   const std::string o = "https://127.0.0.1:8443";
@@ -99,6 +111,21 @@ TEST_CASE("reset plan: fallbacks per kind") {
   CHECK(ResetCandidates(ResetKind::kOn, {"On"}, "On") == V{{}});
   CHECK(ResetCandidates(ResetKind::kOff, {"PushPowerButton"}, "On") == V{{"PushPowerButton"}});
   CHECK(ResetCandidates(ResetKind::kReboot, {"Nmi"}, "On").empty());
+  // HPE Cray EX's ActionInfo: ForceOff, On and its graceful Off. The graceful one first (it
+  // was ForceOff for "off" and ForceOff+On for a reboot).
+  CHECK(ResetCandidates(ResetKind::kOff, {"ForceOff", "On", "Off"}, "On") == V{{"Off"}, {"ForceOff"}});
+  CHECK(ResetCandidates(ResetKind::kReboot, {"ForceOff", "On", "Off"}, "On").front() ==
+        std::vector<std::string>{"Off", "On"});
+  CHECK(ResetCandidates(ResetKind::kForceOff, {"ForceOff", "On", "Off"}, "On") == V{{"ForceOff"}});
+  CHECK(ResetCandidates(ResetKind::kHardReboot, {"ForceOff", "On", "Off"}, "On") == V{{"ForceOff", "On"}});
+  // "Off" is no standard value: never a guess where nothing is advertised.
+  for (const auto& seq : ResetCandidates(ResetKind::kOff, {}, "On"))
+    CHECK(std::find(seq.begin(), seq.end(), "Off") == seq.end());
+  for (const auto& seq : ResetCandidates(ResetKind::kReboot, {}, "On"))
+    CHECK(std::find(seq.begin(), seq.end(), "Off") == seq.end());
+  CHECK(IsGracefulOff("Off"));
+  CHECK(IsGracefulOff("GracefulShutdown"));
+  CHECK_FALSE(IsGracefulOff("ForceOff"));
 }
 
 TEST_CASE("messages: ExtendedInfo everywhere, any casing, version-free keys") {

@@ -80,6 +80,8 @@ class UpdateMixin:
         chosen = updates.resolve_all(stem, members, targets or [], self.m.key)
         if not chosen:
             return self._error(400, msg.message("ActionParameterValueFormatError", stem, param, action))
+        # In the form the mockup's inventory shows (iLO appends the build date).
+        chosen = [(k, updates.vendor_form(v, self.m.resources[k].get("Version"))) for k, v in chosen]
         if apply_time not in (None, "Immediate", "OnReset"):
             return self._error(400, msg.message("ActionParameterValueNotInList", apply_time,
                                                 "@Redfish.OperationApplyTime", action))

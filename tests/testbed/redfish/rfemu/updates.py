@@ -8,11 +8,16 @@ multipart UpdateFile part), URL-decoded, minus a letters-only extension, is
 prefix followed by '-' wins, so "BMC-24.09.17.bin" -> BMC / 24.09.17 and
 "System ROM-A47 v2.60 (01/01/2024).fwpkg" -> System ROM / "A47 v2.60 (01/01/2024)".
 Targets (inventory URIs), when given, choose the component and the file name only gives the
-version (everything after the component prefix, or after the first '-')."""
+version (everything after the component prefix, or after the first '-').
+
+The version then takes the form the BMC's inventory shows (vendor_form): where the mockup's
+Version ends in a build date (iLO "2.70 May 16 2022", "A47 v2.58 (05/19/2022)"), an updated
+member reports the image's version with a date in that same form, as the real BMC does."""
 
 import datetime
 import json
 import os
+import re
 import time
 import urllib.parse
 
@@ -58,6 +63,33 @@ def resolve_all(stem, members, targets, key_of):
         if all(k != x for x, _v in out):
             out.append((k, version))
     return out
+
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+# The trailing build dates vendors append to Version, each with how to write a date that way.
+BUILD_DATES = (
+    (re.compile(r" (%s) \d{1,2} \d{4}$" % "|".join(MONTHS)),
+     lambda d: " %s %02d %04d" % (MONTHS[d.month - 1], d.day, d.year)),       # iLO: May 16 2022
+    (re.compile(r" \(\d{2}/\d{2}/\d{4}\)$"),
+     lambda d: " (%02d/%02d/%04d)" % (d.month, d.day, d.year)),                # ROM: (05/19/2022)
+    (re.compile(r" \(\d{4}-\d{2}-\d{2}\)$"),
+     lambda d: " (%04d-%02d-%02d)" % (d.year, d.month, d.day)),                # (2022-05-19)
+)
+
+
+def vendor_form(version, like, today=None):
+    """`version` (from an image name) as the BMC reports it, given `like`, the Version its
+    inventory showed for that member: when `like` ends in a build date and `version` does not,
+    `version` plus the date of `today` (default: today, UTC) written the same way. Otherwise
+    `version` unchanged. ("2.80", "2.70 May 16 2022") -> "2.80 Jun 01 2024"."""
+    if not isinstance(like, str):
+        return version
+    for pattern, write in BUILD_DATES:
+        if pattern.search(like):
+            if any(p.search(version) for p, _w in BUILD_DATES):
+                return version
+            return version + write(today or datetime.datetime.now(datetime.timezone.utc).date())
+    return version
 
 
 def _version_after(stem, res):

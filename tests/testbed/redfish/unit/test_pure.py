@@ -6,6 +6,7 @@ parameters and per-BMC state of the vendor-neutral mode."""
 import asyncio
 import json
 import copy
+import datetime
 import os
 import sys
 import unittest
@@ -50,6 +51,17 @@ class ImageConvention(unittest.TestCase):
         self.assertEqual(updates.resolve("Power Supply Firmware-3.12", ILO_FW, ["/fw/6"], str), ("/fw/6", "3.12"))
         self.assertEqual(updates.resolve("whatever-4.0", ILO_FW, ["/fw/1"], str), ("/fw/1", "4.0"))
         self.assertIsNone(updates.resolve("x-1", ILO_FW, ["/fw/99"], str)[0])
+
+    def test_version_in_the_inventorys_own_form(self):
+        day = datetime.date(2024, 6, 1)
+        self.assertEqual(updates.vendor_form("2.80", "2.70 May 16 2022", day), "2.80 Jun 01 2024")
+        self.assertEqual(updates.vendor_form("A47 v2.60", "A47 v2.58 (05/19/2022)", day), "A47 v2.60 (06/01/2024)")
+        self.assertEqual(updates.vendor_form("1.3", "1.2 (2022-05-19)", day), "1.3 (2024-06-01)")
+        # An image that names its date keeps it; a member without a date gets none.
+        self.assertEqual(updates.vendor_form("A47 v2.60 (01/02/2024)", "A47 v2.58 (05/19/2022)", day),
+                         "A47 v2.60 (01/02/2024)")
+        self.assertEqual(updates.vendor_form("24.09.17", "24.01.01", day), "24.09.17")
+        self.assertEqual(updates.vendor_form("2.0", None, day), "2.0")
 
     def test_unknown_or_empty_version_refused(self):
         self.assertIsNone(updates.resolve("NoSuch-1.0", DMTF_FW, [], str)[0])
@@ -271,6 +283,24 @@ class PerBmcState(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertEqual([b.fw_version[k] for k in psus], ["9.99"] * 4)
         self.assertEqual(b.tasks, {})
+
+    def test_update_reports_the_version_in_the_mockups_form(self):
+        """iLO appends the build date to Version: an update must too (it reported exactly the
+        pinned text, which hid that a pin never matched the real form)."""
+        b = self.bmc("i", "neutral:XL675d_A100")
+        ilo = [k for k in b.fw_members if b.m.resources[k].get("Name") == "iLO 5"][0]
+        rom = [k for k in b.fw_members if b.m.resources[k].get("Name") == "System ROM"][0]
+
+        async def update():
+            for stem in ("iLO 5-2.80", "System ROM-A47 v2.60"):
+                r = b._start_update(stem, None, "Immediate", "ImageURI", "SimpleUpdate")
+                self.assertIn(r.status, (200, 202))
+            self.assertEqual(len(b.tasks), 2)
+            for t in list(b.tasks.values()):   # finished now, not after task_duration
+                b._finish_task(t, {k: False for k, _v in t.components})
+        asyncio.run(update())
+        self.assertRegex(b.fw_version[ilo], r"^2\.80 [A-Z][a-z]{2} \d{2} \d{4}$")
+        self.assertRegex(b.fw_version[rom], r"^A47 v2\.60 \(\d{2}/\d{2}/\d{4}\)$")
 
     def test_every_target_of_an_update(self):
         members = [("/fw/5", {"Id": "5", "Name": "Power Supply Firmware"}),
