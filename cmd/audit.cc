@@ -33,7 +33,9 @@ int RunAuditExport(const AuditArgs& a) {
     return (ExitCodeFor(kAuditVerb, Outcome::kError));
   };
   if (Status s = plans::report::CheckSince(a.since); !s) return fail(s.error());
-  const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
+  auto chosen = plans::ChosenStore(a.journal);
+  if (!chosen) return fail(chosen.error());
+  const std::string store = *chosen;
   const std::string path = plans::RedactStore(store);   // what the export and messages show
   auto j = plans::OpenStore(store);
   if (!j) return fail(j.error());
