@@ -604,7 +604,9 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                                  "return to service once they converge"));
   opts.push_back(sub->add_option("--store,--journal", a->journal,
                                  "Where runs, the cluster lock and the history are kept: a SQLite file, or a "
-                                 "postgresql:// URL shared by every machine (default: $PLUMB_STORE, $PLUMB_JOURNAL, "
+                                 "postgresql:// URL shared by every machine, without a password: one here would "
+                                 "show in ps for the whole run, and is refused; it goes in $PLUMB_STORE or "
+                                 "~/.pgpass (default: $PLUMB_STORE, $PLUMB_JOURNAL, "
                                  "$XDG_STATE_HOME/plumb/journal.db, ~/.local/state/plumb/journal.db)"));
   opts.push_back(sub->add_option("--force-unlock", a->force_unlock,
                                  "Release the cluster lock RUN holds, once its process is gone"));

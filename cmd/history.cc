@@ -144,7 +144,7 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
       "history", "What plumb applied where, when, from which commit, by whom; --verify checks "
                  "the journal's hash chain");
   sub->add_option("node", a->node, "Only this node (an error if no run touched it)");
-  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL (default as for apply)");
+  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL without a password (that goes in $PLUMB_STORE or ~/.pgpass; default as for apply)");
   sub->add_option("--last", a->limit, "How many steps, the latest")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count steps.
   AddRetiredCountLimit(*sub, a->old_limit);

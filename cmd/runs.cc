@@ -192,7 +192,7 @@ void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "runs", "List apply runs from the journal, with who ran and approved them (or one run's "
               "nodes)");
   sub->add_option("run", a->run, "Show this run's nodes");
-  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL (default as for apply)");
+  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL without a password (that goes in $PLUMB_STORE or ~/.pgpass; default as for apply)");
   sub->add_option("--last", a->limit, "How many runs, the latest first")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count runs.
   AddRetiredCountLimit(*sub, a->old_limit);
