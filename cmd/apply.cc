@@ -50,6 +50,7 @@
 #include "plans/clock.h"
 #include "plans/gather.h"
 #include "plans/journal.h"
+#include "plans/lock_keeper.h"
 #include "plans/store.h"
 #include "plans/node_lease.h"
 #include "plans/plan_check.h"
@@ -201,75 +202,28 @@ std::chrono::system_clock::time_point LockNow(plans::Journal& j) {
 // enough that a lock a dead runner left behind is not a day's outage.
 constexpr long kMinLockTtlS = 10, kMaxLockTtlS = 24 * 3600;
 
-// Keeps the lock fresh while the run lasts: expiry `ttl` ahead, renewed every ttl/5 (at most
-// every minute). Renewals are fenced on the whole owner (plans::Journal::RenewLock): a process
-// whose run was taken over elsewhere after expiry learns it at its next renewal and stops. And
-// a holder that has not renewed for 4/5 of the ttl (a store that does not answer, a paused VM)
-// stops on its own, before another runner may take over: no new node starts.
-class LockKeeper {
- public:
-  using Steady = std::chrono::steady_clock;
-  LockKeeper(plans::Journal& j, plans::LockInfo mine, std::chrono::seconds ttl, Steady::time_point taken)
-      : j_(j), mine_(std::move(mine)), ttl_(ttl), last_ok_(taken.time_since_epoch().count()) {
-    const auto every = std::clamp<std::chrono::milliseconds>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(ttl_) / 5,
-        std::chrono::seconds(1), std::chrono::seconds(60));
-    t_ = std::thread([this, every] {
-      std::unique_lock lk(mu_);
-      while (!cv_.wait_for(lk, every, [this] { return done_; })) {
-        const auto asked = Steady::now();   // the new expiry counts from here, whatever the wait
-        auto exp = Rfc(LockNow(j_) + ttl_);
-        Status s = j_.RenewLock(mine_, exp);
-        if (s) {
-          last_ok_.store(asked.time_since_epoch().count(), std::memory_order_relaxed);
-          continue;
-        }
-        if (s.error().code == "journal.lock-lost") {
-          // Another process holds the cluster (or this run) now: start nothing more.
-          ApplyErr("plumb apply: lost the cluster lock (" + s.error().message +
-                   "); stopping: no new node starts, the nodes in progress finish");
-          g_stop = true;
-          continue;
-        }
-        // The store cannot be written right now. The engine sees that on its next write; and
-        // once most of the lock's time is gone without a renewal, stop before it can expire.
-        ApplyErr("plumb apply: cannot renew the cluster lock: " + s.error().message);
-        if (Expiring() && !g_stop) {
-          ApplyErr(fmt::format("plumb apply: the cluster lock was last renewed {}s ago (--lock-ttl {}s); "
-                               "stopping before another runner may take it: no new node starts",
-                               std::chrono::duration_cast<std::chrono::seconds>(SinceRenewed()).count(),
-                               ttl_.count()));
-          g_stop = true;
-        }
-      }
-    });
+// The line a store outage gets on stderr, with what this run does meanwhile and after.
+std::string StoreEventLine(const plans::StoreEvent& e, const std::string& run) {
+  using K = plans::StoreEvent::Kind;
+  const long long w = e.window.count();
+  switch (e.kind) {
+    case K::kUnreachable:
+      return fmt::format(
+          "plumb apply: the store {} does not answer ({}); waiting up to {}s (PLUMB_STORE_RETRY_S) "
+          "for it. Meanwhile no step starts or ends: each waits to be recorded. Still down then, "
+          "this run stops within about {}s plus the step under way plus 30s: nothing more starts, "
+          "and what could not be recorded is left for plumb apply --resume {}",
+          e.store, e.why, w, w, run);
+    case K::kGaveUp:
+      return fmt::format("plumb apply: the store {} has not answered for {}s ({}); stopping: "
+                         "no new node or step starts, and plumb apply --resume {} continues once it "
+                         "answers",
+                         e.store, e.down_for.count(), e.why, run);
+    case K::kBack:
+      return fmt::format("plumb apply: the store {} answers again (after {}s)", e.store, e.down_for.count());
   }
-  /// Past 4/5 of the ttl since the last renewal: the engine stops before its next step (a
-  /// clock read, so a process stopped and continued sees it at once, before any renewal).
-  bool Expiring() const { return SinceRenewed() >= ttl_ * 4 / 5; }
-  ~LockKeeper() {
-    {
-      std::lock_guard lk(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    t_.join();
-    (void)j_.ReleaseLock(mine_);
-  }
-
- private:
-  Steady::duration SinceRenewed() const {
-    return Steady::now() - Steady::time_point(Steady::duration(last_ok_.load(std::memory_order_relaxed)));
-  }
-  plans::Journal& j_;
-  const plans::LockInfo mine_;
-  const std::chrono::seconds ttl_;
-  std::atomic<Steady::rep> last_ok_;   ///< the last renewal (or the take), read by the engine
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread t_;
-};
+  return {};
+}
 
 // Plans now (apply --ref, --retry-failed): the very read-only run `plumb plan` makes (the same
 // --limit patterns, BMC reads, Slurm's view, repair vs intent from the nodes' markers), so
@@ -364,7 +318,9 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
         fmt::format("--task-timeout {} / --power-timeout {}: not a duration", a.task_timeout,
                     a.power_timeout),
         {}, {}, "like --task-timeout 45m (the default) or --power-timeout 90s"));
-  const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
+  auto chosen = plans::ChosenStore(a.journal);
+  if (!chosen) return ApplyFail(chosen.error());
+  const std::string store = *chosen;
   const std::string journal_path = plans::RedactStore(store);   // what messages show
   auto jr = plans::OpenStore(store);
   if (!jr) return ApplyFail(jr.error());
@@ -560,7 +516,12 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(lock_now));
   if (!started) return ApplyFail(started.error());
   for (const std::string& n : started->notes) ApplyErr("plumb apply: " + n);
-  LockKeeper keeper(journal, start.lock, lock_ttl, lock_taken);
+  // From here on, a store that stops answering is said at once, and what this run does about
+  // it (the journal waits out its retry window, then every write fails at once).
+  journal.SetStoreObserver([run_id](const plans::StoreEvent& e) { ApplyErr(StoreEventLine(e, run_id)); });
+  plans::LockKeeper keeper(journal, start.lock, lock_ttl, lock_taken,
+                           {.say = [](const std::string& line) { ApplyErr("plumb apply: " + line); },
+                            .stop = &g_stop});
 
   // 6. Run.
   plans::RolloutOptions opts;
@@ -676,7 +637,9 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                                  "return to service once they converge"));
   opts.push_back(sub->add_option("--store,--journal", a->journal,
                                  "Where runs, the cluster lock and the history are kept: a SQLite file, or a "
-                                 "postgresql:// URL shared by every machine (default: $PLUMB_STORE, $PLUMB_JOURNAL, "
+                                 "postgresql:// URL shared by every machine, without a password: one here would "
+                                 "show in ps for the whole run, and is refused; it goes in $PLUMB_STORE or "
+                                 "~/.pgpass (default: $PLUMB_STORE, $PLUMB_JOURNAL, "
                                  "$XDG_STATE_HOME/plumb/journal.db, ~/.local/state/plumb/journal.db)"));
   opts.push_back(sub->add_option("--force-unlock", a->force_unlock,
                                  "Release the cluster lock RUN holds, once its process is gone"));

@@ -33,7 +33,9 @@ int RunAuditExport(const AuditArgs& a) {
     return (ExitCodeFor(kAuditVerb, Outcome::kError));
   };
   if (Status s = plans::report::CheckSince(a.since); !s) return fail(s.error());
-  const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
+  auto chosen = plans::ChosenStore(a.journal);
+  if (!chosen) return fail(chosen.error());
+  const std::string store = *chosen;
   const std::string path = plans::RedactStore(store);   // what the export and messages show
   auto j = plans::OpenStore(store);
   if (!j) return fail(j.error());
@@ -76,7 +78,7 @@ void RegisterAudit(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       ->check(CLI::IsMember({"json", "html"}))
       ->capture_default_str();
   sub->add_option("--out", a->out, "Write here (atomically) instead of stdout");
-  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL (default as for apply)");
+  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL without a password (that goes in $PLUMB_STORE or ~/.pgpass; default as for apply)");
   sub->footer(
       "The export carries the chain's head hash: keep it, and later `plumb history --verify\n"
       "--anchor HASH` proves the journal still holds what was exported. A journal whose chain\n"

@@ -56,6 +56,10 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
     std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
     return ExitCodeFor(kGatherVerb, Outcome::kError);
   }
+  // Which nodes were asked for, before a shard is taken: shards merge only with the other
+  // shards of the same selection.
+  const std::string selection_digest = plans::SelectionDigest(*nodes);
+  const size_t selection_nodes = nodes->size();
   std::string shard_name;
   if (!a.shard.empty()) {
     auto shard = plans::ParseShard(a.shard);
@@ -103,6 +107,9 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   state.commit = cluster->source.commit;
   state.working_tree = cluster->source.working_tree;
   state.shard = shard_name;
+  state.selection = a.limit;
+  state.selection_nodes = selection_nodes;
+  state.selection_digest = selection_digest;
 
   if (!a.facts_out.empty()) {
     if (Status st = plans::WriteObservedState(state, a.facts_out); !st.ok()) {

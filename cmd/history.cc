@@ -28,7 +28,7 @@ void HistoryErr(const std::string& s) { std::fprintf(stderr, "plumb history: %s\
 
 // "alice (CI github: bob), approved by carol, signed by ssh carol (SHA256:..)".
 std::string WhoLine(const plans::RunWho& w) {
-  std::string s = w.operator_user.empty() ? "(unknown operator)" : w.operator_user;
+  std::string s = w.operator_user.empty() ? "(unknown operator)" : plans::OperatorText(w);
   if (!w.ci.empty()) s += fmt::format(" (CI {}: {})", w.ci, w.ci_actor.empty() ? "?" : w.ci_actor);
   s += w.approver.empty() ? ", no approver recorded" : ", approved by " + w.approver;
   if (!w.signer.empty()) s += "; commit " + w.signer;
@@ -61,7 +61,12 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
 
 int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
   if (int rc = RefuseRetiredCountLimit(kHistoryVerb, a.old_limit); rc >= 0) return rc;
-  const std::string store = a.journal.empty() ? plans::DefaultStore() : a.journal;
+  auto chosen = plans::ChosenStore(a.journal);
+  if (!chosen) {
+    HistoryErr(chosen.error().ToString());
+    return ExitCodeFor(kHistoryVerb, Outcome::kError);
+  }
+  const std::string store = *chosen;
   const std::string path = plans::RedactStore(store);   // what messages show
   auto j = plans::OpenStore(store);
   if (!j) {
@@ -139,7 +144,7 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
       "history", "What plumb applied where, when, from which commit, by whom; --verify checks "
                  "the journal's hash chain");
   sub->add_option("node", a->node, "Only this node (an error if no run touched it)");
-  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL (default as for apply)");
+  sub->add_option("--store,--journal", a->journal, "The store: a SQLite file or a postgresql:// URL without a password (that goes in $PLUMB_STORE or ~/.pgpass; default as for apply)");
   sub->add_option("--last", a->limit, "How many steps, the latest")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count steps.
   AddRetiredCountLimit(*sub, a->old_limit);

@@ -63,6 +63,9 @@ void SnapshotMerge::EndPart(size_t part, const ObservedState& header) {
   p.header.commit = header.commit;
   p.header.working_tree = header.working_tree;
   p.header.shard = header.shard;
+  p.header.selection = header.selection;
+  p.header.selection_nodes = header.selection_nodes;
+  p.header.selection_digest = header.selection_digest;
   p.ended = true;
 }
 
@@ -138,6 +141,33 @@ Result<ObservedState> SnapshotMerge::Finish(Diagnostics& diags) {
                                             fmt::join(counts, ", ")),
                                 {}, "shard", "merge the shards of one split (all --shard i/N with one N)"));
   }
+  // Shards of different selections (another --limit, or the same text selecting other nodes)
+  // are parts of different wholes: the merge would look complete and is not.
+  std::map<std::string, std::vector<std::string>> by_selection;   // digest -> sources
+  std::map<std::string, std::string> selection_text;                // digest -> how it reads
+  for (const Part& p : parts_) {
+    if (p.header.shard.empty()) continue;
+    const std::string key = p.header.selection_digest.empty() ? "(not recorded)" : p.header.selection_digest;
+    by_selection[key].push_back(Quoted(p.source));
+    selection_text.try_emplace(
+        key, p.header.selection_digest.empty()
+                 ? std::string("selection not recorded (an older plumb)")
+                 : fmt::format("{} ({} node(s))",
+                               p.header.selection.empty() ? std::string("all nodes")
+                                                          : "--limit " + Quoted(p.header.selection),
+                               p.header.selection_nodes));
+  }
+  if (by_selection.size() > 1) {
+    std::vector<std::string> lines;
+    for (const auto& [key, sources] : by_selection)
+      lines.push_back(fmt::format("{}: {}", selection_text[key], fmt::join(sources, ", ")));
+    diags.Add(Diagnostic::Error("facts.merge-selection",
+                                fmt::format("the shards were gathered from different selections of nodes ({})",
+                                            fmt::join(lines, "; ")),
+                                {}, "selection",
+                                "gather every shard of one split with the same --limit (plumb gather "
+                                "--limit L --shard i/N for each i)"));
+  }
   for (const auto& [n, indexes] : shards) {
     std::vector<std::string> missing;
     for (int i = 1; i <= n; ++i)
@@ -162,6 +192,21 @@ Result<ObservedState> SnapshotMerge::Finish(Diagnostics& diags) {
   merged_.working_tree = std::any_of(parts_.begin(), parts_.end(),
                                      [](const Part& p) { return p.header.working_tree; });
   merged_.shard.clear();
+  // One selection throughout: the merge is that selection, whole (or as much as was given).
+  const bool one_selection =
+      !parts_.empty() && std::all_of(parts_.begin(), parts_.end(), [&](const Part& p) {
+        return !p.header.selection_digest.empty() &&
+               p.header.selection_digest == parts_.front().header.selection_digest;
+      });
+  if (one_selection) {
+    merged_.selection = parts_.front().header.selection;
+    merged_.selection_nodes = parts_.front().header.selection_nodes;
+    merged_.selection_digest = parts_.front().header.selection_digest;
+  } else {
+    merged_.selection.clear();
+    merged_.selection_nodes = 0;
+    merged_.selection_digest.clear();
+  }
   owner_.clear();
   return std::move(merged_);
 }

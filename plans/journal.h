@@ -15,6 +15,7 @@
 /// Implementations must be safe to call from several threads at once (one per node in a batch).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,9 +104,30 @@ struct LockInfo {
   std::string owner_start;
 };
 
+/// What a shared store says about its connection, as it happens (PostgresJournal; a journal on
+/// this machine says nothing). Said once per outage: when it begins, when the retry window ends
+/// without an answer, and when the server answers again.
+struct StoreEvent {
+  enum class Kind {
+    kUnreachable,   ///< the server stopped answering; calls wait up to `window` for it
+    kGaveUp,        ///< `window` passed: calls fail at once (one attempt every few seconds)
+    kBack,          ///< it answers again, after `down_for`
+  };
+  Kind kind = Kind::kUnreachable;
+  std::string store;                 ///< as messages show it (no password)
+  std::string why;                   ///< libpq's last reason, secrets hidden
+  std::chrono::seconds window{0};    ///< how long a lost connection is waited for
+  std::chrono::seconds down_for{0};
+};
+/// Called with the journal's own lock held: it must not call the journal.
+using StoreObserver = std::function<void(const StoreEvent&)>;
+
 class Journal {
  public:
   virtual ~Journal() = default;
+
+  /// Where a shared store's outages are told (see StoreEvent); none by default.
+  virtual void SetStoreObserver(StoreObserver observer) { (void)observer; }
 
   /// Records a new run (outcome running).
   virtual Status BeginRun(const RunRecord& run) = 0;

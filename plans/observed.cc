@@ -97,6 +97,8 @@ void SnapshotHeaderToJson(const ObservedState& s, nlohmann::json& top) {
   if (!s.commit.empty()) top["commit"] = s.commit;
   if (s.working_tree) top["working_tree"] = true;
   if (!s.shard.empty()) top["shard"] = s.shard;
+  if (!s.selection_digest.empty())
+    top["selection"] = {{"limit", s.selection}, {"nodes", s.selection_nodes}, {"digest", s.selection_digest}};
 }
 
 void SnapshotHeaderFromJson(const nlohmann::json& top, ObservedState& s) {
@@ -108,6 +110,14 @@ void SnapshotHeaderFromJson(const nlohmann::json& top, ObservedState& s) {
   s.gathered_at = text("gathered_at");
   s.commit = text("commit");
   s.shard = text("shard");
+  if (auto sel = top.find("selection"); sel != top.end() && sel->is_object()) {
+    auto limit = sel->find("limit"), nodes = sel->find("nodes"), digest = sel->find("digest");
+    if (limit != sel->end() && limit->is_string() && digest != sel->end() && digest->is_string()) {
+      s.selection = limit->get<std::string>();
+      s.selection_digest = digest->get<std::string>();
+      s.selection_nodes = nodes != sel->end() && nodes->is_number_unsigned() ? nodes->get<size_t>() : 0;
+    }
+  }
   auto wt = top.find("working_tree");
   s.working_tree = wt != top.end() && wt->is_boolean() && wt->get<bool>();
 }

@@ -61,6 +61,14 @@ struct ObservedState {
   bool working_tree = false;
   /// "i/n" when this is one shard of a sharded gather (plans/shard.h); "" for all nodes.
   std::string shard;
+  /// The nodes the gather was asked to read, before any shard was taken: its --limit ("" for
+  /// every node of the inventory), how many that selected, and "sha256:<hex>" of their names
+  /// (plans/shard.h SelectionDigest). Shards of different selections are not parts of one
+  /// whole: `plumb facts merge` refuses them. selection_digest "": not recorded (an older
+  /// plumb, a merge of different selections).
+  std::string selection;
+  size_t selection_nodes = 0;
+  std::string selection_digest;
 
   size_t UnreachableCount() const;
   /// Nodes reachable but with at least one module not read whole (NodeObservation::ModuleErrorCount).
@@ -73,7 +81,8 @@ struct ObservedState {
 std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts);
 
 /// The snapshot format ("format": "plumb.observed/v1"):
-///   {"format":..., "gathered_at":..., "commit"?, "working_tree"?, "shard"?, "nodes": {"<name>": {"reachable": bool, "error": diag?,
+///   {"format":..., "gathered_at":..., "commit"?, "working_tree"?, "shard"?,
+///    "selection"?: {"limit", "nodes", "digest"}, "nodes": {"<name>": {"reachable": bool, "error": diag?,
 ///    "facts": {"<module>": {...}}, "errors": {"<module>": diag}, "raw_digest", "facts_digest",
 ///    "elapsed_s"}}}
 nlohmann::json ToJson(const NodeObservation& n);

@@ -10,19 +10,29 @@
 // (synchronous_commit, PostgreSQL's default): an intent is on disk before its step runs.
 //
 // A connection that breaks (the server restarted) is opened again for up to
-// PLUMB_STORE_RETRY_S seconds (default 60) before the call fails. A write whose COMMIT was
-// sent but not answered is not retried blindly: the call fails, and the engine stops before
-// acting on it (an intent it cannot be sure of is an action it does not take).
+// PLUMB_STORE_RETRY_S seconds (default 60) before the call fails. The window is the outage's,
+// not each call's: the first call that finds the server gone starts it, the calls queued
+// behind that one wait within the same window, and once it has passed every call fails at once
+// ("journal.unreachable"), with one new connection attempt every few seconds, until the server
+// answers again. So a run that has 1,000 writes left when the store goes away stops in about
+// one window, not 1,000 of them. Only what can pass is retried (refused, reset, timed out, a
+// server starting or shutting down, too many clients): a wrong password, a missing database or
+// role, a bad option fail at once with libpq's message. Outages are told as they happen
+// (SetStoreObserver). A write whose COMMIT was sent but not answered is not retried blindly:
+// the call fails, and the engine stops before acting on it (an intent it cannot be sure of is
+// an action it does not take).
 #include <libpq-fe.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "plans/clock.h"
 #include "plans/digest.h"
 #include "plans/journal.h"
 #include "plans/journal_chain.h"
@@ -187,6 +197,11 @@ class PostgresJournal final : public Journal {
     }
   }
   ~PostgresJournal() override { PQfinish(conn_); }
+
+  void SetStoreObserver(StoreObserver observer) override {
+    std::lock_guard lock(mu_);
+    observer_ = std::move(observer);
+  }
 
   Status Init() {
     std::lock_guard lock(mu_);
@@ -496,24 +511,100 @@ class PostgresJournal final : public Journal {
 
   bool Up() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
 
-  // (Re)opens the connection, waiting up to retry_s_ for a server that restarts.
+  using Steady = std::chrono::steady_clock;
+  // Past the window, a call that finds the store still down tries once more at most this often
+  // (it fails at once otherwise): the store's return is noticed, and 1,000 calls cost nothing.
+  static constexpr std::chrono::seconds kProbeEvery{5};
+
+  // libpq's reason for the connection's state, secrets hidden, on one line.
+  std::string Why() const {
+    std::string why = ScrubSecrets(conn_ ? PQerrorMessage(conn_) : "no connection", conninfo_);
+    for (char& c : why)
+      if (c == '\n' || c == '\t') c = ' ';
+    while (!why.empty() && why.back() == ' ') why.pop_back();
+    return why.empty() ? "libpq gave no reason" : why;
+  }
+
+  // One connection attempt, from scratch (PQreset would forget why the last one failed).
+  Status TryConnect() {
+    PQfinish(conn_);
+    conn_ = PQconnectdb(conninfo_.c_str());
+    if (Up()) {
+      // Quiet: NOTICEs ("relation already exists, skipping") are not the user's business.
+      PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+      // Whatever the database or role says: a COMMIT returns once it is on disk (an intent
+      // before its step acts), and no wait (a writer behind a half-open peer's advisory
+      // lock, a statement) outlasts what an operator would wait for.
+      PgResult set(PQexec(conn_, "SET synchronous_commit = on; SET lock_timeout = '60s'; "
+                                 "SET statement_timeout = '300s'"));
+      if (set.raw() != nullptr && PQresultStatus(set.raw()) == PGRES_COMMAND_OK) return OkStatus();
+      if (Up()) return PgError("setting the session up", set.raw());
+    }
+    const std::string why = Why();
+    return Diagnostic::Error(StoreErrorIsTransient(why) ? "journal.unreachable" : "journal.postgresql",
+                             fmt::format("journal ({}): cannot connect: {}", shown_, why), {}, {},
+                             "check the --store URL (or PLUMB_STORE): host, port, database, user; "
+                             "a password goes in PLUMB_STORE or libpq's password file "
+                             "(~/.pgpass, PGPASSFILE), never on the command line");
+  }
+
+  void Tell(StoreEvent::Kind kind) {
+    if (!observer_) return;
+    StoreEvent e;
+    e.kind = kind;
+    e.store = shown_;
+    e.why = down_why_;
+    e.window = std::chrono::seconds(retry_s_);
+    if (down_since_)
+      e.down_for = std::chrono::duration_cast<std::chrono::seconds>(Steady::now() - *down_since_);
+    observer_(e);
+  }
+
+  // The call that finds the store down past its window: at once, saying since when.
+  Diagnostic Unreachable() const {
+    const long long down_s =
+        down_since_ ? std::chrono::duration_cast<std::chrono::seconds>(Steady::now() - *down_since_).count() : 0;
+    return Diagnostic::Error(
+        "journal.unreachable",
+        fmt::format("journal ({}): the store has not answered since {} ({}s; a lost connection is waited for "
+                    "{}s): {}",
+                    shown_, down_since_wall_, down_s, retry_s_, down_why_),
+        {}, {},
+        "the PostgreSQL server is down or cannot be reached; once it answers, plumb apply --resume "
+        "continues a run that stopped (PLUMB_STORE_RETRY_S: how long a lost connection is waited for)");
+  }
+
+  // (Re)opens the connection. A failure that can pass (refused, reset, timed out...) starts or
+  // continues an outage: waited out up to retry_s_ from its start, then failed at once (see
+  // the top of this file). Any other failure is returned at once.
   Status Connect() {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(retry_s_);
+    if (gave_up_ && Steady::now() - last_try_ < kProbeEvery) return Unreachable();
     for (int attempt = 0;; ++attempt) {
-      if (conn_ == nullptr) conn_ = PQconnectdb(conninfo_.c_str());
-      else PQreset(conn_);
-      if (Up()) {
-        // Quiet: NOTICEs ("relation already exists, skipping") are not the user's business.
-        PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
-        // Whatever the database or role says: a COMMIT returns once it is on disk (an intent
-        // before its step acts), and no wait (a writer behind a half-open peer's advisory
-        // lock, a statement) outlasts what an operator would wait for.
-        PgResult set(PQexec(conn_, "SET synchronous_commit = on; SET lock_timeout = '60s'; "
-                                   "SET statement_timeout = '300s'"));
-        if (set.raw() != nullptr && PQresultStatus(set.raw()) == PGRES_COMMAND_OK) return OkStatus();
+      Status s = TryConnect();
+      last_try_ = Steady::now();
+      if (s) {
+        if (down_since_) Tell(StoreEvent::Kind::kBack);
+        down_since_.reset();
+        gave_up_ = false;
+        return s;
       }
-      if (std::chrono::steady_clock::now() >= give_up) return PgError("cannot connect");
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(200 * (attempt + 1), 2000)));
+      if (s.error().code != "journal.unreachable") return s;
+      down_why_ = Why();
+      if (!down_since_) {
+        down_since_ = last_try_;
+        down_since_wall_ = Rfc3339(std::chrono::system_clock::now());
+        Tell(StoreEvent::Kind::kUnreachable);
+      }
+      if (gave_up_) return Unreachable();
+      const auto until = *down_since_ + std::chrono::seconds(retry_s_);
+      if (last_try_ >= until) {
+        gave_up_ = true;
+        Tell(StoreEvent::Kind::kGaveUp);
+        return Unreachable();
+      }
+      const auto pause = std::min<Steady::duration>(std::chrono::milliseconds(std::min(200 * (attempt + 1), 2000)),
+                                                    until - last_try_);
+      std::this_thread::sleep_for(pause);
     }
   }
 
@@ -566,21 +657,34 @@ class PostgresJournal final : public Journal {
           // An aborted transaction answers COMMIT with "ROLLBACK": not a commit.
           if (raw && PQresultStatus(raw) == PGRES_COMMAND_OK && std::string(PQcmdStatus(const_cast<PGresult*>(raw))) == "COMMIT")
             return OkStatus();
-          if (!Up())
+          Diagnostic d = PgError("COMMIT", raw);
+          if (Lost(d.message))
             return PgError("the connection broke during COMMIT; whether the write landed is not "
                            "known, so it is not repeated");
-          return PgError("COMMIT", raw);
+          return d;
         }
-        if (Up()) return PgError("COMMIT could not be sent");
+        Diagnostic d = PgError("COMMIT could not be sent");
+        if (!Lost(d.message)) return d;
         if (tries >= 1) return PgError("the connection broke twice in a row");
         continue;
       }
-      if (Up()) {
+      if (!Lost(s.error().message)) {
         PQclear(PQexec(conn_, "ROLLBACK"));
         return s;
       }
       if (tries >= 1) return s;   // broke twice in a row: report it
     }
+  }
+
+  // Whether the connection is gone, whatever PQstatus says yet: libpq reports a server that
+  // went away ("server closed the connection unexpectedly", a send that failed) before it
+  // marks the connection bad, if it does. A lost one is dropped, so the next try opens anew.
+  bool Lost(const std::string& why) {
+    if (!Up()) return true;
+    if (!StoreErrorIsTransient(why)) return false;
+    PQfinish(conn_);
+    conn_ = nullptr;
+    return true;
   }
   Status WriteTx(const std::function<Status()>& body) {
     return Tx([&]() -> Status {
@@ -692,6 +796,14 @@ class PostgresJournal final : public Journal {
   int retry_s_ = 60;
   PGconn* conn_ = nullptr;
   std::mutex mu_;
+  StoreObserver observer_;
+  // The outage under way, if any: since when (steady, and as a time for messages), libpq's
+  // last reason, the last attempt, and whether its window has passed.
+  std::optional<Steady::time_point> down_since_;
+  std::string down_since_wall_;
+  std::string down_why_;
+  Steady::time_point last_try_{};
+  bool gave_up_ = false;
 };
 
 }  // namespace

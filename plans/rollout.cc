@@ -32,11 +32,16 @@ void Engine::MarkNotStarted(const std::string& node) {
   o.status = NodeState::kNotStarted;
   outcomes_[node] = o;
   if (dead()) return;
-  NodeRecord r;
-  r.run = opts_.run_id;
-  r.node = node;
-  r.status = NodeState::kNotStarted;
-  (void)d_.journal->PutNode(r);
+  // A journal that could not be written (a store that does not answer, a full disk) is not
+  // asked again for each node: the node is left without a row, which --resume and `plumb
+  // runs` read as not started. (Each write would fail again, a store's after waiting.)
+  if (!journal_broken_) {
+    NodeRecord r;
+    r.run = opts_.run_id;
+    r.node = node;
+    r.status = NodeState::kNotStarted;
+    if (Status s = d_.journal->PutNode(r); !s) JournalBroken(s.error());
+  }
   Emit({.kind = RolloutEvent::Kind::kNodeEnd, .node = node,
         .status = std::string(Name(NodeState::kNotStarted))});
 }
@@ -81,6 +86,22 @@ void Engine::RenewLeases(const std::atomic<bool>& done) {
       lease_cv_.wait_for(lock, opts_.timing.lease_renew, [&] { return done.load() || dead(); });
     }
     if (done.load() || dead()) return;
+    if (d_.lock_expiring && d_.lock_expiring()) {
+      // The cluster lock is lost, cannot be renewed, or is about to run out: another runner
+      // may take this run over, and the nodes must not stay this process's. Their leases
+      // lapse by themselves; the nodes stop before their next step.
+      std::vector<std::string> held;
+      {
+        std::lock_guard lock(lease_mu_);
+        held.assign(leases_held_.begin(), leases_held_.end());
+      }
+      if (!held.empty())
+        Emit({.kind = RolloutEvent::Kind::kNote,
+              .message = fmt::format("the cluster lock is not held: the leases of {} are no longer "
+                                     "renewed (they lapse within {}s)",
+                                     fmt::join(held, " "), opts_.timing.lease_ttl.count())});
+      return;
+    }
     std::vector<std::string> nodes;
     {
       std::lock_guard lock(lease_mu_);
@@ -405,10 +426,12 @@ RolloutResult Engine::Run() {
     // "running" (`plumb runs` shows a run whose owner is gone as such either way).
     Status s = d_.journal->EndRun(opts_.run_id, res.outcome, Now(), line);
     // (Not cut short by a Ctrl-C: the run's record is what --resume reads; a second one exits.)
+    // Bounded: 6 tries 5 s apart (a store that does not answer fails each at once by now).
     for (int i = 0; !s && journal_broken_ && i < 6; ++i) {
-      Emit({.kind = RolloutEvent::Kind::kNote,
-            .message = "the journal cannot be written (" + s.error().message +
-                       "); retrying to record the run's end"});
+      if (i == 0)
+        Emit({.kind = RolloutEvent::Kind::kNote,
+              .message = "the journal cannot be written (" + s.error().message +
+                         "); retrying to record the run's end for 30s"});
       d_.clock->Sleep(milliseconds(5000));
       s = d_.journal->EndRun(opts_.run_id, res.outcome, Now(), line);
     }

@@ -171,10 +171,11 @@ struct RolloutDeps {
   Clock* clock = nullptr;
   Observer* observer = nullptr;                 ///< may be null
   const std::atomic<bool>* stop = nullptr;      ///< set by SIGINT/SIGTERM; may be null
-  /// True once the cluster lock may run out (not renewed for most of its ttl: a store that does
-  /// not answer, a process stopped and continued): the run stops as if interrupted, before
-  /// its next step, so a runner that takes it over after expiry never finds it still acting.
-  /// May be empty.
+  /// True once the cluster lock is lost, cannot be renewed (a store that does not answer), or
+  /// may run out (not renewed for most of its ttl: a process stopped and continued): the run
+  /// stops as if interrupted, each node before its next step, and node leases are no longer
+  /// renewed, so a runner that takes it over after expiry never finds it still acting or
+  /// holding a node. May be empty.
   std::function<bool()> lock_expiring;
   CrashHook crash;                              ///< may be empty
 };

@@ -11,7 +11,7 @@ std::string Get(const EnvLookup& env, const char* name) {
 }  // namespace
 
 nlohmann::json RunWho::ToJson() const {
-  return {{"operator", operator_user}, {"ci", ci},           {"ci_actor", ci_actor},
+  return {{"operator", operator_user}, {"login_user", login_user}, {"ci", ci},           {"ci_actor", ci_actor},
           {"ci_job", ci_job},          {"approver", approver}, {"author", author},
           {"committer", committer},    {"signer", signer}};
 }
@@ -20,6 +20,7 @@ RunWho RunWho::FromJson(const nlohmann::json& j) {
   RunWho w;
   if (!j.is_object()) return w;
   w.operator_user = j.value("operator", "");
+  w.login_user = j.value("login_user", "");
   w.ci = j.value("ci", "");
   w.ci_actor = j.value("ci_actor", "");
   w.ci_job = j.value("ci_job", "");
@@ -30,10 +31,24 @@ RunWho RunWho::FromJson(const nlohmann::json& j) {
   return w;
 }
 
+std::string OperatorText(const RunWho& w) {
+  std::string s = w.operator_user.empty() ? "?" : w.operator_user;
+  if (!w.login_user.empty()) s += " (login " + w.login_user + ")";
+  return s;
+}
+
 RunWho WhoFromEnvironment(const EnvLookup& env, const std::string& os_user,
                           const std::string& approved_by) {
   RunWho w;
   w.operator_user = os_user;
+  // sudo sets SUDO_USER to who typed the command (and USER to the target); otherwise USER (or
+  // LOGNAME) names the login, which su and containers may leave different from the uid.
+  for (const char* var : {"SUDO_USER", "USER", "LOGNAME"}) {
+    const std::string v = Get(env, var);
+    if (v.empty()) continue;
+    if (v != os_user) w.login_user = v;
+    break;
+  }
   if (Get(env, "GITHUB_ACTIONS") == "true") {
     w.ci = "github";
     // The triggering actor is who re-ran a job; GITHUB_ACTOR is who started the workflow.

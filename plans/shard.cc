@@ -1,5 +1,6 @@
 #include "plans/shard.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -42,6 +43,14 @@ int ShardOf(std::string_view node, int count) {
   uint64_t h = 0;
   std::from_chars(hex.data(), hex.data() + 16, h, 16);
   return static_cast<int>(h % static_cast<uint64_t>(count)) + 1;
+}
+
+std::string SelectionDigest(const std::vector<const inventory::Node*>& nodes) {
+  std::vector<std::string> names;
+  names.reserve(nodes.size());
+  for (const inventory::Node* n : nodes) names.push_back(n->name);
+  std::sort(names.begin(), names.end());
+  return JsonDigest(nlohmann::json(names));
 }
 
 std::vector<const inventory::Node*> NodesInShard(const std::vector<const inventory::Node*>& nodes,

@@ -24,6 +24,10 @@ Result<Shard> ParseShard(std::string_view text);
 /// shard never moves when other nodes are added or removed (only when count changes).
 int ShardOf(std::string_view node, int count);
 
+/// "sha256:<hex>" of the names of `nodes` (sorted): which nodes a gather selected, whatever the
+/// --limit text that selected them ("n[1-3]" and "n1,n2,n3" give the same).
+std::string SelectionDigest(const std::vector<const inventory::Node*>& nodes);
+
 /// The nodes of `nodes` in `shard`, in their order.
 std::vector<const inventory::Node*> NodesInShard(const std::vector<const inventory::Node*>& nodes,
                                                  const Shard& shard);

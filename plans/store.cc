@@ -109,6 +109,54 @@ std::string DefaultStore() {
   return DefaultJournalPath();
 }
 
+Result<std::string> ChosenStore(const std::string& flag) {
+  if (flag.empty()) return DefaultStore();
+  // Whatever RedactStore would hide is a secret on the command line.
+  if (RedactStore(flag) != flag)
+    return Diagnostic::Error(
+        "store.password-in-argv",
+        fmt::format("--store {}: a password on the command line is readable by every user of this "
+                    "machine (ps, /proc/PID/cmdline) for as long as plumb runs; refusing it",
+                    RedactStore(flag)),
+        {}, "--store",
+        "give the URL in PLUMB_STORE instead (export PLUMB_STORE='postgresql://USER:PASSWORD@HOST/DB'), "
+        "or leave the password out and put it in libpq's password file: ~/.pgpass, or the file "
+        "PGPASSFILE names (HOST:PORT:DB:USER:PASSWORD, mode 0600)");
+  return flag;
+}
+
+bool StoreErrorIsTransient(std::string_view why) {
+  // libpq's own (client side) and the server's startup refusals that end by themselves.
+  static constexpr std::string_view kPasses[] = {
+      "Connection refused",
+      "No such file or directory",               // a unix socket not there: the server is down
+      "timeout expired",                         // connect_timeout
+      "Connection timed out",
+      "Connection reset by peer",
+      "server closed the connection unexpectedly",
+      "could not receive data from server",
+      "could not send data to server",
+      "No route to host",
+      "Network is unreachable",
+      "Temporary failure in name resolution",
+      "Resource temporarily unavailable",
+      "SSL SYSCALL error",
+      "SSL connection has been closed unexpectedly",
+      "the database system is starting up",
+      "the database system is shutting down",
+      "the database system is in recovery mode",
+      "the database system is not yet accepting connections",
+      "the database system is not accepting connections",
+      "terminating connection due to administrator command",
+      "sorry, too many clients already",
+      "too many connections for",
+      "remaining connection slots are reserved",
+  };
+  for (std::string_view p : kPasses)
+    if (why.find(p) != std::string_view::npos) return true;
+  return false;
+}
+
 std::string RedactStore(const std::string& store) {
   if (!IsPostgresStore(store) && !LooksLikeConninfo(store)) return store;
   std::string out = store;

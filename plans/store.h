@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "plans/journal.h"
 #include "schemas/result.h"
@@ -25,6 +26,22 @@ Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url);
 
 /// The store a command uses when not told: $PLUMB_STORE, else DefaultJournalPath().
 std::string DefaultStore();
+
+/// The store a command uses: `flag` (its --store) when given, else DefaultStore(). A password
+/// in `flag` (a URL's user:password@, a password= or sslpassword= parameter) is refused
+/// ("store.password-in-argv"): a command line is readable by every user of the machine (ps,
+/// /proc/PID/cmdline) for as long as the command runs, which for an apply on a shared CI
+/// runner is hours. The password goes in PLUMB_STORE (the environment is the process's own)
+/// or libpq's password file (~/.pgpass, PGPASSFILE).
+Result<std::string> ChosenStore(const std::string& flag);
+
+/// Whether a connection failure libpq describes so (PQerrorMessage) may pass by waiting: the
+/// server refused, reset or timed out the connection, its socket is not there, it is starting
+/// up, shutting down or in recovery, or has too many clients. Anything else (authentication,
+/// a database or role that does not exist, a bad option, a certificate) will not go away by
+/// itself. Reads libpq's English messages (plumb never sets a locale); a server answering in
+/// another language is taken as "will not pass".
+bool StoreErrorIsTransient(std::string_view libpq_message);
 
 /// A PostgreSQL URL checked before any connection: libpq can read it ("store.url", without
 /// libpq's text, which may quote a password), and a server reached over TCP is verified:

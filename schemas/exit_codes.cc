@@ -45,7 +45,7 @@ const std::vector<ExitCodeRow>& ExitCodeTable() {
       {"gather", Outcome::kOk, 0, "every node read whole"},
       {"gather", Outcome::kPartial, 3, "some nodes, or some modules on a node, could not be read (listed)"},
       {"facts merge", Outcome::kOk, 0, "merged and written"},
-      {"facts merge", Outcome::kRefused, 1, "not merged, nothing written: a duplicate node, mixed commits, a missing shard, or an unreadable part (each listed)"},
+      {"facts merge", Outcome::kRefused, 1, "not merged, nothing written: a duplicate node, mixed commits, a missing shard, shards of different selections (--limit), or an unreadable part (each listed)"},
 
       {"plan", Outcome::kInSync, 0, "no changes (or changes, without --detailed-exitcode)"},
       {"plan", Outcome::kChanges, 2, "--detailed-exitcode: changes pending (an incomplete plan included)"},

@@ -460,6 +460,7 @@ struct Bastion::Impl {
 Bastion::Bastion(SshOptions options, BastionKeepalive keepalive) : impl_(new Impl) {
   impl_->options = std::move(options);
   impl_->options.via = nullptr;   // one hop only: no bastion behind a bastion
+  impl_->options.bastion = true;  // its host key messages name the bastion, not a node
   impl_->keepalive = keepalive;
   if (impl_->keepalive.interval < std::chrono::milliseconds(100)) impl_->keepalive.interval = std::chrono::milliseconds(100);
   if (impl_->keepalive.count < 1) impl_->keepalive.count = 1;
@@ -510,6 +511,11 @@ Result<int> Bastion::OpenStream(const std::string& node, const std::string& host
     return Diagnostic::Error("ssh.timeout", fmt::format("{}: through {}: no answer in time", node, impl_->name));
   }
   return std::move(r->result);
+}
+
+std::string Bastion::JumpSpec() const {
+  const SshOptions& o = impl_->options;
+  return fmt::format("{}@{}:{}", o.user, o.host, o.port);
 }
 
 size_t Bastion::open_streams() const { return impl_->streams.load(); }

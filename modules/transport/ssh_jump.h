@@ -59,6 +59,9 @@ class Bastion final : public StreamOpener {
   Result<int> OpenStream(const std::string& node, const std::string& host, int port,
                          std::chrono::steady_clock::time_point deadline) override;
 
+  /// "user@host:port": the bastion as OpenSSH's -J names it (for hints).
+  std::string JumpSpec() const override;
+
   /// Node connections carried now (for tests and the watch's numbers).
   size_t open_streams() const;
   /// Times the bastion session was opened (1 while it never broke).

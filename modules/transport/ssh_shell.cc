@@ -299,6 +299,41 @@ struct SshShell::Impl {
   }
 };
 
+Diagnostic HostKeyChanged(const SshOptions& o, const std::string& presented, const std::string& kh) {
+  const char* who = o.bastion ? "bastion" : "node";
+  const std::string jump = o.via != nullptr ? o.via->JumpSpec() : std::string();
+  return Diagnostic::Error(
+      "ssh.hostkey-changed",
+      fmt::format("{}: HOST KEY CHANGED: the {} presented {} but {} records a different key for {}{}. "
+                  "Someone may be intercepting the connection; refusing to connect",
+                  Where(o), who, presented, kh, o.host,
+                  jump.empty() ? std::string() : " (reached through the bastion " + jump + ")"),
+      {}, {},
+      fmt::format("if the {} was reinstalled, verify the new key out of band, then remove the old "
+                  "entry (ssh-keygen -R {} -f {}); --accept-new-host-keys never replaces a changed key",
+                  who, o.host, kh));
+}
+
+Diagnostic HostKeyUnknown(const SshOptions& o, const std::string& presented, const std::string& kh) {
+  const char* who = o.bastion ? "bastion" : "node";
+  const std::string jump = o.via != nullptr ? o.via->JumpSpec() : std::string();
+  // A node behind a bastion is reached only through it: ssh-keyscan from here cannot ask it.
+  const std::string ask =
+      jump.empty()
+          ? fmt::format("ssh-keyscan -t ed25519 -p {} {}", o.port, o.host)
+          : fmt::format("it is reached only through the bastion {}: ssh -J {} -p {} -o UserKnownHostsFile={} "
+                        "{}@{} true shows the fingerprint and records the key once you answer yes",
+                        jump, jump, o.port, kh, o.user, o.host);
+  return Diagnostic::Error(
+      "ssh.hostkey",
+      fmt::format("{}: unknown host key: the {} presented {}; {} has no entry for {}", Where(o), who,
+                  presented, kh, o.host),
+      {}, {},
+      fmt::format("verify the fingerprint out of band and add the key to {} ({}), or rerun with "
+                  "--accept-new-host-keys to record keys of {}s seen for the first time",
+                  kh, ask, who));
+}
+
 SshShell::SshShell(SshOptions options) : options_(std::move(options)), impl_(new Impl) {
   InitLibssh();
 }
@@ -383,17 +418,7 @@ Status SshShell::Connect() {
       break;
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
-      return fail(Diagnostic::Error(
-          "ssh.hostkey-changed",
-          fmt::format("{}: HOST KEY CHANGED: the node presented {} {} but {} records a different "
-                      "key for {}. Someone may be intercepting the connection; refusing to "
-                      "connect",
-                      Where(o), key_type, fp, kh, o.host),
-          {}, {},
-          fmt::format("if the node was reinstalled, verify the new key out of band, then remove "
-                      "the old entry (ssh-keygen -R {} -f {}); --accept-new-host-keys never "
-                      "replaces a changed key",
-                      o.host, kh)));
+      return fail(HostKeyChanged(o, key_type + " " + fp, kh));
     case SSH_KNOWN_HOSTS_UNKNOWN:
     case SSH_KNOWN_HOSTS_NOT_FOUND:
       if (o.accept_new_hostkeys) {
@@ -405,15 +430,7 @@ Status SshShell::Connect() {
         }
         break;
       }
-      return fail(Diagnostic::Error(
-          "ssh.hostkey",
-          fmt::format("{}: unknown host key {} {}: {} has no entry for {}", Where(o), key_type,
-                      fp, kh, o.host),
-          {}, {},
-          fmt::format("verify the fingerprint out of band and add the key to {} "
-                      "(ssh-keyscan -t ed25519 {}), or rerun with --accept-new-host-keys to "
-                      "record keys of nodes seen for the first time",
-                      kh, o.host)));
+      return fail(HostKeyUnknown(o, key_type + " " + fp, kh));
     case SSH_KNOWN_HOSTS_ERROR:
     default:
       return fail(Diagnostic::Error(

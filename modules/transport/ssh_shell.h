@@ -34,6 +34,8 @@ class StreamOpener {
   virtual ~StreamOpener() = default;
   virtual Result<int> OpenStream(const std::string& node, const std::string& host, int port,
                                  std::chrono::steady_clock::time_point deadline) = 0;
+  /// How OpenSSH's -J would name it ("jump@10.0.0.1:22"), for hints; "" when it is no bastion.
+  virtual std::string JumpSpec() const { return {}; }
 };
 
 struct SshOptions {
@@ -57,7 +59,16 @@ struct SshOptions {
   /// Set: the node is reached through this (a bastion, shared by its nodes' sessions) instead
   /// of a TCP connection to host:port; host and port are then as the bastion sees them.
   std::shared_ptr<StreamOpener> via;
+  /// This session is to a bastion (ssh_jump.h), not a node: messages say "the bastion".
+  bool bastion = false;
 };
+
+/// The host key problems, as Connect reports them (exposed for tests): the key `presented`
+/// ("ssh-ed25519 SHA256:...") is not the one `known_hosts` records for the host (changed), or
+/// it has none (unknown). They name who presented it (the node, or the bastion), and for a node
+/// behind a bastion the hint reaches it the way plumb does (ssh -J), since ssh-keyscan cannot.
+Diagnostic HostKeyChanged(const SshOptions& o, const std::string& presented, const std::string& known_hosts);
+Diagnostic HostKeyUnknown(const SshOptions& o, const std::string& presented, const std::string& known_hosts);
 
 class SshShell : public Shell {
  public:

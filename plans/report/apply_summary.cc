@@ -41,9 +41,25 @@ std::string ApplySummaryText(const RolloutResult& res, const std::string& run_id
                        canary_failed ? "; --resume will not roll the fleet past a failed canary: "
                                        "after the retry, plan and apply the rest anew"
                                      : "");
-  if (res.journal_failed)
-    out += fmt::format("the journal at {} could not be written: free space there, then plumb "
-                       "apply --resume {}\n", journal_path, run_id);
+  if (res.journal_failed) {
+    // Say what happened: a store that did not answer is not a full disk.
+    const Diagnostic* why = nullptr;
+    for (const Diagnostic& d : res.diags.items())
+      if (d.code.rfind("journal.", 0) == 0 && why == nullptr) why = &d;
+    if (why != nullptr && why->code == "journal.unreachable")
+      out += fmt::format("the store {} stopped answering, so the run stopped: what it could not "
+                         "record (the end of the step under way, the nodes not started, the run's "
+                         "end) is not in the store. Once it answers, plumb apply --resume {} "
+                         "re-checks each node and continues\n",
+                         journal_path, run_id);
+    else if (why != nullptr && why->code == "journal.postgresql")
+      out += fmt::format("the store {} refused or lost a write ({}), so the run stopped; once "
+                         "that is fixed, plumb apply --resume {} re-checks each node and continues\n",
+                         journal_path, why->message, run_id);
+    else
+      out += fmt::format("the journal at {} could not be written: free space there, then plumb "
+                         "apply --resume {}\n", journal_path, run_id);
+  }
   return out;
 }
 

@@ -65,6 +65,7 @@ std::string WhoHtml(const RunWho& w) {
     if (!v.empty()) out += fmt::format("<div><b>{}</b> {}</div>", label, Esc(v));
   };
   row("operator", w.operator_user);
+  row("login", w.login_user);
   if (!w.ci.empty()) row("CI", w.ci + (w.ci_actor.empty() ? "" : " · " + w.ci_actor));
   row("job", w.ci_job);
   row("approved by", w.approver.empty() ? std::string("(none recorded)") : w.approver);

@@ -22,14 +22,47 @@ check "PLUMB_STORE is the default store (exit $RC)" bash -c "test $RC = 0 && gre
 run audit export --store "$PLUMB_TEST_STORE" --since 2026-01-01 --format json --out "$T/audit.json"
 check "audit export reads it too (exit $RC)" bash -c "test $RC = 0 && grep -q plumb.audit/v1 '$T/audit.json'"
 
-# A password in the URL: never printed, whatever goes wrong.
+# A password on the command line is readable by every user (ps, /proc/PID/cmdline) for the
+# whole run: refused, for every command that takes --store, before anything is opened.
+for verb in "runs" "history" "audit export --since 2026-01-01" "apply --ref HEAD --auto-approve"; do
+  # shellcheck disable=SC2086
+  run $verb --store "postgresql://plumb:S3cr3tPw@/plumb?host=$PLUMB_TEST_PG_HOST&port=$PLUMB_TEST_PG_PORT"
+  check "$verb --store URL-with-password is refused (exit $RC), pointing to PLUMB_STORE and ~/.pgpass" \
+    bash -c "test $RC = 1 && grep -q 'a password on the command line is readable by every user' '$T/err' && grep -q PLUMB_STORE '$T/err' && grep -q pgpass '$T/err' && ! grep -q S3cr3tPw '$T/out' '$T/err'"
+done
+run runs --store "postgresql:///plumb?host=$PLUMB_TEST_PG_HOST&port=$PLUMB_TEST_PG_PORT&user=plumb&password=S3cr3tPw"
+check "a password= parameter on the command line too (exit $RC)" bash -c "test $RC = 1 && grep -q 'a password on the command line' '$T/err'"
+
+# A password in the URL (PLUMB_STORE, where it belongs): never printed, whatever goes wrong.
 bad="postgresql://plumb:S3cr3tPw@/plumb?host=$T/no-such-dir&port=1"
-PLUMB_STORE_RETRY_S=1 run runs --store "$bad"
+PLUMB_STORE=$bad PLUMB_STORE_RETRY_S=1 run runs
 check "an unreachable store is an error (exit $RC)" test "$RC" = 1
 check "the error names the store with its password hidden" grep -qF 'postgresql://plumb:***@/plumb' "$T/err"
 check "the password appears in no output" bash -c "! grep -q S3cr3tPw '$T/out' '$T/err'"
-PLUMB_STORE_RETRY_S=1 run runs --store "postgresql:///plumb?host=$T/none&password=S3cr3tPw&port=1"
+PLUMB_STORE="postgresql:///plumb?host=$T/none&password=S3cr3tPw&port=1" PLUMB_STORE_RETRY_S=1 run runs
 check "a password= parameter is hidden too" bash -c "test $RC = 1 && grep -qF 'password=***' '$T/err' && ! grep -q S3cr3tPw '$T/out' '$T/err'"
+
+# Errors that waiting will not fix are reported at once, with libpq's reason (the window is
+# 600 s: a retried error would take that long).
+PWU=$PLUMB_TEST_PG_PW_USER
+at="host=$PLUMB_TEST_PG_HOST&port=$PLUMB_TEST_PG_PORT"
+fast() { # DESC WANT STORE: runs against STORE (from PLUMB_STORE) fails within 60 s, saying WANT
+  local t0=$SECONDS
+  PLUMB_STORE=$3 PLUMB_STORE_RETRY_S=600 run runs
+  check "$1: fails at once ($((SECONDS - t0))s, exit $RC) with libpq's reason" \
+    bash -c "test $RC = 1 && test $((SECONDS - t0)) -lt 60 && grep -qF -- '$2' '$T/err'"
+  check "$1: the password appears in no output" bash -c "! grep -q WrongPw1 '$T/out' '$T/err'"
+}
+fast "a wrong password" "password authentication failed for user \"$PWU\"" "postgresql:///$PWU?$at&user=$PWU&password=WrongPw1"
+fast "a missing database" 'database "no_such_db" does not exist' "postgresql:///no_such_db?$at&user=plumb"
+fast "sslmode=bogus" 'invalid sslmode value: "bogus"' "postgresql:///plumb?$at&user=plumb&sslmode=bogus"
+# The password where libpq keeps it: its password file.
+printf '*:*:%s:%s:%s\n' "$PWU" "$PWU" "$PLUMB_TEST_PG_PW" >"$T/pgpass"
+chmod 600 "$T/pgpass"
+PGPASSFILE=$T/pgpass run runs --store "postgresql:///$PWU?$at&user=$PWU"
+check "the password from PGPASSFILE, the URL without it on the command line (exit $RC)" test "$RC" = 0
+PLUMB_STORE="postgresql:///$PWU?$at&user=$PWU&password=$PLUMB_TEST_PG_PW" run runs
+check "the password in PLUMB_STORE (exit $RC)" test "$RC" = 0
 # Look-alikes are refused, never taken for a file name (which would be a local journal with the
 # password in its directory's name); a password libpq cannot decode is not quoted back.
 for bad in "pgsql://plumb:S3cr3tPw@db/plumb" "host=$T user=plumb password=S3cr3tPw" "postgresql://plumb:p%zzS3cr3tPw@/plumb"; do
@@ -40,7 +73,7 @@ done
 (cd "$T" && "$PLUMB" runs --store "POSTGRESQL:///plumb?host=$PLUMB_TEST_PG_HOST&port=$PLUMB_TEST_PG_PORT&user=plumb" >"$T/out" 2>&1; echo $? >"$T/rc") || true
 check "the scheme in capitals is the same store (exit $(cat "$T/rc"))" test "$(cat "$T/rc")" = 0
 # A server over TCP must prove who it is: no sslmode that skips the check.
-(PLUMB_STORE_RETRY_S=0 "$PLUMB" runs --store "postgresql://plumb:S3cr3tPw@127.0.0.1:1/plumb?sslmode=disable" >"$T/out" 2>"$T/err"; echo $? >"$T/rc") || true
+(PLUMB_STORE="postgresql://plumb:S3cr3tPw@127.0.0.1:1/plumb?sslmode=disable" PLUMB_STORE_RETRY_S=0 "$PLUMB" runs >"$T/out" 2>"$T/err"; echo $? >"$T/rc") || true
 check "sslmode=disable over TCP is refused before any connection (store.tls)" \
   bash -c "test \$(cat '$T/rc') = 1 && grep -q 'does not verify the server' '$T/err' && ! grep -q S3cr3tPw '$T/err'"
 echo "$pass passed, $fail failed"

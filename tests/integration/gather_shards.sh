@@ -150,6 +150,23 @@ set -e
 check "--allow-mixed-commits merges them, with no commit recorded" \
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if sys.argv[2] == "0" and "commit" not in j and len(j["nodes"]) == 8 else 1)' "$S/mixed.json" "$rc"
 
+# Shards of different selections: 1/2 of n[1-4] and 2/2 of n[1-6] look like one whole split,
+# and lack n5, n6's other half.
+for spec in "n[1-4] 1/2 l1" "n[1-6] 2/2 l2" "n[1-4] 2/2 l3"; do
+  read -r lim sh f <<<"$spec"
+  "$TB" exec "$PLUMB" gather --repo "$REPO" --limit "$lim" --shard "$sh" --facts-out "$S/$f.json" >/dev/null 2>&1 || true
+done
+check "a shard records the selection it split (--limit n[1-4]: 4 nodes)" \
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["selection"]; sys.exit(0 if s["limit"] == "n[1-4]" and s["nodes"] == 4 and s["digest"].startswith("sha256:") else 1)' "$S/l1.json"
+refuse "shards of different --limit selections" "different selections of nodes" "$S/l1.json" "$S/l2.json"
+check "the selections are named with their files" grep -qF -- "--limit 'n[1-6]' (6 node(s)): '$S/l2.json'" "$S/r.err"
+set +e
+"$PLUMB" facts merge "$S/l1.json" "$S/l3.json" >"$S/sel.json" 2>/dev/null
+rc=$?
+set -e
+check "the shards of one selection merge (exit $rc), the merge naming it" \
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if sys.argv[2] == "0" and sorted(j["nodes"]) == ["n1", "n2", "n3", "n4"] and j["selection"]["limit"] == "n[1-4]" else 1)' "$S/sel.json" "$rc"
+
 # --shard's own errors, and --shard within --limit.
 gather --shard 0/4
 check "--shard 0/4 is refused (exit 1) with the 1-based hint" bash -c "test $RC = 1 && grep -q 'shards count from 1' '$ERR'"

@@ -81,6 +81,19 @@ awk -v k="$n1key" '$1 ~ /^n3,/ {print $1, k; next} {print}' "$GT_TMP/kh.good" >"
 gather --format json
 check "a changed node key behind the bastion: ssh.hostkey-changed for n3 only" \
   py 'j["nodes"]["n3"]["error"]["code"] == "ssh.hostkey-changed" and j["nodes"]["n4"]["reachable"]'
+check "... the node presented it, reached through the bastion" \
+  py '"the node presented" in j["nodes"]["n3"]["error"]["message"] and "reached through the bastion tbjump@" in j["nodes"]["n3"]["error"]["message"]'
+# The bastion's entry carries n1's key: the bastion presented the changed key, not a node.
+awk -v k="$n1key" '$1 ~ /^head,/ {print $1, k; next} {print}' "$GT_TMP/kh.good" >"$KH"
+gather --format json
+check "a changed bastion key: its nodes fail with ssh.hostkey-changed, saying the bastion presented it" \
+  py 'j["nodes"]["n3"]["error"]["code"] == "ssh.hostkey-changed" and "the bastion presented" in j["nodes"]["n3"]["error"]["message"] and "the node presented" not in j["nodes"]["n3"]["error"]["message"]'
+# n3's entry gone: the hint reaches n3 the way plumb does, through the bastion (ssh -J), not
+# with ssh-keyscan, which cannot reach it from here.
+grep -v "^n3," "$GT_TMP/kh.good" >"$KH"
+gather --format json
+check "an unknown node key behind the bastion: the hint gives ssh -J through the bastion, not ssh-keyscan" \
+  py 'j["nodes"]["n3"]["error"]["code"] == "ssh.hostkey" and "ssh -J tbjump@" in j["nodes"]["n3"]["error"]["hint"] and "ssh-keyscan" not in j["nodes"]["n3"]["error"]["hint"]'
 cp "$GT_TMP/kh.good" "$KH"
 
 # A node down behind the bastion.

@@ -151,3 +151,47 @@ TEST_CASE("the snapshot header keeps commit, working tree and shard through a fi
   CHECK(back->nodes.size() == 1);
   CHECK(plans::ToJson(*back) == plans::ToJson(s));
 }
+
+TEST_CASE("shards of different selections (--limit) are refused; of one selection, the merge keeps it") {
+  auto header = [](std::string shard, std::string limit, size_t n, std::string digest) {
+    plans::ObservedState h = Header("2026-12-03T10:00:00Z", kC1, std::move(shard));
+    h.selection = std::move(limit);
+    h.selection_nodes = n;
+    h.selection_digest = std::move(digest);
+    return h;
+  };
+  {
+    // 1/2 gathered with --limit 'n[1-4]', 2/2 with --limit 'n[1-6]': 1/2 and 2/2 look whole, are not.
+    plans::SnapshotMerge m({});
+    Feed(m, "s1.json", header("1/2", "n[1-4]", 4, "sha256:aaaa"), {Read("n1", "550")});
+    Feed(m, "s2.json", header("2/2", "n[1-6]", 6, "sha256:bbbb"), {Read("n2", "550"), Read("n5", "550")});
+    Diagnostics d;
+    auto merged = m.Finish(d);
+    CHECK_FALSE(merged.ok());
+    const std::string text = Text(d);
+    CHECK(text.find("the shards were gathered from different selections of nodes") != std::string::npos);
+    CHECK(text.find("--limit 'n[1-4]' (4 node(s)): 's1.json'") != std::string::npos);
+    CHECK(text.find("--limit 'n[1-6]' (6 node(s)): 's2.json'") != std::string::npos);
+  }
+  {
+    // A shard of an older plumb (no selection recorded) beside one that has it: not known to match.
+    plans::SnapshotMerge m({});
+    Feed(m, "s1.json", header("1/2", "", 0, ""), {Read("n1", "550")});
+    Feed(m, "s2.json", header("2/2", "", 4, "sha256:aaaa"), {Read("n2", "550")});
+    Diagnostics d;
+    CHECK_FALSE(m.Finish(d).ok());
+    CHECK(Text(d).find("selection not recorded") != std::string::npos);
+  }
+  {
+    // The same nodes, whatever the --limit text: merged, and the merge says which selection it is.
+    plans::SnapshotMerge m({});
+    Feed(m, "s1.json", header("1/2", "n[1-2]", 2, "sha256:aaaa"), {Read("n1", "550")});
+    Feed(m, "s2.json", header("2/2", "n1,n2", 2, "sha256:aaaa"), {Read("n2", "550")});
+    Diagnostics d;
+    auto merged = m.Finish(d);
+    REQUIRE_MESSAGE(merged.ok(), Text(d));
+    CHECK(merged->selection == "n[1-2]");
+    CHECK(merged->selection_nodes == 2);
+    CHECK(merged->selection_digest == "sha256:aaaa");
+  }
+}

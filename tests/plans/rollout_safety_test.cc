@@ -3,6 +3,7 @@
 // differences, an edited plan, heartbeats while a drain waits, a journal that cannot be written.
 #include <doctest/doctest.h>
 
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -488,9 +489,13 @@ class FullDiskJournal final : public plans::Journal {
     return j_.History(node, limit);
   }
   Status PutNode(const plans::NodeRecord& n) override {
-    if (full) return Enospc();
+    if (full) {
+      if (n.status == plans::NodeState::kNotStarted) ++not_started_writes_refused;
+      return Enospc();
+    }
     return j_.PutNode(n);
   }
+  std::atomic<int> not_started_writes_refused{0};
   Result<std::vector<plans::NodeRecord>> Nodes(const std::string& run) override { return j_.Nodes(run); }
   Status SaveFacts(const std::string& run, const std::string& node, const std::string& phase,
                    const std::string& digest, const nlohmann::json& facts,
@@ -539,6 +544,78 @@ TEST_CASE("rollout: a journal that cannot be written stops the run as an error, 
   REQUIRE(run.ok());
   REQUIRE(run->has_value());
   CHECK((*run)->outcome == plans::RunState::kFailed);   // recorded once space returned
+}
+
+TEST_CASE("rollout: once the journal is broken, the nodes not started are not written one by one") {
+  // A store that stopped answering fails each write after its retry window: one write per node
+  // not started was one window each (1,000 nodes: hours). They are left without a row (read
+  // as not started by --resume), and the run ends at once.
+  Bed b(8, 1);
+  b.MakePlan();
+  b.fake.RunJob("n01", std::chrono::minutes(2));
+  FullDiskJournal journal(*b.journal);
+  struct Down : plans::Observer {
+    FullDiskJournal* j;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (e.kind == plans::RolloutEvent::Kind::kWait && e.node == "n01") j->full = true;
+    }
+  } down;
+  down.j = &journal;
+  auto r = RunWith(b, down, true, true, &journal);
+  CHECK(r.outcome == plans::RunState::kFailed);
+  CHECK(r.journal_failed);
+  for (const char* n : {"n02", "n03", "n08"}) {
+    CAPTURE(n);
+    CHECK(b.StatusOf(r, n) == "not-started");
+    CHECK(b.fake.Count(n, "drain") == 0);
+  }
+  CHECK(journal.not_started_writes_refused == 0);   // not asked again for each node
+  // --resume reads the nodes without a row as not started, and finishes the run.
+  journal.full = false;
+  b.opts.resume = true;
+  auto again = RunWith(b, b.events, true, false, &journal);
+  CHECK(again.outcome == plans::RunState::kDone);
+  for (const char* n : {"n01", "n02", "n08"}) CHECK(b.fake.Count(n, "set kernel") == 1);
+}
+
+TEST_CASE("rollout: without the cluster lock, node leases are no longer renewed") {
+  // The lock keeper gives up (lost, or the store does not answer) while n01 holds its lease:
+  // the renewer stops renewing it and says so; another runner may take the run over.
+  Bed b(2, 1);
+  b.MakePlan();
+  b.opts.timing.lease_renew = std::chrono::milliseconds(5);
+  std::atomic<bool> expiring{false};
+  struct Watch : plans::Observer {
+    std::atomic<bool>* expiring;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool told = false;
+    std::string note;
+    void OnEvent(const plans::RolloutEvent& e) override {
+      if (e.kind == plans::RolloutEvent::Kind::kNote &&
+          e.message.find("no longer renewed") != std::string::npos) {
+        std::lock_guard lock(mu);
+        told = true;
+        note = e.message;
+        cv.notify_all();
+      }
+      // n01 holds its lease and starts its next step: the lock is gone from here on. The step
+      // waits until the renewer has had its say (or a minute: the test then fails).
+      if (e.kind == plans::RolloutEvent::Kind::kStep && e.node == "n01" && e.step == "probe" &&
+          e.status == "start") {
+        expiring->store(true);
+        std::unique_lock lock(mu);
+        cv.wait_for(lock, std::chrono::seconds(60), [&] { return told; });
+      }
+    }
+  } watch;
+  watch.expiring = &expiring;
+  auto r = RunWith(b, watch, true, true, nullptr,
+                   [&](plans::RolloutDeps& d) { d.lock_expiring = [&] { return expiring.load(); }; });
+  CHECK(watch.told);
+  CHECK(watch.note.find("the leases of n01 are no longer renewed") != std::string::npos);
+  CHECK(r.outcome == plans::RunState::kInterrupted);
+  CHECK(b.fake.Count("n02", "drain") == 0);
 }
 
 TEST_CASE("rollout: a drain the scheduler lost (a restart) is set again before anything changes") {

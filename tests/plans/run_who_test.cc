@@ -48,3 +48,21 @@ TEST_CASE("run who: a terminal, GitHub Actions, GitLab CI; the approver's preced
   CHECK(back.ToJson() == gl.ToJson());
   CHECK(plans::RunWho::FromJson(nullptr).operator_user.empty());
 }
+
+TEST_CASE("run who: under sudo the uid's name and who typed the command are both kept") {
+  // sudo: the uid is root, SUDO_USER names alice (USER says root).
+  auto sudo = plans::WhoFromEnvironment(Env({{"SUDO_USER", "alice"}, {"USER", "root"}}), "root", "");
+  CHECK(sudo.operator_user == "root");
+  CHECK(sudo.login_user == "alice");
+  CHECK(plans::OperatorText(sudo) == "root (login alice)");
+  // su, a container: USER (or LOGNAME) names someone else than the uid.
+  CHECK(plans::WhoFromEnvironment(Env({{"USER", "bob"}}), "root", "").login_user == "bob");
+  CHECK(plans::WhoFromEnvironment(Env({{"LOGNAME", "carol"}}), "root", "").login_user == "carol");
+  // The same person twice is said once.
+  auto same = plans::WhoFromEnvironment(Env({{"USER", "dave"}, {"LOGNAME", "dave"}}), "dave", "");
+  CHECK(same.login_user.empty());
+  CHECK(plans::OperatorText(same) == "dave");
+  // Recorded and read back (older rows have no login_user).
+  CHECK(plans::RunWho::FromJson(sudo.ToJson()).login_user == "alice");
+  CHECK(plans::RunWho::FromJson(nlohmann::json{{"operator", "root"}}).login_user.empty());
+}

@@ -2,6 +2,8 @@
 // survives into what messages show.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include "plans/store.h"
 
 using namespace plumb;
@@ -69,4 +71,59 @@ TEST_CASE("store: hiding secrets ends when what hides them contains them") {
   CHECK(plans::ScrubSecrets("auth failed for ** twice: **", "postgresql://plumb:**@db/plumb") ==
         "auth failed for *** twice: ***");
   CHECK(plans::RedactStore("postgresql://plumb@db/plumb?password=*****") == "postgresql://plumb@db/plumb?password=***");
+}
+
+TEST_CASE("store: a password on the command line is refused, pointing to PLUMB_STORE and .pgpass") {
+  for (const char* flag : {"postgresql://plumb:S3cr3tPw@db/plumb", "postgresql://plumb@db/plumb?password=S3cr3tPw",
+                           "postgresql:///plumb?host=/run/pg&sslpassword=S3cr3tPw",
+                           "host=db user=plumb password=S3cr3tPw"}) {
+    CAPTURE(flag);
+    auto r = plans::ChosenStore(flag);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "store.password-in-argv");
+    CHECK(r.error().ToString().find("S3cr3tPw") == std::string::npos);
+    CHECK(r.error().hint.find("PLUMB_STORE") != std::string::npos);
+    CHECK(r.error().hint.find(".pgpass") != std::string::npos);
+    CHECK(r.error().hint.find("PGPASSFILE") != std::string::npos);
+  }
+  // Without a password: as given. Not given: the default (where a password may be).
+  auto plain = plans::ChosenStore("postgresql://plumb@db/plumb");
+  REQUIRE(plain.ok());
+  CHECK(*plain == "postgresql://plumb@db/plumb");
+  CHECK(*plans::ChosenStore("/var/lib/plumb/journal.db") == "/var/lib/plumb/journal.db");
+  setenv("PLUMB_STORE", "postgresql://plumb:S3cr3tPw@db/plumb", 1);
+  auto env = plans::ChosenStore("");
+  unsetenv("PLUMB_STORE");
+  REQUIRE(env.ok());
+  CHECK(*env == "postgresql://plumb:S3cr3tPw@db/plumb");
+}
+
+TEST_CASE("store: only failures that can pass by waiting are retried") {
+  // An outage, a restart, a server that is busy: wait for it.
+  for (const char* passes : {
+           "connection to server at \"db\" (10.0.0.5), port 5432 failed: Connection refused\n\tIs the server running?",
+           "connection to server on socket \"/run/pg/.s.PGSQL.5432\" failed: No such file or directory",
+           "connection to server at \"db\", port 5432 failed: timeout expired",
+           "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally",
+           "connection to server at \"db\", port 5432 failed: FATAL:  the database system is starting up",
+           "connection to server at \"db\", port 5432 failed: FATAL:  the database system is shutting down",
+           "connection to server at \"db\", port 5432 failed: FATAL:  sorry, too many clients already",
+           "could not translate host name \"db\" to address: Temporary failure in name resolution"}) {
+    CAPTURE(passes);
+    CHECK(plans::StoreErrorIsTransient(passes));
+  }
+  // What waiting will not fix: fail at once, with libpq's reason.
+  for (const char* stays : {
+           "connection to server on socket \"/run/pg/.s.PGSQL.5432\" failed: FATAL:  password authentication failed for user \"plumb\"",
+           "connection to server at \"db\", port 5432 failed: FATAL:  database \"nope\" does not exist",
+           "connection to server at \"db\", port 5432 failed: FATAL:  role \"nobody\" does not exist",
+           "invalid sslmode value: \"bogus\"",
+           "connection to server at \"db\", port 5432 failed: FATAL:  no pg_hba.conf entry for host \"10.0.0.9\"",
+           "connection to server at \"db\", port 5432 failed: server certificate for \"db\" does not match host name",
+           "could not translate host name \"dbb\" to address: Name or service not known",
+           "fe_sendauth: no password supplied",
+           ""}) {
+    CAPTURE(stays);
+    CHECK_FALSE(plans::StoreErrorIsTransient(stays));
+  }
 }

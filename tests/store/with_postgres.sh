@@ -29,13 +29,20 @@ stop() {
 trap stop EXIT
 "${as[@]}" "$bin/initdb" -D "$dir/data" -U plumb -A trust --no-sync >"$dir/initdb.log" 2>&1 ||
   { cat "$dir/initdb.log" >&2; exit 1; }
+# The password user's line first: pg_hba.conf takes the first line that matches.
+"${as[@]}" sed -i '1i local all plumb_pw scram-sha-256' "$dir/data/pg_hba.conf"
 # fsync off: these servers hold test data only; a crash of the machine is not what is tested.
-"${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 \
-  -o "-k $dir -c listen_addresses='' -p $port -c fsync=off -c max_connections=200" start >/dev/null ||
+opts="-k $dir -c listen_addresses='' -p $port -c fsync=off -c max_connections=200"
+"${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 -o "$opts" start >/dev/null ||
   { cat "$dir/server.log" >&2; exit 1; }
 "${as[@]}" "$bin/createdb" -h "$dir" -p "$port" -U plumb plumb
+pw=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+"${as[@]}" "$bin/psql" -qX -h "$dir" -p "$port" -U plumb -d plumb \
+  -c "CREATE ROLE plumb_pw LOGIN PASSWORD '$pw'" >/dev/null
+"${as[@]}" "$bin/createdb" -h "$dir" -p "$port" -U plumb -O plumb_pw plumb_pw
 export PLUMB_TEST_PG_HOST=$dir PLUMB_TEST_PG_PORT=$port PLUMB_TEST_PG_DATA=$dir/data
-export PLUMB_TEST_PG_CTL=$bin/pg_ctl PLUMB_TEST_PG_AS="${as[*]}"
+export PLUMB_TEST_PG_CTL=$bin/pg_ctl PLUMB_TEST_PG_AS="${as[*]}" PLUMB_TEST_PG_OPTS=$opts
+export PLUMB_TEST_PG_PW_USER=plumb_pw PLUMB_TEST_PG_PW=$pw
 export PLUMB_TEST_STORE="postgresql:///plumb?host=$dir&port=$port&user=plumb"
 set +e
 "$@"

@@ -68,3 +68,21 @@ TEST_CASE("apply summary: a paused run names the window or the scheduler; a brok
   CHECK(SummaryHas(plans::report::ApplySummaryText(f, "r3", "/var/lib/plumb/j.db"),
             "the journal at /var/lib/plumb/j.db could not be written"));
 }
+
+TEST_CASE("apply summary: a store that stopped answering is said so, not taken for a full disk") {
+  plans::RolloutResult f;
+  f.outcome = plans::RunState::kFailed;
+  f.journal_failed = true;
+  f.diags.Add(Diagnostic::Error("journal.unreachable", "journal (postgresql://db/plumb): the store has not answered"));
+  const std::string text = plans::report::ApplySummaryText(f, "r4", "postgresql://db/plumb");
+  CHECK(SummaryHas(text, "the store postgresql://db/plumb stopped answering"));
+  CHECK(SummaryHas(text, "plumb apply --resume r4 re-checks each node"));
+  CHECK(text.find("free space") == std::string::npos);
+  plans::RolloutResult w;
+  w.outcome = plans::RunState::kFailed;
+  w.journal_failed = true;
+  w.diags.Add(Diagnostic::Error("journal.postgresql", "journal (postgresql://db/plumb): COMMIT: disk quota"));
+  const std::string refused = plans::report::ApplySummaryText(w, "r5", "postgresql://db/plumb");
+  CHECK(SummaryHas(refused, "refused or lost a write"));
+  CHECK(refused.find("free space") == std::string::npos);
+}
