@@ -106,7 +106,8 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                 "Do not query Slurm (the plan then cannot count nodes already out or running jobs)");
   sub->add_option("--out", a.out, "Write the plan file (JSON, schemas/plan.schema.json) for apply");
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
-                "Exit 0 no changes, 2 changes pending, 1 error (also: no changes but nodes unreadable)");
+                "Exit 0 no changes (failed health checks are findings, not changes), 2 changes "
+                "pending, 1 error (also: no changes but nodes unreadable)");
   sub->add_option("--format", g.format,
                   "Output: text (human), json (the plan file), or markdown (a pull-request "
                   "comment, at most 65,536 characters: cut with a count and a pointer to --out)")
@@ -117,7 +118,10 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "only), then prints per node each change with its disruption and reason (repair: the\n"
       "node drifted from what it was applied at; intent: the repo changed), identical nodes\n"
       "collapsed, and a summary: nodes to drain/reboot/re-flash, batches, peak nodes out,\n"
-      "estimated duration, jobs blocking a drain, unreadable nodes.\n\n"
+      "estimated duration, jobs blocking a drain, unreadable nodes. Failed health checks\n"
+      "(gpu_health, ib_health) are a Health section of findings, never changes; a node with\n"
+      "changes and a failed check is skipped when its rollout says unhealthy: skip.\n"
+      "The facts' time is shown; a --facts snapshot older than --max-facts-age warns.\n\n"
       "When the repo has a policy.yaml asking for signed commits, the commit must be signed by\n"
       "a key the policy at its trusted base allows (its first parent, or --trust-policy-from);\n"
       "otherwise the plan is refused before any node is read.\n\n"

@@ -36,9 +36,12 @@ struct ReadRunArgs {
   /// (plans/commit_trust.h) before any node is read; drift reports on any commit.
   bool check_trust = false;
   std::string trust_from;     ///< --trust-policy-from REF ("" = the commit's first parent)
+  /// --max-facts-age: a snapshot (--facts) gathered longer ago than this before the run is
+  /// warned about ("0s": never). A CI pipeline's gather-then-plan stays well within the default.
+  std::string max_facts_age = "24h";
 };
 
-/// Adds --limit, --facts, --fanout, --accept-new-host-keys to `sub`.
+/// Adds --limit, --facts, --max-facts-age, --fanout, --accept-new-host-keys to `sub`.
 void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a);
 
 struct ReadRun {
