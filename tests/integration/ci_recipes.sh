@@ -130,8 +130,9 @@ check "github merge: n1's marker records the merge commit" bash -c "$TB ssh n1 c
 check "github merge: n1 is back in service" test "$(state_of n1)" = idle
 check "github merge: n2 (unhealthy) still runs DCGM 1:3.3.5, untouched" \
   bash -c "$TB ssh n2 dpkg-query -W datacenter-gpu-manager | grep -q '[[:space:]]1:3.3.5\$'"
-check "github merge: n2 was never drained, nothing happened on it" \
-  bash -c "[[ \$(state_of n2) == idle && \$(n2_events) == $n2_before ]]"
+n2_state=$(state_of n2) n2_after=$(n2_events)
+check "github merge: n2 was never drained, nothing happened on it ($n2_state; events $n2_before -> $n2_after)" \
+  test "$n2_state $n2_after" = "idle $n2_before"
 runs_json
 check "github merge: the run records the commit applied and the one reviewed" \
   pyj "$AP_TMP/runs.json" "j[0]['commit'] == '$MERGE' and j[0]['plan_commit'] == '$PR_HEAD'"
