@@ -115,6 +115,23 @@ expect_grep '^~ gpu00003  \[none\]  SKIPPED: unhealthy \(rollout rolling: unheal
 expect_grep '^Plan: 7 node\(s\) to change' "$E2E_OUT" "plan: the skipped node is not counted as to change"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); b=[n for x in j["batches"] for n in x["nodes"]]; s=[n["node"] for n in j["nodes"] if n["skipped_unhealthy"]]; assert s==["gpu00003"] and "gpu00003" not in b and len(b)==7' "$E2E_TMP/h-plan2.json" \
   && pass "plan file: gpu00003 skipped, in no batch; the 7 others batched" || fail "plan file: skipped node"
+# Only the unhealthy node has changes: nothing to apply (its changes are still pending: 2), and
+# apply says so and touches nothing (no node is even contacted: exit 0).
+sed -i 's/"vm.swappiness": 61/"vm.swappiness": 60/' "$H/repo/stacks/bench.yaml"
+git -C "$H/repo" commit -qam "swappiness 60"
+python3 - "$H/facts.json" <<'PY'
+import json, sys
+snap = json.load(open(sys.argv[1]))
+snap["nodes"]["gpu00003"]["facts"]["sysctl"]["values"]["vm.swappiness"] = "1"
+json.dump(snap, open(sys.argv[1], "w"))
+PY
+expect_rc 2 "plan, only the unhealthy node has changes: 2 (pending)" -- \
+  P plan --repo "$H/repo" --facts "$H/facts.json" "${RO[@]}" --detailed-exitcode --out "$E2E_TMP/h-plan3.json"
+expect_grep '^Nothing to apply: 1 node\(s\) with changes left as they are \(unhealthy\), 7 in sync' "$E2E_OUT" "plan: nothing to apply, said so"
+expect_rc 0 "apply of that plan: 0, nothing applied" -- \
+  env PLUMB_JOURNAL="$E2E_TMP/journal.db" "$PLUMB" apply "$E2E_TMP/h-plan3.json" --repo "$H/repo" --auto-approve
+expect_grep '^nothing to apply: every node with changes is left as it is \(unhealthy\)$' "$E2E_OUT" "apply: nothing to apply"
+expect_grep 'left as it is, unhealthy \(rollout rolling: unhealthy: skip\): gpu00003; repair, then plan again' "$E2E_ERR" "apply: names the node it leaves, and why"
 
 # When the facts were read: shown in every format; a snapshot older than --max-facts-age warns.
 python3 - "$S/facts.json" "$E2E_TMP/old.json" "$E2E_TMP/undated.json" <<'PY'
