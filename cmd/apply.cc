@@ -264,7 +264,7 @@ bool Confirm() {
 // not be asked).
 bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Plan& plan) {
   if (g.format != "json") std::fputs(plans::report::PlanToText(plan).c_str(), stdout);
-  if (!plan.HasChanges() || a.auto_approve) return true;
+  if (!plan.HasApplicable() || a.auto_approve) return true;
   if (!isatty(0)) {
     ApplyErr("plumb apply: refusing to apply without confirmation: stdin is not a terminal "
         "(pass --auto-approve once the plan is reviewed)");
@@ -471,13 +471,17 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
   }
   if (!a.resume) {
     if (!ShowAndConfirm(g, a, plan)) return ExitCodeFor(kApplyVerb, Outcome::kError);
-    if (!plan.HasChanges()) {
+    if (const std::string skipped = plans::report::SkippedUnhealthyNote(plan); !skipped.empty())
+      ApplyErr("plumb apply: " + skipped);
+    if (!plan.HasApplicable()) {
       if (!plan.complete) {
         std::printf("nothing to apply on the nodes read; %zu node(s) could not be read\n",
                     plan.unreadable.size());
         return ExitCodeFor(kApplyVerb, Outcome::kPartial);
       }
-      std::printf("nothing to apply: every node is in sync\n");
+      std::printf(plan.HasChanges() ? "nothing to apply: every node with changes is left as it is "
+                                      "(unhealthy)\n"
+                                    : "nothing to apply: every node is in sync\n");
       return ExitCodeFor(kApplyVerb, Outcome::kOk);
     }
   }

@@ -107,7 +107,8 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                 "already out or running jobs");
   sub->add_option("--out", a.out, "Write the plan file (JSON, schemas/plan.schema.json) for apply");
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
-                "Exit 0 no changes, 2 changes pending, 1 error (also: no changes but nodes unreadable)");
+                "Exit 0 no changes (failed health checks are findings, not changes), 2 changes "
+                "pending, 1 error (also: no changes but nodes unreadable)");
   sub->add_option("--format", g.format,
                   "Output: text (human), json (the plan file), or markdown (a pull-request "
                   "comment, at most 65,536 characters: cut with a count and a pointer to --out)")
@@ -120,7 +121,10 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "applied at; intent: the repo changed), identical nodes collapsed, and a summary: nodes\n"
       "to drain/reboot/re-flash, batches, peak nodes out, estimated duration, jobs (and pods\n"
       "a PodDisruptionBudget holds) blocking a drain, nodes the scheduler does not know,\n"
-      "unreadable nodes.\n\n"
+      "unreadable nodes. Failed health checks (gpu_health, ib_health) are a Health section of\n"
+      "findings, never changes; a node with changes and a failed check is skipped when its\n"
+      "rollout says unhealthy: skip. The facts' time is shown; a --facts snapshot older than\n"
+      "--max-facts-age warns.\n\n"
       "When the repo has a policy.yaml asking for signed commits, the commit must be signed by\n"
       "a key the policy at its trusted base allows (its first parent, or --trust-policy-from);\n"
       "otherwise the plan is refused before any node is read.\n\n"

@@ -30,7 +30,9 @@
 #include "plans/parallel.h"
 #include "plans/snapshot_prefetch.h"
 #include "plans/signature_tools.h"
+#include "plans/report/facts_age.h"
 #include "cmd/ssh_factory.h"
+#include "inventory/version.h"
 
 namespace plumb::cmd {
 namespace {
@@ -52,6 +54,10 @@ void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
   sub.add_option("--facts", a.facts,
                  "Use a recorded facts snapshot (from `plumb gather --facts-out`) instead of "
                  "reading the nodes");
+  sub.add_option("--max-facts-age", a.max_facts_age,
+                 "Warn when the --facts snapshot was gathered longer ago than this before the run "
+                 "(90s, 10m, 4h, 2d; 0s: never)")
+      ->capture_default_str();
   sub.add_option("--fanout", a.fanout, "Nodes read at once (one SSH session each)")
       ->capture_default_str();
   sub.add_flag("--no-bmc", a.no_bmc,
@@ -181,9 +187,47 @@ Result<std::unique_ptr<Prepared>> Prepare(const GlobalOptions& g, const ReadRunA
   return p;
 }
 
+// When the facts were read, on the plan (every format shows it), and a warning when a
+// snapshot is older than --max-facts-age (or does not say when it was made).
+void DateFacts(const ReadRunArgs& a, const std::optional<long>& max_age, ReadRun& rr) {
+  plans::Plan& plan = rr.run.plan;
+  const std::string& at = rr.observed.gathered_at;
+  if (!at.empty() && !plans::ParseRfc3339(at)) {
+    rr.run.diags.Add(Diagnostic::Warning(
+        "facts.gathered-at",
+        fmt::format("the snapshot {} says it was gathered at '{}', which is not a time: its age is "
+                    "not known", a.facts, at),
+        {}, "gathered_at", "gather again: plumb gather --facts-out FILE"));
+    return;
+  }
+  plan.gathered_at = at;
+  if (a.facts.empty()) return;   // read by this run
+  if (at.empty()) {
+    rr.run.diags.Add(Diagnostic::Warning(
+        "facts.gathered-at",
+        fmt::format("the snapshot {} does not say when it was gathered: its age is not known",
+                    a.facts),
+        {}, "gathered_at", "gather again: plumb gather --facts-out FILE"));
+    return;
+  }
+  auto age = plans::report::FactsAgeSeconds(at, plan.created_at);
+  if (!age || !max_age || *max_age <= 0 || *age <= *max_age) return;
+  rr.run.diags.Add(Diagnostic::Warning(
+      "facts.old",
+      fmt::format("the facts in {} were gathered at {}, {} before this run (more than "
+                  "--max-facts-age {}): the nodes may have changed since",
+                  a.facts, at, plans::report::AgeText(*age), a.max_facts_age),
+      {}, {}, "gather again (plumb gather --facts-out FILE), or raise --max-facts-age"));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a) {
+  const std::optional<long> max_age = inventory::ParseDuration(a.max_facts_age);
+  if (!max_age && a.max_facts_age != "0" && a.max_facts_age != "0s")
+    return Diagnostic::Error("plan.max-facts-age",
+                             fmt::format("--max-facts-age '{}' is not a duration", a.max_facts_age),
+                             {}, {}, "a duration like 90s, 10m, 4h or 2d (0s: never warn)");
   auto rr = std::make_unique<ReadRun>();
   const inventory::LoadOptions load = RepoLoadOptions(g.repo, g.ref, g.working_tree);
   std::unique_ptr<Prepared> p;
@@ -224,6 +268,7 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   } else {
     const inventory::Cluster& cluster = rr->loaded.cluster;
     if (a.fanout < 1) return Diagnostic::Error("plan.fanout", "--fanout must be at least 1");
+    const auto gather_started = std::chrono::system_clock::now();
     modules::SshOverrides extra;
     extra.accept_new_hostkeys = a.accept_new_host_keys;
     if (const char* pass = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = pass;
@@ -241,10 +286,11 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
     rr->observed = plans::GatherWithBmc(
         p->selected, plans::ModulesToRead(modules::AllModules(), rr->loaded.desired), shells, opt,
         ProgressOnStderr() ? &progress : nullptr, open);
-    rr->observed.gathered_at = plans::Rfc3339(std::chrono::system_clock::now());
+    rr->observed.gathered_at = plans::Rfc3339(gather_started);
     p->in.observed = &rr->observed;
     rr->run = plans::RunPlan(p->in);
   }
+  DateFacts(a, max_age, *rr);
   Diagnostics& notes = p->notes;
   rr->ran = rr->run.modules_run;
   for (const modules::Module* m : rr->ran) rr->ran_names.insert(std::string(m->Name()));

@@ -39,9 +39,12 @@ struct ReadRunArgs {
   /// Plan only these modules' changes (`plumb bmc apply`); empty: every module. The nodes are
   /// read as for a whole plan (the stale check's digest is the same).
   std::vector<std::string> only_modules;
+  /// --max-facts-age: a snapshot (--facts) gathered longer ago than this before the run is
+  /// warned about ("0s": never). A CI pipeline's gather-then-plan stays well within the default.
+  std::string max_facts_age = "24h";
 };
 
-/// Adds --limit, --facts, --fanout, --accept-new-host-keys to `sub`.
+/// Adds --limit, --facts, --max-facts-age, --fanout, --accept-new-host-keys to `sub`.
 void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a);
 
 struct ReadRun {

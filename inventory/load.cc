@@ -318,6 +318,7 @@ class Loader {
     if (auto n = Int(j, "max_failures")) r.max_failures = static_cast<int>(*n);
     r.health = Strings(j, "health");
     r.health_timeout_s = Seconds(j, "health_timeout", r.health_timeout_s);
+    if (schemas::StringMember(j, "unhealthy") == "change") r.unhealthy = RolloutPolicy::Unhealthy::kChange;
     const json& w = Obj(j, "window");
     r.window_cron = schemas::StringMember(w, "cron");
     r.window_duration_s = Seconds(w, "duration", 0);

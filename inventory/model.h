@@ -118,6 +118,14 @@ struct RolloutPolicy {
   int max_failures = 0;
   std::vector<std::string> health;             ///< gate commands, run on the node
   int health_timeout_s = 300;
+  /// What apply does with a node that fails a health check (a gpu_health / ib_health finding)
+  /// and has changes. kSkip (the default): leave it as it is - the plan shows it skipped, in no
+  /// batch, and a node that fails a check only by the time apply reaches it is skipped as
+  /// stale; repair it, then plan again. kChange: change it like the others and judge it after
+  /// the change (the health step: a reboot may clear what failed); still failing, it stays
+  /// drained, failed, and counts against max_failures.
+  enum class Unhealthy { kSkip, kChange };
+  Unhealthy unhealthy = Unhealthy::kSkip;
   std::string window_cron;                     ///< empty = always
   int window_duration_s = 0;
   Location where;

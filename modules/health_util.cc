@@ -15,10 +15,7 @@ Result<Facts> HealthModule::ParseProbe(std::string_view out, int) const {
   return Facts(facts_from_parts_(*parts));
 }
 
-std::vector<Action> HealthModule::Diff(const nlohmann::json& desired, const Facts& facts) const {
-  if (!Wants(desired)) return {};
-  return FailedCheckActions(Name(), Checks(desired, facts));
-}
+std::vector<Action> HealthModule::Diff(const nlohmann::json&, const Facts&) const { return {}; }
 
 ApplyOutcome HealthModule::Apply(NodeContext&, const Action& action) const { return RefuseCheck(action); }
 
@@ -34,17 +31,15 @@ CheckResult CheckMaker::operator()(std::string id, std::string name, std::string
           .message = std::move(message)};
 }
 
-std::vector<Action> FailedCheckActions(std::string_view module, const std::vector<CheckResult>& checks) {
-  std::vector<Action> out;
-  for (const CheckResult& c : checks) {
-    if (c.status != CheckStatus::kFail) continue;
-    std::string summary = c.subject.empty() ? fmt::format("{}: {}", c.name, c.message)
-                                            : fmt::format("{} failed on {}: {}", c.name, c.subject, c.message);
-    out.push_back(MakeAction(module, c.id, fmt::format("health.{}", module), fmt::format("/health/{}", module),
-                             std::move(summary), c.measured, c.threshold, Disruption::kNone,
-                             {{"manual", true}, {"check", true}}));
+Result<std::vector<CheckResult>> CheckFacts(const Module& m, const nlohmann::json& desired,
+                                            const Facts& facts) {
+  try {
+    return m.Checks(desired, facts);
+  } catch (const nlohmann::json::exception& e) {
+    return Diagnostic::Error(
+        "facts.malformed", fmt::format("the {} facts do not read: {}", m.Name(), e.what()), {}, {},
+        "gather the node again (plumb gather --facts-out), rather than editing a snapshot");
   }
-  return out;
 }
 
 ApplyOutcome RefuseCheck(const Action& action) {

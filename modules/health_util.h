@@ -1,13 +1,12 @@
 #pragma once
 /// What the health modules (ModuleInfo::Kind::kHealth: dcgm, gpu_health, nccl_bw, ib_health)
 /// share, once: reading their framed parts, their thresholds under `health.<module>`, the
-/// checks for parts that could not be read, and the rule that a failed check is an action that
-/// cannot be applied.
+/// checks for parts that could not be read.
 ///
-/// A health module checks; it never changes a node. Its Diff is its failed (kFail) checks, each
-/// an Action with key "health.<module>", pointer "/health/<module>", disruption none and params
-/// {"manual": true, "check": true}; its Apply refuses every such action ("apply.health"): the
-/// node needs a repair, then a new run, whose probe finds the check passing.
+/// A health module checks; it never changes a node. Its Diff is empty: a failed check is not a
+/// change. Its Checks are what the planner reports as findings (plans/plan.h Finding), `plumb
+/// health` and acceptance as results, and the rollout's health step judges; its Apply refuses
+/// anything ("apply.health"): the node needs a repair, then a new run.
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,14 +23,15 @@
 namespace plumb::modules {
 
 /// The base of the health modules: ParseProbe (framed parts -> the parser's FactsFromParts),
-/// Diff (FailedCheckActions of Checks) and Apply (RefuseCheck). A module adds its Info, its
-/// snippet (ProbeScript, or CheckScript when on demand) and its Checks.
+/// Diff (nothing: checks are findings, not changes) and Apply (RefuseCheck). A module adds its
+/// Info, its snippet (ProbeScript, or CheckScript when on demand) and its Checks.
 class HealthModule : public Module {
  public:
   using FactsFromPartsFn = nlohmann::json (*)(const std::vector<ProbePart>&);
 
   Result<Facts> ParseProbe(std::string_view out, int exit_status) const override;
-  /// Empty unless `desired` pins this module; else its failed checks, as actions.
+  /// Always empty: what a health module finds is reported as findings (its Checks), never
+  /// planned or applied as a change.
   std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
   ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 
@@ -50,12 +50,14 @@ struct CheckMaker {
                          nlohmann::json measured, nlohmann::json threshold, std::string message) const;
 };
 
-/// The kFail checks as actions that cannot be applied (see the file comment). The summary
-/// names the check, its subject and why: "DCGM memory failed on GPU 3: <DCGM's message>".
-std::vector<Action> FailedCheckActions(std::string_view module, const std::vector<CheckResult>& checks);
+/// `m.Checks(desired, facts)` for facts read back from a snapshot or a journal: facts without
+/// the shape the module's parser writes are an error "facts.malformed" naming the module (as
+/// Module::DiffFacts), not an exception that ends the whole plan.
+Result<std::vector<CheckResult>> CheckFacts(const Module& m, const nlohmann::json& desired,
+                                            const Facts& facts);
 
-/// Apply of a check's action: always Failed, code "apply.health", with the action's summary
-/// and a hint (repair the node, then re-run plumb).
+/// Apply of anything a health module is asked to apply: always Failed, code "apply.health",
+/// with the action's summary and a hint (repair the node, then re-run plumb).
 ApplyOutcome RefuseCheck(const Action& action);
 
 /// desired["health"][module] when it is an object, else an empty object (never throws).

@@ -6,8 +6,10 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "plans/drain_reason.h"
+#include "plans/findings.h"
 #include "plans/waivers.h"
 
 // Events are built with designated initializers naming only the fields that matter.
@@ -525,6 +527,11 @@ bool NodeRun::Steps() {
                                           {"converged_elsewhere", true}});
         return StepResult::Stale({{"digest", facts.facts_digest}});
       }
+      // Its rollout leaves unhealthy nodes as they are, and it fails a health check now (it
+      // did not when planned, or the plan would have skipped it): not the node the plan saw.
+      if (policy_.unhealthy == inventory::RolloutPolicy::Unhealthy::kSkip)
+        if (auto failed = FailedChecks(Desired(), facts.facts, e_.deps().all_modules); !failed.empty())
+          return StepResult::Stale({{"digest", facts.facts_digest}, {"unhealthy", failed}});
       return StepResult::Ok({{"digest", facts.facts_digest}});
     });
     if (r.outcome == StepState::kSkipped && r.detail.value("converged_elsewhere", false)) {
@@ -538,6 +545,10 @@ bool NodeRun::Steps() {
       out_.error = fmt::format("facts changed since the plan (plan {}, now {})",
                                np_.facts_digest.substr(0, 19),
                                r.detail.value("digest", std::string()).substr(0, 19));
+      if (auto u = r.detail.find("unhealthy"); u != r.detail.end() && u->is_array())
+        out_.error = fmt::format("unhealthy since the plan, left as it is (rollout '{}': unhealthy: "
+                                 "skip): {}", np_.rollout,
+                                 fmt::join(u->get<std::vector<std::string>>(), "; "));
       Put(NodeState::kStale, out_.error);
       ReleaseLease();
       return false;

@@ -31,13 +31,6 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
   const std::string step = "apply:" + a.id;
   const StepRecord* last = Last(step);
   if (last && Finished(last->outcome)) return true;
-  if (IsCheckAction(a)) {
-    // A failed health check is a finding, not a change: the node's change goes ahead, and
-    // health:checks judges the node after it (a reboot may clear what failed before).
-    StepResult r = Step(step, {{"summary", a.summary}, {"module", a.module}},
-                        [] { return StepResult::Skipped("a failed health check: judged after the change by health:checks"); });
-    return Check(step, r);
-  }
   const modules::Module* m = e_.deps().modules(a.module);
   if (!m) {
     Fail(step, fmt::format("no module '{}' in this plumb", a.module));

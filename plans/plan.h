@@ -4,7 +4,10 @@
 /// Invariants, checked by plans::CheckPlan and the unit tests:
 ///   - every node in `batches` has a NodePlan with at least one action, or is only to be
 ///     returned to service (`return_to_service`: in sync, left drained by a failed run);
-///   - each node appears in at most one batch; batches[0] is the canary batch when canary > 0;
+///   - every NodePlan is in exactly one batch, unless it is `skipped_unhealthy` (then in none);
+///     batches[0] is the canary batch when canary > 0;
+///   - health findings (failed or warned checks) are in `health`, never actions: a node whose
+///     only findings are checks is in sync as far as changes go;
 ///   - within a batch, the nodes that need a drain never exceed the batch's `budget`;
 ///   - unreadable nodes are in `unreadable`, never in `nodes` or `batches`, and make
 ///     `complete` false;
@@ -16,14 +19,20 @@
 #include <vector>
 
 #include "inventory/model.h"
+#include "modules/check_result.h"
 #include "modules/module.h"
 #include "schemas/diagnostics.h"
 
 namespace plumb::plans {
 
-/// 2: desired-state digests (desired_states, desired_files, nodes[].desired_digest). Version 1
-/// plans (a run journaled by an older plumb) are still read; they apply at their own commit only.
-inline constexpr int kPlanFormatVersion = 2;
+/// 2: desired-state digests (desired_states, desired_files, nodes[].desired_digest).
+/// 3: health findings are a section of their own (`health`), never actions; a node with changes
+///    and a failed check that its rollout skips is `skipped_unhealthy` (in no batch); the policy's
+///    `unhealthy`; `gathered_at`, when the facts were read.
+/// Versions 1 and 2 (a plan file or a run journaled by an older plumb) are still read: their
+/// failed-check actions become findings, and the file's own JSON is kept to hash and write back
+/// (plan_json.cc), so their digest holds. Version 1 applies at its own commit only.
+inline constexpr int kPlanFormatVersion = 3;
 
 /// Why a change is wanted. kRepair: the desired value is what it was at the commit recorded in
 /// the node's marker, so the node drifted. kIntent: the desired value changed since (or the node
@@ -60,18 +69,32 @@ struct NodePlan {
   std::string left_by_run, left_at_step, left_reason;
   /// No change, but left drained by a failed run: verify, gate and return it to service.
   bool return_to_service = false;
+  /// It failed a health check (a finding in Plan::health) and its rollout policy says
+  /// `unhealthy: skip`: shown with its changes, in no batch; apply leaves it as it is.
+  bool skipped_unhealthy = false;
 
   bool NeedsDrain() const {
     return return_to_service || disruption >= modules::Disruption::kDrain;
   }
-  /// Every action is a failed health check (IsCheckAction): findings plan and drift show, with
-  /// nothing to apply, so the node is in no batch and apply does not touch it.
-  bool OnlyChecks() const;
 };
 
-/// A failed health check shown as an action (a Kind::kHealth module's Diff; params.check):
-/// apply never carries it out - the node's health:checks step judges the node after its change.
-bool IsCheckAction(const modules::Action& a);
+/// A health check a node failed or warned on: a Kind::kHealth module's check (gpu_health,
+/// ib_health, and dcgm/nccl_bw where a health run left facts) against the stack's `health:`
+/// thresholds. A finding, never a change: nothing applies it, it is in no batch, and it is not
+/// among the changes `--detailed-exitcode` counts. Which GPU, port or link (`check.subject`),
+/// what was measured against what is allowed, and the check's own words.
+struct Finding {
+  modules::CheckResult check;
+  Location origin;   ///< where `health.<module>` is pinned
+};
+
+/// One node's findings, in module order.
+struct NodeFindings {
+  std::string node;
+  std::vector<Finding> findings;
+  /// Some check failed (a warning alone leaves a node healthy).
+  bool Unhealthy() const;
+};
 
 /// A difference an unexpired waiver covers: shown, never changed.
 struct WaivedChange {
@@ -119,12 +142,17 @@ struct Plan {
   inventory::Source source;
   std::string cluster;
   std::string created_at;              ///< RFC 3339 UTC
+  /// When the facts were read (RFC 3339 UTC): the gather's time, or a snapshot's (--facts) own
+  /// `gathered_at`; "" when not known (a version 1 or 2 plan, a snapshot that does not say).
+  std::string gathered_at;
   std::vector<NodePlan> nodes;         ///< nodes with at least one action, by name
   std::vector<std::string> in_sync;    ///< nodes read and found in sync (waived differences aside)
   std::vector<NodeWaived> waived;      ///< by node: differences waivers cover (never applied)
   /// The commit each read node's marker names (nodes in sync included), "" when none.
   std::map<std::string, std::string> markers;
   std::vector<UnreadableNode> unreadable;
+  /// By node: the health findings of every node read (in sync or not); none for a healthy node.
+  std::vector<NodeFindings> health;
   std::map<std::string, inventory::RolloutPolicy> rollouts;   ///< the policies used
   std::vector<Batch> batches;
   std::vector<BlockingJobs> blocking_jobs;
@@ -141,10 +169,17 @@ struct Plan {
   std::vector<std::string> only_modules;
   Diagnostics diags;                   ///< planner findings (warnings, blocked budget...)
   std::string digest;
+  /// A version 1 or 2 plan as read (its digest aside): what its digest covers, hashed and
+  /// written back as it is (never re-made from the fields above, which read it the new way).
+  /// Null for a version 3 plan, and for a plan changed after reading (LimitPlan).
+  nlohmann::json read_body;
 
   bool HasChanges() const { return !nodes.empty(); }
+  /// Some planned node is for apply to touch: not every one is skipped_unhealthy.
+  bool HasApplicable() const;
   const NodePlan* FindNode(const std::string& name) const;
   const NodeWaived* FindWaived(const std::string& name) const;
+  const NodeFindings* FindHealth(const std::string& name) const;
 };
 
 }  // namespace plumb::plans

@@ -63,6 +63,7 @@ std::vector<std::pair<std::string, std::string>> PolicyFields(const inventory::R
       {"max_failures", std::to_string(p.max_failures)},
       {"health", health},
       {"health_timeout", std::to_string(p.health_timeout_s) + "s"},
+      {"unhealthy", p.unhealthy == inventory::RolloutPolicy::Unhealthy::kChange ? "change" : "skip"},
       {"window.cron", p.window_cron},
       {"window.duration", std::to_string(p.window_duration_s) + "s"},
   };
@@ -164,11 +165,25 @@ Diagnostics CheckPlan(const Plan& plan) {
     if (n.actions.empty() && !n.return_to_service)
       d.Add(PlanError("plan.invalid", fmt::format("node {} is planned with no action", n.node),
                       "nodes"));
-    if (in_batches[n.node] != 1)
+    if (n.skipped_unhealthy) {
+      // Left as it is for a failed health check: in no batch, and the check is in the plan.
+      const NodeFindings* h = plan.FindHealth(n.node);
+      if (in_batches[n.node] != 0)
+        d.Add(PlanError("plan.invalid",
+                        fmt::format("node {} is skipped as unhealthy but is in {} batch(es)",
+                                    n.node, in_batches[n.node]),
+                        "batches"));
+      if (!h || !h->Unhealthy())
+        d.Add(PlanError("plan.invalid",
+                        fmt::format("node {} is skipped as unhealthy, but the plan has no failed "
+                                    "health check for it", n.node),
+                        fmt::format("nodes.{}.skipped_unhealthy", n.node)));
+    } else if (in_batches[n.node] != 1) {
       d.Add(PlanError("plan.invalid",
                       fmt::format("node {} is in {} batches (must be in exactly one)", n.node,
                                   in_batches[n.node]),
                       "batches"));
+    }
   }
   for (const auto& [n, count] : in_batches)
     if (!planned.count(n))
@@ -278,7 +293,53 @@ Diagnostics CheckPlanAgainstCommit(const Plan& plan, const inventory::Cluster& c
                         fmt::format("nodes.{}.{}", n.node, ActionKey(a))));
     }
   }
-  // 3. Every batch within the commit's policy. Nodes the plan says were already out cost no
+  // 3. The health findings, as findings: each of a health check the node pins at the commit
+  //    (thresholds may be compared only on the node, where apply judges them again). And the
+  //    rollout's word on an unhealthy node: skipped exactly when its policy says skip. A version
+  //    1 or 2 plan predates the choice: its nodes are batched, and apply judges them before it
+  //    changes them (a failed check then skips the node as stale).
+  for (const NodeFindings& h : plan.health) {
+    auto it = desired.find(h.node);
+    if (it == desired.end()) {
+      d.Add(PlanError("plan.authority",
+                      fmt::format("the plan reports health findings on {}, which commit {} does "
+                                  "not have", h.node, at),
+                      "health"));
+      continue;
+    }
+    std::set<std::string> named;
+    for (const Finding& f : h.findings) {
+      if (!named.insert(f.check.module).second) continue;
+      const nlohmann::json pin = it->second.ValueAt("/health/" + f.check.module);
+      if (pin.is_object() && !pin.empty()) continue;
+      d.Add(PlanError("plan.authority",
+                      fmt::format("node {}: the plan reports a {} finding ({}), but commit {} pins "
+                                  "no health.{} for it", h.node, f.check.module, f.check.id, at,
+                                  f.check.module),
+                      fmt::format("health.{}.{}", h.node, f.check.module)));
+    }
+  }
+  if (plan.format_version >= 3) {
+    for (const NodePlan& n : plan.nodes) {
+      auto pit = cluster.rollouts.find(n.rollout);
+      if (pit == cluster.rollouts.end()) continue;   // reported above
+      const NodeFindings* h = plan.FindHealth(n.node);
+      const bool skip = h && h->Unhealthy() &&
+                        pit->second.unhealthy == inventory::RolloutPolicy::Unhealthy::kSkip;
+      if (skip == n.skipped_unhealthy) continue;
+      d.Add(PlanError("plan.authority",
+                      skip ? fmt::format("node {} failed a health check and rollout '{}' says "
+                                         "unhealthy: skip in commit {}, but the plan changes it",
+                                         n.node, n.rollout, at)
+                           : fmt::format("node {}: the plan skips it as unhealthy, but commit {} "
+                                         "says {} (rollout '{}')", n.node, at,
+                                         h && h->Unhealthy() ? "unhealthy: change"
+                                                             : "it failed no health check",
+                                         n.rollout),
+                      fmt::format("nodes.{}.skipped_unhealthy", n.node)));
+    }
+  }
+  // 4. Every batch within the commit's policy. Nodes the plan says were already out cost no
   //    budget here; apply counts them live from the scheduler before it admits any node.
   std::map<std::string, const NodePlan*> by_name;
   for (const NodePlan& n : plan.nodes) by_name[n.node] = &n;
@@ -396,6 +457,10 @@ Plan LimitPlan(const Plan& plan, const std::set<std::string>& keep,
                const std::map<std::string, modules::SchedulerNode>& scheduler,
                std::vector<std::string>* left_out) {
   Plan out = plan;
+  // Changed from what was read: written the current way (an older plan's JSON no longer says
+  // what this one does).
+  out.read_body = nullptr;
+  out.format_version = kPlanFormatVersion;
   auto dropped = [&](const std::string& n) { return !keep.count(n); };
   if (left_out)
     for (const NodePlan& n : plan.nodes)
@@ -403,6 +468,8 @@ Plan LimitPlan(const Plan& plan, const std::set<std::string>& keep,
   std::erase_if(out.nodes, [&](const NodePlan& n) { return dropped(n.node); });
   std::erase_if(out.waived, [&](const NodeWaived& w) { return dropped(w.node); });
   std::erase_if(out.blocking_jobs, [&](const BlockingJobs& b) { return dropped(b.node); });
+  // The findings of the planned nodes left out go with them; those of nodes in sync stay.
+  std::erase_if(out.health, [&](const NodeFindings& h) { return dropped(h.node) && plan.FindNode(h.node); });
   std::set<std::string> states_kept;
   for (const NodePlan& n : out.nodes) states_kept.insert(n.desired_digest);
   std::erase_if(out.desired_states, [&](const auto& kv) { return !states_kept.count(kv.first); });

@@ -40,8 +40,13 @@ const char* SchedulerName(inventory::DrainScheduler s) {
   return "none";
 }
 
-json PolicyJson(const inventory::RolloutPolicy& p) {
-  return {{"name", p.name},
+const char* UnhealthyName(inventory::RolloutPolicy::Unhealthy u) {
+  return u == inventory::RolloutPolicy::Unhealthy::kChange ? "change" : "skip";
+}
+
+// `version`: the plan's format_version (`unhealthy` is a version 3 field).
+json PolicyJson(const inventory::RolloutPolicy& p, int version) {
+  json out = {{"name", p.name},
           {"file", p.file},
           {"drain", {{"scheduler", SchedulerName(p.scheduler)},
                      {"timeout_s", p.drain_timeout_s},
@@ -56,6 +61,8 @@ json PolicyJson(const inventory::RolloutPolicy& p) {
           {"health", p.health},
           {"health_timeout_s", p.health_timeout_s},
           {"window", {{"cron", p.window_cron}, {"duration_s", p.window_duration_s}}}};
+  if (version >= 3) out["unhealthy"] = UnhealthyName(p.unhealthy);
+  return out;
 }
 
 inventory::RolloutPolicy PolicyFrom(const json& j) {
@@ -83,6 +90,8 @@ inventory::RolloutPolicy PolicyFrom(const json& j) {
   p.health_timeout_s = j.at("health_timeout_s").get<int>();
   p.window_cron = j.at("window").at("cron").get<std::string>();
   p.window_duration_s = j.at("window").at("duration_s").get<int>();
+  // Versions 1 and 2 do not say: those plans were made before the choice, which skips.
+  if (j.value("unhealthy", "skip") == "change") p.unhealthy = inventory::RolloutPolicy::Unhealthy::kChange;
   return p;
 }
 
@@ -122,7 +131,65 @@ json NodeJson(const NodePlan& n, int version) {
           {"return_to_service", n.return_to_service},
           {"actions", std::move(actions)}};
   if (version >= 2) out["desired_digest"] = n.desired_digest;
+  if (version >= 3) out["skipped_unhealthy"] = n.skipped_unhealthy;
   return out;
+}
+
+json FindingJson(const Finding& f) {
+  json out = f.check.ToJson();
+  out["origin"] = LocationJson(f.origin);
+  return out;
+}
+
+json HealthJson(const std::vector<NodeFindings>& health) {
+  json out = json::array();
+  for (const NodeFindings& h : health) {
+    json findings = json::array();
+    for (const Finding& f : h.findings) findings.push_back(FindingJson(f));
+    out.push_back({{"node", h.node}, {"unhealthy", h.Unhealthy()}, {"findings", std::move(findings)}});
+  }
+  return out;
+}
+
+modules::CheckStatus StatusFrom(const std::string& s) {
+  if (s == "pass") return modules::CheckStatus::kPass;
+  if (s == "skip") return modules::CheckStatus::kSkip;
+  if (s == "warn") return modules::CheckStatus::kWarn;
+  return modules::CheckStatus::kFail;
+}
+
+Finding FindingFrom(const json& f) {
+  Finding out;
+  out.check.module = f.at("module").get<std::string>();
+  out.check.id = f.at("id").get<std::string>();
+  out.check.name = f.at("name").get<std::string>();
+  out.check.subject = f.at("subject").get<std::string>();
+  out.check.status = StatusFrom(f.at("status").get<std::string>());
+  out.check.measured = f.value("measured", json());
+  out.check.threshold = f.value("threshold", json());
+  out.check.message = f.at("message").get<std::string>();
+  out.origin = LocationFrom(f.value("origin", json()));
+  return out;
+}
+
+// A version 1 or 2 plan's failed health check, written as an action (params.check): a finding.
+bool IsLegacyCheckAction(const modules::Action& a) {
+  const auto c = a.params.find("check");
+  return c != a.params.end() && *c == true;
+}
+
+Finding FindingFromLegacyAction(const PlannedAction& pa) {
+  Finding f;
+  const modules::Action& a = pa.action;
+  f.check.module = a.module;
+  f.check.id = a.id;
+  f.check.name = a.id;   // the action kept no name or subject apart: its summary says both
+  f.check.status = modules::CheckStatus::kFail;
+  f.check.measured = a.before;
+  f.check.threshold = a.after;
+  f.check.message = a.summary;
+  f.origin = pa.origin;
+  return f;
 }
 
 json WaivedJson(const std::vector<NodeWaived>& waived) {
@@ -147,7 +214,7 @@ json BodyJson(const Plan& plan, bool with_nodes = true) {
   json unreadable = json::array();
   for (const auto& u : plan.unreadable) unreadable.push_back({{"node", u.node}, {"reason", u.reason}});
   json rollouts = json::object();
-  for (const auto& [name, p] : plan.rollouts) rollouts[name] = PolicyJson(p);
+  for (const auto& [name, p] : plan.rollouts) rollouts[name] = PolicyJson(p, plan.format_version);
   json batches = json::array();
   for (const Batch& b : plan.batches)
     batches.push_back({{"index", b.index}, {"rollout", b.rollout}, {"canary", b.canary},
@@ -179,24 +246,41 @@ json BodyJson(const Plan& plan, bool with_nodes = true) {
           {"est_seconds", plan.est_seconds},
           {"diagnostics", plan.diags.ToJson()}};
   if (plan.format_version >= 2) body["desired"] = std::move(desired);
+  if (plan.format_version >= 3) {
+    body["gathered_at"] = plan.gathered_at;
+    body["health"] = HealthJson(plan.health);
+  }
   // Only where it applies, so every other plan (and its digest) reads as before.
   if (!plan.only_modules.empty()) body["only_modules"] = plan.only_modules;
   return body;
 }
 
+// A plan read from a version 1 or 2 file: the file's own body.
+bool ReadAsIs(const Plan& plan) { return plan.format_version < 3 && !plan.read_body.is_null(); }
+
 }  // namespace
 
 json PlanToJson(const Plan& plan) {
-  json j = BodyJson(plan);
+  json j = ReadAsIs(plan) ? plan.read_body : BodyJson(plan);
   j["digest"] = plan.digest;
   return j;
 }
 
-std::string ComputePlanDigest(const Plan& plan) { return JsonDigest(BodyJson(plan)); }
+std::string ComputePlanDigest(const Plan& plan) {
+  return JsonDigest(ReadAsIs(plan) ? plan.read_body : BodyJson(plan));
+}
 
 void SealPlan(Plan& plan) { plan.digest = ComputePlanDigest(plan); }
 
-PlanFile::PlanFile(Plan& plan) : nodes_(plan.nodes.size()) {
+PlanFile::PlanFile(Plan& plan) : nodes_(ReadAsIs(plan) ? 0 : plan.nodes.size()) {
+  if (ReadAsIs(plan)) {   // an older plan, written back as it was read (never big: a run's)
+    SealPlan(plan);
+    json j = plan.read_body;
+    j["digest"] = plan.digest;
+    head_ = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    as_is_ = true;
+    return;
+  }
   // Each node's compact JSON is what the digest hashes; it is kept, not an indented copy (the
   // file's text is made from it as it is written).
   json frame = BodyJson(plan, /*with_nodes=*/false);
@@ -244,6 +328,7 @@ PlanFile::PlanFile(Plan& plan) : nodes_(plan.nodes.size()) {
 
 void PlanFile::WriteTo(std::ostream& out) const {
   out << head_;
+  if (as_is_) return;
   if (nodes_.empty()) {
     out << "[]";
   } else {
@@ -302,16 +387,23 @@ Result<Plan> PlanFromJson(const json& j) {
   }
   try {
     int version = j.at("format_version").get<int>();
-    // Version 1 (no desired-state digests) is still read: a run an older plumb journaled
-    // resumes. It keeps its version (written back as it was, so its digest holds) and applies
-    // at its own commit only.
-    if (version != kPlanFormatVersion && version != 1)
+    // Versions 1 (no desired-state digests) and 2 (failed health checks as actions) are still
+    // read: a run an older plumb journaled resumes, a plan it made applies. Each keeps its
+    // version and its own JSON (written back as it was, so its digest holds); version 1
+    // applies at its own commit only.
+    if (version < 1 || version > kPlanFormatVersion)
       return Diagnostic::Error("plan.version",
                                fmt::format("plan format_version {} is not supported (this plumb "
-                                           "reads versions 1 and {})", version, kPlanFormatVersion),
+                                           "reads versions 1 to {})", version, kPlanFormatVersion),
                                {}, "format_version", "re-create the plan with this plumb");
     Plan plan;
     plan.format_version = version;
+    if (version < 3) {
+      // Hashed and written back as it is: its fields are read the new way below.
+      plan.read_body = j;
+      plan.read_body.erase("digest");
+    }
+    plan.gathered_at = j.value("gathered_at", "");
     const json& s = j.at("source");
     plan.source = {s.at("repo").get<std::string>(), s.at("ref").get<std::string>(),
                    s.at("commit").get<std::string>(), s.value("working_tree", false)};
@@ -320,6 +412,8 @@ Result<Plan> PlanFromJson(const json& j) {
     plan.complete = j.at("complete").get<bool>();
     if (j.contains("only_modules"))
       plan.only_modules = j.at("only_modules").get<std::vector<std::string>>();
+    std::vector<NodeFindings> legacy_health;
+    std::vector<std::string> legacy_in_sync;
     for (const json& n : j.at("nodes")) {
       NodePlan np;
       np.node = n.at("node").get<std::string>();
@@ -336,16 +430,42 @@ Result<Plan> PlanFromJson(const json& j) {
         np.left_reason = l.at("reason").get<std::string>();
       }
       np.return_to_service = n.value("return_to_service", false);
+      np.skipped_unhealthy = n.value("skipped_unhealthy", false);
       if (np.return_to_service) np.disruption = modules::Disruption::kDrain;
+      std::vector<Finding> legacy_findings;
       for (const json& aj : n.at("actions")) {
         auto pa = PlannedActionFrom(aj);
         if (!pa.ok()) return pa.error();
+        // An older plan's failed health check, written as an action: a finding now, which
+        // apply never carries out (the node's change goes ahead, judged after as before).
+        if (version < 3 && IsLegacyCheckAction(pa->action)) {
+          legacy_findings.push_back(FindingFromLegacyAction(*pa));
+          continue;
+        }
         np.disruption = std::max(np.disruption, pa->action.disruption);
         np.actions.push_back(std::move(*pa));
+      }
+      const bool only_checks = !legacy_findings.empty() && np.actions.empty() && !np.return_to_service;
+      if (!legacy_findings.empty()) legacy_health.push_back({np.node, std::move(legacy_findings)});
+      // Only failed checks: nothing to apply (an older plumb listed such a node, in no batch).
+      if (only_checks) {
+        legacy_in_sync.push_back(np.node);
+        continue;
       }
       plan.nodes.push_back(std::move(np));
     }
     plan.in_sync = j.at("in_sync").get<std::vector<std::string>>();
+    if (!legacy_in_sync.empty()) {
+      for (std::string& n : legacy_in_sync) plan.in_sync.push_back(std::move(n));
+      std::sort(plan.in_sync.begin(), plan.in_sync.end());
+    }
+    plan.health = std::move(legacy_health);
+    for (const json& h : j.value("health", json::array())) {
+      NodeFindings nf;
+      nf.node = h.at("node").get<std::string>();
+      for (const json& f : h.at("findings")) nf.findings.push_back(FindingFrom(f));
+      plan.health.push_back(std::move(nf));
+    }
     for (const json& w : j.value("waived", json::array())) {
       NodeWaived nw;
       nw.node = w.at("node").get<std::string>();

@@ -15,7 +15,8 @@ namespace plumb::plans {
 /// The plan as JSON, `digest` included as it is in `plan`.
 nlohmann::json PlanToJson(const Plan& plan);
 /// Reads a plan file's JSON. Rejects other format versions with a clear message. Does not
-/// check the digest (see VerifyPlanDigest).
+/// check the digest (see VerifyPlanDigest). A version 1 or 2 plan keeps its JSON (Plan::read_body)
+/// and its failed-check actions are read as findings (Plan::health).
 Result<Plan> PlanFromJson(const nlohmann::json& j);
 /// The digest the plan should carry: SHA-256 over its canonical JSON without "digest".
 std::string ComputePlanDigest(const Plan& plan);
@@ -36,6 +37,7 @@ class PlanFile {
   std::string head_;                 // the file up to the nodes' '[' ...
   std::vector<std::string> nodes_;   // ... each node's canonical (compact) JSON ...
   std::string tail_;                 // ... and from their ']' to the end
+  bool as_is_ = false;               // an older plan's own JSON, whole in head_
 };
 /// PlanFile(plan).Text(): SealPlan, then the plan file's text.
 std::string SealPlanToFile(Plan& plan);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "plans/drain_reason.h"
+#include "plans/findings.h"
 #include "plans/report/keys.h"
 #include "plans/waivers.h"
 
@@ -51,6 +52,26 @@ const NodeWaived* Plan::FindWaived(const std::string& name) const {
   for (const auto& n : waived)
     if (n.node == name) return &n;
   return nullptr;
+}
+
+const NodeFindings* Plan::FindHealth(const std::string& name) const {
+  auto it = std::lower_bound(health.begin(), health.end(), name,
+                             [](const NodeFindings& h, const std::string& n) { return h.node < n; });
+  if (it != health.end() && it->node == name) return &*it;
+  for (const auto& h : health)   // a hand-made plan may not be in order
+    if (h.node == name) return &h;
+  return nullptr;
+}
+
+bool Plan::HasApplicable() const {
+  return std::any_of(nodes.begin(), nodes.end(),
+                     [](const NodePlan& n) { return !n.skipped_unhealthy; });
+}
+
+bool NodeFindings::Unhealthy() const {
+  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+    return f.check.status == modules::CheckStatus::kFail;
+  });
 }
 
 std::string ActionKey(const modules::Action& a) {
@@ -313,6 +334,17 @@ EvaluatedNode PlanBuilder::Evaluate(const std::string& name, const NodeFacts& ob
       problem = fmt::format("no facts from module {}", mod);
       break;
     }
+    // A health module's failed and warned checks are findings: shown with the node, never
+    // planned as changes (nothing can apply them).
+    if (m->Info().IsHealth()) {
+      auto found = ModuleFindings(*m, nd, *f);
+      if (!found.ok()) {
+        problem = found.error().message;
+        break;
+      }
+      for (Finding& x : *found) out.findings.push_back(std::move(x));
+      continue;
+    }
     // Differences a waiver covers are shown in the plan, never applied: the waiver's owner
     // decided they stay.
     auto diff = m->DiffFacts(nd.desired, *f);
@@ -367,6 +399,17 @@ EvaluatedNode PlanBuilder::Evaluate(const std::string& name, const NodeFacts& ob
     if (np.NeedsDrain() && s->second.running_jobs > 0)
       out.blocking = BlockingJobs{name, s->second.jobs};
   }
+  // A node with something to do that fails a health check: its rollout says whether apply
+  // changes it and judges it after, or leaves it as it is.
+  const bool failed = std::any_of(out.findings.begin(), out.findings.end(), [](const Finding& x) {
+    return x.check.status == modules::CheckStatus::kFail;
+  });
+  if (failed && (!np.actions.empty() || np.return_to_service)) {
+    auto p = in.cluster->rollouts.find(np.rollout);
+    np.skipped_unhealthy = p == in.cluster->rollouts.end() ||
+                           p->second.unhealthy == inventory::RolloutPolicy::Unhealthy::kSkip;
+    if (np.skipped_unhealthy) out.blocking.reset();   // it will not be drained
+  }
   return out;
 }
 
@@ -391,19 +434,9 @@ void PlanBuilder::Accept(EvaluatedNode&& e) {
   if (e.blocking) plan.blocking_jobs.push_back(std::move(*e.blocking));
   if (!e.missing.empty()) st.missing.emplace(e.node, std::move(e.missing));
   if (!e.waived.empty()) plan.waived.push_back({e.node, std::move(e.waived)});
+  if (!e.findings.empty()) plan.health.push_back({e.node, std::move(e.findings)});
   if (np.actions.empty() && !np.return_to_service) plan.in_sync.push_back(e.node);
   else plan.nodes.push_back(std::move(np));
-}
-
-bool IsCheckAction(const modules::Action& a) {
-  const auto c = a.params.find("check");
-  return c != a.params.end() && *c == true;
-}
-
-bool NodePlan::OnlyChecks() const {
-  return !return_to_service && !actions.empty() &&
-         std::all_of(actions.begin(), actions.end(),
-                     [](const PlannedAction& pa) { return IsCheckAction(pa.action); });
 }
 
 void FormBatches(Plan& plan, const inventory::Cluster& cluster, const DesiredByNode& desired,
@@ -412,11 +445,13 @@ void FormBatches(Plan& plan, const inventory::Cluster& cluster, const DesiredByN
   plan.rollouts.clear();
   plan.peak_unavailable = 0;
   plan.est_seconds = 0;
-  // Batches, one rollout policy at a time (in name order), each against its own scope.
+  // Batches, one rollout policy at a time (in name order), each against its own scope. A node
+  // its rollout skips as unhealthy is in no batch; its policy is still the plan's (it says why).
   std::map<std::string, std::vector<const NodePlan*>> by_rollout;
-  // A node with failed health checks and nothing else is shown, not rolled: nothing to apply.
-  for (const NodePlan& np : plan.nodes)
-    if (!np.OnlyChecks()) by_rollout[np.rollout].push_back(&np);
+  for (const NodePlan& np : plan.nodes) {
+    auto& members = by_rollout[np.rollout];
+    if (!np.skipped_unhealthy) members.push_back(&np);
+  }
   for (const auto& [rollout, members] : by_rollout) {
     auto pit = cluster.rollouts.find(rollout);
     if (pit == cluster.rollouts.end()) {
@@ -493,6 +528,7 @@ Plan PlanBuilder::Finish() {
         std::remove_if(plan.blocking_jobs.begin(), plan.blocking_jobs.end(),
                        [&](const BlockingJobs& b) { return gone(b.node); }),
         plan.blocking_jobs.end());
+    std::erase_if(plan.health, [&](const NodeFindings& h) { return gone(h.node); });
   }
   for (const std::string& name : st.to_plan)
     if (!st.added.count(name)) plan.unreadable.push_back({name, "not gathered"});
@@ -503,6 +539,7 @@ Plan PlanBuilder::Finish() {
   std::sort(plan.unreadable.begin(), plan.unreadable.end(), by_node);
   std::sort(plan.blocking_jobs.begin(), plan.blocking_jobs.end(), by_node);
   std::sort(plan.waived.begin(), plan.waived.end(), by_node);
+  std::sort(plan.health.begin(), plan.health.end(), by_node);
   plan.complete = plan.unreadable.empty();
   // Module errors on nodes that pin nothing the module reads change no verdict; they are still
   // said (as gather says them), each module once, with its nodes.

@@ -66,6 +66,7 @@ struct EvaluatedNode {
   NodePlan plan;
   std::vector<std::string> missing;         ///< wanted modules it had no facts for
   std::vector<WaivedChange> waived;
+  std::vector<Finding> findings;            ///< failed and warned health checks
   std::vector<std::pair<std::string, std::string>> module_errors;   ///< module, error
   std::optional<BlockingJobs> blocking;
 };

@@ -1,6 +1,7 @@
 #include "modules/cuda/cuda.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "modules/cuda/parse.h"
 #include "modules/module_util.h"
@@ -47,11 +48,15 @@ std::vector<Action> CudaModule::Diff(const nlohmann::json& desired, const Facts&
   const std::vector<std::string> gaps =
       PinGaps(CudaPackages(want, manager), facts.value("packages", nlohmann::json()), manager);
   if (VersionPrefixMatches(want, have) && gaps.empty()) return {};
+  nlohmann::json params = {{"manager", manager}, {"commands", InstallCommands(manager, CudaPackages(want, manager))}};
+  // What is missing or from elsewhere: "have" alone can read as the pin (12.4.1 -> 12.4.1).
+  if (!gaps.empty()) params["gaps"] = gaps;
   return {MakeAction(Name(), "cuda.install", "nvidia.cuda", "/nvidia/cuda",
-                     fmt::format("install CUDA {} (have {})", want, have.empty() ? "none" : have),
+                     gaps.empty() ? fmt::format("install CUDA {} (have {})", want, have.empty() ? "none" : have)
+                                  : fmt::format("install CUDA {} (have {}; {})", want, have.empty() ? "none" : have,
+                                                fmt::join(gaps, "; ")),
                      have.empty() ? nlohmann::json() : nlohmann::json(have), want,
-                     Disruption::kDrain,
-                     {{"manager", manager}, {"commands", InstallCommands(manager, CudaPackages(want, manager))}})};
+                     Disruption::kDrain, std::move(params))};
 }
 
 ApplyOutcome CudaModule::Apply(NodeContext& ctx, const Action& action) const {

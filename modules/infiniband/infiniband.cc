@@ -60,7 +60,8 @@ std::vector<Action> InfinibandModule::Diff(const nlohmann::json& desired, const 
             Name(), fmt::format("infiniband.{}.{}.{}", ca, port, field),
             fmt::format("fabric.infiniband.{}", field), fmt::format("/fabric/infiniband/{}", field),
             fmt::format("{} port {}: {} ({})", ca, port, what, kManualHint), have, w,
-            Disruption::kDrain, {{"manual", true}, {"ca", ca}, {"port", port}}));
+            Disruption::kDrain,
+            {{"manual", true}, {"ca", ca}, {"port", port}, {"member", fmt::format("{} port {}", ca, port)}}));
       };
       if (auto s = want.find("state"); s != want.end() && s->is_string()) {
         std::string have = StringField(p, "state");
@@ -89,7 +90,7 @@ std::vector<Action> InfinibandModule::Diff(const nlohmann::json& desired, const 
     actions.push_back(MakeAction(
         Name(), fmt::format("infiniband.{}.unread", ca), "fabric.infiniband", "/fabric/infiniband",
         fmt::format("{}: ibstat could not read this CA and stopped there ({})", ca, kUnreadHint),
-        nullptr, want, Disruption::kDrain, {{"manual", true}, {"ca", ca}}));
+        nullptr, want, Disruption::kDrain, {{"manual", true}, {"ca", ca}, {"member", ca}}));
   if (ib_ports == 0 && unread.empty())
     actions.push_back(MakeAction(Name(), "infiniband.ports", "fabric.infiniband", "/fabric/infiniband",
                                  fmt::format("no InfiniBand port found ({})", kManualHint), nullptr,

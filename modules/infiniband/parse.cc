@@ -200,14 +200,27 @@ nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts) {
     out.Fail("ibstat", ParseError(kModule, "ibstat", fmt::format("killed (exit {}): its output is incomplete",
                                                                  ib->exit_status)));
   } else {
+    std::vector<std::string> unread;
     out.Read("ibstat", [&]() -> Status {
       auto r = ParseIbstat(ib->text);
       if (!r.ok()) return r.error();
       ports = std::move(r->ports);
       for (auto& m : r->messages) facts["warnings"].push_back(std::move(m));
       if (!r->unread_cas.empty()) facts["unread_cas"] = r->unread_cas;
+      unread = r->unread_cas;
       return OkStatus();
     });
+    // A CA ibstat could not read (it stops there, so the CAs after it went unread too) is a
+    // partial read, named: its ports are unknown, never "1 read, 0 unreadable". The ports it
+    // did read are kept and shown.
+    if (!unread.empty()) {
+      std::string cas;
+      for (const std::string& ca : unread) cas += (cas.empty() ? "" : ", ") + ca;
+      out.Fail("ibstat", ParseError(kModule, "ibstat",
+                                    fmt::format("could not read CA {} (exit {}; ibstat stops at the first CA it "
+                                                "cannot read, so any listed after it were not read either)",
+                                                cas, ib->exit_status)));
+    }
   }
   std::map<std::pair<std::string, int>, int> mtus;
   if (const ProbePart* d = FindPart(parts, "devinfo"); d && !d->absent()) {

@@ -44,13 +44,15 @@ std::vector<Action> NcclModule::Diff(const nlohmann::json& desired, const Facts&
   const std::vector<std::string> gaps =
       PinGaps(NcclPackages(want, manager), facts.value("packages", nlohmann::json()), manager);
   if (!have.empty() && packages::VersionMatches(manager, want, have) && gaps.empty()) return {};
+  nlohmann::json params = {{"manager", manager}, {"commands", InstallCommands(manager, NcclPackages(want, manager))}};
+  // What is missing or from elsewhere: "have" alone can read as the pin (2.21.5 -> 2.21.5).
+  if (!gaps.empty()) params["gaps"] = gaps;
   return {MakeAction(Name(), "nccl.install", "nvidia.nccl", "/nvidia/nccl",
                      gaps.empty() || have.empty() || !packages::VersionMatches(manager, want, have)
                          ? fmt::format("install NCCL {} (have {})", want, have.empty() ? "none" : have)
                          : fmt::format("install NCCL {} (have {}; {})", want, have, fmt::join(gaps, "; ")),
                      have.empty() ? nlohmann::json() : nlohmann::json(have), want,
-                     Disruption::kDrain,
-                     {{"manager", manager}, {"commands", InstallCommands(manager, NcclPackages(want, manager))}})};
+                     Disruption::kDrain, std::move(params))};
 }
 
 ApplyOutcome NcclModule::Apply(NodeContext& ctx, const Action& action) const {

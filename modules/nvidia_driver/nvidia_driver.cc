@@ -80,7 +80,8 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
           fmt::format("install {} (have {}; {})", want, loaded.empty() ? "none" : loaded,
                       fmt::join(gaps, "; ")),
           orNull(loaded), want, Disruption::kReboot,
-          {{"install", true}, {"manager", manager}, {"commands", driverCommands(want)}}));
+          // The gaps say why, where "have" alone would read as no change (550 -> 550).
+          {{"install", true}, {"manager", manager}, {"commands", driverCommands(want)}, {"gaps", gaps}}));
     } else if (loaded != want) {
       if (installed == want) {
         // Installed on disk but another version is loaded (or NVML mismatched): only the
@@ -105,13 +106,17 @@ std::vector<Action> NvidiaDriverModule::Diff(const nlohmann::json& desired,
     std::string have = v && v->is_string() ? v->get<std::string>() : "";
     const std::vector<std::string> gaps = PinGaps(FabricManagerPackages(want, manager),
                                                   facts.value("packages", nlohmann::json()), manager);
-    if (have != want || !gaps.empty())
+    if (have != want || !gaps.empty()) {
+      nlohmann::json params = {{"manager", manager},
+                               {"commands", InstallCommands(manager, FabricManagerPackages(want, manager))}};
+      if (!gaps.empty()) params["gaps"] = gaps;
       actions.push_back(MakeAction(
           Name(), "nvidia_driver.fabricmanager", "nvidia.fabricmanager", "/nvidia/fabricmanager",
-          fmt::format("install fabric manager {} (have {})", want, have.empty() ? "none" : have),
-          orNull(have), want, Disruption::kDrain,
-          {{"manager", manager},
-           {"commands", InstallCommands(manager, FabricManagerPackages(want, manager))}}));
+          gaps.empty() ? fmt::format("install fabric manager {} (have {})", want, have.empty() ? "none" : have)
+                       : fmt::format("install fabric manager {} (have {}; {})", want, have.empty() ? "none" : have,
+                                     fmt::join(gaps, "; ")),
+          orNull(have), want, Disruption::kDrain, std::move(params)));
+    }
   }
   if (const auto* d = Lookup(desired, {"nvidia", "persistence_mode"}); d && d->is_boolean()) {
     bool want = d->get<bool>();

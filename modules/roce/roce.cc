@@ -180,12 +180,14 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
   if (!Wants(desired)) return actions;
   const auto& want = desired["fabric"]["roce"];
   auto manual = [&](std::string id, std::string field, std::string summary, nlohmann::json before,
-                    nlohmann::json after) {
+                    nlohmann::json after, std::string member = {}) {
     std::string key = field.empty() ? "fabric.roce" : "fabric.roce." + field;
     std::string pointer = field.empty() ? "/fabric/roce" : "/fabric/roce/" + field;
+    nlohmann::json params = {{"manual", true}};
+    if (!member.empty()) params["member"] = std::move(member);   // the interface it is about
     actions.push_back(MakeAction(Name(), std::move(id), key, pointer,
                                  fmt::format("{} ({})", summary, kManualHint), std::move(before),
-                                 std::move(after), Disruption::kNone, {{"manual", true}}));
+                                 std::move(after), Disruption::kNone, std::move(params)));
   };
 
   std::map<std::string, const nlohmann::json*> observed;
@@ -221,7 +223,7 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
     auto o = observed.find(name);
     if (o == observed.end()) {
       manual(fmt::format("roce.{}.missing", name), "interfaces",
-             fmt::format("{}: no such mlx5 Ethernet netdev on this node", name), nullptr, name);
+             fmt::format("{}: no such mlx5 Ethernet netdev on this node", name), nullptr, name, name);
       continue;
     }
     const nlohmann::json& have = *o->second;
@@ -230,7 +232,7 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
       actions.push_back(MakeAction(Name(), fmt::format("roce.{}.{}", name, field),
                                    fmt::format("fabric.roce.{}", field), fmt::format("/fabric/roce/{}", field),
                                    fmt::format("{}: {}", name, summary), std::move(before), std::move(after), d,
-                                   {{"interface", name}, {"setting", field}}));
+                                   {{"interface", name}, {"setting", field}, {"member", name}}));
     };
     std::vector<std::pair<std::string, nlohmann::json>> in_sync;   // right on the NIC now
     if (pins_qos && have_tool) {
@@ -284,7 +286,7 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
           fmt::format("{}: {} {} is set but {} {}: the NIC loses it at the next reboot", name, setting, value.dump(),
                       missing ? "not kept in" : "kept differently in", PersistPath(name, setting)),
           missing ? nlohmann::json("not persisted") : nlohmann::json("persisted differently"), value, Disruption::kNone,
-          {{"interface", name}, {"setting", setting}, {"persist_only", true}}));
+          {{"interface", name}, {"setting", setting}, {"persist_only", true}, {"member", name}}));
     }
   }
 
@@ -306,7 +308,7 @@ std::vector<Action> RoceModule::Diff(const nlohmann::json& desired, const Facts&
             fmt::format("/fabric/roce/{}", setting),
             fmt::format("{}: {} is kept in {} but no pin asks for it: it would be set again at every boot", iface,
                         setting, PersistPath(iface, setting)),
-            "kept", nullptr, Disruption::kNone, {{"interface", iface}, {"setting", setting}, {"forget", true}}));
+            "kept", nullptr, Disruption::kNone, {{"interface", iface}, {"setting", setting}, {"forget", true}, {"member", iface}}));
       }
     }
   }

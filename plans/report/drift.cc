@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,6 +14,7 @@
 #include "inventory/hostlist.h"
 #include "modules/registry.h"
 #include "plans/report/keys.h"
+#include "plans/report/rows.h"
 #include "plans/waivers.h"
 
 namespace plumb::plans::report {
@@ -34,6 +36,8 @@ void MarkDiffers(DriftCheck& c, const PlannedAction& pa) {
   c.observed = Below(pa.action.before, pa.action.pointer, c.pointer());
   if (c.pointer().size() < pa.action.pointer.size()) c.observed = nullptr;  // finer than the leaf
   c.summary = pa.action.summary;
+  c.member = MemberOf(pa.action);
+  c.why = WhyOf(pa.action);
   c.reason = pa.reason;
   c.disruption = pa.action.disruption;
   // The action may know better where the pin is written, or which module owns it: this check
@@ -67,6 +71,7 @@ struct Context {
   std::unordered_map<std::string_view, const NodeWaived*> waived;
   std::unordered_map<std::string_view, const std::string*> markers;
   std::unordered_map<std::string_view, const UnreadableNode*> unreadable;
+  std::unordered_map<std::string_view, const NodeFindings*> health;
   std::unordered_set<std::string_view> in_sync;
   std::unordered_map<std::string_view, const inventory::Node*> inventory_nodes;
   /// The checks of each shared desired state before any facts: one per leaf, in sync (or
@@ -101,6 +106,7 @@ struct Partial {
   std::vector<DriftNode> nodes;
   std::vector<char> waiver_used;
   int drifted_nodes = 0, drift_keys = 0, waived_keys = 0, unreadable_nodes = 0, checks = 0;
+  int unhealthy_nodes = 0, findings = 0;
 };
 
 // Marks the checks `pa` changes as differing (waived under `waiver` when given), or adds a
@@ -114,11 +120,12 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
     }
   };
   bool matched = false;
-  // A failed health check (a health module's action) is a finding of its own: it does not make
-  // the thresholds it was measured against differ, and two failed GPUs are two findings.
-  const bool health_check = IsCheckAction(pa.action);
+  // One pin that holds for several members (every InfiniBand port, every RoCE interface): a
+  // member another action already marked keeps its row, and this member gets one of its own.
+  const std::string member = MemberOf(pa.action);
+  std::map<std::string, std::shared_ptr<const CheckSubject>> other_members;   // key -> its subject
+  std::set<std::string> marked;
   for (DriftCheck& c : dn.checks) {
-    if (health_check) break;
     const bool below = PointerUnder(c.pointer(), pa.action.pointer);
     if (!below && !PointerUnder(pa.action.pointer, c.pointer())) continue;
     // An action on a whole map ("services.x") names several leaves; only those whose
@@ -126,8 +133,24 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
     if (below && c.pointer().size() > pa.action.pointer.size() &&
         Below(pa.action.before, pa.action.pointer, c.pointer()) == c.desired())
       continue;
-    mark(c);
     matched = true;
+    if (!member.empty() && c.Differs() && !c.member.empty() && c.member != member) {
+      other_members.emplace(c.key(), c.subject);   // this member's row is another one
+      continue;
+    }
+    mark(c);
+    marked.insert(c.key());
+  }
+  // A key whose rows all name other members: one new row for this member, after the key's last
+  // row, so a key's members stay together in the order they came.
+  for (const auto& [key, subject] : other_members) {
+    if (marked.count(key)) continue;
+    DriftCheck row;
+    row.subject = subject;
+    mark(row);
+    auto last = std::find_if(dn.checks.rbegin(), dn.checks.rend(),
+                             [&](const DriftCheck& c) { return c.key() == key; });
+    dn.checks.insert(last.base(), std::move(row));
   }
   if (!matched) {   // a change the desired leaves do not name (module-level action)
     auto subject = std::make_shared<CheckSubject>();
@@ -161,6 +184,7 @@ void CheckNode(const Context& cx, const std::string& name, const inventory::Node
     return;
   }
   dn.checks = cx.templates.at({nd.desired.Id(), nd.origins.Id()});
+  if (auto hit = cx.health.find(name); hit != cx.health.end()) dn.findings = hit->second->findings;
   if (pit != cx.planned.end()) {
     const NodePlan& np = *pit->second;
     dn.marker_commit = np.marker_commit;
@@ -186,6 +210,8 @@ void CheckNode(const Context& cx, const std::string& name, const inventory::Node
     if (!m.expired) c.status = CheckStatus::kWaived;
   }
   out.checks += static_cast<int>(dn.checks.size());
+  out.findings += static_cast<int>(dn.findings.size());
+  if (dn.Unhealthy()) ++out.unhealthy_nodes;
   int drift = dn.Count(CheckStatus::kDrift);
   out.drift_keys += drift;
   out.waived_keys += dn.Count(CheckStatus::kWaived);
@@ -215,6 +241,12 @@ const char* DriftVerdictName(DriftVerdict v) {
   return "error";
 }
 
+bool DriftNode::Unhealthy() const {
+  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+    return f.check.status == modules::CheckStatus::kFail;
+  });
+}
+
 int DriftNode::Count(CheckStatus s) const {
   return static_cast<int>(
       std::count_if(checks.begin(), checks.end(), [s](const DriftCheck& c) { return c.status == s; }));
@@ -230,9 +262,10 @@ DriftReport MakeDriftReport(const DriftInput& in) {
   r.source = plan.source;
   r.cluster = plan.cluster;
   r.created_at = plan.created_at;
+  r.gathered_at = plan.gathered_at;
   r.diags.Append(plan.diags);
 
-  Context cx{in, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Context cx{in, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   if (in.cluster) {
     for (const inventory::Waiver& w : in.cluster->waivers) {
       const bool expired = WaiverExpired(w, in.today);
@@ -247,6 +280,7 @@ DriftReport MakeDriftReport(const DriftInput& in) {
   for (const auto& [node, commit] : plan.markers) cx.markers.emplace(node, &commit);
   for (const NodePlan& np : plan.nodes) cx.planned.emplace(np.node, &np);
   for (const UnreadableNode& u : plan.unreadable) cx.unreadable.emplace(u.node, &u);
+  for (const NodeFindings& h : plan.health) cx.health.emplace(h.node, &h);
   cx.in_sync.insert(plan.in_sync.begin(), plan.in_sync.end());
 
   std::vector<std::pair<const std::string*, const inventory::NodeDesired*>> nodes;
@@ -275,6 +309,8 @@ DriftReport MakeDriftReport(const DriftInput& in) {
     r.waived_keys += part.waived_keys;
     r.unreadable_nodes += part.unreadable_nodes;
     r.checks += part.checks;
+    r.unhealthy_nodes += part.unhealthy_nodes;
+    r.findings += part.findings;
   }
 
   for (size_t i = 0; i < cx.waivers.size(); ++i) {
@@ -301,11 +337,14 @@ DriftVerdict VerdictFor(int drift_keys, int unreadable_nodes) {
 
 void Recount(DriftReport& r) {
   r.drifted_nodes = r.drift_keys = r.waived_keys = r.unreadable_nodes = r.checks = 0;
+  r.unhealthy_nodes = r.findings = 0;
   for (const DriftNode& n : r.nodes) {
     if (!n.readable) {
       ++r.unreadable_nodes;
       continue;
     }
+    r.findings += static_cast<int>(n.findings.size());
+    r.unhealthy_nodes += n.Unhealthy() ? 1 : 0;
     const int drift = n.Count(CheckStatus::kDrift);
     r.checks += static_cast<int>(n.checks.size());
     r.drift_keys += drift;

@@ -54,6 +54,12 @@ struct DriftCheck {
   CheckStatus status = CheckStatus::kInSync;
   nlohmann::json observed;///< the live value when it differs (null when in sync or absent)
   std::string summary;    ///< the module's own words for the change
+  /// The member of the key this row is about ("mlx5_0 port 1", "eth2"; report/rows.h): each
+  /// port, interface or GPU off its pin is a row of its own. "" for the key as a whole.
+  std::string member;
+  /// Why it differs when the values alone do not say ("550.90.07 -> 550.90.07": the pinned
+  /// package is missing or from another archive); "" otherwise (report/rows.h WhyOf).
+  std::string why;
   ChangeReason reason = ChangeReason::kIntent;   ///< repair vs new intent (drift only)
   modules::Disruption disruption = modules::Disruption::kNone;
   /// The waiver that matched, shared by every check it matches (a report has 10^5+ checks, and
@@ -74,10 +80,14 @@ struct DriftNode {
   bool readable = true;
   std::string unreadable_reason;
   std::string marker_commit;         ///< commit the node says it was last applied from
-  std::vector<DriftCheck> checks;    ///< by key
+  std::vector<DriftCheck> checks;    ///< by key (a key with several members: a row each)
+  /// Its failed and warned health checks (plans/plan.h Finding): reported beside the drift,
+  /// never counted as drift, never in the verdict.
+  std::vector<Finding> findings;
 
   int Count(CheckStatus s) const;
   bool Drifted() const { return Count(CheckStatus::kDrift) > 0; }
+  bool Unhealthy() const;   ///< some finding failed
 };
 
 enum class DriftVerdict { kInSync, kDrift, kPartial, kError };
@@ -87,11 +97,16 @@ struct DriftReport {
   inventory::Source source;
   std::string cluster;
   std::string created_at;            ///< RFC 3339 UTC
+  /// When the facts judged were read (the plan's gathered_at): a snapshot's own time with
+  /// --facts, so a month-old snapshot never reads as "now". "" when not known.
+  std::string gathered_at;
   std::vector<DriftNode> nodes;      ///< by name
   Diagnostics diags;                 ///< expired waivers (warnings), planner findings
   DriftVerdict verdict = DriftVerdict::kInSync;
 
   int drifted_nodes = 0, drift_keys = 0, waived_keys = 0, unreadable_nodes = 0, checks = 0;
+  /// Health findings: nodes with a failed check, and findings (failed or warned) in all.
+  int unhealthy_nodes = 0, findings = 0;
 };
 
 struct DriftInput {

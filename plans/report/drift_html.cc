@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "plans/findings.h"
 #include "plans/report/drift_render.h"
+#include "plans/report/facts_age.h"
+#include "plans/report/rows.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -60,12 +63,13 @@ std::string DriftToHtml(const DriftReport& r) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<title>plumb drift: {0}</title><style>{1}</style></head><body>\n"
       "<h1>plumb drift: {0}</h1>\n"
-      "<div class=\"meta\">commit <code>{2}</code> (ref {3}) &middot; {4}</div>\n"
+      "<div class=\"meta\">commit <code>{2}</code> (ref {3}) &middot; {4} &middot; {11}</div>\n"
       "<div><span class=\"verdict v-{5}\">{5}</span> {6} of {7} node(s) drifted ({8} key(s)), "
       "{9} key(s) waived, {10} node(s) unreadable</div>\n",
       HtmlEscape(r.cluster), kDriftStyle, HtmlEscape(r.source.commit), HtmlEscape(r.source.ref),
       HtmlEscape(r.created_at), DriftVerdictName(r.verdict), r.drifted_nodes, r.nodes.size(),
-      r.drift_keys, r.waived_keys, r.unreadable_nodes);
+      r.drift_keys, r.waived_keys, r.unreadable_nodes,
+      HtmlEscape(GatheredText(r.gathered_at, r.created_at)));
   out += "<div class=\"legend\"><span class=\"s-ok\">in sync</span><span class=\"s-drift\">drift"
          "</span><span class=\"s-waived\">waived</span><span class=\"s-unread\">unreadable</span>"
          "</div>\n";
@@ -86,21 +90,27 @@ std::string DriftToHtml(const DriftReport& r) {
   out += "</table>\n";
 
   out += "<table class=\"nodes\"><thead><tr><th>node</th><th>rack</th><th>state</th>"
-         "<th>what differs (live &rarr; pinned)</th></tr></thead><tbody>\n";
+         "<th>what differs (live &rarr; pinned); health findings</th></tr></thead><tbody>\n";
   for (const DriftNode& n : r.nodes) {
     CellState s = StateOf(n);
     std::string what;
     if (!n.readable) what = HtmlEscape(n.unreadable_reason);
     for (const DriftCheck& c : n.checks) {
       if (!c.Differs()) continue;
-      what += fmt::format("<div><code>{}</code>: {} &rarr; {} ({}{}){}</div>", HtmlEscape(c.key()),
+      what += fmt::format("<div><code>{}</code>: {} &rarr; {} ({}{}){}{}</div>",
+                          HtmlEscape(RowName(c.key(), c.member)),
                           HtmlEscape(ShowValue(c.observed)), HtmlEscape(ShowValue(c.desired())),
                           c.status == CheckStatus::kWaived ? "waived: " : "",
                           c.status == CheckStatus::kWaived ? HtmlEscape(c.waiver->reason)
                                                            : ChangeReasonName(c.reason),
                           c.origin().known() ? " <code>" + HtmlEscape(c.origin().ToString()) + "</code>"
-                                           : "");
+                                           : "",
+                          c.why.empty() ? "" : "<br>why: " + HtmlEscape(c.why));
     }
+    for (const Finding& f : n.findings)
+      what += fmt::format("<div class=\"finding\">{} health: {}</div>",
+                          f.check.status == modules::CheckStatus::kFail ? "&#x2717;" : "&#x26A0;",
+                          HtmlEscape(FindingText(f.check)));
     out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
                        HtmlEscape(n.node), HtmlEscape(n.rack), ClassOf(s), WordOf(s), what);
   }

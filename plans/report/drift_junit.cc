@@ -1,11 +1,14 @@
 // JUnit XML (the Ant/Jenkins shape, validated against junit-10.xsd in the tests): CI systems
 // show one failed test per drifted node x key.
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "plans/findings.h"
 #include "plans/report/drift_render.h"
 #include "plans/report/ordered_render.h"
+#include "plans/report/rows.h"
 
 namespace plumb::plans::report {
 
@@ -34,9 +37,14 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
   // written as soon as it is formatted (a 10,000-node report is ~45 MB of XML: never held
   // whole).
   int tests = 0, failures = 0, errors = 0;
+  auto failed_findings = [](const DriftNode& n) {
+    return static_cast<int>(std::count_if(n.findings.begin(), n.findings.end(), [](const Finding& f) {
+      return f.check.status == modules::CheckStatus::kFail;
+    }));
+  };
   for (const DriftNode& n : r.nodes) {
-    tests += static_cast<int>(n.checks.size()) + (n.readable ? 0 : 1);
-    failures += n.Count(CheckStatus::kDrift);
+    tests += static_cast<int>(n.checks.size() + n.findings.size()) + (n.readable ? 0 : 1);
+    failures += n.Count(CheckStatus::kDrift) + failed_findings(n);
     errors += n.readable ? 0 : 1;
   }
   out << fmt::format(
@@ -44,7 +52,7 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
       "<testsuites name=\"plumb drift {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"0\">\n",
       XmlEscape(r.cluster), tests, failures, errors);
   // Each node's suite is formatted on any core; WriteOrdered keeps them in report order.
-  auto suite = [&r](size_t i, std::string& piece) {
+  auto suite = [&r, &failed_findings](size_t i, std::string& piece) {
     const DriftNode& n = r.nodes[i];
     std::string cases;
     int t = 0, f = 0, e = 0, s = 0;
@@ -60,7 +68,7 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
     for (const DriftCheck& c : n.checks) {
       ++t;
       cases += fmt::format("    <testcase name=\"{}\" classname=\"{}.{}\" time=\"0\"",
-                           XmlEscape(c.key()), XmlEscape(n.node), XmlEscape(c.module()));
+                           XmlEscape(RowName(c.key(), c.member)), XmlEscape(n.node), XmlEscape(c.module()));
       const std::string where = c.origin().known() ? "pinned at " + c.origin().ToString() : "";
       switch (c.status) {
         case CheckStatus::kInSync:
@@ -80,11 +88,14 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
           break;
         case CheckStatus::kDrift: {
           ++f;
-          std::string msg = fmt::format("{}: {} -> {} ({})", c.key(), ShowValue(c.observed),
-                                        ShowValue(c.desired()), ChangeReasonName(c.reason));
-          std::string body = fmt::format("node {} drifted on {}\nlive: {}\ndesired: {}\n{}{}{}",
-                                         n.node, c.key(), ShowValue(c.observed), ShowValue(c.desired()),
-                                         where.empty() ? "" : where + "\n", c.summary,
+          const std::string name = RowName(c.key(), c.member);
+          std::string msg = fmt::format("{}: {} -> {} ({}{})", name, ShowValue(c.observed),
+                                        ShowValue(c.desired()), ChangeReasonName(c.reason),
+                                        c.why.empty() ? "" : "; " + c.why);
+          std::string body = fmt::format("node {} drifted on {}\nlive: {}\ndesired: {}\n{}{}{}{}",
+                                         n.node, name, ShowValue(c.observed), ShowValue(c.desired()),
+                                         where.empty() ? "" : where + "\n",
+                                         c.why.empty() ? "" : "why: " + c.why + "\n", c.summary,
                                          c.waiver && c.waiver->expired
                                              ? "\nwaiver expired " + c.waiver->expires
                                              : "");
@@ -96,6 +107,25 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
       }
       cases += "    </testcase>\n";
     }
+    // Health findings: a failed check is a failed test (beside the drift, not in its verdict);
+    // a warning passes, with its words.
+    for (const Finding& x : n.findings) {
+      ++t;
+      const modules::CheckResult& c = x.check;
+      const std::string name = c.subject.empty() ? "health: " + c.name
+                                                 : fmt::format("health: {} [{}]", c.name, c.subject);
+      cases += fmt::format("    <testcase name=\"{}\" classname=\"{}.{}\" time=\"0\">\n",
+                           XmlEscape(name), XmlEscape(n.node), XmlEscape(c.module));
+      const std::string text = FindingText(c) +
+                               (x.origin.known() ? "\npinned at " + x.origin.ToString() : "");
+      if (c.status == modules::CheckStatus::kFail)
+        cases += fmt::format("      <failure type=\"health.{}\" message=\"{}\">{}</failure>\n",
+                             XmlEscape(c.module), XmlEscape(FindingText(c)), XmlEscape(text));
+      else
+        cases += fmt::format("      <system-out>warning: {}</system-out>\n", XmlEscape(text));
+      cases += "    </testcase>\n";
+    }
+    f += failed_findings(n);
     piece += fmt::format(
         "  <testsuite name=\"{0}\" tests=\"{1}\" failures=\"{2}\" errors=\"{3}\" skipped=\"{4}\" "
         "time=\"0\" timestamp=\"{5}\" hostname=\"{0}\">\n"
@@ -103,9 +133,10 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
         "      <property name=\"commit\" value=\"{6}\"/>\n"
         "      <property name=\"marker_commit\" value=\"{7}\"/>\n"
         "      <property name=\"rack\" value=\"{8}\"/>\n"
+        "      <property name=\"gathered_at\" value=\"{9}\"/>\n"
         "    </properties>\n",
         XmlEscape(n.node), t, f, e, s, XmlEscape(r.created_at), XmlEscape(r.source.commit),
-        XmlEscape(n.marker_commit), XmlEscape(n.rack));
+        XmlEscape(n.marker_commit), XmlEscape(n.rack), XmlEscape(r.gathered_at));
     piece += cases;
     piece += "  </testsuite>\n";
   };

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "plans/clock.h"
 #include "plans/report/drift_render.h"
 
 namespace plumb::plans::report {
@@ -60,6 +61,22 @@ std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
   for (const DriftNode& n : r.nodes)
     out += fmt::format("plumb_node_readable{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
                        Label(n.node), n.readable ? 1 : 0);
+  Family(out, "plumb_node_unhealthy",
+         "1 when a health check of the node failed (a finding, not drift), else 0.");
+  for (const DriftNode& n : r.nodes)
+    if (n.readable)
+      out += fmt::format("plumb_node_unhealthy{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
+                         Label(n.node), n.Unhealthy() ? 1 : 0);
+  Family(out, "plumb_health_finding",
+         "1 for each health check that failed or warned: its module, check id, subject (GPU, "
+         "port) and status.");
+  for (const DriftNode& n : r.nodes)
+    for (const Finding& f : n.findings)
+      out += fmt::format(
+          "plumb_health_finding{{cluster=\"{}\",node=\"{}\",module=\"{}\",check=\"{}\","
+          "subject=\"{}\",status=\"{}\"}} 1\n",
+          cluster, Label(n.node), Label(f.check.module), Label(f.check.id), Label(f.check.subject),
+          modules::CheckStatusName(f.check.status));
   Family(out, "plumb_drift_exit_code",
          "The drift run's verdict as its exit code: 0 in sync, 2 drift, 1 error or partial.");
   out += fmt::format("plumb_drift_exit_code{{cluster=\"{}\",commit=\"{}\"}} {}\n", cluster,
@@ -67,6 +84,13 @@ std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
   Family(out, "plumb_last_run_timestamp_seconds",
          "Unix time at which this drift report was made.");
   out += fmt::format("plumb_last_run_timestamp_seconds{{cluster=\"{}\"}} {}\n", cluster, o.now_unix);
+  // When the facts were read: a snapshot's own time with --facts, not the report's.
+  if (auto t = ParseRfc3339(r.gathered_at)) {
+    Family(out, "plumb_facts_gathered_timestamp_seconds",
+           "Unix time at which the facts this report judged were gathered.");
+    out += fmt::format("plumb_facts_gathered_timestamp_seconds{{cluster=\"{}\"}} {}\n", cluster,
+                       std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count());
+  }
   return out;
 }
 

@@ -5,8 +5,11 @@
 
 #include "plans/report/drift_render.h"
 #include "inventory/hostlist.h"
+#include "plans/findings.h"
+#include "plans/report/facts_age.h"
 #include "plans/report/json_text.h"
 #include "plans/report/ordered_render.h"
+#include "plans/report/rows.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -15,18 +18,32 @@ std::string ShortCommit(const std::string& c) { return c.substr(0, 12); }
 
 std::string CheckLine(const DriftCheck& c) {
   std::string line;
+  const std::string name = RowName(c.key(), c.member);
   if (c.status == CheckStatus::kWaived) {
-    line = fmt::format("  = {}: {} (want {})  waived: {} (owner {}, until {})", c.key(),
+    line = fmt::format("  = {}: {} (want {})  waived: {} (owner {}, until {})", name,
                        ShowValue(c.observed), ShowValue(c.desired()), c.waiver->reason,
                        c.waiver->owner, c.waiver->expires);
   } else {
-    line = fmt::format("  ~ {}: {} -> {}  ({})", c.key(), ShowValue(c.observed), ShowValue(c.desired()),
+    line = fmt::format("  ~ {}: {} -> {}  ({})", name, ShowValue(c.observed), ShowValue(c.desired()),
                        ChangeReasonName(c.reason));
     if (c.waiver && c.waiver->expired)
       line += fmt::format("  [waiver expired {}]", c.waiver->expires);
   }
   if (c.origin().known()) line += "  " + c.origin().ToString();
+  if (!c.why.empty()) line += "\n      why: " + c.why;
   return line;
+}
+
+// A node's findings as lines (the same lines for nodes with the same findings).
+std::string FindingLines(const std::vector<Finding>& findings, const char* indent) {
+  std::string out;
+  for (const Finding& f : findings) {
+    out += fmt::format("{}{} {}", indent, f.check.status == modules::CheckStatus::kFail ? "!" : "?",
+                       FindingText(f.check));
+    if (f.origin.known()) out += "  " + f.origin.ToString();
+    out += "\n";
+  }
+  return out;
 }
 
 // What makes two nodes print the same: their differing checks and their unread reason.
@@ -49,10 +66,10 @@ std::string ShowValue(const nlohmann::json& v) {
 }
 
 std::string DriftToText(const DriftReport& r) {
-  std::string out = fmt::format("plumb drift: cluster {} at {}{} ({})\n", r.cluster,
+  std::string out = fmt::format("plumb drift: cluster {} at {}{} ({})\n{}\n", r.cluster,
                                 ShortCommit(r.source.commit),
                                 r.source.working_tree ? " + uncommitted edits" : "",
-                                r.created_at);
+                                r.created_at, GatheredText(r.gathered_at, r.created_at));
   // Group nodes that differ in exactly the same way; in-sync nodes are only counted.
   std::map<std::string, std::vector<const DriftNode*>> groups;
   std::vector<std::string> order;
@@ -84,6 +101,26 @@ std::string DriftToText(const DriftReport& r) {
     for (const DriftCheck& c : n.checks)
       if (c.Differs()) out += CheckLine(c) + "\n";
   }
+  // Health findings: what the node's checks found against the stack's thresholds. Not drift
+  // (nothing is pinned there to converge), so not in the verdict; nodes alike share a block.
+  {
+    std::map<std::string, std::vector<std::string>> by_findings;
+    std::vector<std::string> horder;
+    for (const DriftNode& n : r.nodes) {
+      if (n.findings.empty()) continue;
+      std::string lines = FindingLines(n.findings, "    ");
+      if (!by_findings.count(lines)) horder.push_back(lines);
+      by_findings[lines].push_back(n.node);
+    }
+    if (!horder.empty())
+      out += "\nHealth (findings, not drift: the verdict does not count them):\n";
+    for (const std::string& lines : horder) {
+      const auto& names = by_findings[lines];
+      std::string head = inventory::CompressHostlist(names);
+      if (names.size() > 1) head += fmt::format(" ({} nodes)", names.size());
+      out += fmt::format("  {}:\n{}", head, lines);
+    }
+  }
   if (!r.diags.empty()) out += "\n" + r.diags.ToText();
   const int total = static_cast<int>(r.nodes.size());
   out += fmt::format(
@@ -95,6 +132,8 @@ std::string DriftToText(const DriftReport& r) {
                                             : "ERROR",
       r.drifted_nodes, total, r.drift_keys, r.waived_keys, r.unreadable_nodes, in_sync);
   if (unchecked > 0) out += fmt::format("; {} key check(s) not run (no module for them)", unchecked);
+  if (r.findings > 0)
+    out += fmt::format("; health: {} node(s) unhealthy, {} finding(s)", r.unhealthy_nodes, r.findings);
   out += "\n";
   return out;
 }
@@ -115,6 +154,8 @@ nlohmann::json CheckJson(const DriftCheck& c) {
     cj["reason"] = ChangeReasonName(c.reason);
     cj["disruption"] = modules::DisruptionName(c.disruption);
     cj["summary"] = c.summary;
+    if (!c.member.empty()) cj["member"] = c.member;
+    if (!c.why.empty()) cj["why"] = c.why;
   }
   if (c.waiver)
     cj["waiver"] = {{"nodes", c.waiver->nodes}, {"keys", c.waiver->keys},
@@ -125,12 +166,24 @@ nlohmann::json CheckJson(const DriftCheck& c) {
 }
 
 // A node without its checks ("checks": []).
+nlohmann::json DriftFindingJson(const Finding& f) {
+  nlohmann::json j = f.check.ToJson();
+  j["origin"] = LocationJson(f.origin);
+  return j;
+}
+
 nlohmann::json NodeFrame(const DriftNode& n) {
   nlohmann::json nj = {{"node", n.node}, {"rack", n.rack}, {"readable", n.readable},
                        {"drift", n.Count(CheckStatus::kDrift)},
                        {"waived", n.Count(CheckStatus::kWaived)},
                        {"marker_commit", n.marker_commit}, {"checks", nlohmann::json::array()}};
   if (!n.readable) nj["unreadable_reason"] = n.unreadable_reason;
+  // Health findings: beside the checks, never among them (they are not drift).
+  if (!n.findings.empty()) {
+    nlohmann::json& f = nj["findings"] = nlohmann::json::array();
+    for (const Finding& x : n.findings) f.push_back(DriftFindingJson(x));
+    nj["unhealthy"] = n.Unhealthy();
+  }
   return nj;
 }
 
@@ -186,16 +239,20 @@ void AppendNodeLine(std::string& out, const DriftNode& n, const PlainCheckTexts&
 
 // Everything but the nodes.
 nlohmann::json ReportTop(const DriftReport& r) {
+  const auto age = FactsAgeSeconds(r.gathered_at, r.created_at);
   return {{"format_version", 1},
           {"source", {{"repo", r.source.repo}, {"ref", r.source.ref}, {"commit", r.source.commit},
                       {"working_tree", r.source.working_tree}}},
           {"cluster", r.cluster},
           {"created_at", r.created_at},
+          {"gathered_at", r.gathered_at},
+          {"facts_age_s", age ? nlohmann::json(*age) : nlohmann::json()},
           {"verdict", DriftVerdictName(r.verdict)},
           {"exit_code", DriftExitCode(r)},
           {"summary", {{"nodes", r.nodes.size()}, {"drifted_nodes", r.drifted_nodes},
                        {"drift_keys", r.drift_keys}, {"waived_keys", r.waived_keys},
-                       {"unreadable_nodes", r.unreadable_nodes}, {"checks", r.checks}}},
+                       {"unreadable_nodes", r.unreadable_nodes}, {"checks", r.checks},
+                       {"unhealthy_nodes", r.unhealthy_nodes}, {"findings", r.findings}}},
           {"nodes", nlohmann::json::array()},
           {"diagnostics", r.diags.ToJson()}};
 }

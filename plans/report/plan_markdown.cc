@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include "inventory/hostlist.h"
+#include "plans/findings.h"
 #include "plans/report/drift_render.h"
+#include "plans/report/facts_age.h"
 #include "plans/report/plan_text.h"
+#include "plans/report/rows.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -50,12 +53,19 @@ struct Section {
   std::string what;                  ///< "batches", for "... 12 more batches not shown"
 };
 
+// A row per member of the action (each named), and why it is wanted when the values do not say.
 std::string ActionRow(const PlannedAction& pa) {
   const modules::Action& a = pa.action;
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", ChangeSymbol(a), MarkdownCell(a.key),
-                     MarkdownCell(ShowValue(a.before)), MarkdownCell(ShowValue(a.after)),
-                     modules::DisruptionName(a.disruption), ChangeReasonName(pa.reason),
-                     pa.origin.known() ? MarkdownCell(pa.origin.ToString()) : "");
+  std::string out;
+  for (const ChangeRow& r : RowsOf(a)) {
+    const char symbol = r.before.is_null() ? '+' : r.after.is_null() ? '-' : '~';
+    out += fmt::format("| {} | {} | {} | {} | {} | {}{} | {} |\n", symbol,
+                       MarkdownCell(RowName(r.key, r.member)), MarkdownCell(ShowValue(r.before)),
+                       MarkdownCell(ShowValue(r.after)), modules::DisruptionName(a.disruption),
+                       ChangeReasonName(pa.reason), r.why.empty() ? "" : ": " + MdText(r.why),
+                       pa.origin.known() ? MarkdownCell(pa.origin.ToString()) : "");
+  }
+  return out;
 }
 
 std::string WaivedRow(const std::string& nodes, const WaivedChange& w) {
@@ -66,27 +76,20 @@ std::string WaivedRow(const std::string& nodes, const WaivedChange& w) {
                      MdText(w.owner));
 }
 
-std::string SummaryLine(const Plan& plan) {
-  std::map<modules::Disruption, int> count;
-  for (const NodePlan& n : plan.nodes) ++count[n.disruption];
-  std::string detail;
-  for (auto it = count.rbegin(); it != count.rend(); ++it)
-    detail += fmt::format("{}{} {}", detail.empty() ? "" : ", ", it->second,
-                          modules::DisruptionName(it->first));
-  size_t waived = 0;
-  for (const NodeWaived& w : plan.waived) waived += w.changes.size();
-  const std::string waived_note = waived ? fmt::format(", {} waived key(s) left as they are", waived) : "";
-  if (plan.HasChanges())
-    return fmt::format("**Plan: {} node(s) to change ({}), {} in sync, {} unreadable{}.**",
-                       plan.nodes.size(), detail, plan.in_sync.size(), plan.unreadable.size(),
-                       waived_note);
-  return fmt::format("**No changes: {} node(s) in sync, {} unreadable{}.**", plan.in_sync.size(),
-                     plan.unreadable.size(), waived_note);
+std::string SummaryLine(const Plan& plan) { return "**" + MdText(SummaryText(plan)) + "**"; }
+
+std::string FindingRow(const std::string& nodes, const Finding& f) {
+  const modules::CheckResult& c = f.check;
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", nodes,
+                     c.status == modules::CheckStatus::kFail ? "fail" : "warn", MarkdownCell(c.module),
+                     MdText(c.name), c.subject.empty() ? "" : MarkdownCell(c.subject),
+                     MarkdownCell(c.measured.is_null() ? "not measured" : ShowValue(c.measured)),
+                     MarkdownCell(ThresholdText(c.threshold)), MdText(c.message));
 }
 
 std::vector<Section> Sections(const Plan& plan) {
   std::vector<Section> out;
-  if (plan.HasChanges()) {
+  if (plan.HasApplicable()) {
     Section d{"#### Disruption\n\n| disruption | nodes |\n|---|---|\n", {}, "\n", "disruption rows"};
     for (const DisruptionRow& r : DisruptionRows(plan))
       d.items.push_back(fmt::format("| {} | {} |\n", r.label, MarkdownNames(r.nodes)));
@@ -140,7 +143,8 @@ std::vector<Section> Sections(const Plan& plan) {
     std::map<std::string, std::vector<const NodePlan*>> groups;
     std::vector<std::string> order;
     for (const NodePlan& n : plan.nodes) {
-      std::string sig = n.rollout + (n.return_to_service ? "\nreturn" : "");
+      std::string sig = n.rollout + (n.return_to_service ? "\nreturn" : "") +
+                        (n.skipped_unhealthy ? "\nskipped" : "");
       for (const PlannedAction& pa : n.actions) sig += "\n" + ActionRow(pa);
       if (!groups.count(sig)) order.push_back(sig);
       groups[sig].push_back(&n);
@@ -151,9 +155,13 @@ std::vector<Section> Sections(const Plan& plan) {
       for (const NodePlan* n : members) names.push_back(n->node);
       const NodePlan& first = *members.front();
       std::string block = fmt::format(
-          "<details><summary>{} — {}</summary>\n\n", HtmlNames(names),
+          "<details><summary>{} — {}{}</summary>\n\n", HtmlNames(names),
           first.return_to_service ? "return to service (left drained by a failed run)"
-                                  : modules::DisruptionName(first.disruption));
+                                  : modules::DisruptionName(first.disruption),
+          first.skipped_unhealthy
+              ? fmt::format(" — <b>skipped: unhealthy</b> (rollout {}: unhealthy: skip)",
+                            HtmlEscape(first.rollout))
+              : "");
       if (!first.actions.empty()) {
         block += "| | key | now | wanted | disruption | reason | pinned at |\n"
                  "|---|---|---|---|---|---|---|\n";
@@ -184,6 +192,26 @@ std::vector<Section> Sections(const Plan& plan) {
     }
     out.push_back(std::move(w));
   }
+  if (!plan.health.empty()) {
+    // Findings, not changes: what the nodes' health checks found against the stack's thresholds.
+    Section h{"#### Health (findings, not changes: nothing here is applied)\n\n"
+              "| nodes | | module | check | subject | measured | allowed | why |\n"
+              "|---|---|---|---|---|---|---|---|\n",
+              {}, "\n", "health findings"};
+    std::map<std::string, std::vector<std::string>> by_row;
+    std::vector<std::string> order;
+    for (const NodeFindings& nf : plan.health)
+      for (const Finding& f : nf.findings) {
+        std::string row = FindingRow("", f);
+        if (!by_row.count(row)) order.push_back(row);
+        by_row[row].push_back(nf.node);
+      }
+    for (const std::string& row : order)
+      h.items.push_back("| " + MarkdownNames(by_row[row]) + row.substr(2));
+    if (const std::string skipped = SkippedUnhealthyNote(plan); !skipped.empty())
+      h.tail = "\n" + MdText("Not applied: " + skipped) + "\n\n";
+    out.push_back(std::move(h));
+  }
   if (!plan.unreadable.empty()) {
     Section u{"#### Unreadable, not planned — PLAN INCOMPLETE\n\n", {}, "\n", "unreadable groups"};
     std::map<std::string, std::vector<std::string>> by_reason;
@@ -193,7 +221,7 @@ std::vector<Section> Sections(const Plan& plan) {
     out.push_back(std::move(u));
   }
   if (!plan.diags.empty()) {
-    Section f{"#### Findings\n\n", {}, "\n", "findings"};
+    Section f{"#### Diagnostics\n\n", {}, "\n", "diagnostics"};
     for (const Diagnostic& d : plan.diags.items())
       f.items.push_back(fmt::format("- {}\n", MdText(d.ToString())));
     out.push_back(std::move(f));
@@ -215,10 +243,12 @@ std::string MarkdownCell(std::string_view s) {
 }
 
 std::string PlanToMarkdown(const Plan& plan, const MarkdownOptions& o) {
-  std::string out = fmt::format("### plumb plan: cluster {} at {}{} (ref {})\n\n{}\n\n",
+  std::string out = fmt::format("### plumb plan: cluster {} at {}{} (ref {})\n\n{}\n\n{}\n\n",
                                 MarkdownCell(plan.cluster), MarkdownCell(plan.source.commit.substr(0, 12)),
                                 plan.source.working_tree ? " + **UNCOMMITTED EDITS**" : "",
-                                MarkdownCell(plan.source.ref), SummaryLine(plan));
+                                MarkdownCell(plan.source.ref), SummaryLine(plan),
+                                MdText("Plan made " + plan.created_at + "; " +
+                                       GatheredText(plan.gathered_at, plan.created_at) + "."));
   for (const std::string& n : o.notes) out += "> " + MdText(n) + "\n";
   if (!o.notes.empty()) out += "\n";
   const std::string footer =

@@ -2,7 +2,9 @@
 /// The plan as a pull-request comment (GitHub- and GitLab-flavoured markdown): the summary line
 /// first, the disruption (which nodes drain, reboot, re-flash), the batches, peak nodes out, the
 /// estimate, the jobs that block a drain, each node's changes collapsed by host list in a
-/// <details> block, the waived keys, unreadable nodes and the planner's findings.
+/// <details> block (a row per member of a key, and why where the values do not say), the
+/// waived keys, the health findings (not changes), unreadable nodes and the planner's
+/// diagnostics.
 ///
 /// It always fits a comment: GitHub refuses one over 65,536 characters. When the whole plan
 /// does not fit, sections are cut at an item boundary, the cut says how many items were left

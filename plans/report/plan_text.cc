@@ -6,16 +6,27 @@
 
 #include "plans/report/drift_render.h"
 #include "inventory/hostlist.h"
+#include "plans/findings.h"
+#include "plans/report/facts_age.h"
+#include "plans/report/rows.h"
 
 namespace plumb::plans::report {
 namespace {
 
+// One line per row of the action (a member of a map each), then why it is wanted when the
+// values do not say, then the commands.
 std::string ActionLine(const PlannedAction& pa) {
   const modules::Action& a = pa.action;
-  std::string line = fmt::format("    {} {}: {} -> {}  ({}, {})", ChangeSymbol(a), a.key,
-                                 ShowValue(a.before), ShowValue(a.after),
-                                 modules::DisruptionName(a.disruption), ChangeReasonName(pa.reason));
-  if (pa.origin.known()) line += "  " + pa.origin.ToString();
+  std::string line;
+  for (const ChangeRow& r : RowsOf(a)) {
+    if (!line.empty()) line += "\n";
+    const char symbol = r.before.is_null() ? '+' : r.after.is_null() ? '-' : '~';
+    line += fmt::format("    {} {}: {} -> {}  ({}, {})", symbol, RowName(r.key, r.member),
+                        ShowValue(r.before), ShowValue(r.after),
+                        modules::DisruptionName(a.disruption), ChangeReasonName(pa.reason));
+    if (pa.origin.known()) line += "  " + pa.origin.ToString();
+    if (!r.why.empty()) line += "\n        why: " + r.why;
+  }
   // The commands apply will run for it on this node (apt on one, dnf on another), so a review
   // sees what happens, not only what changes.
   if (auto c = a.params.find("commands"); c != a.params.end() && c->is_array())
@@ -36,7 +47,37 @@ std::string Names(const std::vector<std::string>& names) {
   return names.size() > 1 ? fmt::format("{} ({} nodes)", list, names.size()) : list;
 }
 
+std::string FindingLine(const Finding& f) {
+  std::string line = fmt::format("    {} {}", f.check.status == modules::CheckStatus::kFail ? "!" : "?",
+                                 FindingText(f.check));
+  if (f.origin.known()) line += "  " + f.origin.ToString();
+  return line;
+}
+
 }  // namespace
+
+std::string HealthNote(const Plan& plan) {
+  size_t unhealthy = 0, findings = 0, skipped = 0;
+  for (const NodeFindings& h : plan.health) {
+    unhealthy += h.Unhealthy() ? 1 : 0;
+    findings += h.findings.size();
+  }
+  for (const NodePlan& n : plan.nodes) skipped += n.skipped_unhealthy ? 1 : 0;
+  if (findings == 0) return {};
+  return fmt::format("; health: {} node(s) unhealthy, {} finding(s){}", unhealthy, findings,
+                     skipped ? fmt::format(", {} node(s) skipped", skipped) : "");
+}
+
+std::string SkippedUnhealthyNote(const Plan& plan) {
+  std::map<std::string, std::vector<std::string>> by_rollout;
+  for (const NodePlan& n : plan.nodes)
+    if (n.skipped_unhealthy) by_rollout[n.rollout].push_back(n.node);
+  std::string out;
+  for (const auto& [rollout, names] : by_rollout)
+    out += fmt::format("{}left as it is, unhealthy (rollout {}: unhealthy: skip): {}; repair, then "
+                       "plan again", out.empty() ? "" : "\n", rollout, Names(names));
+  return out;
+}
 
 char ChangeSymbol(const modules::Action& a) {
   if (a.before.is_null()) return '+';
@@ -54,9 +95,41 @@ std::string FormatDuration(int s) {
   return fmt::format("{}s", s);
 }
 
+std::string SummaryText(const Plan& plan) {
+  // A node skipped as unhealthy is not counted among those to change: this apply leaves it.
+  std::map<modules::Disruption, int> count;
+  size_t to_change = 0, skipped = 0;
+  for (const NodePlan& n : plan.nodes) {
+    if (n.skipped_unhealthy) {
+      ++skipped;
+      continue;
+    }
+    ++to_change;
+    ++count[n.disruption];
+  }
+  std::string detail;
+  for (auto it = count.rbegin(); it != count.rend(); ++it)
+    detail += fmt::format("{}{} {}", detail.empty() ? "" : ", ", it->second,
+                          modules::DisruptionName(it->first));
+  size_t waived_keys = 0;
+  for (const NodeWaived& w : plan.waived) waived_keys += w.changes.size();
+  std::string notes = waived_keys ? fmt::format(", {} waived key(s) left as they are", waived_keys) : "";
+  notes += HealthNote(plan);
+  if (to_change > 0)
+    return fmt::format("Plan: {} node(s) to change ({}), {} in sync, {} unreadable{}.", to_change,
+                       detail, plan.in_sync.size(), plan.unreadable.size(), notes);
+  if (skipped > 0)
+    return fmt::format("Nothing to apply: {} node(s) with changes left as they are (unhealthy), {} in "
+                       "sync, {} unreadable{}.", skipped, plan.in_sync.size(), plan.unreadable.size(),
+                       notes);
+  return fmt::format("No changes: {} node(s) in sync, {} unreadable{}.", plan.in_sync.size(),
+                     plan.unreadable.size(), notes);
+}
+
 std::vector<DisruptionRow> DisruptionRows(const Plan& plan) {
   std::map<modules::Disruption, std::vector<std::string>> by;
-  for (const NodePlan& n : plan.nodes) by[n.disruption].push_back(n.node);
+  for (const NodePlan& n : plan.nodes)
+    if (!n.skipped_unhealthy) by[n.disruption].push_back(n.node);   // apply leaves it out
   const std::pair<modules::Disruption, const char*> rows[] = {
       {modules::Disruption::kFirmwareFlash, "re-flash + reboot"},
       {modules::Disruption::kReboot, "drain + reboot"},
@@ -70,10 +143,11 @@ std::vector<DisruptionRow> DisruptionRows(const Plan& plan) {
 }
 
 std::string PlanToText(const Plan& plan) {
-  std::string out = fmt::format("plumb plan: cluster {} at {}{} (ref {}), {}\n", plan.cluster,
+  std::string out = fmt::format("plumb plan: cluster {} at {}{} (ref {}), {}\n{}\n", plan.cluster,
                                 plan.source.commit.substr(0, 12),
                                 plan.source.working_tree ? " + UNCOMMITTED EDITS" : "",
-                                plan.source.ref, plan.created_at);
+                                plan.source.ref, plan.created_at,
+                                GatheredText(plan.gathered_at, plan.created_at));
 
   // Nodes whose changes are identical print once, under one host list.
   std::map<std::string, std::vector<const NodePlan*>> groups;
@@ -81,6 +155,7 @@ std::string PlanToText(const Plan& plan) {
   for (const NodePlan& n : plan.nodes) {
     std::string sig = n.rollout;
     if (n.return_to_service) sig += "\nreturn";
+    if (n.skipped_unhealthy) sig += "\nskipped";
     for (const PlannedAction& pa : n.actions) sig += "\n" + ActionLine(pa);
     if (const NodeWaived* w = plan.FindWaived(n.node))
       for (const WaivedChange& c : w->changes) sig += "\n" + WaivedLine(c);
@@ -92,12 +167,18 @@ std::string PlanToText(const Plan& plan) {
     std::vector<std::string> names;
     for (const NodePlan* n : members) names.push_back(n->node);
     const NodePlan& first = *members.front();
+    // Skipped: what it would take, shown, and that apply leaves it (its findings are below).
+    const std::string skipped =
+        first.skipped_unhealthy
+            ? fmt::format("  SKIPPED: unhealthy (rollout {}: unhealthy: skip; see Health)", first.rollout)
+            : "";
     if (first.return_to_service) {
-      out += fmt::format("\n~ {}  [return to service]\n    no change left: verify, run the health "
+      out += fmt::format("\n~ {}  [return to service]{}\n    no change left: verify, run the health "
                          "gates, return to service (left drained by a failed run)\n",
-                         Names(names));
+                         Names(names), skipped);
     } else {
-      out += fmt::format("\n~ {}  [{}]\n", Names(names), modules::DisruptionName(first.disruption));
+      out += fmt::format("\n~ {}  [{}]{}\n", Names(names), modules::DisruptionName(first.disruption),
+                         skipped);
     }
     for (const PlannedAction& pa : first.actions) out += ActionLine(pa) + "\n";
     if (const NodeWaived* w = plan.FindWaived(first.node))
@@ -118,7 +199,28 @@ std::string PlanToText(const Plan& plan) {
       out += fmt::format("\n= {}  [waived: no change]\n{}", Names(waived_only[sig]), sig);
   }
 
-  if (plan.HasChanges()) {
+  // Health findings: what the nodes' checks found. Not changes: nothing here is applied, and a
+  // node whose only findings are these is in sync.
+  if (!plan.health.empty()) {
+    std::map<std::string, std::vector<std::string>> by_findings;
+    std::vector<std::string> horder;
+    for (const NodeFindings& h : plan.health) {
+      std::string lines;
+      for (const Finding& f : h.findings) lines += FindingLine(f) + "\n";
+      if (!by_findings.count(lines)) horder.push_back(lines);
+      by_findings[lines].push_back(h.node);
+    }
+    out += "\nHealth (findings, not changes: nothing here is applied):\n";
+    for (const std::string& lines : horder) {
+      const auto& names = by_findings[lines];
+      std::string what;
+      for (const std::string& n : names)
+        if (const NodePlan* np = plan.FindNode(n); np && np->skipped_unhealthy) what = "  skipped";
+      out += fmt::format("  {}:{}\n{}", Names(names), what, lines);
+    }
+  }
+
+  if (plan.HasApplicable()) {
     out += "\nDisruption:\n";
     for (const DisruptionRow& r : DisruptionRows(plan))
       out += fmt::format("  {:<18} {}\n", r.label, Names(r.nodes));
@@ -135,6 +237,8 @@ std::string PlanToText(const Plan& plan) {
     out += fmt::format("Estimated duration: {} (batches in sequence; waits for running jobs not "
                        "included)\n", FormatDuration(plan.est_seconds));
   }
+  if (const std::string skipped = SkippedUnhealthyNote(plan); !skipped.empty())
+    out += "\nNot applied: " + skipped + "\n";
   if (!plan.blocking_jobs.empty()) {
     out += "\nJobs that block a drain now:\n";
     for (const BlockingJobs& bj : plan.blocking_jobs) {
@@ -172,23 +276,7 @@ std::string PlanToText(const Plan& plan) {
   }
   if (!plan.diags.empty()) out += "\n" + plan.diags.ToText();
 
-  std::map<modules::Disruption, int> count;
-  for (const NodePlan& n : plan.nodes) ++count[n.disruption];
-  std::string detail;
-  for (auto it = count.rbegin(); it != count.rend(); ++it)
-    detail += fmt::format("{}{} {}", detail.empty() ? "" : ", ", it->second,
-                          modules::DisruptionName(it->first));
-  size_t waived_keys = 0;
-  for (const NodeWaived& w : plan.waived) waived_keys += w.changes.size();
-  const std::string waived_note =
-      waived_keys ? fmt::format(", {} waived key(s) left as they are", waived_keys) : "";
-  if (plan.HasChanges())
-    out += fmt::format("\nPlan: {} node(s) to change ({}), {} in sync, {} unreadable{}.\n",
-                       plan.nodes.size(), detail, plan.in_sync.size(), plan.unreadable.size(),
-                       waived_note);
-  else
-    out += fmt::format("\nNo changes: {} node(s) in sync, {} unreadable{}.\n", plan.in_sync.size(),
-                       plan.unreadable.size(), waived_note);
+  out += "\n" + SummaryText(plan) + "\n";
   if (!plan.complete) out += "Plan incomplete: unreadable nodes were left out.\n";
   return out;
 }

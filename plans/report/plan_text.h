@@ -27,4 +27,19 @@ std::string FormatDuration(int seconds);
 /// `~` a value changes, `+` a value is added (before is null), `-` removed (after is null).
 char ChangeSymbol(const modules::Action& a);
 
+/// The nodes left as they are because they failed a health check and their rollout says
+/// `unhealthy: skip`, one line per rollout ("left as it is, unhealthy (rollout r: unhealthy:
+/// skip): n4; repair, then plan again"); "" when none. Plan text and apply say it.
+std::string SkippedUnhealthyNote(const Plan& plan);
+
+/// The closing line, for text and markdown alike: "Plan: 2 node(s) to change (1 reboot, 1
+/// drain), 3 in sync, 0 unreadable[, N waived key(s) ...][; health: ...]." A node skipped as
+/// unhealthy is not counted as to change; "Nothing to apply: ..." when only such nodes have
+/// changes; "No changes: ..." when none has.
+std::string SummaryText(const Plan& plan);
+
+/// The summary line's health part: "; health: 1 node(s) unhealthy, 2 finding(s), 1 node(s)
+/// skipped"; "" when the plan has no finding.
+std::string HealthNote(const Plan& plan);
+
 }  // namespace plumb::plans::report

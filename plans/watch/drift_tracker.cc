@@ -22,12 +22,17 @@ WatchEvent Base(EventKind kind, const std::string& node, const DriftTracker::Con
 WatchEvent DriftEvent(const std::string& node, const DriftCheck& c, const DriftTracker::Context& cx) {
   WatchEvent e = Base(EventKind::kDrift, node, cx);
   e.key = c.key();
+  e.member = c.member;
   e.live = c.observed;
   e.desired = c.desired();
   e.reason = plans::ChangeReasonName(c.reason);
+  e.why = c.why;
   e.origin = c.origin().ToString();
   return e;
 }
+
+// A row's identity across verdicts: its key, and its member when a key has several (ports).
+std::string RowId(const DriftCheck& c) { return c.member.empty() ? c.key() : c.key() + "\n" + c.member; }
 
 const char* ClearedReason(CheckStatus s) {
   switch (s) {
@@ -43,19 +48,21 @@ const char* ClearedReason(CheckStatus s) {
 void CompareChecks(const std::string& node, const std::vector<DriftCheck>& before,
                    const std::vector<DriftCheck>& after, const DriftTracker::Context& cx,
                    std::vector<WatchEvent>& out) {
-  std::unordered_map<std::string_view, const DriftCheck*> was;
-  for (const DriftCheck& c : before) was.emplace(c.key(), &c);
+  std::unordered_map<std::string, const DriftCheck*> was;
+  for (const DriftCheck& c : before) was.emplace(RowId(c), &c);
   for (const DriftCheck& c : after) {
-    auto it = was.find(c.key());
+    auto it = was.find(RowId(c));
     const DriftCheck* old = it == was.end() ? nullptr : it->second;
     if (old != nullptr) was.erase(it);
     const bool drifted_before = old != nullptr && old->status == CheckStatus::kDrift;
     if (c.status == CheckStatus::kDrift) {
-      if (!drifted_before || old->observed != c.observed || old->desired() != c.desired())
+      if (!drifted_before || old->observed != c.observed || old->desired() != c.desired() ||
+          old->why != c.why)
         out.push_back(DriftEvent(node, c, cx));
     } else if (drifted_before) {
       WatchEvent e = Base(EventKind::kDriftCleared, node, cx);
       e.key = c.key();
+      e.member = c.member;
       e.live = c.status == CheckStatus::kInSync ? c.desired() : c.observed;
       e.desired = c.desired();
       e.reason = ClearedReason(c.status);
@@ -63,13 +70,24 @@ void CompareChecks(const std::string& node, const std::vector<DriftCheck>& befor
       out.push_back(std::move(e));
     }
   }
-  // Keys no longer pinned (a new commit removed them): their drift is over.
+  // Rows gone: a member of a key still pinned is back on its pin (its key's row now names
+  // another member, or none); a key no longer pinned (a new commit removed it) is over.
+  std::unordered_map<std::string_view, const DriftCheck*> keys_now;
+  for (const DriftCheck& c : after) keys_now.emplace(c.key(), &c);
   for (const DriftCheck& c : before) {
-    if (c.status != CheckStatus::kDrift || !was.count(c.key())) continue;
+    if (c.status != CheckStatus::kDrift || !was.count(RowId(c))) continue;
     WatchEvent e = Base(EventKind::kDriftCleared, node, cx);
     e.key = c.key();
-    e.live = c.observed;
-    e.reason = "unpinned";
+    e.member = c.member;
+    if (auto k = keys_now.find(c.key()); k != keys_now.end()) {
+      e.live = k->second->desired();
+      e.desired = k->second->desired();
+      e.reason = "in_sync";
+      e.origin = k->second->origin().ToString();
+    } else {
+      e.live = c.observed;
+      e.reason = "unpinned";
+    }
     out.push_back(std::move(e));
   }
 }

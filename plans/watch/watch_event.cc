@@ -30,12 +30,14 @@ nlohmann::ordered_json WatchEvent::ToJson() const {
   put("cluster", cluster);
   put("node", node);
   put("key", key);
+  put("member", member);
   if (kind == EventKind::kDrift || kind == EventKind::kDriftCleared) {
     j["live"] = live;   // null is meaningful here: the key is absent on the node
     j["desired"] = desired;
   }
   put("commit", commit);
   put("reason", reason);
+  put("why", why);
   put("origin", origin);
   put("previous", previous);
   put("boot_id", boot_id);

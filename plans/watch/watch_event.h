@@ -31,16 +31,21 @@ struct WatchEvent {
   std::string cluster;
   std::string node;        ///< "" for desired_* events
   std::string key;         ///< drift events: "sysctl.vm.swappiness"
+  std::string member;      ///< drift events: the member of the key ("mlx5_0 port 1"), if any
   nlohmann::json live;     ///< drift: the live value (null when absent on the node)
   nlohmann::json desired;  ///< drift: the pinned value
   std::string commit;      ///< the desired state's commit the verdict is against
   std::string reason;      ///< drift: repair | intent; drift_cleared: in_sync | waived | unpinned;
                            ///< node_unreadable: the error
+  /// drift: why it differs when the values do not say ("nvidia-driver-550 is not (fully)
+  /// installed" beside 550.90.07 -> 550.90.07)
+  std::string why;
   std::string origin;      ///< drift: where the pin is written ("stacks/h100.yaml:7:12")
   std::string previous;    ///< node_rebooted: the old boot id; desired_changed: the old commit
   std::string boot_id;     ///< node_rebooted: the new boot id
 
-  /// Fields in a fixed order (time, event, cluster, node, key, ...): what a reader scans first.
+  /// Fields in a fixed order (time, event, cluster, node, key, member, ...): what a reader
+  /// scans first.
   nlohmann::ordered_json ToJson() const;
 };
 

@@ -1,5 +1,7 @@
 #include "plans/watch/watch_metrics.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
@@ -26,12 +28,16 @@ std::string RenderMetrics(const report::DriftReport& r, const WatchStats& s) {
   for (const report::DriftNode& n : r.nodes) {
     if (!n.readable) continue;   // unknown, not in sync: no sample (plumb_node_readable says 0)
     const std::string node = PromLabelValue(n.node);
+    // A key with several members off its pin (InfiniBand ports) has a row each: one series per
+    // key, 1 when any of them drifts (the events name the members).
+    std::map<std::string, int> keys;
     for (const report::DriftCheck& c : n.checks) {
       if (c.status == CheckStatus::kUnchecked) continue;
-      out += fmt::format("plumb_watch_key_drift{{cluster=\"{}\",node=\"{}\",key=\"{}\"}} {}\n",
-                         cluster, node, PromLabelValue(c.key()),
-                         c.status == CheckStatus::kDrift ? 1 : 0);
+      keys[c.key()] |= c.status == CheckStatus::kDrift ? 1 : 0;
     }
+    for (const auto& [key, drift] : keys)
+      out += fmt::format("plumb_watch_key_drift{{cluster=\"{}\",node=\"{}\",key=\"{}\"}} {}\n",
+                         cluster, node, PromLabelValue(key), drift);
   }
   Family(out, "plumb_watch_nodes", "gauge", "Nodes plumb watch reads.");
   out += fmt::format("plumb_watch_nodes{{cluster=\"{}\"}} {}\n", cluster, s.nodes);

@@ -6,9 +6,12 @@
 # by the forge's key, with real ssh-keygen signatures.
 #   GitHub: a pull request is validated and planned (artefact + comment), nothing is applied;
 #     the merge (a merge commit) applies the reviewed plan at the merge commit, recording the
-#     approver, the CI actor, the signer and both commits.
-#   GitLab: a merge request is planned the same way; the squash merge (another commit, the
-#     same desired state) applies the reviewed plan.
+#     approver, the CI actor, the signer and both commits. The stack pins gpu_health and n2
+#     has a failed check (uncorrected ECC errors on GPU 3): the plan and the comment show it
+#     as a finding, not a change; n2 is skipped (unhealthy: skip, the default) and the rest is
+#     applied, the reviewed plan accepted at the merge.
+#   GitLab: n2 repaired, a merge request is planned the same way; the squash merge (another
+#     commit, the same desired state) applies the reviewed plan.
 #   An unsigned commit on main is refused before any node is touched.
 . "$(dirname "$0")/lib/apply.sh"
 command -v ssh-keygen >/dev/null || { echo "SKIP: ssh-keygen is not installed"; exit 77; }
@@ -24,6 +27,7 @@ export GIT_COMMITTER_NAME=alice GIT_COMMITTER_EMAIL=alice@example.com
 # The repo on the forge (ORIGIN), and a developer's clone (DEV). main starts at the baseline:
 # what the testbed nodes run, so nothing to change.
 cp "$PLUMB_SRC/tests/integration/data/plan/baseline.yaml" "$REPO/stacks/gpu-2025q4.yaml"
+echo 'health: { gpu_health: { max_uncorrected_ecc: 0 } }' >>"$REPO/stacks/gpu-2025q4.yaml"
 git -C "$REPO" add -A && git -C "$REPO" commit -q -m "baseline"
 git -C "$REPO" branch -M main   # tb cluster-repo leaves git's default branch name
 ORIGIN=$AP_TMP/origin.git DEV=$AP_TMP/dev
@@ -63,6 +67,9 @@ runs_json() { plumb_in runs --format json --journal "$JOURNAL" >"$AP_TMP/runs.js
 
 # ---- GitHub Actions ---------------------------------------------------------------------
 GH=$PLUMB_SRC/examples/ci/github/plumb.yml
+# n2's GPU 3 has uncorrected ECC errors: a failed gpu_health check on a node with a change.
+"$TB" state n2 gpu_ecc_uncorrected_3=2 >/dev/null
+n2_events() { count_events n2 .; }
 git -C "$DEV" checkout -q -b pr-1
 sed -i 's/datacenter-gpu-manager: "1:3.3.5"/datacenter-gpu-manager: "1:3.3.7"/' "$DEV/stacks/gpu-2025q4.yaml"
 git -C "$DEV" add -A && signed alice commit -q -S -m "DCGM 3.3.7"
@@ -81,7 +88,14 @@ check "github PR: the pipeline passes (rc=$RC)" test "$RC" = 0
 check "github PR: the plan job ran, the apply job did not" \
   bash -c "grep -q '^job plan$' $AP_TMP/out && grep -q '^job apply: skipped' $AP_TMP/out"
 check "github PR: the plan file is the artefact" test -s "$ART/101/plumb-plan/plan.json"
-check "github PR: the plan is the PR comment" grep -q "Plan: 2 node(s) to change (2 drain)" "$STUB/comment-1.md"
+check "github PR: the plan is the PR comment; n2's finding is no change, n2 is skipped" \
+  grep -q "Plan: 1 node(s) to change (1 drain), 0 in sync, 0 unreadable; health: 1 node(s) unhealthy, 1 finding(s), 1 node(s) skipped" "$STUB/comment-1.md"
+check "github PR: the comment's health section names n2, the check, GPU 3 and the value against its threshold" \
+  grep -qF '| `n2` | fail | `gpu_health` | GPU uncorrected ECC errors | `GPU 3` | `2` | `max 0` |' "$STUB/comment-1.md"
+check "github PR: the comment shows n2 skipped, never its finding as a change" \
+  bash -c "grep -q 'skipped: unhealthy' '$STUB/comment-1.md' && ! grep -qF 'health.gpu_health' '$STUB/comment-1.md'"
+check "github PR: the plan file holds the finding apart, n2 in no batch" pyj "$ART/101/plumb-plan/plan.json" \
+  "j['health'][0]['node'] == 'n2' and j['health'][0]['findings'][0]['subject'] == 'GPU 3' and [n['node'] for n in j['nodes'] if n['skipped_unhealthy']] == ['n2'] and all('n2' not in b['nodes'] for b in j['batches'])"
 check "github PR: the comment names the signer" grep -qF 'signed by ssh alice\@example.com' "$STUB/comment-1.md"
 check "github PR: the comment shows the batches" grep -q "#### Batches" "$STUB/comment-1.md"
 check "github PR: nothing changed on the nodes" test "$(events_total)" = "$events0"
@@ -92,6 +106,7 @@ GIT_COMMITTER_NAME=forge GIT_COMMITTER_EMAIL=forge@example.com \
   signed forge merge -q --no-ff -S -m "Merge pull request #1 from org/pr-1" pr-1
 git -C "$DEV" push -q origin main
 MERGE=$(git -C "$DEV" rev-parse HEAD)
+n2_before=$(n2_events)
 echo 1 >"$STUB/pr-of-$MERGE"
 echo "$PR_HEAD" >"$STUB/pr-1-head"
 echo carol >"$STUB/pr-1-approvers"
@@ -107,12 +122,17 @@ check "github merge: the apply job ran, the plan job did not" \
   bash -c "grep -q '^job apply$' $AP_TMP/out && grep -q '^job plan: skipped' $AP_TMP/out"
 check "github merge: the reviewed plan was accepted at the merge commit" \
   grep -q "the plan was made at ${PR_HEAD:0:12}; .* is at ${MERGE:0:12}" "$AP_TMP/out"
-for n in n1 n2; do
-  check "github merge: $n runs DCGM 1:3.3.7" \
-    bash -c "$TB ssh $n dpkg-query -W datacenter-gpu-manager | grep -q '[[:space:]]1:3.3.7\$'"
-  check "github merge: $n's marker records the merge commit" bash -c "$TB ssh $n cat /var/lib/plumb/marker.json | grep -q $MERGE"
-  check "github merge: $n is back in service" test "$(state_of $n)" = idle
-done
+check "github merge: apply says it left n2 as it is, unhealthy" \
+  grep -q "left as it is, unhealthy (rollout rolling: unhealthy: skip): n2" "$AP_TMP/out"
+check "github merge: n1 runs DCGM 1:3.3.7" \
+  bash -c "$TB ssh n1 dpkg-query -W datacenter-gpu-manager | grep -q '[[:space:]]1:3.3.7\$'"
+check "github merge: n1's marker records the merge commit" bash -c "$TB ssh n1 cat /var/lib/plumb/marker.json | grep -q $MERGE"
+check "github merge: n1 is back in service" test "$(state_of n1)" = idle
+check "github merge: n2 (unhealthy) still runs DCGM 1:3.3.5, untouched" \
+  bash -c "$TB ssh n2 dpkg-query -W datacenter-gpu-manager | grep -q '[[:space:]]1:3.3.5\$'"
+n2_state=$(state_of n2) n2_after=$(n2_events)
+check "github merge: n2 was never drained, nothing happened on it ($n2_state; events $n2_before -> $n2_after)" \
+  test "$n2_state $n2_after" = "idle $n2_before"
 runs_json
 check "github merge: the run records the commit applied and the one reviewed" \
   pyj "$AP_TMP/runs.json" "j[0]['commit'] == '$MERGE' and j[0]['plan_commit'] == '$PR_HEAD'"
@@ -151,6 +171,8 @@ check "  nothing changed on the nodes" test "$(events_total)" = "$events_gh"
 
 # ---- GitLab CI ----------------------------------------------------------------------------
 GL=$PLUMB_SRC/examples/ci/gitlab/.gitlab-ci.yml
+# n2 repaired (its GPU reset): the next plan changes it with the rest.
+"$TB" state n2 gpu_ecc_uncorrected_3=0 >/dev/null
 git -C "$DEV" checkout -q -b mr-2
 sed -i 's/vm.swappiness: 60/vm.swappiness: 10/' "$DEV/stacks/gpu-2025q4.yaml"
 git -C "$DEV" add -A && signed alice commit -q -S -m "swappiness 10"
@@ -177,7 +199,7 @@ check "gitlab MR: the pipeline passes (rc=$RC)" test "$RC" = 0
 check "gitlab MR: validate and plan ran, apply did not" \
   bash -c "grep -q '^job plumb-validate$' $AP_TMP/out && grep -q '^job plumb-plan$' $AP_TMP/out && grep -q '^job plumb-apply: skipped' $AP_TMP/out"
 check "gitlab MR: the plan file is the artefact" test -s "$ART/201/plumb-plan/plan.json"
-check "gitlab MR: the plan is the MR note" grep -q "Plan: 2 node(s) to change (2 none)" "$STUB/note-2.md"
+check "gitlab MR: the plan is the MR note (n2, repaired, gets DCGM too)" grep -q "Plan: 2 node(s) to change (1 drain, 1 none), 0 in sync, 0 unreadable\.\*\*" "$STUB/note-2.md"
 check "gitlab MR: nothing changed on the nodes" test "$(events_total)" = "$events1"
 
 # A squash merge: another commit (the forge's signature), the same tree.
@@ -202,6 +224,8 @@ for n in n1 n2; do
   check "gitlab merge: $n has vm.swappiness 10" bash -c "[[ \$($TB ssh $n sysctl -n vm.swappiness) == 10 ]]"
   check "gitlab merge: $n's marker records the squash commit" bash -c "$TB ssh $n cat /var/lib/plumb/marker.json | grep -q $SQUASH"
 done
+check "gitlab merge: n2, repaired, runs DCGM 1:3.3.7 now" \
+  bash -c "$TB ssh n2 dpkg-query -W datacenter-gpu-manager | grep -q '[[:space:]]1:3.3.7\$'"
 runs_json
 check "gitlab merge: the run records the squash commit, the MR's commit, the approver, the actor" \
   pyj "$AP_TMP/runs.json" "j[0]['commit'] == '$SQUASH' and j[0]['plan_commit'] == '$MR_HEAD' and j[0]['who']['approver'] == 'erin' and j[0]['who']['ci'] == 'gitlab' and j[0]['who']['ci_actor'] == 'dave'"

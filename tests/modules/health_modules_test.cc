@@ -71,36 +71,37 @@ const CheckResult& Find(const std::vector<CheckResult>& checks, const std::strin
   throw std::logic_error("unreachable");
 }
 
-// Diff is exactly the failed checks, as actions Apply refuses.
-void CheckDiffIsFailedChecks(const Module& m, const json& desired, const Facts& facts) {
+// A failed check is a finding, not a change: Diff is empty whatever failed, CheckFacts gives
+// the checks themselves, and Apply refuses anything it is handed.
+void CheckFindingsNotActions(const Module& m, const json& desired, const Facts& facts) {
   auto checks = m.Checks(desired, facts);
-  auto actions = m.Diff(desired, facts);
-  std::set<std::string> ids;
-  for (const Action& a : actions) {
-    CAPTURE(a.id);
-    ids.insert(a.id);
-    CHECK(a.module == m.Name());
-    CHECK(a.key == "health." + std::string(m.Name()));
-    CHECK(a.pointer == "/health/" + std::string(m.Name()));
-    CHECK(a.disruption == Disruption::kNone);
-    CHECK(a.params == json{{"manual", true}, {"check", true}});
-    const CheckResult& c = Find(checks, a.id);
-    CHECK(a.before == c.measured);
-    CHECK(a.after == c.threshold);
-    CHECK(a.summary.find(c.message) != std::string::npos);
-    NodeContext ctx;
-    ApplyOutcome o = m.Apply(ctx, a);
-    CHECK(o.kind == ApplyOutcome::Kind::kFailed);
-    CHECK(o.failure.code == "apply.health");
-    CHECK(o.failure.message == a.summary);
-    CHECK_FALSE(o.failure.hint.empty());
-    // The action survives the plan file.
-    auto back = Action::FromJson(a.ToJson());
-    REQUIRE(back.ok());
-    CHECK(back->ToJson() == a.ToJson());
-  }
-  CHECK(ids == Failing(checks));
+  CHECK_FALSE(Failing(checks).empty());   // the case has something that failed...
+  CHECK(m.Diff(desired, facts).empty());  // ...and nothing to apply
+  auto via = CheckFacts(m, desired, facts);
+  REQUIRE(via.ok());
+  REQUIRE(via->size() == checks.size());
+  for (size_t i = 0; i < checks.size(); ++i) CHECK(via->at(i).ToJson() == checks[i].ToJson());
+  Action a;
+  a.module = std::string(m.Name());
+  a.id = checks.front().id;
+  a.summary = "anything";
+  NodeContext ctx;
+  ApplyOutcome o = m.Apply(ctx, a);
+  CHECK(o.kind == ApplyOutcome::Kind::kFailed);
+  CHECK(o.failure.code == "apply.health");
+  CHECK_FALSE(o.failure.hint.empty());
 }
+
+// Checks that throw as malformed facts would make them.
+class ThrowingHealth final : public HealthModule {
+ public:
+  ThrowingHealth() : HealthModule(nullptr) {}
+  const ModuleInfo& Info() const override { return M("gpu_health").Info(); }
+  std::vector<CheckResult> Checks(const json&, const Facts& facts) const override {
+    (void)facts.at("gpus").get<std::string>();   // a type error on facts of another shape
+    return {};
+  }
+};
 
 }  // namespace
 
@@ -127,20 +128,12 @@ TEST_CASE("health modules: registry rows, on demand or gathered, nothing to appl
   }
 }
 
-TEST_CASE("health util: failed checks become refused actions; settings are read defensively") {
-  std::vector<CheckResult> checks = {
-      {.module = "m", .id = "m.a", .name = "A", .subject = "GPU 1", .status = CheckStatus::kFail,
-       .measured = 3, .threshold = {{"max", 0}}, .message = "3 > 0"},
-      {.module = "m", .id = "m.b", .name = "B", .subject = "", .status = CheckStatus::kWarn, .measured = 1,
-       .threshold = nullptr, .message = "w"},
-      {.module = "m", .id = "m.c", .name = "C", .subject = "", .status = CheckStatus::kFail, .measured = nullptr,
-       .threshold = "read", .message = "not read"},
-  };
-  auto actions = FailedCheckActions("m", checks);
-  REQUIRE(actions.size() == 2);
-  CHECK(actions[0].summary == "A failed on GPU 1: 3 > 0");
-  CHECK(actions[1].summary == "C: not read");
-  CHECK(actions[0].after == json{{"max", 0}});
+TEST_CASE("health util: malformed facts are an error, not an exception; settings are read defensively") {
+  ThrowingHealth bad;
+  auto r = CheckFacts(bad, Desired("gpu_health", {{"max_uncorrected_ecc", 0}}), json{{"gpus", 3}});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == "facts.malformed");
+  CHECK(r.error().message.find("gpu_health facts do not read") != std::string::npos);
 
   json s = {{"n", 5}, {"big", 1LL << 50}, {"neg", -1}, {"f", 2.5}, {"t", true}, {"str", "7"}};
   CHECK(IntSetting(s, "n", 0, 10) == 5);
@@ -225,10 +218,7 @@ TEST_CASE("dcgm checks: a passing node, a failing GPU, warnings, the run that co
     CHECK(c.threshold == "pass");
     if (*r.message) CHECK(c.message == r.message);
     CHECK_FALSE(c.message.empty());
-    auto actions = dcgm.Diff(level1, f);
-    REQUIRE(actions.size() == 1);
-    CHECK(actions[0].summary == std::string(r.name) + " failed on GPU 3: " + c.message);
-    CheckDiffIsFailedChecks(dcgm, level1, f);
+    CheckFindingsNotActions(dcgm, level1, f);
   }
   SUBCASE("a warning warns; fail_on_warn makes it fail") {
     Facts f = FactsOf("dcgm", Dcgm(Dcgm3Doc({"Pass", "Warn", "Pass"})));
@@ -239,7 +229,7 @@ TEST_CASE("dcgm checks: a passing node, a failing GPU, warnings, the run that co
     CHECK(dcgm.Diff(Desired("dcgm", {{"level", 1}}), f).empty());
     const json strict = Desired("dcgm", {{"level", 1}, {"fail_on_warn", true}});
     CHECK(Failing(dcgm.Checks(strict, f)) == std::set<std::string>{"dcgm.pcie.gpu1"});
-    CheckDiffIsFailedChecks(dcgm, strict, f);
+    CheckFindingsNotActions(dcgm, strict, f);
   }
   SUBCASE("a 4.x persistence-mode failure on a GB10") {
     Facts f = FactsOf("dcgm", Dcgm("@dcgm/diag-r1-dcgm4-gb10-persistence-fail.json", 226));
@@ -251,7 +241,7 @@ TEST_CASE("dcgm checks: a passing node, a failing GPU, warnings, the run that co
     CHECK(Failing(checks) == std::set<std::string>{"dcgm.runtime_error"});
     CHECK(Find(checks, "dcgm.runtime_error").message ==
           "dcgmi diag -r 1 could not run: Error: Diagnostic could not be run while DCGM is paused.");
-    CheckDiffIsFailedChecks(dcgm, level1, f);
+    CheckFindingsNotActions(dcgm, level1, f);
   }
   SUBCASE("no host engine: diag ran an embedded one, discovery could not") {
     Facts f = FactsOf("dcgm", Dcgm("@dcgm/diag-r1-dcgm3-8xh100-pass.json", 0, "@dcgm/hostengine-unreachable.txt", 1));
@@ -372,7 +362,7 @@ TEST_CASE("gpu_health checks: a healthy node, then one fault at a time") {
     CHECK(c.measured == r.measured);
     CHECK(c.threshold == r.threshold);
     CHECK(c.message == r.message);
-    CheckDiffIsFailedChecks(gh, desired, f);
+    CheckFindingsNotActions(gh, desired, f);
   }
 }
 
@@ -390,11 +380,9 @@ TEST_CASE("gpu_health checks: the failing fixture, and the thresholds that let i
         "nvidia-smi gives [Unknown Error] for ecc.errors.uncorrected.volatile.total");
   CHECK(Find(checks, "gpu_health.gpu6.ecc").status == CheckStatus::kSkip);   // no counts with ECC off
   CHECK(Find(checks, "gpu_health.gpu6.throttle").message == "active: sw_power_cap (allowed)");
-  CheckDiffIsFailedChecks(gh, defaults, f);
-  auto actions = gh.Diff(defaults, f);
-  CHECK(std::any_of(actions.begin(), actions.end(), [](const Action& a) {
-    return a.summary == "GPU XID 79 failed on GPU 3: 1 time since boot: GPU has fallen off the bus.";
-  }));
+  CheckFindingsNotActions(gh, defaults, f);
+  CHECK(Find(checks, "gpu_health.xid79.gpu3").subject == "GPU 3");
+  CHECK(Find(checks, "gpu_health.xid79.gpu3").message == "1 time since boot: GPU has fallen off the bus.");
 
   // Raise every threshold: the remaining faults warn or pass.
   const json lenient = Desired("gpu_health", {{"expected_gpus", 8},
@@ -452,7 +440,7 @@ TEST_CASE("gpu_health checks: XIDs by code and GPU, unread logs and nvidia-smi f
     auto got = gh.Checks(desired, f);
     CHECK(Failing(got) == r.failing);
     CHECK_MESSAGE(Find(got, r.id).message.find(r.message) != std::string::npos, Find(got, r.id).message);
-    CheckDiffIsFailedChecks(gh, desired, f);
+    CheckFindingsNotActions(gh, desired, f);
   }
 }
 
@@ -476,10 +464,7 @@ TEST_CASE("nccl_bw checks: bus bandwidth at the largest size, #wrong, a run that
   CHECK(Failing(low) == std::set<std::string>{"nccl_bw.busbw"});
   CHECK(Find(low, "nccl_bw.busbw").measured == 220.61);
   CHECK(Find(low, "nccl_bw.busbw").threshold == json{{"min", 350}});
-  auto actions = nb.Diff(fast, good);
-  REQUIRE(actions.size() == 1);
-  CHECK(actions[0].summary == "NCCL all_reduce bus bandwidth: busbw 220.61 GB/s < 350 at 8589934592 bytes");
-  CheckDiffIsFailedChecks(nb, fast, good);
+  CheckFindingsNotActions(nb, fast, good);
 
   // Wrong values: all_reduce_perf exits 1 for them; the #wrong check is the one finding.
   const Facts wrong = run("@nccl_bw/allreduce-wrong-values.txt", 1);
@@ -487,7 +472,7 @@ TEST_CASE("nccl_bw checks: bus bandwidth at the largest size, #wrong, a run that
   CHECK(Failing(w) == std::set<std::string>{"nccl_bw.wrong"});
   CHECK(Find(w, "nccl_bw.wrong").message == "22 wrong values > 0 (50 values out of bounds)");
   CHECK(Failing(nb.Checks(Desired("nccl_bw", {{"min_busbw_gbps", 200}, {"max_wrong", 22}}), wrong)).empty());
-  CheckDiffIsFailedChecks(nb, ok, wrong);
+  CheckFindingsNotActions(nb, ok, wrong);
 
   struct Row {
     const char* fixture;
@@ -509,7 +494,7 @@ TEST_CASE("nccl_bw checks: bus bandwidth at the largest size, #wrong, a run that
     auto got = nb.Checks(Desired("nccl_bw", {{"min_busbw_gbps", 100}}), f);
     CHECK(Failing(got) == r.failing);
     CHECK_MESSAGE(Find(got, r.id).message.find(r.message) != std::string::npos, Find(got, r.id).message);
-    CheckDiffIsFailedChecks(nb, Desired("nccl_bw", {{"min_busbw_gbps", 100}}), f);
+    CheckFindingsNotActions(nb, Desired("nccl_bw", {{"min_busbw_gbps", 100}}), f);
   }
 }
 
@@ -558,7 +543,7 @@ TEST_CASE("ib_health checks: error counters per port against max_counters") {
   CHECK(sym.threshold == json{{"max", 0}});
   CHECK(sym.message.find("SymbolErrorCounter 15 > 0") == 0);
   CHECK(sym.message.find("perfquery -R -C mlx5_3 -P 1") != std::string::npos);
-  CheckDiffIsFailedChecks(ib, defaults, f);
+  CheckFindingsNotActions(ib, defaults, f);
 
   // Raised limits pass; one raised too little still fails; VL15Dropped is not held by default.
   const json raised = Desired("ib_health", {{"max_counters", {{"SymbolErrorCounter", 20}, {"LinkDownedCounter", 1},
@@ -582,7 +567,7 @@ TEST_CASE("ib_health checks: a port perfquery could not read, no port at all") {
   auto checks = ib.Checks(d, one_bad);
   CHECK(Failing(checks) == std::set<std::string>{"ib_health.perfquery.mlx5_5.1.unread"});
   CHECK(Find(checks, "ib_health.perfquery.mlx5_5.1.unread").subject == "mlx5_5 port 1");
-  CheckDiffIsFailedChecks(ib, d, one_bad);
+  CheckFindingsNotActions(ib, d, one_bad);
 
   for (const std::vector<PartSpec>& parts : {std::vector<PartSpec>{}, std::vector<PartSpec>{{"perfquery.mlx5_0.1", "plumb-absent: perfquery\n", 127}}}) {
     Facts none = FactsOf("ib_health", parts);

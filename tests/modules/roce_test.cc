@@ -239,7 +239,7 @@ TEST_CASE("roce diff: what differs, per netdev, and nothing when in sync") {
   CHECK(actions[1].before == json::array());
   CHECK(actions[1].after == json{3});
   CHECK(actions[2].before == json{0, 1, 2, 3, 4, 5, 6, 7});
-  CHECK(actions[2].params == json{{"interface", "ens1f1np1"}, {"setting", "ecn"}});
+  CHECK(actions[2].params == json{{"interface", "ens1f1np1"}, {"setting", "ecn"}, {"member", "ens1f1np1"}});
 
   // A listed subset: only those netdevs are judged; a duplicate, unsorted list means its set.
   json only0 = {{"interfaces", {"ens1f0np0"}}, {"pfc", {3, 3}}};
@@ -268,7 +268,8 @@ TEST_CASE("roce diff: a setting right on the NIC but not kept for the next boot 
   CHECK(a[0].key == "fabric.roce.trust");
   CHECK(a[0].before == "not persisted");
   CHECK(a[0].after == "dscp");
-  CHECK(a[0].params == json{{"interface", "ens1f0np0"}, {"setting", "trust"}, {"persist_only", true}});
+  CHECK(a[0].params == json{{"interface", "ens1f0np0"}, {"setting", "trust"}, {"persist_only", true},
+                            {"member", "ens1f0np0"}});
   CHECK(a[0].summary == "ens1f0np0: trust \"dscp\" is set but not kept in /etc/plumb/roce.d/ens1f0np0.trust.sh: "
                         "the NIC loses it at the next reboot");
   CHECK(a[3].key == "fabric.roce.restore_unit");

@@ -323,3 +323,76 @@ TEST_CASE("plan file: a version 1 plan (an older plumb's journal) still reads an
   CHECK(back->format_version == 1);
   CHECK(plans::VerifyPlanDigest(*back).ok());
 }
+
+// ---- Health findings: checked as findings, never as desired values (issue 33) ------------
+
+namespace {
+
+// The MergeFixture's plan, n3 with a failed gpu_health check (pinned: expected_gpus 8; the
+// finding's threshold is another setting's, {"max": 0}), recorded as `plumb plan` does.
+struct HealthFixture : MergeFixture {
+  HealthFixture() {
+    for (auto& [n, nd] : desired)
+      nd.desired = nlohmann::json{{"kernel", "k2"}, {"health", {{"gpu_health", {{"expected_gpus", 8}}}}}};
+    plans::Finding f;
+    f.check = {.module = "gpu_health", .id = "gpu_health.gpu3.ecc", .name = "GPU uncorrected ECC errors",
+               .subject = "GPU 3", .status = modules::CheckStatus::kFail, .measured = 2,
+               .threshold = {{"max", 0}}, .message = "2 uncorrected ECC errors since the driver loaded > 0"};
+    plan.health = {{"n3", {f}}};
+    // The rollout skips unhealthy nodes (the default): n3 in no batch.
+    for (auto& n : plan.nodes) n.skipped_unhealthy = n.node == "n3";
+    plans::FormBatches(plan, cluster, desired, {});
+    plan.desired_states.clear();
+    plans::RecordDesiredState(plan, cluster, desired, &before);
+    plans::SealPlan(plan);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("plan check: a failed health check is verified as a finding, at the plan's commit and at the merge") {
+  HealthFixture f;
+  CHECK_MESSAGE(!plans::CheckPlan(f.plan).HasErrors(), f.Errors(plans::CheckPlan(f.plan)));
+  auto own = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr, &f.before);
+  CHECK_MESSAGE(!own.HasErrors(), f.Errors(own));
+  auto merged = plans::CheckPlanAgainstCommit(f.plan, f.At(kMerge), f.desired, nullptr, &f.before);
+  CHECK_MESSAGE(!merged.HasErrors(), f.Errors(merged));
+  // It survives the plan file.
+  auto back = plans::PlanFromJson(nlohmann::json::parse(plans::SealPlanToFile(f.plan)));
+  REQUIRE_MESSAGE(back.ok(), back.error().message);
+  auto again = plans::CheckPlanAgainstCommit(*back, f.At(kMerge), f.desired, nullptr, &f.before);
+  CHECK_MESSAGE(!again.HasErrors(), f.Errors(again));
+}
+
+TEST_CASE("plan check: findings the commit cannot have made, and a skip its policy does not say, are refused") {
+  HealthFixture f;
+  // A finding of a module the commit does not pin.
+  plans::Finding ib = f.plan.health[0].findings[0];
+  ib.check.module = "ib_health";
+  ib.check.id = "ib_health.mlx5_0.1.symbol_error";
+  f.plan.health[0].findings.push_back(ib);
+  auto d = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr);
+  CHECK(f.Errors(d).find("node n3: the plan reports a ib_health finding (ib_health.mlx5_0.1.symbol_error), "
+                         "but commit aaaaaaaaaaaa pins no health.ib_health") != std::string::npos);
+  f.plan.health[0].findings.pop_back();
+  // The commit's rollout changes unhealthy nodes: the plan must not skip n3.
+  inventory::Cluster change = f.cluster;
+  change.rollouts["roll"].unhealthy = inventory::RolloutPolicy::Unhealthy::kChange;
+  auto d2 = plans::CheckPlanAgainstCommit(f.plan, change, f.desired, nullptr);
+  CHECK(f.Errors(d2).find("rollouts.roll.unhealthy: the plan's rollout 'roll' says unhealthy skip but "
+                          "commit aaaaaaaaaaaa says change") != std::string::npos);
+  CHECK(f.Errors(d2).find("nodes.n3.skipped_unhealthy: node n3: the plan skips it as unhealthy, but "
+                          "commit aaaaaaaaaaaa says unhealthy: change") != std::string::npos);
+  // A healthy node skipped, or an unhealthy one batched under skip: an edited plan.
+  f.plan.nodes[0].skipped_unhealthy = true;   // n1, healthy
+  f.plan.nodes[2].skipped_unhealthy = false;  // n3, unhealthy
+  auto d3 = plans::CheckPlanAgainstCommit(f.plan, f.cluster, f.desired, nullptr);
+  CHECK(f.Errors(d3).find("node n1: the plan skips it as unhealthy, but commit aaaaaaaaaaaa says it "
+                          "failed no health check") != std::string::npos);
+  CHECK(f.Errors(d3).find("node n3 failed a health check and rollout 'roll' says unhealthy: skip in "
+                          "commit aaaaaaaaaaaa, but the plan changes it") != std::string::npos);
+  auto s = plans::CheckPlan(f.plan);
+  CHECK(f.Errors(s).find("node n1 is skipped as unhealthy, but the plan has no failed health check") !=
+        std::string::npos);
+  CHECK(f.Errors(s).find("node n3 is in 0 batches") != std::string::npos);
+}

@@ -8,6 +8,7 @@
 
 #include "modules/registry.h"
 #include "plans/observed.h"
+#include "plans/plan_check.h"
 #include "plans/plan_json.h"
 #include "plans/planner.h"
 
@@ -320,37 +321,67 @@ TEST_CASE("planner: health checks: on demand ones are judged only where a health
     nd.desired.Mut()["health"] = {{"dcgm", {{"level", 1}}}, {"gpu_health", {{"max_uncorrected_ecc", 0}}}};
     w.observed[name].facts["gpu_health"] = gpus(name == "gpu02" ? 2 : 0);
   }
+  for (auto& [name, nd] : w.desired)
+    nd.origins = inventory::OriginMap{{"/kernel", {"stacks/s.yaml", 1, 9}},
+                                      {"/health/gpu_health/max_uncorrected_ecc", {"stacks/s.yaml", 4, 30}}};
   auto in = w.Input();
   in.modules = {&w.kernel, gpu_health, dcgm};
   auto plan = plans::MakePlan(in);
   CHECK(plan.complete);
   CHECK(plan.unreadable.empty());
-  CHECK(plan.in_sync == std::vector<std::string>{"gpu01", "gpu03"});
-  const auto* np = plan.FindNode("gpu02");
-  REQUIRE(np != nullptr);
-  REQUIRE(np->actions.size() == 1);
-  CHECK(np->actions[0].action.id == "gpu_health.gpu0.ecc");
-  CHECK(np->actions[0].action.params == json{{"manual", true}, {"check", true}});
-  CHECK(np->actions[0].action.summary ==
-        "GPU uncorrected ECC errors failed on GPU 0: 2 uncorrected ECC errors since the driver loaded > 0");
-  CHECK(np->disruption == Disruption::kNone);
-  // Findings with nothing to apply: shown, in no batch, so apply never touches the node.
-  CHECK(np->OnlyChecks());
-  CHECK(plans::IsCheckAction(np->actions[0].action));
-  for (const auto& b : plan.batches)
-    CHECK(std::find(b.nodes.begin(), b.nodes.end(), "gpu02") == b.nodes.end());
-  // With a real change as well, the node is rolled (its check is judged after the change).
+  // A failed check is a finding, not a change: gpu02 has nothing to apply, so it is in sync,
+  // in no batch, and the plan has no changes for --detailed-exitcode to count.
+  CHECK(plan.in_sync == std::vector<std::string>{"gpu01", "gpu02", "gpu03"});
+  CHECK(plan.nodes.empty());
+  CHECK(plan.batches.empty());
+  CHECK_FALSE(plan.HasChanges());
+  REQUIRE(plan.health.size() == 1);
+  const plans::NodeFindings& h = plan.health[0];
+  CHECK(h.node == "gpu02");
+  CHECK(h.Unhealthy());
+  REQUIRE(h.findings.size() == 1);
+  const modules::CheckResult& c = h.findings[0].check;
+  CHECK(c.id == "gpu_health.gpu0.ecc");
+  CHECK(c.subject == "GPU 0");                  // which GPU...
+  CHECK(c.measured == 2);                       // ...what was measured...
+  CHECK(c.threshold == json{{"max", 0}});       // ...against what is allowed
+  CHECK(c.status == modules::CheckStatus::kFail);
+  CHECK(h.findings[0].origin.ToString() == "stacks/s.yaml:4:30");   // where the threshold is pinned
+  CHECK(plan.FindHealth("gpu01") == nullptr);
+
+  // With a real change as well: the rollout's `unhealthy` says. skip (the default): shown with
+  // its changes, in no batch, so apply leaves it.
   w.observed["gpu02"].facts["kernel"] = {{"value", "k0"}};
+  w.observed["gpu03"].facts["kernel"] = {{"value", "k0"}};
   in = w.Input();
   in.modules = {&w.kernel, gpu_health, dcgm};
   auto mixed = plans::MakePlan(in);
   REQUIRE(mixed.FindNode("gpu02") != nullptr);
-  CHECK_FALSE(mixed.FindNode("gpu02")->OnlyChecks());
-  bool batched = false;
-  for (const auto& b : mixed.batches)
-    batched |= std::find(b.nodes.begin(), b.nodes.end(), "gpu02") != b.nodes.end();
-  CHECK(batched);
+  CHECK(mixed.FindNode("gpu02")->skipped_unhealthy);
+  CHECK_FALSE(mixed.FindNode("gpu03")->skipped_unhealthy);
+  CHECK(mixed.FindNode("gpu02")->actions.size() == 1);   // the kernel, not the check
+  auto batched = [](const plans::Plan& p, const std::string& n) {
+    for (const auto& b : p.batches)
+      if (std::find(b.nodes.begin(), b.nodes.end(), n) != b.nodes.end()) return true;
+    return false;
+  };
+  CHECK_FALSE(batched(mixed, "gpu02"));
+  CHECK(batched(mixed, "gpu03"));
+  CHECK(mixed.rollouts.count("roll"));
+  CHECK(mixed.HasApplicable());
+  CHECK(plans::CheckPlan(mixed).items().empty());
+  // change: rolled with the others, judged after its change.
+  w.cluster.rollouts["roll"].unhealthy = inventory::RolloutPolicy::Unhealthy::kChange;
+  in = w.Input();
+  in.modules = {&w.kernel, gpu_health, dcgm};
+  auto rolled = plans::MakePlan(in);
+  REQUIRE(rolled.FindNode("gpu02") != nullptr);
+  CHECK_FALSE(rolled.FindNode("gpu02")->skipped_unhealthy);
+  CHECK(batched(rolled, "gpu02"));
+  CHECK(rolled.health.size() == 1);
+  w.cluster.rollouts["roll"].unhealthy = inventory::RolloutPolicy::Unhealthy::kSkip;
   w.observed["gpu02"].facts["kernel"] = {{"value", "k1"}};
+  w.observed["gpu03"].facts["kernel"] = {{"value", "k1"}};
 
   // Where a health run left DCGM facts, they are judged like any other.
   w.observed["gpu03"].facts["dcgm"] = {
@@ -364,8 +395,10 @@ TEST_CASE("planner: health checks: on demand ones are judged only where a health
   in = w.Input();
   in.modules = {&w.kernel, gpu_health, dcgm};
   plan = plans::MakePlan(in);
-  REQUIRE(plan.FindNode("gpu03") != nullptr);
-  CHECK(plan.FindNode("gpu03")->actions.at(0).action.id == "dcgm.gpu_memory.gpu0");
+  CHECK(plan.FindNode("gpu03") == nullptr);
+  REQUIRE(plan.FindHealth("gpu03") != nullptr);
+  CHECK(plan.FindHealth("gpu03")->findings.at(0).check.id == "dcgm.gpu_memory.gpu0");
+  CHECK(plan.FindHealth("gpu03")->findings.at(0).check.subject == "GPU 0");
 }
 
 TEST_CASE("planner: the facts digest leaves out health measurements, which move under load") {
@@ -397,6 +430,100 @@ TEST_CASE("plan file round-trips and its digest detects tampering") {
   auto st = plans::VerifyPlanDigest(*edited);
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().code == "plan.tampered");
+}
+
+TEST_CASE("plan file: version 3 carries the health findings, the skipped node and when the facts were read") {
+  PlannerWorld w(3, 3, "1");
+  const modules::Module* gpu_health = modules::FindModule("gpu_health");
+  REQUIRE(gpu_health);
+  for (auto& [name, nd] : w.desired) nd.desired.Mut()["health"] = {{"gpu_health", {{"max_uncorrected_ecc", 0}}}};
+  for (auto& [name, o] : w.observed)
+    o.facts["gpu_health"] = {{"nvml", "ok"}, {"gpu_count", 1}, {"xids", json::array()},
+                             {"gpus", {{{"index", 3}, {"uncorrected_volatile", name == "gpu02" ? 5 : 0}}}}};
+  auto in = w.Input();
+  in.modules = {&w.kernel, gpu_health};
+  auto plan = plans::MakePlan(in);
+  plan.gathered_at = "2026-11-28T23:00:00.000Z";
+  REQUIRE(plan.FindNode("gpu02") != nullptr);
+  REQUIRE(plan.FindNode("gpu02")->skipped_unhealthy);
+  const std::string text = plans::SealPlanToFile(plan);
+  const json j = json::parse(text);
+  CHECK(j["format_version"] == 3);
+  CHECK(j["gathered_at"] == "2026-11-28T23:00:00.000Z");
+  CHECK(j["rollouts"]["roll"]["unhealthy"] == "skip");
+  REQUIRE(j["health"].size() == 1);
+  CHECK(j["health"][0]["node"] == "gpu02");
+  CHECK(j["health"][0]["findings"][0]["subject"] == "GPU 3");
+  CHECK(j["health"][0]["findings"][0]["measured"] == 5);
+  for (const auto& n : j["nodes"]) {
+    CHECK(n["skipped_unhealthy"] == (n["node"] == "gpu02"));
+    for (const auto& a : n["actions"]) CHECK(a["module"] != "gpu_health");   // never an action
+  }
+  auto back = plans::PlanFromJson(j);   // schema-checked
+  REQUIRE_MESSAGE(back.ok(), back.error().message);
+  CHECK(plans::VerifyPlanDigest(*back).ok());
+  CHECK(back->gathered_at == plan.gathered_at);
+  CHECK(back->FindNode("gpu02")->skipped_unhealthy);
+  REQUIRE(back->FindHealth("gpu02") != nullptr);
+  CHECK(back->FindHealth("gpu02")->findings[0].check.ToJson() == plan.health[0].findings[0].check.ToJson());
+  CHECK(plans::PlanToJson(*back) == j);
+}
+
+TEST_CASE("plan file: an older (version 2) plan's failed-check actions read as findings, its digest holds") {
+  // What a plumb before version 3 wrote: gpu02 with a real change and a failed check (batched),
+  // gpu03 with only a failed check (in no batch: apply refused such a file, "in 0 batches").
+  PlannerWorld w(3, 3, "1");
+  auto plan = plans::MakePlan(w.Input());
+  plan.format_version = 2;
+  plans::PlannedAction check;
+  check.action.module = "gpu_health";
+  check.action.id = "gpu_health.gpu3.ecc";
+  check.action.key = "health.gpu_health";
+  check.action.pointer = "/health/gpu_health";
+  check.action.summary = "GPU uncorrected ECC errors failed on GPU 3: 2 uncorrected ECC errors since the driver loaded > 0";
+  check.action.before = 2;
+  check.action.after = json{{"max", 0}};
+  check.action.params = {{"manual", true}, {"check", true}};
+  plans::NodePlan* n2 = nullptr;
+  for (auto& n : plan.nodes)
+    if (n.node == "gpu02") n2 = &n;
+  REQUIRE(n2 != nullptr);
+  n2->actions.push_back(check);
+  plans::NodePlan only = *n2;
+  only.node = "gpu99";
+  only.actions = {check};
+  only.disruption = Disruption::kNone;
+  plan.nodes.push_back(only);
+  plans::SealPlan(plan);
+  const json written = plans::PlanToJson(plan);
+  REQUIRE(written["format_version"] == 2);
+  CHECK_FALSE(written.contains("health"));
+
+  auto read = plans::PlanFromJson(written);
+  REQUIRE_MESSAGE(read.ok(), read.error().message);
+  CHECK(plans::VerifyPlanDigest(*read).ok());
+  CHECK(plans::PlanToJson(*read) == written);   // written back as it was read
+  CHECK(read->format_version == 2);
+  // The checks are findings now: gpu02 keeps its real change only; gpu99 has nothing to apply.
+  REQUIRE(read->FindNode("gpu02") != nullptr);
+  for (const auto& pa : read->FindNode("gpu02")->actions) CHECK(pa.action.module != "gpu_health");
+  CHECK(read->FindNode("gpu99") == nullptr);
+  CHECK(std::count(read->in_sync.begin(), read->in_sync.end(), "gpu99") == 1);
+  REQUIRE(read->FindHealth("gpu02") != nullptr);
+  REQUIRE(read->FindHealth("gpu99") != nullptr);
+  const plans::Finding& f = read->FindHealth("gpu02")->findings.at(0);
+  CHECK(f.check.measured == 2);
+  CHECK(f.check.threshold == json{{"max", 0}});
+  CHECK(f.check.message.find("GPU 3") != std::string::npos);
+  // ... and the plan is a valid one (it was not: gpu99 was in no batch).
+  CHECK(plans::CheckPlan(*read).items().empty());
+  // Narrowed, it is a plan of this version.
+  std::vector<std::string> left_out;
+  auto narrowed = plans::LimitPlan(*read, {"gpu02"}, w.cluster, w.desired, {}, &left_out);
+  CHECK(narrowed.format_version == plans::kPlanFormatVersion);
+  CHECK(narrowed.read_body.is_null());
+  CHECK(plans::VerifyPlanDigest(narrowed).ok());
+  CHECK(plans::PlanFromJson(plans::PlanToJson(narrowed)).ok());
 }
 
 TEST_CASE("plan file of another format version is refused with a hint") {

@@ -642,27 +642,76 @@ TEST_CASE("rollout: on-demand health checks run only on a node out of service") 
   }
 }
 
-TEST_CASE("rollout: a failed health check in the plan is a finding: skipped, the change goes ahead") {
-  RolloutWorld w(1);
-  w.MakePlan();
-  REQUIRE(w.plan.nodes.size() == 1);
-  plans::PlannedAction check;
-  check.action.module = "gpu_health";
-  check.action.id = "gpu_health.gpu0.ecc";
-  check.action.key = "health.gpu_health";
-  check.action.pointer = "/health/gpu_health";
-  check.action.summary = "GPU uncorrected ECC errors failed on GPU 0: 2 > 0";
-  check.action.params = {{"manual", true}, {"check", true}};
-  w.plan.nodes[0].actions.insert(w.plan.nodes[0].actions.begin(), check);
-  auto r = w.Apply();
-  CHECK(r.outcome == plans::RunState::kDone);
-  CHECK(w.fake.node("n01").running["kernel"] == "k2");
-  auto steps = w.journal->Steps(w.run_id, "n01");
-  REQUIRE(steps.ok());
-  bool skipped = false;
-  for (const auto& s : *steps)
-    if (s.step == "apply:gpu_health.gpu0.ecc") skipped = s.outcome == plans::StepState::kSkipped;
-  CHECK(skipped);
+namespace {
+
+// A gathered (not on-demand) health module whose one check fails while `failing` is set: its
+// facts (a constant the fake node reports) never move, so the plan's facts digest holds and
+// only the verdict changes.
+class FlakyHealth final : public modules::Module {
+ public:
+  FlakyHealth() {
+    info_.name = "flaky";
+    info_.owns = {"/health/flaky"};
+    info_.kind = modules::ModuleInfo::Kind::kHealth;
+  }
+  const modules::ModuleInfo& Info() const override { return info_; }
+  std::vector<modules::Action> Diff(const nlohmann::json&, const modules::Facts&) const override { return {}; }
+  std::vector<modules::CheckResult> Checks(const nlohmann::json&, const modules::Facts&) const override {
+    return {{.module = "flaky", .id = "flaky.gpu3.ecc", .name = "GPU uncorrected ECC errors", .subject = "GPU 3",
+             .status = failing ? modules::CheckStatus::kFail : modules::CheckStatus::kPass, .measured = failing ? 2 : 0,
+             .threshold = {{"max", 0}}, .message = failing ? "2 > 0" : "0"}};
+  }
+  bool failing = false;
+
+ private:
+  modules::ModuleInfo info_;
+};
+
+}  // namespace
+
+TEST_CASE("rollout: a node that fails a health check by the time apply reaches it, under unhealthy: skip") {
+  // Planned healthy (the plan would have skipped it otherwise), failing now: not the node the
+  // plan saw. skip leaves it as it is, untouched, reported; change changes it and judges after.
+  FlakyHealth flaky;
+  auto world = [&](inventory::RolloutPolicy::Unhealthy mode) {
+    auto w = std::make_unique<RolloutWorld>(1);
+    w->policy.unhealthy = mode;
+    w->fake.node("n01").running["flaky"] = "read";
+    for (auto& [n, nd] : w->desired) nd.desired.Mut()["health"] = {{"flaky", {{"max", 0}}}};
+    w->all_modules = {&flaky};
+    w->with_desired = true;
+    flaky.failing = false;
+    w->MakePlan();
+    REQUIRE(w->plan.nodes.size() == 1);
+    CHECK_FALSE(w->plan.nodes[0].skipped_unhealthy);
+    flaky.failing = true;
+    return w;
+  };
+  SUBCASE("skip: untouched, stale, the check named") {
+    auto w = world(inventory::RolloutPolicy::Unhealthy::kSkip);
+    auto r = w->Apply();
+    CHECK(w->StatusOf(r, "n01") == "stale");
+    CHECK(r.outcome == plans::RunState::kIncomplete);
+    CHECK(w->fake.Count("n01", "drain") == 0);
+    CHECK(w->fake.Count("n01", "set kernel") == 0);
+    CHECK(w->fake.node("n01").running["kernel"] == "k1");
+    REQUIRE(r.nodes.size() == 1);
+    CHECK(r.nodes[0].error.find("unhealthy since the plan, left as it is (rollout 'roll': unhealthy: skip): "
+                                "flaky: GPU uncorrected ECC errors on GPU 3: 2 (max 0): 2 > 0") != std::string::npos);
+  }
+  SUBCASE("change: changed, then judged") {
+    auto w = world(inventory::RolloutPolicy::Unhealthy::kChange);
+    auto r = w->Apply();
+    CHECK(w->StatusOf(r, "n01") != "stale");
+    CHECK(w->fake.Count("n01", "set kernel") == 1);
+  }
+  SUBCASE("skip, and healthy still: applied as planned") {
+    auto w = world(inventory::RolloutPolicy::Unhealthy::kSkip);
+    flaky.failing = false;
+    auto r = w->Apply();
+    CHECK(w->StatusOf(r, "n01") != "stale");
+    CHECK(w->fake.node("n01").running["kernel"] == "k2");
+  }
 }
 
 namespace {

@@ -270,7 +270,7 @@ TEST_CASE("drift prom: textfile exposition with HELP/TYPE, per node/module gauge
   testing::PromCheck check = testing::CheckPromText(p);
   INFO((check.problems.empty() ? std::string() : check.problems.front()));
   CHECK(check.problems.empty());
-  CHECK(check.samples == 9 + 3 + 3 + 4 + 1 + 1);
+  CHECK(check.samples == 9 + 3 + 3 + 3 + 4 + 1 + 1);   // plumb_node_unhealthy: every readable node
 }
 
 TEST_CASE("drift html: one self-contained page, heat map cell per node, drifted node marked") {
@@ -286,4 +286,156 @@ TEST_CASE("drift html: one self-contained page, heat map cell per node, drifted 
   CHECK(h.find("<td class=\"cell s-unread\" title=\"gpu004: unreadable") != std::string::npos);
   CHECK(h.find("<th scope=\"row\">r01</th>") != std::string::npos);
   CHECK(h.find("<code>sysctl.vm.swappiness</code>: 60 &rarr; 10 (repair)") != std::string::npos);
+}
+
+namespace {
+
+// The report world with what issue 33 asks every format to say: a month-old snapshot, two
+// InfiniBand ports of gpu001 off their pin (each named), a driver row whose values read the
+// same (and why), gpu003's failed GPU check and gpu001's warning (findings, not drift).
+DriftReport Issue33Report(testing::ReportWorld& w) {
+  w.plan.gathered_at = "2026-10-29T12:00:00.000Z";
+  for (auto& [n, nd] : w.desired) {
+    nd.desired.Mut()["fabric"] = {{"infiniband", {{"rate_gbps", 400}}}};
+    nd.desired.Mut()["health"] = {{"gpu_health", {{"max_uncorrected_ecc", 0}}}};
+    nd.origins.Mut()["/health/gpu_health/max_uncorrected_ecc"] = {"stacks/h100.yaml", 9, 30};
+  }
+  for (const char* ca : {"mlx5_0", "mlx5_1"}) {
+    auto pa = testing::MakeAction("infiniband", "/fabric/infiniband/rate_gbps", "fabric.infiniband.rate_gbps",
+                                  100.0, 400, modules::Disruption::kDrain, plans::ChangeReason::kIntent, {});
+    pa.action.id = fmt::format("infiniband.{}.1.rate_gbps", ca);
+    pa.action.params = {{"manual", true}, {"member", fmt::format("{} port 1", ca)}};
+    w.plan.nodes[0].actions.push_back(pa);
+  }
+  auto same = testing::MakeAction("nvidia_driver", "/nvidia/driver", "nvidia.driver", "550.90.07", "550.90.07",
+                                  modules::Disruption::kReboot, plans::ChangeReason::kRepair, {"stacks/h100.yaml", 2, 19});
+  same.action.params = {{"gaps", {"nvidia-driver-550 is at 550.90.07-0ubuntu1, not 550.90.07-1"}}};
+  w.plan.nodes[1].actions = {same};
+  plans::Finding ecc;
+  ecc.check = {.module = "gpu_health", .id = "gpu_health.gpu3.ecc", .name = "GPU uncorrected ECC errors",
+               .subject = "GPU 3", .status = modules::CheckStatus::kFail, .measured = 2,
+               .threshold = {{"max", 0}}, .message = "2 uncorrected ECC errors since the driver loaded > 0"};
+  ecc.origin = {"stacks/h100.yaml", 9, 30};
+  plans::Finding xid = ecc;
+  xid.check.id = "gpu_health.xid13.gpu0";
+  xid.check.name = "GPU XID 13";
+  xid.check.subject = "GPU 0";
+  xid.check.status = modules::CheckStatus::kWarn;
+  xid.check.measured = 1;
+  xid.check.threshold = {{"forbidden", {48, 63}}};
+  xid.check.message = "1 time since boot (not in forbid_xids: a warning)";
+  w.plan.health = {{"gpu001", {xid}}, {"gpu003", {ecc}}};
+  DriftInput in;
+  in.plan = &w.plan;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.today = "2026-11-29";
+  in.modules_run = {"kernel", "nvidia_driver", "sysctl", "infiniband", "gpu_health"};
+  return MakeDriftReport(in);
+}
+
+}  // namespace
+
+TEST_CASE("drift formats: findings, every member, why, and the facts' time in every format (issue 33)") {
+  testing::ReportWorld w;
+  const DriftReport r = Issue33Report(w);
+  CHECK(r.gathered_at == "2026-10-29T12:00:00.000Z");
+  CHECK(r.verdict == DriftVerdict::kDrift);   // gpu001, gpu002 drift; gpu003's finding is not drift
+
+  const std::string t = DriftToText(r);
+  CHECK(t.find("facts gathered 2026-10-29T12:00:00.000Z, 31d 0h before") != std::string::npos);
+  CHECK(t.find("~ fabric.infiniband.rate_gbps [mlx5_0 port 1]: 100.0 -> 400  (intent)") != std::string::npos);
+  CHECK(t.find("~ fabric.infiniband.rate_gbps [mlx5_1 port 1]: 100.0 -> 400  (intent)") != std::string::npos);
+  CHECK(t.find("~ nvidia.driver: 550.90.07 -> 550.90.07  (repair)  stacks/h100.yaml:2:19\n"
+               "      why: nvidia-driver-550 is at 550.90.07-0ubuntu1, not 550.90.07-1") != std::string::npos);
+  CHECK(t.find("Health (findings, not drift: the verdict does not count them):\n") != std::string::npos);
+  CHECK(t.find("  gpu003:\n    ! gpu_health: GPU uncorrected ECC errors on GPU 3: 2 (max 0): 2 uncorrected "
+               "ECC errors since the driver loaded > 0  stacks/h100.yaml:9:30\n") != std::string::npos);
+  CHECK(t.find("    ? gpu_health: GPU XID 13 on GPU 0: 1 (not 48, 63): 1 time since boot") != std::string::npos);
+  CHECK(t.find("; health: 1 node(s) unhealthy, 2 finding(s)") != std::string::npos);
+
+  const auto j = DriftToJson(r);
+  CHECK(j["gathered_at"] == "2026-10-29T12:00:00.000Z");
+  CHECK(j["facts_age_s"] == 31 * 86400);
+  CHECK(j["summary"]["unhealthy_nodes"] == 1);
+  CHECK(j["summary"]["findings"] == 2);
+  CHECK(j["nodes"][2]["findings"][0]["subject"] == "GPU 3");
+  CHECK(j["nodes"][2]["findings"][0]["threshold"] == nlohmann::json{{"max", 0}});
+  CHECK(j["nodes"][2]["unhealthy"] == true);
+  CHECK(j["nodes"][2]["drift"] == 0);
+  std::vector<std::string> members;
+  for (const auto& c : j["nodes"][0]["checks"])
+    if (c.contains("member")) members.push_back(c["member"]);
+  CHECK(members == std::vector<std::string>{"mlx5_0 port 1", "mlx5_1 port 1"});
+  bool why = false;
+  for (const auto& c : j["nodes"][1]["checks"])
+    why |= c.value("why", "").find("550.90.07-0ubuntu1") != std::string::npos;
+  CHECK(why);
+  std::ostringstream streamed;
+  DriftToJson(r, streamed);
+  CHECK(streamed.str() == NodePerLine(j));
+
+  const std::string xml = DriftToJunit(r);
+  CHECK(xml.find("<testcase name=\"fabric.infiniband.rate_gbps [mlx5_1 port 1]\"") != std::string::npos);
+  CHECK(xml.find("<testcase name=\"health: GPU uncorrected ECC errors [GPU 3]\" classname=\"gpu003.gpu_health\"") !=
+        std::string::npos);
+  CHECK(xml.find("<failure type=\"health.gpu_health\" message=\"gpu_health: GPU uncorrected ECC errors on GPU 3: "
+                 "2 (max 0)") != std::string::npos);
+  CHECK(xml.find("<system-out>warning: gpu_health: GPU XID 13 on GPU 0") != std::string::npos);
+  CHECK(xml.find("<property name=\"gathered_at\" value=\"2026-10-29T12:00:00.000Z\"/>") != std::string::npos);
+  CHECK(xml.find("why: nvidia-driver-550 is at 550.90.07-0ubuntu1") != std::string::npos);
+
+  RenderOptions o{"1.2.3", 1764417600};
+  const auto sarif = DriftToSarif(r, o);
+  int health_errors = 0, health_warnings = 0;
+  for (const auto& x : sarif["runs"][0]["results"]) {
+    if (x["ruleId"] != "plumb.health.gpu_health") continue;
+    (x["level"] == "error" ? health_errors : health_warnings)++;
+    if (x["level"] == "error") {
+      CHECK(x["message"]["text"] == "gpu003: gpu_health: GPU uncorrected ECC errors on GPU 3: 2 (max 0): 2 "
+                                    "uncorrected ECC errors since the driver loaded > 0");
+      CHECK(x["locations"][0]["physicalLocation"]["region"]["startLine"] == 9);
+      CHECK(x["properties"]["subject"] == "GPU 3");
+    }
+  }
+  CHECK(health_errors == 1);
+  CHECK(health_warnings == 1);
+  CHECK(sarif["runs"][0]["properties"]["gathered_at"] == "2026-10-29T12:00:00.000Z");
+  std::ostringstream sarif_out;
+  DriftToSarif(r, o, sarif_out);
+  CHECK(sarif_out.str() == sarif.dump(2) + "\n");
+
+  const std::string p = DriftToProm(r, o);
+  CHECK(p.find("plumb_node_unhealthy{cluster=\"pod-a\",node=\"gpu003\"} 1\n") != std::string::npos);
+  CHECK(p.find("plumb_node_unhealthy{cluster=\"pod-a\",node=\"gpu001\"} 0\n") != std::string::npos);
+  CHECK(p.find("plumb_health_finding{cluster=\"pod-a\",node=\"gpu003\",module=\"gpu_health\","
+               "check=\"gpu_health.gpu3.ecc\",subject=\"GPU 3\",status=\"fail\"} 1\n") != std::string::npos);
+  CHECK(p.find("plumb_facts_gathered_timestamp_seconds{cluster=\"pod-a\"} 1793275200\n") != std::string::npos);
+  testing::PromCheck check = testing::CheckPromText(p);
+  INFO((check.problems.empty() ? std::string() : check.problems.front()));
+  CHECK(check.problems.empty());
+
+  const std::string h = DriftToHtml(r);
+  CHECK(h.find("facts gathered 2026-10-29T12:00:00.000Z, 31d 0h before") != std::string::npos);
+  CHECK(h.find("<code>fabric.infiniband.rate_gbps [mlx5_1 port 1]</code>") != std::string::npos);
+  CHECK(h.find("health: gpu_health: GPU uncorrected ECC errors on GPU 3: 2 (max 0)") != std::string::npos);
+  CHECK(h.find("why: nvidia-driver-550 is at 550.90.07-0ubuntu1") != std::string::npos);
+
+  // The machine formats stay valid with the new content.
+  std::string skip;
+  if (auto xsd = testing::ThirdPartySchema("junit-10.xsd", "the JUnit XML schema", &skip)) {
+    std::string out;
+    int rc = Run("xmllint --noout --schema '" + *xsd + "' '" + TempFile("drift.xml", xml) + "'", &out);
+    INFO(out);
+    CHECK(rc == 0);
+  } else {
+    MESSAGE(skip);
+  }
+  if (auto schema = testing::ThirdPartySchema("sarif-schema-2.1.0.json", "the SARIF 2.1.0 JSON Schema", &skip)) {
+    auto errors = testing::ValidateAgainst(*schema, sarif);
+    INFO((errors.empty() ? std::string() : errors.front()));
+    CHECK(errors.empty());
+  } else {
+    MESSAGE(skip);
+  }
 }

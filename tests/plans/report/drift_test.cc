@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "plans/report/drift.h"
@@ -131,20 +133,26 @@ TEST_CASE("drift: keys no module of the run owns are unchecked, never reported i
   CHECK(Check(r, "gpu003", "kernel").status == plumb::plans::report::CheckStatus::kInSync);
 }
 
-TEST_CASE("drift: health checks: on-demand thresholds are no check; each failed check is a finding") {
+TEST_CASE("drift: health findings are reported beside the drift, never as drift") {
   testing::ReportWorld w;
   for (auto& [n, nd] : w.desired)
     nd.desired.Mut()["health"] = {{"dcgm", {{"level", 2}}},
                                   {"gpu_health", {{"max_uncorrected_ecc", 0}, {"expected_gpus", 8}}}};
-  // Two GPUs of gpu001 failed a check: two findings, neither marks the thresholds.
+  // Two GPUs of gpu003 (in sync) failed a check, and one warned: findings of the node.
+  plans::NodeFindings h{"gpu003", {}};
   for (int gpu : {3, 5}) {
-    auto pa = testing::MakeAction("gpu_health", "/health/gpu_health", "health.gpu_health", 2, json{{"max", 0}},
-                                  modules::Disruption::kNone, plans::ChangeReason::kRepair, {});
-    pa.action.id = fmt::format("gpu_health.gpu{}.ecc", gpu);
-    pa.action.summary = fmt::format("GPU uncorrected ECC errors failed on GPU {}: 2 > 0", gpu);
-    pa.action.params = {{"manual", true}, {"check", true}};
-    w.plan.nodes[0].actions.push_back(pa);
+    plans::Finding f;
+    f.check = {.module = "gpu_health", .id = fmt::format("gpu_health.gpu{}.ecc", gpu),
+               .name = "GPU uncorrected ECC errors", .subject = fmt::format("GPU {}", gpu),
+               .status = modules::CheckStatus::kFail, .measured = 2, .threshold = {{"max", 0}},
+               .message = "2 uncorrected ECC errors since the driver loaded > 0"};
+    h.findings.push_back(f);
   }
+  plans::Finding warn = h.findings[0];
+  warn.check.id = "gpu_health.xid13.gpu0";
+  warn.check.status = modules::CheckStatus::kWarn;
+  h.findings.push_back(warn);
+  w.plan.health = {h};
   plans::report::DriftInput in;
   in.plan = &w.plan;
   in.cluster = &w.cluster;
@@ -152,21 +160,84 @@ TEST_CASE("drift: health checks: on-demand thresholds are no check; each failed 
   in.today = "2026-11-29";
   in.modules_run = {"kernel", "nvidia_driver", "sysctl", "gpu_health"};
   auto r = plans::report::MakeDriftReport(in);
-  const auto& node = r.nodes[0];
-  int findings = 0;
+  const auto& node = r.nodes[2];
+  REQUIRE(node.node == "gpu003");
+  REQUIRE(node.findings.size() == 3);
+  CHECK(node.findings[1].check.subject == "GPU 5");
+  CHECK(node.Unhealthy());
+  CHECK(node.Count(plumb::plans::report::CheckStatus::kDrift) == 0);   // not drift...
+  CHECK(r.drifted_nodes == 2);                                         // ...gpu001, gpu002 only
+  CHECK(r.unhealthy_nodes == 1);
+  CHECK(r.findings == 3);
+  CHECK(r.verdict == DriftVerdict::kDrift);
   for (const auto& c : node.checks) {
     CHECK(c.key().find("health.dcgm") == std::string::npos);   // judged by a health run, not here
-    if (c.key() == "health.gpu_health") {
-      ++findings;
-      CHECK(c.status == plumb::plans::report::CheckStatus::kDrift);
-      CHECK(c.summary.find("failed on GPU") != std::string::npos);
-      CHECK(c.observed == 2);
-    }
+    CHECK(c.key() != "health.gpu_health");
   }
-  CHECK(findings == 2);
-  CHECK(Check(r, "gpu001", "health.gpu_health.max_uncorrected_ecc").status == plumb::plans::report::CheckStatus::kInSync);
-  CHECK(Check(r, "gpu003", "health.gpu_health.expected_gpus").status == plumb::plans::report::CheckStatus::kInSync);
-  for (const auto& c : r.nodes[2].checks) CHECK(c.status != plumb::plans::report::CheckStatus::kUnchecked);
+  CHECK(Check(r, "gpu003", "health.gpu_health.max_uncorrected_ecc").status == plumb::plans::report::CheckStatus::kInSync);
+  // A report whose only news is a finding is in sync (exit 0): health is not drift.
+  w.plan.nodes.clear();
+  w.plan.in_sync = {"gpu001", "gpu002", "gpu003"};
+  w.plan.unreadable.clear();
+  auto only = plans::report::MakeDriftReport(in);
+  CHECK(only.verdict == DriftVerdict::kInSync);
+  CHECK(plans::report::DriftExitCode(only) == 0);
+  CHECK(only.unhealthy_nodes == 1);
+  // Recount keeps the health counts.
+  plans::report::Recount(only);
+  CHECK(only.unhealthy_nodes == 1);
+  CHECK(only.findings == 3);
+}
+
+TEST_CASE("drift: every member of a key off its pin is a row of its own, named") {
+  // 11 InfiniBand ports off their pin: 7 down, 4 at 100 Gb/s (a B300 capture, issue 33).
+  testing::ReportWorld w;
+  for (auto& [n, nd] : w.desired)
+    nd.desired.Mut()["fabric"] = {{"infiniband", {{"state", "ACTIVE"}, {"rate_gbps", 400}}}};
+  auto& actions = w.plan.nodes[0].actions;
+  for (int i = 0; i < 11; ++i) {
+    const bool down = i < 7;
+    const std::string ca = fmt::format("mlx5_{}", i);
+    auto pa = testing::MakeAction("infiniband", down ? "/fabric/infiniband/state" : "/fabric/infiniband/rate_gbps",
+                                  down ? "fabric.infiniband.state" : "fabric.infiniband.rate_gbps",
+                                  down ? json("Down") : json(100.0), down ? json("ACTIVE") : json(400),
+                                  modules::Disruption::kDrain, plans::ChangeReason::kIntent, {});
+    pa.action.id = fmt::format("infiniband.{}.1.{}", ca, down ? "state" : "rate_gbps");
+    pa.action.params = {{"manual", true}, {"ca", ca}, {"port", 1}, {"member", ca + " port 1"}};
+    actions.push_back(pa);
+  }
+  auto r = Report(w);
+  std::vector<std::string> rate, state;
+  for (const auto& c : r.nodes[0].checks) {
+    if (c.key() == "fabric.infiniband.rate_gbps" && c.status == plumb::plans::report::CheckStatus::kDrift) {
+      rate.push_back(c.member);
+      CHECK(c.observed == 100.0);
+    }
+    if (c.key() == "fabric.infiniband.state" && c.status == plumb::plans::report::CheckStatus::kDrift)
+      state.push_back(c.member);
+  }
+  CHECK(rate == std::vector<std::string>{"mlx5_7 port 1", "mlx5_8 port 1", "mlx5_9 port 1", "mlx5_10 port 1"});
+  CHECK(state.size() == 7);
+  CHECK(state.front() == "mlx5_0 port 1");
+  CHECK(state.back() == "mlx5_6 port 1");
+  // A key's rows stay together, in the order the ports came.
+  std::vector<std::string> keys;
+  for (const auto& c : r.nodes[0].checks) keys.push_back(c.key());
+  CHECK(std::is_sorted(keys.begin(), keys.end()));
+  CHECK(r.drift_keys == (1 + 11) + 2);   // gpu001: its sysctl and 11 ports; gpu002: 2 keys
+}
+
+TEST_CASE("drift: a row whose values read the same says why it differs") {
+  testing::ReportWorld w;
+  auto pa = testing::MakeAction("nvidia_driver", "/nvidia/driver", "nvidia.driver", "550.90.07", "550.90.07",
+                                modules::Disruption::kReboot, plans::ChangeReason::kRepair, {"stacks/h100.yaml", 2, 19});
+  pa.action.params = {{"gaps", {"nvidia-driver-550 is not (fully) installed"}}};
+  w.plan.nodes[0].actions.push_back(pa);
+  auto r = Report(w);
+  const auto& c = Check(r, "gpu001", "nvidia.driver");
+  CHECK(c.status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(c.why == "nvidia-driver-550 is not (fully) installed");
+  CHECK(Check(r, "gpu002", "nvidia.driver").why.empty());   // 535 -> 550 says it
 }
 
 TEST_CASE("drift: an action below a leaf or above several leaves marks each of them") {

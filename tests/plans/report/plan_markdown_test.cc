@@ -110,3 +110,30 @@ TEST_CASE("plan markdown: a plan too big for a comment is cut with a count and a
   o.max_chars = 5000;
   CHECK(PlanToMarkdown(p, o).size() <= 5000);
 }
+
+TEST_CASE("plan markdown: health findings, a skipped node, every member named, why, the facts' time (issue 33)") {
+  testing::ReportWorld w;
+  w.AddIssue33();
+  plans::Plan p = MarkdownFullPlan(w);
+  p.batches = {{0, "roll", true, {"gpu001"}, {}, 1, 600}};
+  const std::string md = PlanToMarkdown(p);
+  CHECK(md.rfind("### plumb plan: cluster `pod-a` at `cccccccccccc` (ref `main`)\n\n"
+                 "**Plan: 1 node(s) to change (1 reboot), 1 in sync, 1 unreadable; health: 1 node(s) unhealthy, "
+                 "2 finding(s), 1 node(s) skipped.**\n\n"
+                 "Plan made 2026-11-29T12:00:00Z; facts gathered 2026-10-29T12:00:00.000Z, 31d 0h before.", 0) == 0);
+  CHECK(MarkdownHas(md, "| ~ | `fabric.infiniband.rate_gbps [mlx5_0 port 1]` | `100.0` | `400` | drain | intent |"));
+  CHECK(MarkdownHas(md, "| ~ | `fabric.infiniband.rate_gbps [mlx5_3 port 1]` | `100.0` | `400` | drain | intent |"));
+  CHECK(MarkdownHas(md, "| ~ | `bios.SriovGlobalEnable` | `Disabled` | `Enabled` | reboot | intent |"));
+  CHECK(MarkdownHas(md, "| + | `bios.WorkloadProfile` | `(absent)` | `HPC` | reboot | intent |"));
+  CHECK(MarkdownHas(md, "| ~ | `nvidia.driver` | `550.90.07` | `550.90.07` | reboot | repair: nvidia-driver-550 "
+                        "is not (fully) installed |"));
+  CHECK(MarkdownHas(md, "<code>gpu002</code> — reboot — <b>skipped: unhealthy</b> (rollout roll: unhealthy: skip)"));
+  CHECK(MarkdownHas(md, "#### Health (findings, not changes: nothing here is applied)"));
+  CHECK(MarkdownHas(md, "| `gpu002` | fail | `gpu_health` | GPU uncorrected ECC errors | `GPU 3` | `2` | `max 0` | "
+                        "2 uncorrected ECC errors since the driver loaded &gt; 0 |"));
+  CHECK(MarkdownHas(md, "| `gpu003` | warn | `gpu_health` | GPU XID 13 | `GPU 0` | `1` | `not 48, 63` |"));
+  CHECK(MarkdownHas(md, "Not applied: left as it is, unhealthy (rollout roll: unhealthy: skip): gpu002"));
+  CHECK_FALSE(MarkdownHas(md, "| `health.gpu_health`"));   // a finding is never a change row
+  CHECK_FALSE(MarkdownHas(md, "| drain + reboot | `gpu[001-002]`"));
+  CHECK(MarkdownHas(md, "| drain + reboot | `gpu001` |"));
+}

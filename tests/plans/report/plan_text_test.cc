@@ -287,3 +287,53 @@ TEST_CASE("plan text: each node's own commands under its change (apt on one fami
                "        $ dnf install -y 'nvidia-driver-3:550.90.07'\n") != std::string::npos);
   CHECK(t.find("apt-get") < t.find("~ gpu002"));
 }
+
+TEST_CASE("plan text: health findings, a skipped node, every member named, why, and the facts' time (issue 33)") {
+  testing::ReportWorld w;
+  w.AddIssue33();
+  plans::Plan p = TextFullPlan(w);
+  p.batches = {{0, "roll", true, {"gpu001"}, {}, 1, 600}};   // gpu002 is in no batch
+  p.blocking_jobs.clear();
+  const std::string t = PlanToText(p);
+  CHECK(t.find("plumb plan: cluster pod-a at cccccccccccc (ref main), 2026-11-29T12:00:00Z\n"
+               "facts gathered 2026-10-29T12:00:00.000Z, 31d 0h before\n") == 0);
+  // Each port a line of its own, named; each BIOS attribute a line; why where values agree.
+  CHECK(t.find("    ~ fabric.infiniband.rate_gbps [mlx5_0 port 1]: 100.0 -> 400  (drain, intent)  stacks/h100.yaml:6:40\n"
+               "    ~ fabric.infiniband.rate_gbps [mlx5_3 port 1]: 100.0 -> 400  (drain, intent)") != std::string::npos);
+  CHECK(t.find("    ~ bios.SriovGlobalEnable: Disabled -> Enabled  (reboot, intent)") != std::string::npos);
+  CHECK(t.find("    ~ nvidia.driver: 550.90.07 -> 550.90.07  (reboot, repair)  stacks/h100.yaml:2:19\n"
+               "        why: nvidia-driver-550 is not (fully) installed\n") != std::string::npos);
+  // The finding is not a change: its own section, naming node, check, GPU and value vs threshold.
+  CHECK(t.find("~ gpu002  [reboot]  SKIPPED: unhealthy (rollout roll: unhealthy: skip; see Health)\n") !=
+        std::string::npos);
+  CHECK(t.find("Health (findings, not changes: nothing here is applied):\n"
+               "  gpu002:  skipped\n"
+               "    ! gpu_health: GPU uncorrected ECC errors on GPU 3: 2 (max 0): 2 uncorrected ECC errors "
+               "since the driver loaded > 0  stacks/h100.yaml:9:30\n"
+               "  gpu003:\n"
+               "    ? gpu_health: GPU XID 13 on GPU 0: 1 (not 48, 63)") != std::string::npos);
+  CHECK(t.find("health.gpu_health") == std::string::npos);   // never printed as a change
+  CHECK(t.find("  drain + reboot     gpu001\n") != std::string::npos);   // gpu002 is not disrupted
+  const size_t dis = t.find("Disruption:"), bat = t.find("Batches:");
+  REQUIRE(dis < bat);
+  CHECK(t.substr(dis, bat - dis).find("gpu002") == std::string::npos);
+  CHECK(t.find("    + bios.WorkloadProfile: (absent) -> HPC  (reboot, intent)") != std::string::npos);
+  CHECK(t.find("Not applied: left as it is, unhealthy (rollout roll: unhealthy: skip): gpu002; repair, "
+               "then plan again") != std::string::npos);
+  CHECK(t.find("Plan: 1 node(s) to change (1 reboot), 1 in sync, 1 unreadable; health: 2 node(s) unhealthy"
+               ) == std::string::npos);
+  CHECK(t.find("Plan: 1 node(s) to change (1 reboot), 1 in sync, 1 unreadable; health: 1 node(s) "
+               "unhealthy, 2 finding(s), 1 node(s) skipped.") != std::string::npos);
+  CHECK(plans::report::SkippedUnhealthyNote(p) ==
+        "left as it is, unhealthy (rollout roll: unhealthy: skip): gpu002; repair, then plan again");
+  // Only skipped nodes with changes: nothing to apply, said so.
+  p.nodes.erase(p.nodes.begin());
+  p.batches.clear();
+  CHECK(PlanToText(p).find("Nothing to apply: 1 node(s) with changes left as they are (unhealthy)") !=
+        std::string::npos);
+  // And the plan file carries all of it through the schema.
+  plans::SealPlan(p);
+  auto back = plans::PlanFromJson(plans::PlanToJson(p));
+  REQUIRE_MESSAGE(back.ok(), back.error().message);
+  CHECK(PlanToText(*back) == PlanToText(p));
+}

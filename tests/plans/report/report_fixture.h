@@ -77,6 +77,45 @@ struct ReportWorld {
     plan.complete = false;
   }
 
+  /// What issue 33 asks a plan to show: gpu001's two InfiniBand ports off their pin (each
+  /// named), its BIOS attributes (a row each) and a driver row whose values read the same (and
+  /// why); gpu002 failed a GPU check and its rollout skips it; gpu003 (in sync) warned; the
+  /// facts are a month old.
+  void AddIssue33() {
+    plan.gathered_at = "2026-10-29T12:00:00.000Z";
+    auto& a1 = plan.nodes[0].actions;
+    for (const char* ca : {"mlx5_0", "mlx5_3"}) {
+      auto pa = MakeAction("infiniband", "/fabric/infiniband/rate_gbps", "fabric.infiniband.rate_gbps", 100.0, 400,
+                           modules::Disruption::kDrain, plans::ChangeReason::kIntent, {"stacks/h100.yaml", 6, 40});
+      pa.action.id = fmt::format("infiniband.{}.1.rate_gbps", ca);
+      pa.action.params = {{"manual", true}, {"member", fmt::format("{} port 1", ca)}};
+      a1.push_back(pa);
+    }
+    a1.push_back(MakeAction("bios", "/bios", "bios", {{"SriovGlobalEnable", "Disabled"}, {"WorkloadProfile", nullptr}},
+                            {{"SriovGlobalEnable", "Enabled"}, {"WorkloadProfile", "HPC"}},
+                            modules::Disruption::kReboot, plans::ChangeReason::kIntent, {"stacks/h100.yaml", 7, 7}));
+    auto same = MakeAction("nvidia_driver", "/nvidia/driver", "nvidia.driver", "550.90.07", "550.90.07",
+                           modules::Disruption::kReboot, plans::ChangeReason::kRepair, {"stacks/h100.yaml", 2, 19});
+    same.action.params = {{"gaps", {"nvidia-driver-550 is not (fully) installed"}}};
+    a1.push_back(same);
+    plan.nodes[0].disruption = modules::Disruption::kReboot;
+    plan.nodes[1].skipped_unhealthy = true;
+    plans::Finding ecc;
+    ecc.check = {.module = "gpu_health", .id = "gpu_health.gpu3.ecc", .name = "GPU uncorrected ECC errors",
+                 .subject = "GPU 3", .status = modules::CheckStatus::kFail, .measured = 2,
+                 .threshold = {{"max", 0}}, .message = "2 uncorrected ECC errors since the driver loaded > 0"};
+    ecc.origin = {"stacks/h100.yaml", 9, 30};
+    plans::Finding xid = ecc;
+    xid.check.id = "gpu_health.xid13.gpu0";
+    xid.check.name = "GPU XID 13";
+    xid.check.subject = "GPU 0";
+    xid.check.status = modules::CheckStatus::kWarn;
+    xid.check.measured = 1;
+    xid.check.threshold = {{"forbidden", {48, 63}}};
+    xid.check.message = "1 time since boot (not in forbid_xids: a warning)";
+    plan.health = {{"gpu002", {ecc}}, {"gpu003", {xid}}};
+  }
+
   void AddWaiver(const std::string& nodes, const std::string& keys, const std::string& expires) {
     inventory::Waiver w;
     w.nodes = nodes;

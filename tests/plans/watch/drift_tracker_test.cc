@@ -129,3 +129,38 @@ TEST_CASE("tracker: a node first seen unreadable says so; Forget drops it from t
   CHECK(t.Report().nodes.size() == 1);
   CHECK(t.Report().verdict == plans::report::DriftVerdict::kPartial);
 }
+
+TEST_CASE("tracker: each member of a key is its own row; an event names the member and says why") {
+  // Two InfiniBand ports off their pin (one key, two rows), and a driver row whose values read
+  // the same: each event names its port, or says why (issue 33).
+  auto port = [](const std::string& member, nlohmann::json live) {
+    DriftCheck c = Check("fabric.infiniband.rate_gbps", plumb::plans::report::CheckStatus::kDrift, std::move(live), 400);
+    c.member = member;
+    return c;
+  };
+  DriftCheck driver = Check("nvidia.driver", plumb::plans::report::CheckStatus::kDrift, "550.90.07", "550.90.07");
+  driver.why = "nvidia-driver-550 is not (fully) installed";
+  DriftTracker t;
+  auto e = t.Update(DriftNodeOf({port("mlx5_0 port 1", 100.0), port("mlx5_3 port 1", 100.0), driver}), kCx);
+  REQUIRE(e.size() == 3);
+  CHECK(e[0].member == "mlx5_0 port 1");
+  CHECK(e[1].member == "mlx5_3 port 1");
+  CHECK(e[2].why == "nvidia-driver-550 is not (fully) installed");
+  CHECK(e[0].ToJson().dump().find(R"("key":"fabric.infiniband.rate_gbps","member":"mlx5_0 port 1")") !=
+        std::string::npos);
+  CHECK(e[2].ToJson().dump().find(R"("reason":"intent","why":"nvidia-driver-550 is not (fully) installed")") !=
+        std::string::npos);
+  // Unchanged: nothing. One port back on its pin: cleared, that port named, in sync (the key's
+  // row now names the other port only).
+  CHECK(t.Update(DriftNodeOf({port("mlx5_0 port 1", 100.0), port("mlx5_3 port 1", 100.0), driver}), kCx).empty());
+  auto cleared = t.Update(DriftNodeOf({port("mlx5_3 port 1", 100.0), driver}), kCx);
+  REQUIRE(cleared.size() == 1);
+  CHECK(cleared[0].kind == EventKind::kDriftCleared);
+  CHECK(cleared[0].member == "mlx5_0 port 1");
+  CHECK(cleared[0].reason == "in_sync");
+  // The why changes (another package missing now): a new drift event.
+  driver.why = "cuda-drivers-550 is not (fully) installed";
+  auto why = t.Update(DriftNodeOf({port("mlx5_3 port 1", 100.0), driver}), kCx);
+  REQUIRE(why.size() == 1);
+  CHECK(why[0].why == "cuda-drivers-550 is not (fully) installed");
+}
