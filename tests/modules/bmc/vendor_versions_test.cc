@@ -94,9 +94,14 @@ TEST_CASE("firmware: a pin of the version alone is in sync with iLO's dated Vers
 }
 
 TEST_CASE("firmware outcome: an inventory that shows the pin with its build date shows the pin") {
-  auto out = firmware::Decide(firmware::TaskVerdict::kUnknown, "", "2.80", {"2.80 Jun 01 2024"});
+  firmware::TaskReport done;   // completed, saying neither UpdateSuccessful nor staged
+  done.had_task = true;
+  done.state = "Completed";
+  done.task_status = "OK";
+  done.end = "Completed";
+  auto out = firmware::Decide(done, "2.80", {"2.80 Jun 01 2024"});
   CHECK_FALSE(out.staged);   // it was "staged (inventory still shows 2.80 Jun 01 2024)"
-  auto old = firmware::Decide(firmware::TaskVerdict::kUnknown, "", "2.80", {"2.70 May 16 2022"});
+  auto old = firmware::Decide(done, "2.80", {"2.70 May 16 2022"});
   CHECK(old.staged);
   CHECK(old.version_now == "2.70 May 16 2022");
 }
