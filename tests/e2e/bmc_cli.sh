@@ -28,7 +28,7 @@ check "unknown node: exit 1 (rc=$rc)" [ $rc = 1 ]
 check "unreachable BMC: partial, exit 3 (rc=$rc)" [ $rc = 3 ]
 check "  with the transport error code" grep -q "http.connect" "$work/o"
 
-"$PLUMB" bmc apply --targets "$work/targets" --credentials env:PLUMB_E2E_CRED --task-timeout soon >"$work/o" 2>"$work/e"; rc=$?
+"$PLUMB" bmc inventory --targets "$work/targets" --credentials env:PLUMB_E2E_CRED --task-timeout soon >"$work/o" 2>"$work/e"; rc=$?
 check "a --task-timeout that is no duration: exit 1 (rc=$rc)" [ $rc = 1 ]
 check "  saying so, with the forms it takes" bash -c "grep -q 'task-timeout soon: not a duration' '$work/e' && grep -q '45m' '$work/e'"
 

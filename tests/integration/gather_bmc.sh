@@ -13,7 +13,8 @@ rf=$TB_RUN/redfish
 IFS=: read -r _user password <"$rf/credentials"
 printf 'firmware: { "iLO 5": "2.70" }\n' >"$GT_TMP/fw.yaml"
 rm -rf "$REPO"
-"$TB" cluster-repo "$REPO" --stack "$GT_TMP/fw.yaml" >/dev/null
+"$TB" cluster-repo "$REPO" --stack "$GT_TMP/fw.yaml" \
+  --rollout "$PLUMB_SRC/tests/integration/data/plan/rolling.yaml" >/dev/null
 python3 - "$REPO/inventory.yaml" "$rf/bmcs.txt" "$rf/certs/ca.pem" "$rf/credentials" <<'PY'
 import sys
 inv, bmcs, ca, cred = sys.argv[1:]

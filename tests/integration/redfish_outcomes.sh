@@ -51,7 +51,7 @@ fw notask.json 1.64.0
 rf_fault n3 update_hold=1
 : >"$RF_RUN/requests.log"
 n=$((n + 1)); OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
-"$PLUMB" bmc apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
+"$PLUMB_BMC_MODULE_APPLY" apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
   --credentials "file:$RF_RUN/credentials" --node n3 --desired "$W/notask.json" >"$OUT" 2>"$ERR" &
 pid=$!
 read_back=no
@@ -71,7 +71,7 @@ fw hang.json 1.65.0
 rf_fault n1 update_hold=1
 n=$((n + 1)); OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
 set +e
-PLUMB_HEARTBEAT_S=1 "$PLUMB" bmc apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
+PLUMB_HEARTBEAT_S=1 "$PLUMB_BMC_MODULE_APPLY" apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
   --credentials "file:$RF_RUN/credentials" --node n1 --desired "$W/hang.json" --task-timeout 4s \
   >"$OUT" 2>"$ERR"
 rc=$?
@@ -89,7 +89,7 @@ for sig in INT TERM; do
   rf_fault n2 update_hold=1
   : >"$RF_RUN/requests.log"
   n=$((n + 1)); OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
-  "$PLUMB" bmc apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
+  "$PLUMB_BMC_MODULE_APPLY" apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
     --credentials "file:$RF_RUN/credentials" --node n2 --desired "$W/sig-$sig.json" >"$OUT" 2>"$ERR" &
   pid=$!
   for _ in $(seq 1 300); do
@@ -116,7 +116,7 @@ fw hung.json 1.72.0
 rf_fault n2 update_hold=1
 : >"$RF_RUN/requests.log"
 n=$((n + 1)); OUT=$RF_OUT/$n.out ERR=$RF_OUT/$n.err
-"$PLUMB" bmc apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
+"$PLUMB_BMC_MODULE_APPLY" apply --targets "$RF_RUN/bmcs.txt" --ca "$RF_RUN/certs/ca.pem" \
   --credentials "file:$RF_RUN/credentials" --node n2 --desired "$W/hung.json" --timeout 120 >"$OUT" 2>"$ERR" &
 pid=$!
 for _ in $(seq 1 300); do

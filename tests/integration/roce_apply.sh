@@ -46,9 +46,9 @@ check "both RoCE netdevs at the driver's defaults" py '[(i["name"], i["trust"], 
 
 run plan --no-scheduler --repo "$REPO" --detailed-exitcode
 check "plan: changes (exit 2)" rc_is 2
-check "plan shows the trust change with its disruption" grep -qE 'fabric\.roce\.trust: pcp -> dscp +\(service.restart' "$OUT"
-check "plan shows the PFC change" grep -qF 'fabric.roce.pfc: [] -> [3]' "$OUT"
-check "plan shows the ECN change" grep -qF 'fabric.roce.ecn: [0,1,2,3,4,5,6,7] -> [3]' "$OUT"
+check "plan shows the trust change with its disruption" grep -qE 'fabric\.roce\.trust \[ens1f0np0\]: pcp -> dscp +\(service.restart' "$OUT"
+check "plan shows the PFC change, per netdev" grep -qF 'fabric.roce.pfc [ens1f1np1]: [] -> [3]' "$OUT"
+check "plan shows the ECN change, per netdev" grep -qF 'fabric.roce.ecn [ens1f0np0]: [0,1,2,3,4,5,6,7] -> [3]' "$OUT"
 check "plan installs the restore unit" grep -qF 'fabric.roce.restore_unit: not-found -> enabled  (none' "$OUT"
 
 run apply --repo "$REPO" --ref HEAD --auto-approve
@@ -78,7 +78,7 @@ check "drift after the reboot: clean (exit 0)" rc_is 0
 "$TB" ssh n1 rm /etc/plumb/roce.d/ens1f1np1.pfc.sh
 run drift --repo "$REPO" --ref HEAD
 check "a removed kept file is drift (exit 2)" rc_is 2
-check "... on that setting only" bash -c "grep -qF 'fabric.roce.pfc: not persisted -> [3]' '$OUT' && [[ \$(grep -c 'fabric\.roce' '$OUT') == 1 ]]"
+check "... on that setting only" bash -c "grep -qF 'fabric.roce.pfc [ens1f1np1]: not persisted -> [3]' '$OUT' && [[ \$(grep -c 'fabric\.roce' '$OUT') == 1 ]]"
 run drift --repo "$REPO" --ref HEAD --format json
 check "... the JSON names the file and what it costs" grep -qF 'ens1f1np1: pfc [3] is set but not kept in /etc/plumb/roce.d/ens1f1np1.pfc.sh: the NIC loses it at the next reboot' "$OUT"
 qos_events() { grep -c 'mlnx_qos' "$TB_RUN/nodes/n1/state/events.log"; }
@@ -97,7 +97,7 @@ check "... saying so, as a finding of its own" grep -qF 'fabric.roce.restore_uni
 "$TB" ctl wait-up n1 >/dev/null
 check "a reboot without the unit: the NIC is back at pcp trust" bash -c "$(declare -f qos); TB=$TB; qos ens1f0np0 | grep -qx 'Priority trust state: pcp'"
 run drift --repo "$REPO" --ref HEAD
-check "... and drift says so" grep -qE 'fabric\.roce\.trust: pcp -> dscp' "$OUT"
+check "... and drift says so" grep -qE 'fabric\.roce\.trust \[ens1f[01]np[01]\]: pcp -> dscp' "$OUT"
 run apply --repo "$REPO" --ref HEAD --auto-approve
 check "apply enables it again (exit 0)" rc_is 0
 run drift --repo "$REPO" --ref HEAD

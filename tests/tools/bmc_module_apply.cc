@@ -9,10 +9,18 @@
 //   bmc_module_apply reset NODE --targets bmcs.txt [--type reboot|hard-reboot|on|off|force-off]
 //                    (--ca FILE | --fingerprint sha256:..) --credentials file:/path|env:VAR
 //                    [--auth auto|session|basic] [--timeout S] [--per-bmc N] [--format json] [-v]
+//                    [--task-timeout 45m|90s]
 // Prints "node: summary  [disruption]" and "  -> outcome: message" per action (or JSON), and exits
 // 0 (every change done or staged), 1 (a change failed) or 3 (some BMC or module unreadable).
+// Waits print "plumb: NODE: waiting for ..." lines (a new state, or every PLUMB_HEARTBEAT_S) so
+// tests see the client's progress; SIGINT/SIGTERM cancel the wait, the session is deleted, what
+// was in flight is said and the tool exits 130, as the engine's Ctrl-C does for a step.
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -21,8 +29,10 @@
 #include <nlohmann/json.hpp>
 
 #include "inventory/node_pattern.h"
+#include "inventory/version.h"
 #include "modules/bmc_modules.h"
 #include "modules/module.h"
+#include "modules/transport/cancel_signal.h"
 #include "modules/transport/credentials.h"
 #include "modules/transport/curl_http_client.h"
 #include "modules/transport/redfish_client.h"
@@ -35,6 +45,27 @@ struct Target {
   std::string node, url, system;
 };
 
+transport::CancelSignal* g_cancel = nullptr;   // set before the handler is installed
+
+extern "C" void OnSignal(int) {
+  if (g_cancel) g_cancel->Set();   // async-signal-safe
+}
+
+// A progress line when the state changes, else at most every PLUMB_HEARTBEAT_S (default 30 s).
+void ShowProgress(const transport::WaitProgress& p) {
+  static std::string last;
+  static std::chrono::steady_clock::time_point said;
+  const char* hb = std::getenv("PLUMB_HEARTBEAT_S");
+  const std::chrono::seconds beat(hb && std::atoi(hb) > 0 ? std::atoi(hb) : 30);
+  const std::string key = p.node + "\n" + p.what + "\n" + p.state;
+  const auto now = std::chrono::steady_clock::now();
+  if (key == last && now - said < beat) return;
+  last = key;
+  said = now;
+  std::fprintf(stderr, "plumb: %s%swaiting for %s\n", p.node.c_str(), p.node.empty() ? "" : ": ",
+               p.Text().c_str());
+}
+
 int Fail(const std::string& what) {
   std::fprintf(stderr, "bmc_module_apply: %s\n", what.c_str());
   return 1;
@@ -45,7 +76,7 @@ int Fail(const std::string& what) {
 int main(int argc, char** argv) {
   CLI::App app("Test tool: the Redfish modules' Apply against listed BMCs");
   std::string targets_file, desired_file, ca, fingerprint, credentials, auth = "auto", format = "text";
-  std::string verb, reset_node, reset_type = "reboot";
+  std::string verb, reset_node, reset_type = "reboot", task_timeout = "45m";
   std::vector<std::string> nodes;
   int timeout_s = 60;
   long per_bmc = 4;
@@ -61,6 +92,7 @@ int main(int argc, char** argv) {
   app.add_option("--credentials", credentials)->required();
   app.add_option("--auth", auth);
   app.add_option("--timeout", timeout_s);
+  app.add_option("--task-timeout", task_timeout);
   app.add_option("--per-bmc", per_bmc);
   app.add_option("--fanout");
   app.add_option("--format", format);
@@ -92,6 +124,16 @@ int main(int argc, char** argv) {
   if (desired.is_discarded()) return Fail(desired_file + " is not valid JSON");
   if (verb == "reset" && targets.size() != 1) return Fail("no target named " + reset_node);
 
+  const auto task_s = inventory::ParseDuration(task_timeout);
+  if (!task_s || *task_s <= 0) return Fail("--task-timeout " + task_timeout + ": not a duration");
+  transport::CancelSignal cancel;
+  g_cancel = &cancel;
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
   auto creds = transport::LoadCredentials(credentials);
   if (!creds.ok()) return Fail(creds.error().ToString());
   transport::TlsOptions tls;
@@ -113,8 +155,12 @@ int main(int argc, char** argv) {
              : auth == "session" ? transport::BmcAuth::kSession
                                  : transport::BmcAuth::kAuto;
     o.request_timeout = std::chrono::seconds(timeout_s);
+    o.task_deadline = std::chrono::seconds(*task_s);
+    o.cancel = &cancel;
+    o.progress = ShowProgress;
     if (verbose) o.log = [](const std::string& m) { std::fprintf(stderr, "note: %s\n", m.c_str()); };
-    transport::RedfishClient bmc(transport::NewCurlHttpClient(engine, tls), o);
+    auto bmc_ptr = std::make_unique<transport::RedfishClient>(transport::NewCurlHttpClient(engine, tls), o);
+    transport::RedfishClient& bmc = *bmc_ptr;
     if (verb == "reset") {
       static const std::map<std::string, transport::ResetKind> kinds = {
           {"reboot", transport::ResetKind::kReboot},
@@ -146,7 +192,22 @@ int main(int argc, char** argv) {
                       modules::DisruptionName(a.disruption));
         modules::NodeContext ctx;
         ctx.bmc = &bmc;
+        nlohmann::json in_flight;   // what the BMC accepted, if it then ran long
+        ctx.in_flight = [&](const nlohmann::json& f) { in_flight = f; };
         const modules::ApplyOutcome out = m->Apply(ctx, a);
+        if (!out.ok() && out.error().code == transport::kCancelledCode) {
+          // Stopped waiting: the BMC carries on with what it accepted. The session is deleted
+          // (the client's destructor) before the tool says so and exits.
+          std::string task = in_flight.is_object() ? in_flight.value("task", "") : "";
+          if (task.empty() && in_flight.is_object()) task = in_flight.value("monitor", "");
+          bmc_ptr.reset();
+          std::fprintf(stderr, "plumb: interrupted: %s: %s %s\n", t.node.c_str(), a.summary.c_str(),
+                       in_flight.is_object()
+                           ? ("was in flight (" + (task.empty() ? std::string("no task link") : "task " + task) +
+                              "): the BMC carries on with it").c_str()
+                           : ("was under way: " + out.error().message).c_str());
+          return 130;
+        }
         if (out.ok()) {
           aj["outcome"] = modules::ApplyOutcomeName(out.kind);
           aj["said"] = out.message;
