@@ -14,10 +14,11 @@ build_pkgs=(g++ cmake make ninja-build pkg-config git ccache
 # Testbed: real sshd + Slurm nodes, the Redfish emulator and its third-party client; gnupg for
 # the signed-commit tests; man-db for the package test (man -l on the installed pages); zsh and
 # fish to run their completion scripts (e2e.completion_man); postgresql-15 for the shared-store
-# tests (each starts its own server with initdb in a temporary directory).
+# tests (each starts its own server with initdb in a temporary directory); chromium to render
+# the drift HTML page (e2e.drift_html_chromium: tests install nothing themselves).
 testbed_pkgs=(openssh-server openssh-client slurmctld slurmd slurm-client munge
   nftables iproute2 procps python3 redfishtool util-linux openssl curl
-  xmlstarlet jq libxml2-utils gnupg man-db zsh fish postgresql-15)
+  xmlstarlet jq libxml2-utils gnupg man-db zsh fish postgresql-15 chromium)
 # kubectl for the Kubernetes drainer and its API emulator (tests/testbed/kube): Debian's
 # kubernetes-client (1.20), only when no kubectl is on PATH (a cloud SDK's kubectl conflicts
 # with the package).

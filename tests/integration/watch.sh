@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# plumb watch over 16 testbed nodes (real sshd each), running the whole time:
+# plumb watch over 8 testbed nodes (real sshd each), running the whole time:
 #   - one SSH session per node, kept open; in sync at the start (no drift event);
 #   - a hand change on n3 (sysctl -w) is a drift event and a metric, its repair clears both;
 #   - a reboot of n5 is a node_rebooted event; n7 powered off is node_unreadable (metrics say
 #     so), powered on again node_readable + node_rebooted;
 #   - a new commit changing a pin is desired_changed, then drift on every node at that commit;
 #   - /metrics (curl) passes `promtool check metrics` (Debian's promtool, unpacked by
-#     scripts/fetch-promtool.sh), else a strict parser; --textfile too;
+#     scripts/fetch-promtool.sh when `make test` starts), else a strict parser; --textfile too;
 #   - SIGTERM: exit 0, every session closed; nothing on any node changed but what the test did;
 #   - a second watch with --ref-poll 1h does not see the new commit until SIGHUP, then does;
 #     SIGINT ends it with 0 and its sessions closed;
@@ -23,7 +23,8 @@ cleanup() {
   gt_down
 }
 trap cleanup EXIT
-"$TB" up 16 >/dev/null
+N=8   # enough for a node per case and untouched ones; each round probes all of them twice
+"$TB" up $N >/dev/null
 REPO=$GT_TMP/repo
 cp "$D/baseline.yaml" "$GT_TMP/h100.yaml"
 "$TB" cluster-repo "$REPO" --stack "$GT_TMP/h100.yaml" --rollout "$D/rolling.yaml" >/dev/null
@@ -34,7 +35,7 @@ METRICS=$GT_TMP/metrics.txt
 
 # The untouched nodes' state and disks, to prove the watch changed nothing (n3, n5, n7 are
 # changed by the test itself).
-UNTOUCHED=(n1 n2 n4 n6 n8 n9 n10 n11 n12 n13 n14 n15 n16)
+UNTOUCHED=(n1 n2 n4 n6 n8)
 snapshot() {
   (cd "$TB_RUN/nodes" && for n in "${UNTOUCHED[@]}"; do
     find "$n" -path '*/fs/.work-*' -prune -o \( -path '*/state/*' -o -path '*/fs/*' \) -type f -print
@@ -53,7 +54,7 @@ once() { # EVENTS_FILE: plumb watch --once; its exit status in $ONCE_RC
 once "$GT_TMP/once1.jsonl"
 check "--once in sync: exit 0" test "$ONCE_RC" = 0
 check "--once in sync: no event" test ! -s "$GT_TMP/once1.jsonl"
-check "--once: one round" grep -q 'round 1: 16 node(s)' "$GT_TMP/once.err"
+check "--once: one round" grep -q "round 1: $N node(s)" "$GT_TMP/once.err"
 check "--once: no round 2" bash -c "! grep -q 'round 2:' '$GT_TMP/once.err'"
 
 # nsenter execs plumb in place, so $! is plumb itself (signals reach it directly).
@@ -68,7 +69,7 @@ nsenter --net="/run/netns/$TB_NETNS" "$PLUMB" watch --repo "$REPO" --interval 4s
 HUP_PID=$!
 
 # The longest round so far, from the watch's log (0 before the first): waits are given that
-# much three times over on top of their own limit, so a loaded machine whose rounds of 16 nodes
+# much three times over on top of their own limit, so a loaded machine whose rounds of 16 nodes (when it had 16)
 # take 75 s (seen beside a CPU hog on 2 cores) is waited for; a wait that succeeds ends at once.
 longest_round() {
   awk '/^plumb watch: round [0-9]+:/ {for (i = 1; i <= NF; i++) if ($i == "in") {v = $(i + 1) + 0; if (v > m) m = v}} END {print m + 0}' \
@@ -113,10 +114,10 @@ sessions_are() { [[ $(sessions) == "$1" ]]; }
 wait_for "first round done (metric)" 180 metric 'plumb_watch_rounds_total{cluster="testbed"}' 1
 check "baseline: no drift event" test "$(count_events 'e["event"]=="drift"')" = 0
 check "baseline: every key of n1 in sync" metric 'plumb_watch_key_drift{cluster="testbed",node="n1",key="sysctl.vm.swappiness"}' 0
-check "one SSH session per node, kept open" sessions_are 16
+check "one SSH session per node, kept open" sessions_are $N
 rounds_at_least() { scrape && (($(awk '/^plumb_watch_rounds_total/ {print $2}' "$METRICS") >= $1)); }
 wait_for "three rounds done" 180 rounds_at_least 3
-check "still 16 sessions after 3 rounds" sessions_are 16
+check "still $N sessions after 3 rounds" sessions_are $N
 # Every read ran on the node's command loop, kept between rounds: one per watch process on the
 # node (this one and the --ref-poll 1h one).
 loops_on() { "$TB" ssh "$1" "pgrep -cf 'read -r [p]lumb_loop_n'" || true; }
@@ -135,7 +136,7 @@ T_CHANGE=$(date +%s.%N)
 "$TB" ssh n3 sysctl -w vm.swappiness=7 >/dev/null
 wait_for "drift event for n3's hand change" 120 has_event 'e["event"]=="drift" and e["node"]=="n3" and e["key"]=="sysctl.vm.swappiness" and e["live"]=="7" and e["desired"]==60'
 T_SEEN=$(date +%s.%N)
-# "One interval plus one round", with the round as this machine runs it: its 16 nodes' probes
+# "One interval plus one round", with the round as this machine runs it: its nodes' probes
 # share the client's CPUs (a round took 2-4 s on one machine, 40-60 s on a slower one), so the
 # bound is the longest round's measured wall time (twice, for a loaded machine) + the interval + 10 s.
 # (the longest so far from the log: with reads slower than the interval, rounds overlap and some
@@ -177,9 +178,9 @@ wait_for "node_readable event for n7" 180 has_event 'e["event"]=="node_readable"
 wait_for "node_rebooted event for n7 (a power cycle is a new boot)" 60 has_event 'e["event"]=="node_rebooted" and e["node"]=="n7"'
 wait_for "n7 readable in metrics" 60 metric 'plumb_node_readable{cluster="testbed",node="n7"}' 1
 check "unreadable nodes back to 0" metric 'plumb_watch_unreadable_nodes{cluster="testbed"}' 0
-wait_for "16 sessions again" 60 sessions_are 16
+wait_for "$N sessions again" 60 sessions_are $N
 # Many rounds and reconnects later (n5's reboot, n7's retries while down, its power cycle): the
-# fds are those of round 3 (16 sessions, the events file, the listener), no more.
+# fds are those of round 3 ($N sessions, the events file, the listener), no more.
 fds_bounded() { (($(fds) <= FDS0)); }
 wait_for "open fds no more than after round 3 (was $FDS0)" 60 fds_bounded
 echo "     (open fds now: $(fds), rounds: $(awk '/^plumb_watch_rounds_total/ {print $2}' "$METRICS"))"
@@ -190,16 +191,16 @@ grep -q 'rmem_max: 268435456' "$REPO/stacks/h100.yaml"
 gt_commit "raise rmem_max"
 NEW=$(git -C "$REPO" rev-parse HEAD)
 wait_for "desired_changed event names the new commit" 60 has_event "e['event']=='desired_changed' and e['commit']=='$NEW'"
-new_pin_drifts() { [[ $(count_events "e['event']=='drift' and e['key']=='sysctl.net.core.rmem_max' and e['commit']=='$NEW'") == 16 ]]; }
-wait_for "drift on all 16 nodes at the new commit" 60 new_pin_drifts
+new_pin_drifts() { [[ $(count_events "e['event']=='drift' and e['key']=='sysctl.net.core.rmem_max' and e['commit']=='$NEW'") == $N ]]; }
+wait_for "drift on all $N nodes at the new commit" 60 new_pin_drifts
 check "the new pin drifts in metrics" metric 'plumb_watch_key_drift{cluster="testbed",node="n9",key="sysctl.net.core.rmem_max"}' 1
 check "commit label of the verdict is the new commit" bash -c "grep -q 'plumb_drift_exit_code{cluster=\"testbed\",commit=\"$NEW\"} 2' '$METRICS'"
 
 # --once after the new pin: every node drifts, exit 2.
 once "$GT_TMP/once2.jsonl"
 check "--once with drift: exit 2" test "$ONCE_RC" = 2
-check "--once with drift: 16 drift events at the new commit" test \
-  "$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["event"]=="drift" and json.loads(l)["commit"]==sys.argv[2]))' "$GT_TMP/once2.jsonl" "$NEW")" = 16
+check "--once with drift: $N drift events at the new commit" test \
+  "$(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["event"]=="drift" and json.loads(l)["commit"]==sys.argv[2]))' "$GT_TMP/once2.jsonl" "$NEW")" = "$N"
 
 # The second watch (--ref-poll 1h) still watches the old commit, rounds after the new one...
 rounds2() { awk '/^plumb_watch_rounds_total/ {print $2}' "$PROM2" 2>/dev/null || echo 0; }
@@ -210,8 +211,8 @@ check "... without seeing the new commit" bash -c "! grep -q '$NEW' '$EV2'"
 # ... until SIGHUP.
 kill -HUP "$HUP_PID"
 wait_for "SIGHUP: desired_changed to the new commit" 60 has_event "e['event']=='desired_changed' and e['commit']=='$NEW'" "$EV2"
-hup_drifts() { [[ $(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["event"]=="drift" and json.loads(l)["commit"]==sys.argv[2]))' "$EV2" "$NEW") == 16 ]]; }
-wait_for "SIGHUP: drift on all 16 nodes at the new commit" 60 hup_drifts
+hup_drifts() { [[ $(python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["event"]=="drift" and json.loads(l)["commit"]==sys.argv[2]))' "$EV2" "$NEW") == $N ]]; }
+wait_for "SIGHUP: drift on all $N nodes at the new commit" 60 hup_drifts
 # SIGINT: exit 0, its sessions closed.
 kill -INT "$HUP_PID"
 set +e
@@ -225,7 +226,8 @@ check "SIGINT: no error in its log" bash -c "! grep -qi 'error' '$GT_TMP/watch2.
 # The scrape and the textfile parse.
 scrape
 PROMTOOL=${PROMTOOL:-$PLUMB_BUILD/_deps/promtool/promtool}
-[[ -x $PROMTOOL ]] || bash "$PLUMB_SRC/scripts/fetch-promtool.sh" "$(dirname "$PROMTOOL")" >/dev/null 2>&1 || true
+# Tests fetch nothing: `make test` unpacks promtool first (scripts/fetch-promtool.sh).
+[[ -x $PROMTOOL ]] || echo "PARTIAL SKIP: no promtool at $PROMTOOL (make test fetches it): the strict parser checks /metrics instead"
 strict_parse() { # the exposition grammar, strictly (used when promtool is not available)
   python3 - "$1" <<'PY'
 import re, sys
