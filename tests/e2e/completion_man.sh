@@ -143,7 +143,7 @@ for sh in zsh fish; do
     expect_rc 0 "$sh -n parses it" -- "$sh" -n "$E2E_TMP/plumb.$sh"
     check_$sh
   else
-    echo "skip - $sh is not installed: its script is not syntax-checked"
+    echo "PARTIAL SKIP: $sh is not installed: its script is not syntax-checked"
   fi
 done
 
@@ -188,6 +188,6 @@ if command -v groff >/dev/null; then
   groff -man -Tutf8 -P -c "$man/man1/plumb-plan.1" | col -b >"$E2E_TMP/plan.txt" 2>/dev/null
   expect_grep "^ +--detailed-exitcode" "$E2E_TMP/plan.txt" "plumb-plan(1) renders its options"
 else
-  echo "skip - groff is not installed: the pages are not rendered"
+  echo "PARTIAL SKIP: groff is not installed: the pages are not rendered"
 fi
 finish

@@ -158,7 +158,7 @@ if [[ -d $fx/nvidia_driver && -d $fx/infiniband ]]; then
     eq "$(st_set_key ib_count 14; st_set_key ib_stat_fail 12; "$fake/sbin/ibstat" 2>&1 | cat >"$tmp/ibstat-spliced"; grep -c '^CA ' "$tmp/ibstat-spliced"; grep -c '.ibpanic: \[[0-9]*\] main: stat of IB device .mlx5_12. failed' "$tmp/ibstat-spliced"; head -c 4096 "$tmp/ibstat-spliced" | grep -c ibpanic; st_set_key ib_count 8; st_set_key ib_stat_fail '')" \
     "$(printf '12\n1\n0')"
 else
-  echo "SKIP: the parsers' fixtures (tests/data/<module>/) are not in this tree"
+  echo "PARTIAL SKIP: the parsers' fixtures (tests/data/<module>/) are not in this tree"
 fi
 
 # The health fakes (issue 15) against tests/data/{dcgm,gpu_health,nccl_bw,ib_health}:
@@ -222,7 +222,7 @@ if [[ -d $fx/dcgm && -d $fx/gpu_health && -d $fx/nccl_bw && -d $fx/ib_health ]];
     eq "$("$fake/sbin/perfquery" -C mlx5_3 -P 1 | names; "$fake/sbin/perfquery" -x -C mlx5_3 -P 1 | names)" \
     "$(names <"$fx/ib_health/perfquery-ndr-clean.txt"; names <"$fx/ib_health/perfquery-x-rhel75.txt")"
 else
-  echo "SKIP: the health fixtures (tests/data/{dcgm,gpu_health,nccl_bw,ib_health}) are not in this tree"
+  echo "PARTIAL SKIP: the health fixtures (tests/data/{dcgm,gpu_health,nccl_bw,ib_health}) are not in this tree"
 fi
 
 # R610 (samples/nvidia-smi/*-610*): KMD/CUDA UMD in the table, -q and --version

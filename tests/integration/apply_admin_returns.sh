@@ -67,7 +67,7 @@ slurm scancel "$jid" || true
 # --- Kubernetes: n2 ----------------------------------------------------------------------
 if ! command -v kubectl >/dev/null; then
   if [[ ${PLUMB_SKIP_KUBE:-} == 1 ]]; then
-    echo "skip the Kubernetes half: no kubectl (PLUMB_SKIP_KUBE=1)"
+    echo "PARTIAL SKIP: the Kubernetes half: no kubectl (PLUMB_SKIP_KUBE=1)"
     ap_finish
     exit $?
   fi

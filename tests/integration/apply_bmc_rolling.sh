@@ -20,7 +20,7 @@ VENDORS=(
 found=()
 for v in "${VENDORS[@]}"; do
   m=${v%%|*}
-  if "$BMC" mockups "$m" >/dev/null 2>&1; then found+=("$v"); else echo "skip $m: mockup not in ../shared/redfish-mockups"; fi
+  if "$BMC" mockups "$m" >/dev/null 2>&1; then found+=("$v"); else echo "PARTIAL SKIP: $m: mockup not in ../shared/redfish-mockups"; fi
 done
 ((${#found[@]})) || { echo "skipped: no vendor mockup found"; exit 77; }
 

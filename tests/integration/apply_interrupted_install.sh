@@ -12,20 +12,24 @@ canary: 0
 max_failures: 0
 health: [ \"nvidia-smi -L\" ]
 health_timeout: 1m"
-"$TB" state n1 apt_delay=8 >/dev/null   # a wide window for the kill, on a loaded machine
+# The second package of the pin is held after its unpack (dpkg lock held) until the test has
+# killed plumb and the install: a state put in place, not a window timed against the load.
+"$TB" state n1 'apt_hold=^nvidia-driver-550$' >/dev/null
 "$TB" exec env PLUMB_JOURNAL="$JOURNAL" "$PLUMB" apply --repo "$REPO" --ref HEAD --auto-approve \
   --reboot-timeout 120 --poll-max-ms 500 >"$AP_TMP/out" 2>"$AP_TMP/err" &
 wrapper=$!
-for _ in $(seq 1 600); do
-  [[ $(count_events n1 'apt-get unpack nvidia-driver-550') -ge 1 ]] && break
+for _ in $(seq 1 3000); do   # a bound (5 min), not a race: the install waits at the hold
+  [[ $(count_events n1 'apt-get held nvidia-driver-550') -ge 1 ]] && break
+  kill -0 "$wrapper" 2>/dev/null || break
   sleep 0.1
 done
-check "the second package of the pin was being unpacked" test "$(count_events n1 'apt-get unpack nvidia-driver-550')" = 1
+check "the second package of the pin was unpacked and is held there" test "$(count_events n1 'apt-get held nvidia-driver-550')" = 1
 for p in $(pgrep -f -- "--repo $REPO --ref HEAD --auto-approve" || true); do
   [[ $(cat "/proc/$p/comm" 2>/dev/null) == plumb ]] && kill -KILL "$p"
 done
 "$TB" ssh n1 "pkill -KILL -f '[a]pt-get install' || true" >/dev/null 2>&1 || true
 set +e; wait "$wrapper"; set -e
+"$TB" state n1 -apt_hold >/dev/null
 pkg_state() { "$TB" ssh n1 "dpkg-query -W -f='\${db:Status-Abbrev}' $1"; }
 check "cuda-drivers-550 installed" test "$(pkg_state cuda-drivers-550)" = "ii "
 check "nvidia-driver-550 left unpacked, not configured (iU)" test "$(pkg_state nvidia-driver-550)" = "iU "

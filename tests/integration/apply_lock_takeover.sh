@@ -76,7 +76,8 @@ runner_c() { # one attempt from host runner-c; prints "refused" or "other:RC"
   elif [[ $rc == 0 ]] && grep -q "run $run is already done" "$AP_TMP/c"; then
     echo done   # the takeover released its lock as it ended: nothing left to let in to
   else
-    echo "other:$rc"; cat "$AP_TMP/c.err" >&2
+    echo "other:$rc"
+    { echo "--- runner-c, exit $rc:"; cat "$AP_TMP/c" "$AP_TMP/c.err"; } >>"$AP_TMP/c-other.log"
   fi
 }
 hostname_here() { "$TB" exec hostname; }
@@ -127,6 +128,7 @@ check "the store's chain verifies (exit $vrc)" test "$vrc" = 0
 if ((AP_FAIL > 0)); then
   echo "--- runner-b:"; tail -20 "$AP_TMP/b"; tail -5 "$AP_TMP/b.err"
   echo "--- here:"; tail -20 "$AP_TMP/a"; tail -10 "$AP_TMP/a.err"
+  cat "$AP_TMP/c-other.log" 2>/dev/null
   cat "$AP_TMP/runs.json"
 fi
 ap_finish

@@ -119,11 +119,14 @@ check "SessionService shows the SessionTimeout in force" test "$(curl -sS --cace
 # a task that fails
 fw=/redfish/v1/UpdateService/FirmwareInventory/BMC
 v0=$(curl -sS --cacert "$ca" -K "$run/curl.cfg" "$A$fw" | jq -r .Version)
-fault alpha '{"task_fail": 1}'
+# The task is held Running (update_hold) until the monitor has been read: a state, not a race
+# against its 0.5 s duration on a loaded machine.
+fault alpha '{"task_fail": 1, "update_hold": 1}'
 c=$(code "$A/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate" -H 'Content-Type: application/json' -d '{"ImageURI": "http://127.0.0.1/BMC-9.9.9.bin"}')
 mon=$(awk 'tolower($1) == "location:" { print $2 }' "$run/hdr" | tr -d '\r')
 check "SimpleUpdate -> 202 with a task in the body" bash -c '[ "$1" = 202 ] && jq -e ".TaskState" "$2"' _ "$c" "$run/body"
 check "task monitor 202 while running" test "$(code "$A$mon")" = 202
+fault alpha '{"update_hold": 0}'
 check "task_fail: monitor shows Exception" eventually bash -c '[ "$(curl -sS --cacert "$1" -K "$2" "$3" | jq -r .TaskState)" = Exception ]' _ "$ca" "$run/curl.cfg" "$A$mon"
 check "task_fail: version unchanged" test "$(curl -sS --cacert "$ca" -K "$run/curl.cfg" "$A$fw" | jq -r .Version)" = "$v0"
 c=$(code "$A/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate" -H 'Content-Type: application/json' -d '{"ImageURI": "http://127.0.0.1/NoSuchPart-1.bin"}')

@@ -170,18 +170,20 @@ check "dpkg --audit lists it (exit 1)" eq "$(S n3 'dpkg --audit | grep -c nvidia
 S n3 'dpkg --configure -a' >/dev/null
 check "dpkg --configure -a finishes it (ii) and --audit is clean" \
   eq "$(S n3 'dpkg-query -W -f="\${db:Status-Abbrev}" nvidia-driver-550; dpkg --audit; echo rc=$?' | xargs)" "ii rc=0"
-"$TB" state n3 apt_delay=8
+"$TB" state n3 'apt_hold=^libnccl-dev$'
 S n3 apt-get install -y libnccl-dev >/dev/null 2>&1 &
-# wait until it holds the lock (its package is unpacked, then it sleeps), however loaded the machine
+# wait until it holds the lock (its package is unpacked, then it is held there until the key
+# goes), however loaded the machine: a state, not a window
 for _ in $(seq 300); do
   [[ $(S n3 'dpkg-query -W -f="\${db:Status-Abbrev}" libnccl-dev 2>/dev/null') == "iU " ]] && break
   sleep 0.2
 done
-check "apt_delay: a concurrent apt-get fails on the dpkg lock (exit 100)" \
+check "apt_hold: a concurrent apt-get fails on the dpkg lock (exit 100)" \
   eq "$(S n3 'apt-get install -y datacenter-gpu-manager 2>/tmp/err >/dev/null; echo rc=$?; head -1 /tmp/err')" \
   "$(printf 'rc=100\nE: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process %s (apt-get)' "$(cat "$TB_RUN/nodes/n3/state/dpkg.lock.pid")")"
+"$TB" state n3 -apt_hold
 wait
-"$TB" state n3 -apt_delay -apt_fail
+"$TB" state n3 -apt_fail
 
 "$TB" ctl partition n2
 check "partition: connects time out" \
