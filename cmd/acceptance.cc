@@ -24,11 +24,11 @@
 #include "cmd/read_run.h"
 #include "cmd/ssh_factory.h"
 #include "modules/registry.h"
-#include "plans/clock.h"
+#include "plans/core/clock.h"
 #include "modules/transport/local_shell.h"
-#include "plans/health_run.h"
 #include "plans/report/acceptance.h"
 #include "plans/report/drift.h"
+#include "plans/rollout/health_run.h"
 #include "schemas/validate.h"
 
 namespace plumb::cmd {

@@ -14,11 +14,11 @@
 #include "modules/drain/drainer.h"
 #include "modules/module.h"
 #include "modules/transport/shell.h"
-#include "plans/apply_prepare.h"
-#include "plans/bmc_gather.h"
-#include "plans/gather.h"
-#include "plans/observer.h"
-#include "plans/rollout.h"
+#include "plans/observe/bmc_gather.h"
+#include "plans/observe/gather.h"
+#include "plans/rollout/apply_prepare.h"
+#include "plans/rollout/observer.h"
+#include "plans/rollout/rollout.h"
 
 namespace plumb::cmd {
 
@@ -28,7 +28,7 @@ plans::NodeFacts ToFacts(const plans::NodeObservation& o);
 /// Re-probes one node with the same in-band modules gather uses, so digests compare, and reads
 /// its BMC for the Redfish modules (firmware, bios, power) its desired state pins, as plan does:
 /// verify of a firmware or BIOS change reads the BMC. The digest stays the in-band one
-/// (plans/bmc_gather.h says why).
+/// (plans/observe/bmc_gather.h says why).
 class GatherProber final : public plans::Prober {
  public:
   GatherProber(const inventory::Cluster& cluster, plans::ShellFactory& shells,

@@ -9,9 +9,9 @@
 
 #include "cmd/command.h"
 #include "cmd/read_run.h"
-#include "plans/clock.h"
-#include "plans/journal.h"
-#include "plans/store.h"
+#include "plans/core/clock.h"
+#include "plans/store/journal.h"
+#include "plans/store/store.h"
 #include "plans/report/audit_export.h"
 
 namespace plumb::cmd {

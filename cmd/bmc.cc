@@ -34,7 +34,7 @@
 #include "modules/bmc_modules.h"
 #include "modules/firmware/firmware.h"
 #include "modules/transport/url.h"
-#include "plans/bmc_gather.h"
+#include "plans/observe/bmc_gather.h"
 
 namespace plumb::cmd {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 /// The real BMC sessions: Redfish clients over one shared libcurl multi engine, credentials read
 /// once (their reference only ever printed). Built only in cmd/, the composition root; plans/
-/// takes an OpenBmc function (plans/bmc_gather.h).
+/// takes an OpenBmc function (plans/observe/bmc_gather.h).
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -12,7 +12,7 @@
 #include "modules/transport/credentials.h"
 #include "modules/transport/curl_http_client.h"
 #include "modules/transport/redfish_client.h"
-#include "plans/bmc_gather.h"
+#include "plans/observe/bmc_gather.h"
 #include "schemas/result.h"
 
 namespace plumb::cmd {

@@ -8,8 +8,8 @@
 
 #include "cmd/command.h"
 #include "cmd/read_run.h"
-#include "plans/facts_merge.h"
-#include "plans/observed.h"
+#include "plans/observe/facts_merge.h"
+#include "plans/observe/observed.h"
 
 namespace plumb::cmd {
 

@@ -15,10 +15,10 @@
 #include "cmd/command.h"
 #include "cmd/bmc_factory.h"
 #include "cmd/gather_support.h"
-#include "plans/bmc_gather.h"
-#include "plans/gather.h"
-#include "plans/node_select.h"
-#include "plans/shard.h"
+#include "plans/observe/bmc_gather.h"
+#include "plans/observe/gather.h"
+#include "plans/plan/node_select.h"
+#include "plans/plan/shard.h"
 #include "cmd/ssh_factory.h"
 
 namespace plumb::cmd {

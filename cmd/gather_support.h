@@ -9,8 +9,8 @@
 #include "cmd/command.h"
 #include "inventory/model.h"
 #include "modules/module.h"
-#include "plans/gather.h"
-#include "plans/observed.h"
+#include "plans/observe/gather.h"
+#include "plans/observe/observed.h"
 #include "schemas/result.h"
 
 namespace plumb::cmd {

@@ -23,9 +23,9 @@
 #include "cmd/ssh_factory.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
-#include "plans/health_run.h"
-#include "plans/node_select.h"
+#include "plans/plan/node_select.h"
 #include "plans/report/health_report.h"
+#include "plans/rollout/health_run.h"
 
 namespace plumb::cmd {
 

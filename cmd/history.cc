@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
-#include "plans/journal.h"
-#include "plans/store.h"
+#include "plans/store/journal.h"
+#include "plans/store/store.h"
 
 namespace plumb::cmd {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "plans/node_select.h"
+#include "plans/plan/node_select.h"
 #include "schemas/exit_codes.h"
 
 namespace plumb::cmd {

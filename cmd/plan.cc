@@ -10,7 +10,7 @@
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
-#include "plans/plan_json.h"
+#include "plans/plan/plan_json.h"
 #include "plans/report/plan_markdown.h"
 #include "plans/report/plan_text.h"
 

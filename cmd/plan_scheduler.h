@@ -1,5 +1,5 @@
 #pragma once
-/// The schedulers `plumb plan` reads (plans/plan_schedulers.h), built with the drainers apply
+/// The schedulers `plumb plan` reads (plans/observe/plan_schedulers.h), built with the drainers apply
 /// uses (MakeDrainer), their CLIs run on this host (SLURM_CONF, KUBECONFIG from the
 /// environment, as for any client); Kubernetes' also reads PodDisruptionBudgets, so a plan
 /// names the pods a budget would not let go. Read-only: only Query is ever called.
@@ -7,8 +7,8 @@
 
 #include "inventory/model.h"
 #include "modules/transport/local_shell.h"
-#include "plans/planner.h"
-#include "plans/plan_schedulers.h"
+#include "plans/plan/planner.h"
+#include "plans/observe/plan_schedulers.h"
 
 namespace plumb::cmd {
 

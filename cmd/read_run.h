@@ -16,10 +16,10 @@
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "inventory/load.h"
-#include "plans/commit_trust.h"
-#include "plans/observed.h"
-#include "plans/plan_run.h"
+#include "plans/observe/observed.h"
+#include "plans/observe/plan_run.h"
 #include "plans/report/drift.h"
+#include "plans/trust/commit_trust.h"
 
 namespace plumb::cmd {
 
@@ -33,7 +33,7 @@ struct ReadRunArgs {
   bool no_scheduler = false;  ///< --no-scheduler: plan without Slurm's view (says so)
   bool no_bmc = false;        ///< --no-bmc: skip Redfish (firmware/bios keys then unchecked)
   /// plan, apply: judge the commit by the signed-commit policy of its trusted base
-  /// (plans/commit_trust.h) before any node is read; drift reports on any commit.
+  /// (plans/trust/commit_trust.h) before any node is read; drift reports on any commit.
   bool check_trust = false;
   std::string trust_from;     ///< --trust-policy-from REF ("" = the commit's first parent)
   /// Plan only these modules' changes (`plumb bmc apply`); empty: every module. The nodes are

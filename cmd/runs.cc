@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
-#include "plans/journal.h"
-#include "plans/plan_json.h"
-#include "plans/store.h"
-#include "plans/process_identity.h"
+#include "plans/store/journal.h"
+#include "plans/plan/plan_json.h"
+#include "plans/store/store.h"
+#include "plans/core/process_identity.h"
 
 namespace plumb::cmd {
 

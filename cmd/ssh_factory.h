@@ -1,5 +1,5 @@
 #pragma once
-/// The real ShellFactory (plans/gather.h): one transport::SshShell per node, its options from
+/// The real ShellFactory (plans/observe/gather.h): one transport::SshShell per node, its options from
 /// the inventory's defaults.ssh, the node's overrides and the command line. Nodes behind a
 /// bastion (`ssh: { jump }`) share one transport::Bastion per bastion: one session to it carries
 /// all their connections. Built only in cmd/, the composition root; plans/ sees the interface.
@@ -11,7 +11,7 @@
 #include "inventory/model.h"
 #include "modules/ssh_settings.h"
 #include "modules/transport/ssh_jump.h"
-#include "plans/gather.h"
+#include "plans/observe/gather.h"
 
 namespace plumb::cmd {
 

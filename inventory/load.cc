@@ -103,7 +103,7 @@ class Loader {
       AddRollout(name, doc);
     });
     LoadWaivers();
-    // policy.yaml judges the commits after this one (plans/commit_trust.h); a broken one is
+    // policy.yaml judges the commits after this one (plans/trust/commit_trust.h); a broken one is
     // caught here, where it is written, not when it is first needed.
     diags().Append(LoadTrustPolicy(files_).diags);
     if (!inventory_) return;

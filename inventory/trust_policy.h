@@ -5,7 +5,7 @@
 ///   allowed_signers: allowed_signers       # SSH keys: ssh-keygen's ALLOWED SIGNERS format
 ///   gpg_keyring: keys/allowed.gpg          # OpenPGP public keys (binary or armoured)
 ///
-/// Which commit's policy judges a commit is plans/commit_trust.h's rule (the trusted base,
+/// Which commit's policy judges a commit is plans/trust/commit_trust.h's rule (the trusted base,
 /// never the commit itself); this only reads one. Paths are relative to the repo root and read
 /// from the same tree as the policy, so a base's keys judge, not the candidate's.
 #include <optional>

@@ -4,7 +4,7 @@
 /// checks for parts that could not be read.
 ///
 /// A health module checks; it never changes a node. Its Diff is empty: a failed check is not a
-/// change. Its Checks are what the planner reports as findings (plans/plan.h Finding), `plumb
+/// change. Its Checks are what the planner reports as findings (plans/plan/plan.h Finding), `plumb
 /// health` and acceptance as results, and the rollout's health step judges; its Apply refuses
 /// anything ("apply.health"): the node needs a repair, then a new run.
 #include <functional>

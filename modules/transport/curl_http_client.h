@@ -4,7 +4,7 @@
 /// Every BMC client submits its requests to the shared CurlEngine; the engine runs them all on
 /// one multi handle (keep-alive and TLS session reuse per host, CURLMOPT_MAX_HOST_CONNECTIONS as
 /// the per-BMC connection limit) and wakes the caller when its transfer is done. The global
-/// fan-out is how many callers (worker threads) submit at once; see plans/bmc_gather.h.
+/// fan-out is how many callers (worker threads) submit at once; see plans/observe/bmc_gather.h.
 ///
 /// TLS (one policy per BMC host; connections are reused per host):
 ///   - `ca_file`: the peer chain is verified against this CA bundle (CURLOPT_CAINFO) and the

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "modules/registry.h"
-#include "plans/digest.h"
+#include "plans/core/digest.h"
 #include "plans/report/drift_render.h"   // ShowValue
 
 namespace plumb::plans::report {

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "plans/health_run.h"
-#include "plans/observed.h"
+#include "plans/observe/observed.h"
 #include "plans/report/drift.h"
+#include "plans/rollout/health_run.h"
 #include "schemas/result.h"
 
 namespace plumb::plans::report {

@@ -3,7 +3,7 @@
 /// stopped, and the one command that continues from here (--resume, --retry-failed, or nothing).
 #include <string>
 
-#include "plans/rollout.h"
+#include "plans/rollout/rollout.h"
 
 namespace plumb::plans::report {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plans/journal.h"
+#include "plans/store/journal.h"
 #include "schemas/result.h"
 
 namespace plumb::plans::report {

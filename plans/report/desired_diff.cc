@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "plans/report/drift_render.h"
+#include "plans/plan/keys.h"
 #include "inventory/hostlist.h"
-#include "plans/report/keys.h"
+#include "plans/report/drift_render.h"
 
 namespace plumb::plans::report {
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "modules/module.h"
-#include "plans/planner.h"
+#include "plans/plan/planner.h"
 #include "schemas/diagnostics.h"
 
 namespace plumb::plans::report {

@@ -10,12 +10,12 @@
 
 #include <fmt/format.h>
 
-#include "plans/parallel.h"
+#include "plans/core/parallel.h"
 #include "inventory/hostlist.h"
 #include "modules/registry.h"
-#include "plans/report/keys.h"
+#include "plans/plan/keys.h"
+#include "plans/plan/waivers.h"
 #include "plans/report/rows.h"
-#include "plans/waivers.h"
 
 namespace plumb::plans::report {
 namespace {

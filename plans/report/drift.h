@@ -16,9 +16,9 @@
 
 #include "inventory/model.h"
 #include "modules/module.h"
-#include "plans/plan.h"
+#include "plans/plan/plan.h"
 #include "schemas/exit_codes.h"
-#include "plans/planner.h"
+#include "plans/plan/planner.h"
 #include "schemas/diagnostics.h"
 
 namespace plumb::plans::report {
@@ -81,7 +81,7 @@ struct DriftNode {
   std::string unreadable_reason;
   std::string marker_commit;         ///< commit the node says it was last applied from
   std::vector<DriftCheck> checks;    ///< by key (a key with several members: a row each)
-  /// Its failed and warned health checks (plans/plan.h Finding): reported beside the drift,
+  /// Its failed and warned health checks (plans/plan/plan.h Finding): reported beside the drift,
   /// never counted as drift, never in the verdict.
   std::vector<Finding> findings;
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "plans/findings.h"
+#include "plans/plan/findings.h"
 #include "plans/report/drift_render.h"
 #include "plans/report/facts_age.h"
 #include "plans/report/rows.h"

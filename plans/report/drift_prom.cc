@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "plans/clock.h"
+#include "plans/core/clock.h"
 #include "plans/report/drift_render.h"
 
 namespace plumb::plans::report {

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "plans/findings.h"
+#include "plans/core/json_text.h"
+#include "plans/plan/findings.h"
 #include "plans/report/drift_render.h"
-#include "plans/report/json_text.h"
 #include "plans/report/ordered_render.h"
 #include "plans/report/rows.h"
 

@@ -5,9 +5,9 @@
 
 #include "plans/report/drift_render.h"
 #include "inventory/hostlist.h"
-#include "plans/findings.h"
+#include "plans/plan/findings.h"
 #include "plans/report/facts_age.h"
-#include "plans/report/json_text.h"
+#include "plans/core/json_text.h"
 #include "plans/report/ordered_render.h"
 #include "plans/report/rows.h"
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "plans/clock.h"
+#include "plans/core/clock.h"
 
 namespace plumb::plans::report {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "plans/health_run.h"
+#include "plans/rollout/health_run.h"
 
 namespace plumb::plans::report {
 

@@ -1,6 +1,6 @@
 #include "plans/report/ordered_render.h"
 
-#include "plans/parallel.h"
+#include "plans/core/parallel.h"
 
 #include <algorithm>
 #include <deque>

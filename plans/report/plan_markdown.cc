@@ -5,7 +5,8 @@
 #include <fmt/format.h>
 
 #include "inventory/hostlist.h"
-#include "plans/findings.h"
+#include "plans/core/duration_text.h"
+#include "plans/plan/findings.h"
 #include "plans/report/drift_render.h"
 #include "plans/report/facts_age.h"
 #include "plans/report/plan_text.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "plans/plan.h"
+#include "plans/plan/plan.h"
 
 namespace plumb::plans::report {
 

@@ -6,7 +6,8 @@
 
 #include "plans/report/drift_render.h"
 #include "inventory/hostlist.h"
-#include "plans/findings.h"
+#include "plans/core/duration_text.h"
+#include "plans/plan/findings.h"
 #include "plans/report/facts_age.h"
 #include "plans/report/rows.h"
 
@@ -83,16 +84,6 @@ char ChangeSymbol(const modules::Action& a) {
   if (a.before.is_null()) return '+';
   if (a.after.is_null()) return '-';
   return '~';
-}
-
-std::string FormatDuration(int s) {
-  if (s >= 3600) {
-    int h = s / 3600, m = (s % 3600 + 59) / 60;
-    if (m == 60) ++h, m = 0;
-    return fmt::format("{}h {:02}m", h, m);
-  }
-  if (s >= 60) return fmt::format("{}m", (s + 59) / 60);
-  return fmt::format("{}s", s);
 }
 
 std::string SummaryText(const Plan& plan) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "plans/plan.h"
+#include "plans/plan/plan.h"
 
 namespace plumb::plans::report {
 
@@ -20,9 +20,6 @@ struct DisruptionRow {
   std::vector<std::string> nodes;
 };
 std::vector<DisruptionRow> DisruptionRows(const Plan& plan);
-
-/// "1h 05m", "12m", "45s".
-std::string FormatDuration(int seconds);
 
 /// `~` a value changes, `+` a value is added (before is null), `-` removed (after is null).
 char ChangeSymbol(const modules::Action& a);

@@ -1,7 +1,7 @@
 #include "plans/report/rows.h"
 
+#include "plans/plan/keys.h"
 #include "plans/report/drift_render.h"   // ShowValue
-#include "plans/report/keys.h"
 
 namespace plumb::plans::report {
 

@@ -1,6 +1,6 @@
 #include "plans/watch/drift_evaluator.h"
 
-#include "plans/plan_run.h"
+#include "plans/observe/plan_run.h"
 
 namespace plumb::plans::watch {
 

@@ -1,6 +1,6 @@
 #pragma once
 /// Verdicts for nodes the watch has read, against one desired state: the planner and the drift
-/// report of `plumb drift` (plans/plan_run.h, plans/report/drift.h), run over just the nodes
+/// report of `plumb drift` (plans/observe/plan_run.h, plans/report/drift.h), run over just the nodes
 /// whose facts or verdict may have changed. Waivers, repair vs intent and unreadable modules
 /// follow drift's rules because they are drift's code.
 #include <functional>
@@ -11,7 +11,7 @@
 
 #include "inventory/load.h"
 #include "modules/module.h"
-#include "plans/planner.h"
+#include "plans/plan/planner.h"
 #include "plans/report/drift.h"
 #include "schemas/result.h"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "plans/observed.h"
-#include "plans/planner.h"
+#include "plans/observe/observed.h"
+#include "plans/plan/planner.h"
 
 namespace plumb::plans::watch {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "plans/node_select.h"
+#include "plans/plan/node_select.h"
 #include "plans/watch/schedule.h"
 
 namespace plumb::plans::watch {

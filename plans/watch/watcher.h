@@ -29,8 +29,8 @@
 
 #include "inventory/load.h"
 #include "modules/module.h"
-#include "plans/clock.h"
-#include "plans/gather.h"
+#include "plans/core/clock.h"
+#include "plans/observe/gather.h"
 #include "plans/watch/desired_source.h"
 #include "plans/watch/drift_evaluator.h"
 #include "plans/watch/drift_tracker.h"
@@ -46,7 +46,7 @@ struct WatchOptions {
   std::chrono::milliseconds interval{std::chrono::seconds(60)};   ///< each node read once per
   double spread = 1.0;        ///< fraction of the interval node starts are spread over (0..1)
   int rounds = 0;             ///< stop after this many complete rounds; 0 = until stopped
-  std::string limit;          ///< node patterns (plans/node_select.h); empty = every node
+  std::string limit;          ///< node patterns (plans/plan/node_select.h); empty = every node
   std::chrono::milliseconds ref_poll{std::chrono::seconds(5)};     ///< how often --ref is resolved
   std::chrono::milliseconds retry_base{std::chrono::seconds(1)};   ///< first retry of a failed node
   unsigned long long seed = 0;   ///< retry jitter; 0 = from the system's random source

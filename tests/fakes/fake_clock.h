@@ -5,7 +5,7 @@
 #include <atomic>
 #include <thread>
 
-#include "plans/clock.h"
+#include "plans/core/clock.h"
 
 namespace plumb::fakes {
 

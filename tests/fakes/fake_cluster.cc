@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "plans/digest.h"
+#include "plans/core/digest.h"
 
 namespace plumb::fakes {
 namespace {

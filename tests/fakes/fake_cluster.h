@@ -15,7 +15,7 @@
 
 #include "modules/drain/drainer.h"
 #include "modules/module.h"
-#include "plans/rollout.h"
+#include "plans/rollout/rollout.h"
 #include "fakes/fake_clock.h"
 
 namespace plumb::fakes {
@@ -159,7 +159,7 @@ class FakeModule final : public modules::Module {
   modules::ModuleInfo info_;
 };
 
-/// Node leases in memory, expiring in the fake clock (plans/node_lease.h's semantics).
+/// Node leases in memory, expiring in the fake clock (plans/rollout/node_lease.h's semantics).
 class FakeLeases final : public plans::NodeLeases {
  public:
   explicit FakeLeases(FakeClock& clock) : clock_(clock) {}

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "modules/probe_script.h"
-#include "plans/digest.h"
+#include "plans/core/digest.h"
 
 namespace plumb::fakes {
 namespace {

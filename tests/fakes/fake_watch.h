@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "fakes/fake_clock.h"
-#include "plans/gather.h"
+#include "plans/observe/gather.h"
 #include "plans/watch/desired_source.h"
 #include "plans/watch/task_pool.h"
 #include "plans/watch/watch_event.h"

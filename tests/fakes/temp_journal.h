@@ -8,8 +8,8 @@
 #include <string>
 
 #include "fakes/temp_store.h"
-#include "plans/journal.h"
-#include "plans/store.h"
+#include "plans/store/journal.h"
+#include "plans/store/store.h"
 
 namespace plumb::fakes {
 

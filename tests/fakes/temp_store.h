@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "plans/journal.h"
-#include "plans/store.h"
+#include "plans/store/journal.h"
+#include "plans/store/store.h"
 
 namespace plumb::fakes {
 

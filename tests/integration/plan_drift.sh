@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # plan and drift against a live testbed (4 nodes, real sshd; Slurm is left out to keep this
-# test light: the scheduler read is covered by tests/plans/plan_run_test.cc):
+# test light: the scheduler read is covered by tests/plans/observe/plan_run_test.cc):
 #   - the baseline stack plans to nothing (exit 0 with --detailed-exitcode);
 #   - an upgrade commit plans the driver/CUDA/DCGM change on every node, collapsed, with its
 #     disruption summary (exit 2), and the plan file is written;

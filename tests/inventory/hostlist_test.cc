@@ -1,10 +1,8 @@
 #include <doctest/doctest.h>
 
 #include "inventory/hostlist.h"
-#include "plans/report/keys.h"
 
 using namespace plumb::inventory;
-using namespace plumb::plans::report;
 using V = std::vector<std::string>;
 
 TEST_CASE("hostlist: compress keeps zero padding and writes Slurm ranges") {
@@ -38,17 +36,4 @@ TEST_CASE("hostlist: malformed lists are rejected, not guessed") {
   CHECK_FALSE(ExpandHostlist("gpu]1["));
   CHECK_FALSE(ExpandHostlist("a,,b"));
   CHECK_FALSE(ExpandHostlist("n[1-99999999]", 1000));
-}
-
-TEST_CASE("keys: pointers read as dotted keys and map to their module") {
-  CHECK(PointerToKey("/nvidia/driver") == "nvidia.driver");
-  CHECK(PointerToKey("/sysctl/net.core.rmem_max") == "sysctl.net.core.rmem_max");
-  CHECK(PointerToKey("/packages/a~1b~0c") == "packages.a/b~c");
-  CHECK(PointerUnder("/a/b", "/a"));
-  CHECK_FALSE(PointerUnder("/ab", "/a"));
-  nlohmann::json doc = {{"a", {{"x/y", 1}, {"e", nlohmann::json::object()}}}, {"b", {1, 2}}};
-  CHECK(LeafPointers(doc) == V{"/a/e", "/a/x~1y", "/b"});
-  CHECK(GlobMatch("sysctl.*", "sysctl.vm.swappiness"));
-  CHECK(GlobMatch("gpu00[1-4]", "gpu003"));
-  CHECK_FALSE(GlobMatch("gpu00[1-4]", "gpu005"));
 }

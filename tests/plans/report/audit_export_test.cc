@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "fakes/temp_store.h"
-#include "plans/store.h"
+#include "plans/store/store.h"
 
 #include <sqlite3.h>
 

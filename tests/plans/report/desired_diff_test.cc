@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "plans/plan/keys.h"
 #include "plans/report/desired_diff.h"
-#include "plans/report/keys.h"
 #include "plans/report/report_fixture.h"
 
 using namespace plumb;
@@ -87,7 +87,7 @@ TEST_CASE("desired diff: each change says the most it can disturb a node, and a 
   CHECK(md.find("| drain + reboot | `gpu003` |") != std::string::npos);
   CHECK(DesiredDiffToJson(d)["nodes"][3]["disruption"] == "firmware-flash");
   // The table behind it, per the README's module table.
-  using plans::report::KeyDisruption;
+  using plans::KeyDisruption;
   CHECK(KeyDisruption("/kernel") == modules::Disruption::kReboot);
   CHECK(KeyDisruption("/nvidia/persistence_mode") == modules::Disruption::kNone);
   CHECK(KeyDisruption("/nvidia/fabricmanager") == modules::Disruption::kDrain);

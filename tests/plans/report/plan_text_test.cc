@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "plans/plan_json.h"
+#include "plans/plan/plan_json.h"
 #include "plans/report/json_validate.h"
 #include "plans/report/plan_text.h"
 #include "plans/report/report_fixture.h"
@@ -85,10 +85,6 @@ TEST_CASE("plan text: no changes says so, symbols for added and removed values")
   modules::Action del;
   del.before = "1.2";
   CHECK(plans::report::ChangeSymbol(del) == '-');
-  CHECK(plans::report::FormatDuration(45) == "45s");
-  CHECK(plans::report::FormatDuration(600) == "10m");
-  CHECK(plans::report::FormatDuration(3600 + 5 * 60) == "1h 05m");
-  CHECK(plans::report::FormatDuration(2 * 3600 - 1) == "2h 00m");
 }
 
 TEST_CASE("plan file: PlanToJson validates against schemas/plan.schema.json") {

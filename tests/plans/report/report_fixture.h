@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "plans/plan.h"
-#include "plans/planner.h"
+#include "plans/plan/plan.h"
+#include "plans/plan/planner.h"
 
 namespace plumb::testing {
 

@@ -1,0 +1,33 @@
+#pragma once
+/// Desired-state keys in user terms. The desired state is JSON; a key is a leaf's JSON pointer
+/// written with dots ("/sysctl/net.core.rmem_max" -> "sysctl.net.core.rmem_max"), which is
+/// how the cluster repo's YAML reads and how waivers name keys.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "modules/module.h"
+
+namespace plumb::plans {
+
+/// "/nvidia/driver" -> "nvidia.driver"; "~1" and "~0" unescaped. "" -> "".
+std::string PointerToKey(std::string_view pointer);
+
+/// The JSON pointers of every leaf (scalar, list, or empty object) of `doc`, in key order.
+std::vector<std::string> LeafPointers(const nlohmann::json& doc);
+
+/// The most a change of this desired key can disturb a node: what the module that owns it
+/// declares (ModuleInfo::DisruptionOf; the table in `plumb modules`). For `plumb diff`, which
+/// sees no node: the plan, which reads the nodes, may find less (a driver installed but not
+/// loaded needs only the reboot it would need anyway...).
+modules::Disruption KeyDisruption(std::string_view pointer);
+
+/// Is `pointer` equal to `prefix` or below it ("/a/b" is under "/a", "/ab" is not)?
+bool PointerUnder(std::string_view pointer, std::string_view prefix);
+
+/// Shell-free glob: `*` any run, `?` one character, `[...]` a class (`[!...]` negated, ranges).
+bool GlobMatch(std::string_view pattern, std::string_view text);
+
+}  // namespace plumb::plans
