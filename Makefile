@@ -61,15 +61,15 @@ check-sanitize: deps
 	    UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1" $$d/tests/unit_tests || exit 1; \
 	done
 
-# Every file compiled on its own (-DPLUMB_UNITY=OFF, no precompiled header): a file that only
-# built because its unity batch or the PCH included what it uses fails here. No optimisation
+# Every library file compiled on its own (-DPLUMB_UNITY=OFF, no precompiled header): a file that
+# only built because its unity batch or the PCH included what it uses fails here. No optimisation
 # and no debug info: this checks the includes, not the code GCC makes. CI runs it with the
 # sanitizer builds (.ci/run).
 check-includes: deps
 	@bash scripts/fetch-valijson.sh $(BUILD)-includes/_deps/valijson
 	cmake -S . -B $(BUILD)-includes -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=None -DPLUMB_UNITY=OFF \
 	  -DPLUMB_PCH=OFF -DPLUMB_WERROR=ON >/dev/null
-	cmake --build $(BUILD)-includes -j $(JOBS) --target plumb
+	cmake --build $(BUILD)-includes -j $(JOBS) --target plumb_libraries
 
 clean:
 	rm -rf $(BUILD)
