@@ -54,7 +54,7 @@ check-sanitize: deps
 	@for s in address thread; do \
 	  d=$(BUILD)-$$( [ $$s = address ] && echo asan || echo tsan ); \
 	  bash scripts/fetch-valijson.sh $$d/_deps/valijson && \
-	  cmake -S . -B $$d -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_SANITIZE=$$s -DPLUMB_UNITY_BATCH=8 >/dev/null && \
+	  cmake -S . -B $$d -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_SANITIZE=$$s -DPLUMB_UNITY_BATCH=8 >/dev/null && \
 	  cmake --build $$d -j $(JOBS) --target unit_tests && \
 	  echo "== unit tests under $$s sanitizer" && \
 	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
