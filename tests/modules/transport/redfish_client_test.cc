@@ -492,6 +492,7 @@ TEST_CASE("redfish: task waits report progress, say what they accepted, and end 
   CancelSignal cancel;
   Rig rig;
   std::vector<WaitProgress> seen;
+  int polls = 0;   // outlives the block: the client's sleep hook counts into it
   {
     RedfishOptions o;   // Rig's, plus the signal and a progress sink
     o.base_url = "https://bmc.example";
@@ -501,7 +502,6 @@ TEST_CASE("redfish: task waits report progress, say what they accepted, and end 
     o.task_deadline = std::chrono::minutes(45);
     o.cancel = &cancel;
     o.progress = [&](const WaitProgress& p) { seen.push_back(p); };
-    int polls = 0;
     // The third pause is where the operator presses Ctrl-C.
     o.sleep = [&](std::chrono::milliseconds) {
       if (++polls == 3) cancel.Set();
