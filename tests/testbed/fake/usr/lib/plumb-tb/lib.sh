@@ -85,13 +85,20 @@ st_del() {
 ev() { printf '%s %s\n' "${EPOCHREALTIME:0:14}" "$*" >>"$ST/events.log"; }
 
 # hash32 STRING: a stable 32-bit number (FNV-1a), for per-node serials and GUIDs.
-hash32() {
-  local s=$1 h=2166136261 i c
-  for ((i = 0; i < ${#s}; i++)); do
-    printf -v c '%d' "'${s:i:1}"
-    h=$((((h ^ c) * 16777619) & 0xffffffff))
+# hash32_v VAR STRING sets VAR instead of printing: the hot fakes (perfquery,
+# ibstat, nvidia-smi) call it without a subshell, since a fork costs ~4 ms here.
+hash32_v() { # (locals are prefixed: printf -v would set a caller's VAR of the same name here)
+  local _hv_s=$2 _hv_h=2166136261 _hv_i _hv_c
+  for ((_hv_i = 0; _hv_i < ${#_hv_s}; _hv_i++)); do
+    printf -v _hv_c '%d' "'${_hv_s:_hv_i:1}"
+    _hv_h=$((((_hv_h ^ _hv_c) * 16777619) & 0xffffffff))
   done
-  echo "$h"
+  printf -v "$1" '%s' "$_hv_h"
+}
+hash32() {
+  local v
+  hash32_v v "$1"
+  echo "$v"
 }
 
 # --- the GPUs' identities -----------------------------------------------------
@@ -100,17 +107,26 @@ hash32() {
 # serial number derived from the node's hostname.
 GPU_BUSES=(18 2A 3A 5D 9A AB BA DB 1B 2C 3C 5F 9C AD BC DD)
 _gpu_h=
-gpu_h() { [[ -n $_gpu_h ]] || _gpu_h=$(hash32 "$(st_get hostname)"); }
-gpu_bus() { # I -> "18" (upper-case hex)
-  printf '%s' "${GPU_BUSES[$1]:-$(printf '%02X' $((0x40 + $1)))}"
+gpu_h() {
+  [[ -n $_gpu_h ]] && return 0
+  [[ -n $_st_loaded ]] || st_load
+  hash32_v _gpu_h "${_ST[hostname]:-}"
 }
-gpu_busid() { printf '00000000:%s:00.0' "$(gpu_bus "$1")"; }
-gpu_uuid() {
+# gpu_busid_v VAR I, gpu_uuid_v VAR I, gpu_serial_v VAR I set VAR (no subshell);
+# gpu_bus, gpu_busid, gpu_uuid, gpu_serial print the same.
+gpu_bus_v() { # VAR I -> "18" (upper-case hex)
+  if [[ -n ${GPU_BUSES[$2]:-} ]]; then printf -v "$1" '%s' "${GPU_BUSES[$2]}"; else printf -v "$1" '%02X' $((0x40 + $2)); fi
+}
+gpu_busid_v() { gpu_bus_v "$1" "$2"; printf -v "$1" '00000000:%s:00.0' "${!1}"; }
+gpu_uuid_v() {
   gpu_h
-  local h=$_gpu_h
-  printf 'GPU-%08x-%04x-%04x-%04x-%012x' "$h" $(((h >> 16) ^ $1)) $((0x4000 + $1)) $((0x8000 + (h & 0xfff))) $(((h * 2654435761 + $1) & 0xffffffffffff))
+  printf -v "$1" 'GPU-%08x-%04x-%04x-%04x-%012x' "$_gpu_h" $(((_gpu_h >> 16) ^ $2)) $((0x4000 + $2)) $((0x8000 + (_gpu_h & 0xfff))) $(((_gpu_h * 2654435761 + $2) & 0xffffffffffff))
 }
-gpu_serial() { gpu_h; printf '%d' $((1652322000000 + (_gpu_h % 100000) * 10 + $1)); }
+gpu_serial_v() { gpu_h; printf -v "$1" '%d' $((1652322000000 + (_gpu_h % 100000) * 10 + $2)); }
+gpu_bus() { local v; gpu_bus_v v "$1"; printf '%s' "$v"; }
+gpu_busid() { local v; gpu_busid_v v "$1"; printf '%s' "$v"; }
+gpu_uuid() { local v; gpu_uuid_v v "$1"; printf '%s' "$v"; }
+gpu_serial() { local v; gpu_serial_v v "$1"; printf '%s' "$v"; }
 
 # --- packages (state/packages: "name version" lines, sorted) -----------------
 pkg_ver() { # NAME -> installed version, or nothing
@@ -160,13 +176,16 @@ repo_ver() {
 upstream() { local v=${1#*:}; echo "${v%%-*}"; }
 
 # The CUDA version nvidia-smi shows is the newest the driver supports.
-cuda_for_driver() {
-  case ${1%%.*} in
-    525) echo 12.0 ;; 530) echo 12.1 ;; 535) echo 12.2 ;; 545) echo 12.3 ;;
-    550) echo 12.4 ;; 555) echo 12.5 ;; 560) echo 12.6 ;; 565) echo 12.7 ;;
-    570) echo 12.8 ;; 575) echo 12.9 ;; 580) echo 13.0 ;; 610) echo 13.3 ;; *) echo 12.0 ;;
+cuda_for_driver_v() { # VAR DRIVER
+  local _cd_c
+  case ${2%%.*} in
+    525) _cd_c=12.0 ;; 530) _cd_c=12.1 ;; 535) _cd_c=12.2 ;; 545) _cd_c=12.3 ;;
+    550) _cd_c=12.4 ;; 555) _cd_c=12.5 ;; 560) _cd_c=12.6 ;; 565) _cd_c=12.7 ;;
+    570) _cd_c=12.8 ;; 575) _cd_c=12.9 ;; 580) _cd_c=13.0 ;; 610) _cd_c=13.3 ;; *) _cd_c=12.0 ;;
   esac
+  printf -v "$1" '%s' "$_cd_c"
 }
+cuda_for_driver() { local v; cuda_for_driver_v v "$1"; echo "$v"; }
 # nvcc's own version in a toolkit release (from NVIDIA's version.json files).
 nvcc_for_cuda() {
   case $1 in
