@@ -17,7 +17,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
       message(FATAL_ERROR "Install.cmake: -D${var}= is required in script mode")
     endif()
   endforeach()
-  file(REMOVE_RECURSE "${OUT}/man" "${OUT}/completions")
+  file(REMOVE_RECURSE "${OUT}/man" "${OUT}/completions" "${OUT}/schemas" "${OUT}/schemas-written.txt")
   file(MAKE_DIRECTORY "${OUT}/man" "${OUT}/completions")
 
   # run_plumb(<output file or ""> ARGS...): runs the binary; any failure stops the build.
@@ -51,6 +51,12 @@ if(CMAKE_SCRIPT_MODE_FILE)
       message(FATAL_ERROR "plumb completion ${shell} printed nothing")
     endif()
   endforeach()
+  # The schemas as the binary carries them: the stack schema is composed from each module's
+  # folder (schemas/schema_compose.h), so schemas/ in the source tree is not the whole of it.
+  run_plumb("${OUT}/schemas-written.txt" schemas --out "${OUT}/schemas")
+  if(NOT EXISTS "${OUT}/schemas/stack.schema.json")
+    message(FATAL_ERROR "plumb schemas --out wrote no stack.schema.json under ${OUT}/schemas")
+  endif()
   return()
 endif()
 
@@ -63,7 +69,7 @@ add_custom_command(OUTPUT ${PLUMB_GENERATED_SHARE}/generated.stamp
           -P ${CMAKE_CURRENT_LIST_FILE}
   COMMAND ${CMAKE_COMMAND} -E touch ${PLUMB_GENERATED_SHARE}/generated.stamp
   DEPENDS plumb ${CMAKE_CURRENT_LIST_FILE}
-  COMMENT "Generating man pages and shell completions with plumb"
+  COMMENT "Generating man pages, shell completions and schemas with plumb"
   VERBATIM)
 add_custom_target(plumb_docs ALL DEPENDS ${PLUMB_GENERATED_SHARE}/generated.stamp)
 
@@ -80,9 +86,8 @@ install(FILES ${PLUMB_GENERATED_SHARE}/completions/_plumb
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/zsh/vendor-completions)
 install(FILES ${PLUMB_GENERATED_SHARE}/completions/plumb.fish
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/fish/vendor_completions.d)
-# Schemas and rules only: schemas/ also holds the C++ that loads them.
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/plumb/schemas
-        FILES_MATCHING PATTERN "*.json" PATTERN "*.yaml")
+# Schemas and rules, as `plumb schemas --out` writes them (the embedded, composed files).
+install(DIRECTORY ${PLUMB_GENERATED_SHARE}/schemas/ DESTINATION ${CMAKE_INSTALL_DATADIR}/plumb/schemas)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # The example cluster repos as data (YAML and their READMEs): not examples/demo.sh, which needs
 # the source tree, nor anything a run may leave there.

@@ -4,7 +4,7 @@
 ///   - a probe: a POSIX sh snippet run in-band (all modules' snippets go to the node as ONE
 ///     script in ONE SSH round trip, see modules/probe_script.h) and/or Redfish reads;
 ///   - a pure parser from the probe's output to Facts (JSON, shape documented in
-///     schemas/facts/<module>.schema.json), tested on captured real outputs;
+///     modules/<module>/facts.schema.json), tested on captured real outputs;
 ///   - a pure diff: desired state x facts -> actions (so check mode is true by construction);
 ///   - apply: one action -> commands over SSH or calls to the BMC; idempotent; values quoted;
 ///   - verify: by default, re-probe and expect an empty diff.

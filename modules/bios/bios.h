@@ -8,7 +8,7 @@
 ///   - else, when the Bios has no @Redfish.Settings at all, the Bios itself ("in-place", DSP0266
 ///     "Settings resource": a resource without the annotation is written directly).
 ///
-/// Facts (schemas/facts/bios):
+/// Facts (modules/bios/facts.schema.json):
 ///   {"attributes": {...current...}, "pending": {...settings values that differ from current...},
 ///    "settings": "/redfish/v1/Systems/1/Bios/Settings" | null, "write": "settings-object" |
 ///    "patch-only" | "in-place" | null, "registry": "BiosAttr..." | null,

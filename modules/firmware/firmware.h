@@ -3,7 +3,7 @@
 /// SoftwareInventory), and updates through UpdateService (SimpleUpdate pull, or multipart push
 /// of a local file).
 ///
-/// Facts (schemas/facts/firmware):
+/// Facts (modules/firmware/facts.schema.json):
 ///   {"components": [{"id", "name", "software_id", "version", "updateable", "link",
 ///                    "collection", "scope", "short_id"}...],
 ///    "update_service": {"simple_update": target|null, "simple_update_info": ActionInfo|null,

@@ -39,7 +39,7 @@ Result<Ibstat> ParseIbstat(std::string_view text);
 /// (ca, port) -> active MTU in bytes. "No IB devices found" gives an empty map.
 Result<std::map<std::pair<std::string, int>, int>> ParseIbvDevinfo(std::string_view text);
 /// Parts ibstat, devinfo -> {"present", "ports": [...], "warnings": [...], "unread_cas"?,
-/// "part_errors"?} (schemas/facts/infiniband.schema.json). Each part is read on its own
+/// "part_errors"?} (modules/infiniband/facts.schema.json). Each part is read on its own
 /// (modules/part_facts.h): a bad ibv_devinfo costs the MTUs, not the ports.
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);
 

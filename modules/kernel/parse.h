@@ -38,7 +38,7 @@ Result<std::string> ParseGrubNextBoot(std::string_view text);
 Result<std::string> GrubEntryFor(std::string_view text, std::string_view release);
 
 /// Parts "release", "boot_id", "pm", "boot" -> {"release", "boot_id", "manager", "next_boot",
-/// "part_errors"?} (schemas/facts/kernel). Each part is read on its own
+/// "part_errors"?} (modules/kernel/facts.schema.json). Each part is read on its own
 /// (modules/part_facts.h); "boot" is optional: a node without grubby or GRUB's files gives
 /// next_boot null (not judged), never a part error.
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);

@@ -55,7 +55,7 @@ Result<std::optional<std::string>> ParseModinfoVersion(std::string_view text);
 Result<std::string> ParseFabricManagerVersion(std::string_view text);
 
 /// Parts proc_version, smi, modinfo, fm_version, fm_service, pm -> facts
-/// (schemas/facts/nvidia_driver.schema.json). Each part is read on its own (modules/part_facts.h):
+/// (modules/nvidia_driver/facts.schema.json). Each part is read on its own (modules/part_facts.h):
 /// one that cannot be read leaves its facts null and is listed under "part_errors".
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);
 

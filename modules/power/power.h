@@ -1,6 +1,6 @@
 #pragma once
 /// power: the ComputerSystem's power state and health, read from the BMC (works when the OS is
-/// down). Facts (schemas/facts/power): {"power_state": "On", "health": "OK",
+/// down). Facts (modules/power/facts.schema.json): {"power_state": "On", "health": "OK",
 /// "health_rollup": "OK", "state": "Enabled", "model", "manufacturer", "serial_number",
 /// "system": "/redfish/v1/Systems/1"}; missing properties are null.
 /// Desired (optional): `power: On | Off`; apply = ComputerSystem.Reset (On / the graceful off the

@@ -66,7 +66,7 @@ std::map<std::string, std::map<std::string, std::string>> ParsePersisted(std::st
 /// Parts -> {"mlnx_qos": bool, "restore_unit": "enabled"|"disabled"|"masked"|"not-found"|
 /// "no-systemd"|..., "persisted": {netdev: {setting: command}}, "interfaces": [{"name", "trust",
 /// "pfc", "ecn_np", "ecn_rp"}], "part_errors"?}; restore_unit and persisted are null when their
-/// parts were not read (schemas/facts/roce.schema.json). Each part is read on its own
+/// parts were not read (modules/roce/facts.schema.json). Each part is read on its own
 /// (modules/part_facts.h): one netdev's garbled mlnx_qos output costs that netdev's trust and
 /// PFC, not the others'.
 nlohmann::json FactsFromParts(const std::vector<ProbePart>& parts);

@@ -1,9 +1,9 @@
 #pragma once
-// FactsSchema: schemas/facts/<module>.schema.json, loaded and checked with valijson, for tests
-// that hold a module's facts up against the shape it documents.
+// FactsSchema: a module's facts schema (modules/<module>/facts.schema.json, embedded as
+// "facts/<module>.schema.json"), loaded and checked with valijson, for tests that hold a
+// module's facts up against the shape it documents.
 #include <doctest/doctest.h>
 
-#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,14 +12,16 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validator.hpp>
 
+#include "schemas/embedded.h"
+
 namespace plumb::testing {
 
 class FactsSchema {
  public:
   explicit FactsSchema(const std::string& module) {
-    std::ifstream in(std::string(PLUMB_SOURCE_DIR) + "/schemas/facts/" + module + ".schema.json");
-    REQUIRE_MESSAGE(in.good(), "no schema for " << module);
-    doc_ = nlohmann::json::parse(in);
+    auto text = plumb::schemas::FindEmbedded("facts/" + module + ".schema.json");
+    REQUIRE_MESSAGE(text.has_value(), "no schema for " << module);
+    doc_ = nlohmann::json::parse(*text);
     valijson::SchemaParser parser;
     valijson::adapters::NlohmannJsonAdapter adapter(doc_);
     parser.populateSchema(adapter, schema_);

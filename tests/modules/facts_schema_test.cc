@@ -1,4 +1,4 @@
-// Every parser's output on every fixture validates against schemas/facts/<module>.schema.json.
+// Every parser's output on every fixture validates against modules/<module>/facts.schema.json.
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 // roce: parsers on real-format mlnx_qos and ECN sysfs outputs (tests/data/roce, see SOURCES.md),
-// facts against schemas/facts/roce.schema.json, Diff as a table, Apply's exact commands.
+// facts against modules/roce/facts.schema.json, Diff as a table, Apply's exact commands.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>

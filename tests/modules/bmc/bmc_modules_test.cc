@@ -468,8 +468,8 @@ TEST_CASE("power: facts from the System - desired power drives a reset") {
 
 }  // namespace plumb::modules
 
-// ---- facts schemas (schemas/facts/{firmware,bios,power}.schema.json) ----
-#include <fstream>
+// ---- facts schemas (modules/{firmware,bios,power}/facts.schema.json) ----
+#include "schemas/embedded.h"
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -480,9 +480,9 @@ namespace plumb::modules {
 namespace {
 
 bool ValidFacts(const std::string& module, const nlohmann::json& facts) {
-  std::ifstream in(std::string(PLUMB_SOURCE_DIR) + "/schemas/facts/" + module + ".schema.json");
-  REQUIRE(in.good());
-  nlohmann::json doc = nlohmann::json::parse(in);
+  auto text = plumb::schemas::FindEmbedded("facts/" + module + ".schema.json");
+  REQUIRE(text.has_value());
+  nlohmann::json doc = nlohmann::json::parse(*text);
   valijson::Schema schema;
   valijson::SchemaParser parser;
   valijson::adapters::NlohmannJsonAdapter sa(doc);
