@@ -108,6 +108,20 @@ struct ModuleInfo {
   /// all_reduce_perf) run only when asked - `plumb health`, `plumb acceptance`, the rollout's
   /// health step - through CheckScript; never in gather's probe, so reading a node stays cheap.
   bool on_demand = false;
+  /// What plans/ reads in its facts, by what it means rather than by the module's name (each
+  /// empty/false in every module but one, today):
+  /// - the facts key naming the node's current boot (kernel: "boot_id"): watch keeps a node's
+  ///   facts, and trusts its marker, only within one boot;
+  std::string_view boot_id_key;
+  /// - the facts key of the commit plumb last applied on the node (marker: "commit"): the
+  ///   planner calls a change back to that commit's value a repair;
+  std::string_view applied_commit_key;
+  /// - the facts key of its firmware components, a list of {name or id, version} (firmware:
+  ///   "components"): an acceptance report records them per node;
+  std::string_view firmware_inventory_key;
+  /// - its checks' measured value is the one the acceptance report charts per node
+  ///   (nccl_bw: all_reduce bus bandwidth, GB/s).
+  bool acceptance_chart = false;
 
   bool IsHealth() const { return kind == Kind::kHealth; }
 

@@ -58,10 +58,19 @@ const std::vector<const Module*>& AllModules() {
   return kAll;
 }
 
-const Module* OwnerOf(std::string_view pointer) {
+const Registry& DefaultRegistry() {
+  static const Registry kDefault(AllModules());
+  return kDefault;
+}
+
+const Module* OwnerOf(std::string_view pointer) { return DefaultRegistry().OwnerOf(pointer); }
+
+const Module* FindModule(std::string_view name) { return DefaultRegistry().Find(name); }
+
+const Module* Registry::OwnerOf(std::string_view pointer) const {
   const Module* best = nullptr;
   size_t best_len = 0;
-  for (const Module* m : AllModules())
+  for (const Module* m : modules_)
     for (std::string_view prefix : m->Info().owns) {
       ModuleInfo one;
       one.owns = {prefix};
@@ -73,8 +82,8 @@ const Module* OwnerOf(std::string_view pointer) {
   return best;
 }
 
-const Module* FindModule(std::string_view name) {
-  for (const Module* m : AllModules())
+const Module* Registry::Find(std::string_view name) const {
+  for (const Module* m : modules_)
     if (m->Name() == name) return m;
   return nullptr;
 }

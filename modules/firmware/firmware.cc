@@ -20,7 +20,8 @@ const ModuleInfo& FirmwareModule::Info() const {
       .reads = "Redfish FirmwareInventory and SoftwareInventory",
       .changes = "Redfish SimpleUpdate (or a multipart push)",
       .disruption = Disruption::kFirmwareFlash,
-      .disruption_by_key = {{"/firmware_images", Disruption::kNone}}};   // where an image comes from changes nothing
+      .disruption_by_key = {{"/firmware_images", Disruption::kNone}},   // where an image comes from changes nothing
+      .firmware_inventory_key = "components"};
   return kInfo;
 }
 

@@ -19,7 +19,8 @@ const ModuleInfo& KernelModule::Info() const {
                "`grub-editenv list`)",
       .changes = "install the kernel packages; make it the default boot entry (`grubby "
                  "--set-default`; GRUB_DEFAULT=saved + `update-grub` + `grub-set-default`)",
-      .disruption = Disruption::kReboot};
+      .disruption = Disruption::kReboot,
+      .boot_id_key = "boot_id"};
   return kInfo;
 }
 

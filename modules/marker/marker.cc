@@ -16,7 +16,8 @@ const ModuleInfo& MarkerModule::Info() const {
       .after = {},
       .reads = "`/var/lib/plumb/marker.json`",
       .changes = "written after verify",
-      .disruption = Disruption::kNone};
+      .disruption = Disruption::kNone,
+      .applied_commit_key = "commit"};
   return kInfo;
 }
 

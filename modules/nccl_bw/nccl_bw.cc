@@ -45,7 +45,8 @@ const ModuleInfo& NcclBwModule::Info() const {
       .changes = "nothing: a failed check keeps the node out of service",
       .disruption = Disruption::kNone,
       .kind = ModuleInfo::Kind::kHealth,
-      .on_demand = true};
+      .on_demand = true,
+      .acceptance_chart = true};
   return kInfo;
 }
 

@@ -60,7 +60,8 @@ size_t NodeObservation::ModuleErrorCount() const {
   return n;
 }
 
-std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts) {
+std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts,
+                        const modules::Registry& registry) {
   // nlohmann's object keeps keys sorted and dump() emits no whitespace: that is the canonical
   // form. Only the error code enters the digest: messages may be reworded between versions.
   // A health module's facts (ECC counts, throttle reasons, XIDs, IB error counters) are
@@ -69,7 +70,7 @@ std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& fac
   // rollout's verify and health step), not by the stale check.
   nlohmann::json canon = nlohmann::json::object();
   for (const auto& [module, f] : facts) {
-    const modules::Module* m = modules::FindModule(module);
+    const modules::Module* m = registry.Find(module);
     if (m && m->Info().IsHealth()) continue;
     canon[module] = f.ok() ? f.value() : nlohmann::json{{"$error", f.error().code}};
   }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "modules/module.h"
+#include "modules/registry.h"
 #include "plans/plan/planner.h"
 #include "schemas/result.h"
 
@@ -78,7 +79,9 @@ struct ObservedState {
 /// sha256:<hex> over the canonical JSON (sorted keys, no whitespace) of `facts`, each entry
 /// either the module's facts or {"$error": code}. Stable across runs, processes and
 /// serialisation round trips; independent of map insertion order.
-std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts);
+/// `registry` says which modules are health checks (their facts are left out, see the .cc).
+std::string FactsDigest(const std::map<std::string, Result<modules::Facts>>& facts,
+                        const modules::Registry& registry = modules::DefaultRegistry());
 
 /// The snapshot format ("format": "plumb.observed/v1"):
 ///   {"format":..., "gathered_at":..., "commit"?, "working_tree"?, "shard"?,

@@ -129,7 +129,8 @@ PlanRun RunPlan(const PlanRunInput& in) {
 }
 
 std::optional<Diagnostic> UncheckedKeysWarning(const DesiredByNode& desired,
-                                               const std::vector<const modules::Module*>& ran) {
+                                               const std::vector<const modules::Module*>& ran,
+                                               const modules::Registry& registry) {
   std::map<std::string, nlohmann::json> top_keys;   // each top-level key once, with a value
   for (const auto& [node, nd] : desired)
     for (auto it = nd.desired->begin(); it != nd.desired->end(); ++it)
@@ -146,7 +147,7 @@ std::optional<Diagnostic> UncheckedKeysWarning(const DesiredByNode& desired,
     // Keys only on-demand checks read (health.dcgm, health.nccl_bw) are judged by a health
     // run, never by a gather's: not "unchecked" here.
     bool on_demand = false, gathered = false;
-    for (const modules::Module* m : modules::AllModules())
+    for (const modules::Module* m : registry.All())
       if (m->Wants(one)) (m->Info().on_demand ? on_demand : gathered) = true;
     const bool on_demand_only = on_demand && !gathered;
     if (!owned && !on_demand_only) keys += (keys.empty() ? "" : ", ") + key;

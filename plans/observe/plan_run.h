@@ -98,7 +98,9 @@ PlanRun RunPlan(const PlanRunInput& in);
 /// The top-level desired keys no module of `ran` checks (e.g. firmware and bios when the BMCs
 /// were not read), as the warning plan and drift show, so "no changes" is never a silent "not
 /// looked at"; nullopt when every key was checked.
-std::optional<Diagnostic> UncheckedKeysWarning(const DesiredByNode& desired,
-                                               const std::vector<const modules::Module*>& ran);
+/// `registry`: every module, to tell keys only on-demand checks read from keys nothing read.
+std::optional<Diagnostic> UncheckedKeysWarning(
+    const DesiredByNode& desired, const std::vector<const modules::Module*>& ran,
+    const modules::Registry& registry = modules::DefaultRegistry());
 
 }  // namespace plumb::plans

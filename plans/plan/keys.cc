@@ -60,8 +60,8 @@ bool PointerUnder(std::string_view pointer, std::string_view prefix) {
   return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
 }
 
-modules::Disruption KeyDisruption(std::string_view p) {
-  const modules::Module* owner = modules::OwnerOf(p);
+modules::Disruption KeyDisruption(std::string_view p, const modules::Registry& registry) {
+  const modules::Module* owner = registry.OwnerOf(p);
   // A key no module checks changes nothing (validate refuses to pin one).
   return owner == nullptr ? modules::Disruption::kNone : owner->Info().DisruptionOf(p);
 }

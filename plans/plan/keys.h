@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "modules/module.h"
+#include "modules/registry.h"
 
 namespace plumb::plans {
 
@@ -22,7 +23,9 @@ std::vector<std::string> LeafPointers(const nlohmann::json& doc);
 /// declares (ModuleInfo::DisruptionOf; the table in `plumb modules`). For `plumb diff`, which
 /// sees no node: the plan, which reads the nodes, may find less (a driver installed but not
 /// loaded needs only the reboot it would need anyway...).
-modules::Disruption KeyDisruption(std::string_view pointer);
+/// `registry`: the modules that may own it (a test gives its fakes).
+modules::Disruption KeyDisruption(std::string_view pointer,
+                                  const modules::Registry& registry = modules::DefaultRegistry());
 
 /// Is `pointer` equal to `prefix` or below it ("/a/b" is under "/a", "/ab" is not)?
 bool PointerUnder(std::string_view pointer, std::string_view prefix);

@@ -29,11 +29,17 @@ ChangeReason ReasonFor(const DesiredByNode* then_all, const std::string& node,
   return ChangeReason::kIntent;
 }
 
-std::string MarkerCommit(const nlohmann::json& facts) {
-  auto it = facts.find("marker");
-  if (it == facts.end() || !it->is_object()) return {};
-  auto c = it->find("commit");
-  return (c != it->end() && c->is_string()) ? c->get<std::string>() : std::string();
+// The commit plumb last applied on the node, from the module that records it.
+std::string MarkerCommit(const nlohmann::json& facts, const modules::Registry& registry) {
+  for (const modules::Module* m : registry.All()) {
+    const std::string_view key = m->Info().applied_commit_key;
+    if (key.empty()) continue;
+    auto it = facts.find(std::string(m->Name()));
+    if (it == facts.end() || !it->is_object()) continue;
+    auto c = it->find(std::string(key));
+    if (c != it->end() && c->is_string()) return c->get<std::string>();
+  }
+  return {};
 }
 
 }  // namespace
@@ -312,7 +318,7 @@ EvaluatedNode PlanBuilder::Evaluate(const std::string& name, const NodeFacts& ob
   np.node = name;
   np.rollout = nd.rollout;
   np.facts_digest = obs.facts_digest;
-  np.marker_commit = MarkerCommit(obs.facts);
+  np.marker_commit = MarkerCommit(obs.facts, *in.registry);
   const DesiredByNode* then = st.Previous(np.marker_commit);
   std::string problem;
   for (const modules::Module* m : st.ordered) {

@@ -14,6 +14,7 @@
 #include "inventory/model.h"
 #include "modules/drain/drainer.h"
 #include "modules/module.h"
+#include "modules/registry.h"
 #include "plans/plan/plan.h"
 
 namespace plumb::plans {
@@ -52,6 +53,9 @@ struct PlannerInput {
   /// error) for it, as with a snapshot made without BMC reads; decided once all nodes are in.
   bool modules_from_facts = false;
   std::string now;   ///< RFC 3339, recorded as the plan's created_at
+  /// Every module, for what the planner reads beyond `modules`' diffs (the commit plumb last
+  /// applied: ModuleInfo::applied_commit_key).
+  const modules::Registry* registry = &modules::DefaultRegistry();
 };
 
 /// Desired x observed -> the plan (batches, disruption, digest left empty: see plan_json).

@@ -13,13 +13,13 @@ namespace {
 
 using HealthStatus = modules::CheckStatus;
 
-nlohmann::json PinsOf(const DriftNode& n, std::vector<std::string>& reasons) {
+nlohmann::json PinsOf(const DriftNode& n, const modules::Registry& registry,
+                      std::vector<std::string>& reasons) {
   nlohmann::json pins = nlohmann::json::array();
   for (const DriftCheck& c : n.checks) {
     // Health keys are thresholds, not pins: their checks are the node's health, below.
-    if (const modules::Module* m = modules::FindModule(c.module());
-        m && m->Info().IsHealth())
-      continue;
+    const modules::Module* m = registry.Find(c.module());
+    if (m && m->Info().IsHealth()) continue;
     // In sync, the live value is the desired one; otherwise the observed one (null: absent).
     const nlohmann::json live = c.status == CheckStatus::kInSync ? c.desired() : c.observed;
     nlohmann::json pin = {{"key", c.key()},
@@ -35,26 +35,32 @@ nlohmann::json PinsOf(const DriftNode& n, std::vector<std::string>& reasons) {
     // A pin nothing read (firmware without the BMC) is not verified: it cannot pass.
     if (c.status == CheckStatus::kUnchecked)
       reasons.push_back(fmt::format("not verified: {} (no module of this run read it{})", c.key(),
-                                    c.module() == "firmware" || c.module() == "bios" || c.module() == "power"
-                                        ? ": the BMC was not read"
-                                        : ""));
+                                    m && m->HasBmcProbe() ? ": the BMC was not read" : ""));
     pins.push_back(std::move(pin));
   }
   return pins;
 }
 
-nlohmann::json FirmwareOf(const ObservedState& observed, const std::string& node) {
+// The node's firmware components, from the modules that list them
+// (ModuleInfo::firmware_inventory_key); null when none of them was read.
+nlohmann::json FirmwareOf(const ObservedState& observed, const std::string& node,
+                          const modules::Registry& registry) {
   auto n = observed.nodes.find(node);
   if (n == observed.nodes.end()) return nullptr;
-  auto f = n->second.facts.find("firmware");
-  if (f == n->second.facts.end() || !f->second.ok()) return nullptr;
-  nlohmann::json out = nlohmann::json::array();
-  const nlohmann::json& facts = f->second.value();
-  if (auto c = facts.find("components"); c != facts.end() && c->is_array())
-    for (const nlohmann::json& comp : *c)
-      if (comp.is_object())
-        out.push_back({{"name", comp.value("name", comp.value("id", std::string()))},
-                       {"version", comp.value("version", nlohmann::json())}});
+  nlohmann::json out = nullptr;
+  for (const modules::Module* m : registry.All()) {
+    const std::string_view key = m->Info().firmware_inventory_key;
+    if (key.empty()) continue;
+    auto f = n->second.facts.find(std::string(m->Name()));
+    if (f == n->second.facts.end() || !f->second.ok()) continue;
+    if (out.is_null()) out = nlohmann::json::array();
+    const nlohmann::json& facts = f->second.value();
+    if (auto c = facts.find(std::string(key)); c != facts.end() && c->is_array())
+      for (const nlohmann::json& comp : *c)
+        if (comp.is_object())
+          out.push_back({{"name", comp.value("name", comp.value("id", std::string()))},
+                         {"version", comp.value("version", nlohmann::json())}});
+  }
   return out;
 }
 
@@ -69,7 +75,8 @@ int AcceptanceReport::Failed() const { return static_cast<int>(nodes.size()) - P
 
 AcceptanceReport MakeAcceptanceReport(const AcceptanceMeta& meta, const DriftReport& drift,
                                       const ObservedState& observed,
-                                      const std::vector<NodeHealth>& health) {
+                                      const std::vector<NodeHealth>& health,
+                                      const modules::Registry& registry) {
   AcceptanceReport r;
   r.meta = meta;
   std::map<std::string, const NodeHealth*> by_node;
@@ -78,8 +85,8 @@ AcceptanceReport MakeAcceptanceReport(const AcceptanceMeta& meta, const DriftRep
     AcceptanceNode a;
     a.node = d.node;
     if (!d.readable) a.reasons.push_back("unreadable: " + d.unreadable_reason);
-    a.pins = PinsOf(d, a.reasons);
-    a.firmware = FirmwareOf(observed, d.node);
+    a.pins = PinsOf(d, registry, a.reasons);
+    a.firmware = FirmwareOf(observed, d.node, registry);
     a.readable = d.readable;
     if (auto h = by_node.find(d.node); h != by_node.end()) {
       a.health_checked = true;

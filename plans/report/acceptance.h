@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "modules/registry.h"
 #include "plans/observe/observed.h"
 #include "plans/report/drift.h"
 #include "plans/rollout/health_run.h"
@@ -57,7 +58,8 @@ struct AcceptanceReport {
 /// checked) fails; so does a pin no module read (firmware and BIOS without the BMC).
 AcceptanceReport MakeAcceptanceReport(const AcceptanceMeta& meta, const DriftReport& drift,
                                       const ObservedState& observed,
-                                      const std::vector<NodeHealth>& health);
+                                      const std::vector<NodeHealth>& health,
+                                      const modules::Registry& registry = modules::DefaultRegistry());
 
 /// The report as JSON, with "digest": "sha256:<hex>" over the canonical form of everything
 /// else in the document.
@@ -70,6 +72,8 @@ Status VerifyAcceptanceDigest(const nlohmann::json& report);
 /// (inline SVG) against the threshold, and per node the failed checks and drifted pins.
 /// Rendered from the JSON; `verify` checks the JSON (the page is its rendering, not covered by
 /// the digest: render it again from a verified JSON when in doubt).
-std::string AcceptanceToHtml(const nlohmann::json& report);
+/// `registry` says which module's checks are charted (ModuleInfo::acceptance_chart).
+std::string AcceptanceToHtml(const nlohmann::json& report,
+                             const modules::Registry& registry = modules::DefaultRegistry());
 
 }  // namespace plumb::plans::report

@@ -73,11 +73,14 @@ struct Bandwidth {
   std::vector<std::pair<std::string, double>> nodes;
   double minimum = 0;
 };
-Bandwidth BandwidthOf(const json& report) {
+Bandwidth BandwidthOf(const json& report, const modules::Registry& registry) {
   Bandwidth b;
+  std::set<std::string, std::less<>> charted;
+  for (const modules::Module* m : registry.All())
+    if (m->Info().acceptance_chart) charted.emplace(m->Name());
   for (const json& n : report["nodes"])
     for (const json& c : n["health"].value("checks", json::array())) {
-      if (c.value("module", "") != "nccl_bw" || !c["measured"].is_number()) continue;
+      if (!charted.count(c.value("module", "")) || !c["measured"].is_number()) continue;
       const json& t = c["threshold"];
       if (!t.is_object() || !t.contains("min") || !t["min"].is_number()) continue;
       b.nodes.emplace_back(n.value("node", ""), c["measured"].get<double>());
@@ -119,7 +122,7 @@ std::string BandwidthChart(const Bandwidth& b) {
 
 }  // namespace
 
-std::string AcceptanceToHtml(const json& r) {
+std::string AcceptanceToHtml(const json& r, const modules::Registry& registry) {
   const json& summary = r["summary"];
   const bool accepted = summary.value("failed", 1) == 0;
   std::string out = fmt::format(
@@ -163,7 +166,7 @@ std::string AcceptanceToHtml(const json& r) {
     out += "</tr>\n";
   }
   out += "</table>\n<h2>NCCL all_reduce bus bandwidth (GB/s)</h2>\n";
-  out += BandwidthChart(BandwidthOf(r));
+  out += BandwidthChart(BandwidthOf(r, registry));
 
   out += "<h2>Why nodes failed</h2>\n";
   bool any = false;

@@ -84,7 +84,7 @@ std::vector<DriftCheck> TemplateFor(const DriftInput& in, const inventory::NodeD
   for (std::string& p : LeafPointers(*nd.desired)) {
     auto subject = std::make_shared<CheckSubject>();
     subject->key = PointerToKey(p);
-    const modules::Module* owner = modules::OwnerOf(p);   // null: no module checks it
+    const modules::Module* owner = in.registry->OwnerOf(p);   // null: no module checks it
     // An on-demand check's thresholds (health.dcgm, health.nccl_bw) are judged by a health run,
     // not by a gather: no check at all here rather than "unchecked" on every node.
     if (owner && owner->Info().on_demand && !in.modules_run.count(std::string(owner->Name()))) continue;

@@ -16,6 +16,7 @@
 
 #include "inventory/model.h"
 #include "modules/module.h"
+#include "modules/registry.h"
 #include "plans/plan/plan.h"
 #include "schemas/exit_codes.h"
 #include "plans/plan/planner.h"
@@ -117,6 +118,8 @@ struct DriftInput {
   /// checked.
   std::set<std::string> modules_run;
   std::string today;   ///< YYYY-MM-DD, for waiver expiry (a waiver is good through its day)
+  /// The modules that may own a key (which one checks it, whether it is an on-demand check).
+  const modules::Registry* registry = &modules::DefaultRegistry();
 };
 
 DriftReport MakeDriftReport(const DriftInput& in);

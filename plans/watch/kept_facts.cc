@@ -27,12 +27,17 @@ NodeFacts KeptFacts::ToNodeFacts() const {
   return f;
 }
 
-std::string BootIdOf(const NodeObservation& obs) {
-  auto it = obs.facts.find("kernel");
-  if (it == obs.facts.end() || !it->second.ok()) return {};
-  const nlohmann::json& k = it->second.value();
-  auto b = k.find("boot_id");
-  return b != k.end() && b->is_string() ? b->get<std::string>() : std::string();
+std::string BootIdOf(const NodeObservation& obs, const std::vector<const modules::Module*>& modules) {
+  for (const modules::Module* m : modules) {
+    const std::string_view key = m->Info().boot_id_key;
+    if (key.empty()) continue;
+    auto it = obs.facts.find(std::string(m->Name()));
+    if (it == obs.facts.end() || !it->second.ok()) continue;
+    const nlohmann::json& k = it->second.value();
+    auto b = k.find(std::string(key));
+    if (b != k.end() && b->is_string()) return b->get<std::string>();
+  }
+  return {};
 }
 
 }  // namespace plumb::plans::watch

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "modules/module.h"
 #include "plans/observe/observed.h"
 #include "plans/plan/planner.h"
 
@@ -25,7 +26,8 @@ struct KeptFacts {
   NodeFacts ToNodeFacts() const;
 };
 
-/// facts["kernel"]["boot_id"] of an observation, "" when it was not read.
-std::string BootIdOf(const NodeObservation& obs);
+/// The id of the boot a node is in, from the module of `modules` whose facts name it
+/// (ModuleInfo::boot_id_key: kernel's "boot_id"); "" when it was not read.
+std::string BootIdOf(const NodeObservation& obs, const std::vector<const modules::Module*>& modules);
 
 }  // namespace plumb::plans::watch

@@ -295,7 +295,7 @@ void Watcher::Process(ProbeDone& d) {
   if (d.obs.reachable) {
     s.failures = 0;
     if (!d.unchanged) {
-      const std::string boot = BootIdOf(d.obs);
+      const std::string boot = BootIdOf(d.obs, deps_.modules);
       if (!boot.empty() && !s.boot_id.empty() && boot != s.boot_id) {
         WatchEvent e;
         e.kind = EventKind::kNodeRebooted;

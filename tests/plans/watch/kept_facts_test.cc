@@ -1,6 +1,7 @@
 // KeptFacts: what the watch keeps of a node between reads reads back as the planner's input.
 #include <doctest/doctest.h>
 
+#include "modules/registry.h"
 #include "plans/watch/kept_facts.h"
 
 using namespace plumb;
@@ -14,7 +15,7 @@ TEST_CASE("kept facts: facts, module errors and digest survive the compact form"
   o.facts.emplace("sysctl", Result<modules::Facts>(nlohmann::json{{"values", {{"vm.swappiness", "60"}}}}));
   o.facts.emplace("ofed", Result<modules::Facts>(Diagnostic::Error("probe.ofed", "garbled")));
   o.facts_digest = plans::FactsDigest(o.facts);
-  CHECK(plans::watch::BootIdOf(o) == "b1");
+  CHECK(plans::watch::BootIdOf(o, modules::AllModules()) == "b1");
   const plans::NodeFacts direct = plans::ToNodeFacts(o);
 
   plans::watch::KeptFacts k = plans::watch::KeptFacts::From(std::move(o));
@@ -31,7 +32,7 @@ TEST_CASE("kept facts: an unreadable observation keeps its reason; no boot id wi
   plans::NodeObservation o;
   o.node = "n1";
   o.error = Diagnostic::Error("ssh.refused", "n1: connection refused");
-  CHECK(plans::watch::BootIdOf(o).empty());
+  CHECK(plans::watch::BootIdOf(o, modules::AllModules()).empty());
   plans::watch::KeptFacts k = plans::watch::KeptFacts::From(std::move(o));
   CHECK_FALSE(k.readable);
   CHECK(k.ToNodeFacts().unreadable_reason == "n1: connection refused");
