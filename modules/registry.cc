@@ -12,6 +12,7 @@
 #include "modules/marker/marker.h"
 #include "modules/nccl/nccl.h"
 #include "modules/nccl_bw/nccl_bw.h"
+#include "modules/nccl_conf/nccl_conf.h"
 #include "modules/nvidia_driver/nvidia_driver.h"
 #include "modules/ofed/ofed.h"
 #include "modules/os/os.h"
@@ -38,6 +39,7 @@ const std::vector<const Module*>& AllModules() {
   static const infiniband::InfinibandModule kInfiniband;
   static const roce::RoceModule kRoce;
   static const marker::MarkerModule kMarker;
+  static const nccl_conf::NcclConfModule kNcclConf;
   // Health checks (`health:`): gpu_health and ib_health are read by gather's probe; dcgm and
   // nccl_bw load the GPUs and run only when asked (ModuleInfo::on_demand, CheckScript).
   static const gpu_health::GpuHealthModule kGpuHealth;
@@ -52,6 +54,7 @@ const std::vector<const Module*>& AllModules() {
   static const std::vector<const Module*> kAll = {
       &kKernel,   &kOs,      &kOfed,          &kNvidiaDriver, &kCuda,       &kNccl,
       &kPackages, &kKernelModules, &kSysctl,  &kServices,     &kInfiniband, &kRoce, &kMarker,
+      &kNcclConf,
       &kGpuHealth, &kIbHealth, &kDcgm, &kNcclBw,
       &kFirmware, &kBios,    &kPower,
   };

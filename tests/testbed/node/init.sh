@@ -74,6 +74,9 @@ if [[ ! -e $ND/fs/.first-boot-done ]]; then
   rm -f /etc/sysctl.d/*.conf /etc/modprobe.d/*.conf
   printf '# /etc/sysctl.conf - Configuration file for setting system variables\n' >/etc/sysctl.conf
   ln -sfn ../sysctl.conf /etc/sysctl.d/99-sysctl.conf
+  # NCCL's system-wide settings as a site image ships them: a line plumb must keep when it
+  # pins other keys (modules/nccl_conf).
+  printf '# site defaults\nNCCL_DEBUG=WARN\n' >/etc/nccl.conf
   : >"$ND/fs/.first-boot-done"
 fi
 
