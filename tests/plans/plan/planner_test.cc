@@ -282,6 +282,36 @@ TEST_CASE("planner: repair when the marker's commit wanted the same value, inten
   CHECK(plan.FindNode("gpu02")->actions[0].reason == plans::ChangeReason::kIntent);
 }
 
+// A module that only records the commit last applied (as marker does), under another name.
+class StampModule final : public modules::Module {
+ public:
+  const modules::ModuleInfo& Info() const override { return info_; }
+  std::vector<modules::Action> Diff(const nlohmann::json&, const modules::Facts&) const override { return {}; }
+
+ private:
+  modules::ModuleInfo info_{.name = "stamp", .applied_commit_key = "at"};
+};
+
+TEST_CASE("planner: the applied commit is read from the module the registry says records it") {
+  PlannerWorld w(1, 1, "1");
+  std::string old_commit(40, 'b');
+  plans::DesiredByNode then = w.desired;   // the old commit wanted the same kernel
+  w.observed["gpu01"].facts["stamp"] = {{"at", old_commit}};
+  StampModule stamp;
+  const modules::Registry with_stamp({&stamp});
+  auto in = w.Input();
+  in.previous[old_commit] = &then;
+  in.registry = &with_stamp;
+  auto plan = plans::MakePlan(in);
+  CHECK(plan.FindNode("gpu01")->marker_commit == old_commit);
+  CHECK(plan.FindNode("gpu01")->actions[0].reason == plans::ChangeReason::kRepair);
+  // The real modules know no "stamp": no marker commit, so the change is intent.
+  in.registry = &modules::DefaultRegistry();
+  auto real = plans::MakePlan(in);
+  CHECK(real.FindNode("gpu01")->marker_commit.empty());
+  CHECK(real.FindNode("gpu01")->actions[0].reason == plans::ChangeReason::kIntent);
+}
+
 TEST_CASE("planner: node disruption is the max of its actions, actions in module order") {
   PlannerWorld w(1, 1, "1");
   ScalarModule late("zz_late", Disruption::kDrain, {"sysctl"});
