@@ -163,7 +163,7 @@ struct SessionFixture : fakes::TempJournal {
 
 }  // namespace
 
-TEST_CASE("apply session: a plan made now is shown and asked; without a terminal nothing is locked or run") {
+TEST_CASE("apply session: a plan made now is shown and asked: without a terminal nothing is locked or run") {
   SessionFixture f;
   f.world.answer = plans::Answer::kNoTerminal;
   CHECK(f.Run() == Outcome::kError);
@@ -176,7 +176,7 @@ TEST_CASE("apply session: a plan made now is shown and asked; without a terminal
   CHECK(f.Runs() == 0);
 }
 
-TEST_CASE("apply session: an operator's no applies nothing; --format json shows no plan text") {
+TEST_CASE("apply session: an operator's no applies nothing, and --format json shows no plan text") {
   SessionFixture f;
   f.world.answer = plans::Answer::kNo;
   f.req.json = true;

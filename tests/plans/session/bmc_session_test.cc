@@ -123,7 +123,7 @@ TEST_CASE("RefuseResetInService: only a node out of service with no job may be r
         "slurm cannot be read (slurmctld down): a node that may run a job is not reset");
 }
 
-TEST_CASE("ParseBmcTargets: name, URL and system= per line; a bad URL names file:line and node") {
+TEST_CASE("ParseBmcTargets: name, URL and system= per line, a bad URL named by file:line and node") {
   std::istringstream ok("# testbed BMCs\nn1 https://127.0.0.1:8443 dell n1\n\nn2 https://127.0.0.1:8444 system=Blade.2\n");
   auto t = plans::ParseBmcTargets(ok, "bmcs.txt");
   REQUIRE(t.ok());
@@ -162,7 +162,7 @@ TEST_CASE("BmcTargetsOfCluster: the nodes with a BMC, each with its desired stat
   CHECK_FALSE(plans::BmcTargetsOfCluster(lc, desired).ok());   // https only
 }
 
-TEST_CASE("SelectBmcTargets: patterns in order, each node once; a term naming no BMC is refused") {
+TEST_CASE("SelectBmcTargets: patterns in order, each node once, a term naming no BMC refused") {
   const auto all = Targets({"gpu001", "gpu002", "gpu003", "cpu001"});
   CHECK(NodesOf(*plans::SelectBmcTargets(all, {})) == NodesOf(all));
   auto sel = plans::SelectBmcTargets(all, {"gpu00[2-3]", "cpu*,gpu002", "gpu*,!gpu003"});
