@@ -24,6 +24,7 @@ declare -A dirs=(
   [plumb_plans_report]="plumb_plans_report plumb_plans_rollout plumb_plans_store plumb_plans_observe plumb_plans_plan plumb_plans_core plumb_modules plumb_transport plumb_inventory plumb_schemas"
   [plumb_plans_watch]="plumb_plans_watch plumb_plans_report plumb_plans_rollout plumb_plans_store plumb_plans_observe plumb_plans_plan plumb_plans_core plumb_modules plumb_transport plumb_inventory plumb_schemas"
   [plumb_cli]="plumb_cli plumb_transport plumb_schemas"
+  [plumb_plans_session]="plumb_plans_session plumb_plans_report plumb_plans_trust plumb_plans_rollout plumb_plans_store plumb_plans_observe plumb_plans_plan plumb_plans_core plumb_modules plumb_transport plumb_inventory plumb_schemas"
 )
 
 check() {  # check LIB HEADER expect(ok|fail)
@@ -91,6 +92,14 @@ check plumb_plans_observe plans/rollout/apply_prepare.h fail
 check plumb_plans_store plans/rollout/rollout.h fail
 check plumb_plans_rollout plans/report/plan_text.h fail
 check plumb_plans_rollout plans/watch/watcher.h fail
+# session (the verbs' sessions) sits on report and trust, beside watch: it sees them, and no
+# layer below it sees it.
+check plumb_plans_session plans/trust/commit_trust.h ok
+check plumb_plans_session cmd/command.h fail
+check plumb_plans_session plans/watch/watcher.h fail
+check plumb_plans_report plans/session/apply_session.h fail
+check plumb_plans_watch plans/session/apply_session.h fail
+check plumb_plans_rollout plans/session/apply_session.h fail
 check plumb_plans_report plans/watch/watcher.h fail
 check plumb_plans_report plans/trust/commit_trust.h fail
 
