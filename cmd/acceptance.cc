@@ -109,12 +109,9 @@ std::vector<plans::NodeHealth> BurnInHealth(const GlobalOptions& g, const Accept
   if (!health.empty())
     std::fprintf(stderr, "acceptance: %zu node(s) already checked at commit %.12s (level %d) in %s; "
                  "--fresh runs them again\n", health.size(), commit.c_str(), a.dcgm_level, a.out.c_str());
-  modules::SshOverrides extra;
-  extra.accept_new_hostkeys = a.read.accept_new_host_keys;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  SshShellFactory shells(r.loaded.cluster.ssh, RepoRoot(g), extra);
+  auto shells = MakeNodeShells(r.loaded.cluster.ssh, RepoRoot(g), a.read.accept_new_host_keys);
   std::vector<plans::NodeHealth> ran = plans::RunHealth(
-      burn.targets, shells, modules::AllModules(), a.health_fanout, std::chrono::seconds(a.timeout_s),
+      burn.targets, *shells, modules::AllModules(), a.health_fanout, std::chrono::seconds(a.timeout_s),
       [&](const plans::NodeHealth& h, size_t done, size_t total) {
         // Kept as it finishes: an interrupted acceptance resumes from here. Unreachable nodes
         // are not kept (they run again next time).

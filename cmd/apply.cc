@@ -264,10 +264,9 @@ plans::RolloutResult RealApplyWorld::Run(const plans::Plan& plan,
                                          const inventory::LoadedCluster& loaded,
                                          const std::string& repo) {
   const inventory::Cluster& cluster = loaded.cluster;
-  modules::SshOverrides extra;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
   // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
-  SshShellFactory shells(cluster.ssh, repo, extra);
+  std::unique_ptr<SshShellFactory> node_shells = MakeNodeShells(cluster.ssh, repo, false);
+  SshShellFactory& shells = *node_shells;
   std::shared_ptr<BmcFactory> bmcs = Bmcs(cluster, repo);
   plans::OpenBmc open_bmc;
   if (bmcs) open_bmc = [bmcs](const plans::BmcTarget& t) { return bmcs->Open(t); };
