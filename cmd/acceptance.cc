@@ -29,6 +29,7 @@
 #include "plans/report/acceptance.h"
 #include "plans/report/drift.h"
 #include "plans/rollout/health_run.h"
+#include "plans/session/burn_in.h"
 #include "schemas/validate.h"
 
 namespace plumb::cmd {
@@ -55,26 +56,6 @@ std::string OperatorName(const std::string& given) {
   for (const char* v : {"SUDO_USER", "USER", "LOGNAME"})
     if (const char* u = std::getenv(v); u && *u) return u;
   return "unknown";
-}
-
-// DIR/nodes/<node>.json: one node's health at one commit and level, kept as it finishes.
-std::string NodeFile(const std::string& dir, const std::string& node) {
-  return dir + "/nodes/" + node + ".json";
-}
-
-// A kept result that needs no second run: for this commit and level, and not failed (a node
-// repaired since is checked again without --fresh). Else nullopt: the node runs again.
-std::optional<plans::NodeHealth> KeptResult(const std::string& dir, const std::string& node,
-                                            const std::string& commit, int level) {
-  std::ifstream in(NodeFile(dir, node));
-  if (!in) return std::nullopt;
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object() || j.value("commit", "") != commit || j.value("dcgm_level", -1) != level ||
-      !j.contains("health"))
-    return std::nullopt;
-  auto h = plans::NodeHealth::FromJson(j["health"]);
-  if (!h || h->node != node || h->Verdict() == modules::CheckStatus::kFail) return std::nullopt;
-  return h;
 }
 
 int RunVerify(const AcceptanceArgs& a) {
@@ -108,90 +89,50 @@ int RunVerify(const AcceptanceArgs& a) {
   return ExitCodeFor(kVerifyVerb, Outcome::kOk);
 }
 
-int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
-  if (a.out.empty()) {
-    std::fprintf(stderr, "error: --out DIR is required (the report's directory)\n");
-    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
-  }
-  if (a.dcgm_level < 1 || a.dcgm_level > 4 || a.timeout_s < 1 || a.health_fanout < 1) {
-    std::fprintf(stderr, "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n");
-    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
-  }
-  const std::string started = plans::Rfc3339(std::chrono::system_clock::now());
-  std::error_code ec;
-  std::filesystem::create_directories(a.out + "/nodes", ec);
-  if (ec) {
-    std::fprintf(stderr, "error: cannot create %s/nodes: %s\n", a.out.c_str(), ec.message().c_str());
-    return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
-  }
-
-  // 1. Every pin, read and judged as `plumb drift` does (no scheduler: nothing is drained).
-  ReadRunArgs read = a.read;
-  read.read_scheduler = false;
-  if (!isatty(2)) std::fprintf(stderr, "acceptance: reading every node (drift check)\n");
-  auto rr = DoReadRun(g, read);
-  if (!rr.ok()) {
-    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
-  }
-  ReadRun& r = **rr;
-  plans::report::DriftReport drift = DriftReportOf(r);
+// 2. The health modules at the burn-in level, on the nodes not already done at this commit.
+// Read-only: what the schedulers say now, so burn-in never loads the GPUs under a job.
+std::vector<plans::NodeHealth> BurnInHealth(const GlobalOptions& g, const AcceptanceArgs& a,
+                                            const ReadRun& r,
+                                            const plans::report::DriftReport& drift) {
   const std::string commit = r.loaded.cluster.source.commit;
-
-  // 2. The health modules at the burn-in level, on the nodes not already done at this commit.
-  // Read-only: what the schedulers say now, so burn-in never loads the GPUs under a job.
   transport::LocalShell local(SchedulerEnv());
   const plans::SchedulerView view = a.allow_busy ? plans::SchedulerView{}
                                                  : plans::ReadSchedulers(RealSchedulers(r.loaded.cluster, local));
-  std::map<std::string, nlohmann::json> desired;   // each node's, DCGM at the burn-in level
-  std::vector<plans::HealthTarget> targets;
-  std::vector<plans::NodeHealth> health;
-  for (const auto& dn : drift.nodes) {
-    const inventory::Node* node = r.loaded.cluster.FindNode(dn.node);
-    auto d = r.loaded.desired.find(dn.node);
-    if (!node || d == r.loaded.desired.end()) continue;
-    // Uncommitted edits have no commit to key a kept result by: every node runs.
-    if (!a.fresh && !g.working_tree)
-      if (auto kept = KeptResult(a.out, dn.node, commit, a.dcgm_level)) {
-        health.push_back(std::move(*kept));
-        continue;
-      }
-    nlohmann::json want = *d->second.desired;
-    if (want.contains(nlohmann::json::json_pointer("/health/dcgm")) && want["health"]["dcgm"].is_object()) {
-      // The burn-in level, with that level's own timeout (the stack's is for its own level).
-      want["health"]["dcgm"]["level"] = a.dcgm_level;
-      want["health"]["dcgm"].erase("timeout_s");
-    }
-    desired[dn.node] = std::move(want);
-    targets.push_back({node, &desired[dn.node], a.allow_busy ? "" : plans::BusyReason(view, dn.node)});
-  }
+  std::vector<std::string> nodes;
+  for (const auto& dn : drift.nodes) nodes.push_back(dn.node);
+  // Uncommitted edits have no commit to key a kept result by: every node runs.
+  plans::BurnIn burn = plans::PlanBurnIn(
+      nodes, r.loaded, view,
+      {.dir = a.out, .commit = commit, .level = a.dcgm_level,
+       .reuse_kept = !a.fresh && !g.working_tree, .allow_busy = a.allow_busy});
+  std::vector<plans::NodeHealth> health = std::move(burn.kept);
   if (!health.empty())
     std::fprintf(stderr, "acceptance: %zu node(s) already checked at commit %.12s (level %d) in %s; "
                  "--fresh runs them again\n", health.size(), commit.c_str(), a.dcgm_level, a.out.c_str());
-  modules::SshOverrides extra;
-  extra.accept_new_hostkeys = a.read.accept_new_host_keys;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  SshShellFactory shells(r.loaded.cluster.ssh, RepoRoot(g), extra);
-  const std::string out_dir = a.out;
-  const int level = a.dcgm_level;
+  auto shells = MakeNodeShells(r.loaded.cluster.ssh, RepoRoot(g), a.read.accept_new_host_keys);
   std::vector<plans::NodeHealth> ran = plans::RunHealth(
-      targets, shells, modules::AllModules(), a.health_fanout, std::chrono::seconds(a.timeout_s),
+      burn.targets, *shells, modules::AllModules(), a.health_fanout, std::chrono::seconds(a.timeout_s),
       [&](const plans::NodeHealth& h, size_t done, size_t total) {
         // Kept as it finishes: an interrupted acceptance resumes from here. Unreachable nodes
         // are not kept (they run again next time).
         if (h.reachable) {
-          nlohmann::json keep = {{"commit", commit}, {"dcgm_level", level},
-                                 {"checked_at", plans::Rfc3339(std::chrono::system_clock::now())},
-                                 {"health", h.ToJson()}};
-          if (Status s = WriteOutput(NodeFile(out_dir, h.node), JsonText(keep)); !s.ok())
+          const nlohmann::json keep = plans::KeptHealthRecord(
+              h, commit, a.dcgm_level, plans::Rfc3339(std::chrono::system_clock::now()));
+          if (Status s = WriteOutput(plans::KeptHealthPath(a.out, h.node), JsonText(keep)); !s.ok())
             std::fprintf(stderr, "warning: %s\n", s.error().ToString().c_str());
         }
         std::fprintf(stderr, "acceptance: health %zu/%zu: %s %s\n", done, total, h.node.c_str(),
                      modules::CheckStatusName(h.Verdict()));
       });
   for (plans::NodeHealth& h : ran) health.push_back(std::move(h));
+  return health;
+}
 
-  // 3. The report.
+// 3. The report: written to DIR, summed up on stdout.
+int WriteAcceptance(const AcceptanceArgs& a, const ReadRun& r,
+                    const plans::report::DriftReport& drift,
+                    const std::vector<plans::NodeHealth>& health, const std::string& started) {
+  const std::string commit = r.loaded.cluster.source.commit;
   plans::report::AcceptanceMeta meta;
   meta.cluster = r.loaded.cluster.name;
   meta.repo_ref = r.loaded.cluster.source.ref;
@@ -218,8 +159,39 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
     for (const std::string& why : n.reasons) std::printf("  %s: %s\n", n.node.c_str(), why.c_str());
   std::printf("report: %s/acceptance.json (digest %s), %s/acceptance.html\n", a.out.c_str(),
               doc.value("digest", "").c_str(), a.out.c_str());
-  KeepUntilExit(std::move(*rr));
   return ExitCodeFor(kAcceptanceVerb, report.Failed() == 0 ? Outcome::kOk : Outcome::kUnhealthy);
+}
+
+int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
+  if (a.out.empty()) {
+    std::fprintf(stderr, "error: --out DIR is required (the report's directory)\n");
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
+  }
+  if (a.dcgm_level < 1 || a.dcgm_level > 4 || a.timeout_s < 1 || a.health_fanout < 1) {
+    std::fprintf(stderr, "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n");
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
+  }
+  const std::string started = plans::Rfc3339(std::chrono::system_clock::now());
+  std::error_code ec;
+  std::filesystem::create_directories(a.out + "/nodes", ec);
+  if (ec) {
+    std::fprintf(stderr, "error: cannot create %s/nodes: %s\n", a.out.c_str(), ec.message().c_str());
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
+  }
+  // 1. Every pin, read and judged as `plumb drift` does (no scheduler: nothing is drained).
+  ReadRunArgs read = a.read;
+  read.read_scheduler = false;
+  if (!isatty(2)) std::fprintf(stderr, "acceptance: reading every node (drift check)\n");
+  auto rr = DoReadRun(g, read);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
+  }
+  const plans::report::DriftReport drift = DriftReportOf(**rr);
+  const std::vector<plans::NodeHealth> health = BurnInHealth(g, a, **rr, drift);
+  const int rc = WriteAcceptance(a, **rr, drift, health, started);
+  KeepUntilExit(std::move(*rr));   // freeing a big run costs as long as reading it
+  return rc;
 }
 
 }  // namespace

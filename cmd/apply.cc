@@ -10,15 +10,13 @@
 //   plumb apply --retry-failed RUN        plan the nodes RUN left failed again (at RUN's commit
 //                                         unless --ref), show, confirm, apply
 //   plumb apply --force-unlock RUN [--dead-owner HOST:PID]   release a dead run's lock
-// This file holds the flags, the prompt, the signals and the outcome -> exit code table; the
-// rules live in plans/ (plan_check, apply_lock, recover, rollout).
+// This file holds the flags, the prompt, the signals, the real transports and the outcome ->
+// exit code table; the session (plan, lock, run record, run) is plans/session/apply_session.
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -39,28 +37,21 @@
 #include "cmd/read_run.h"
 #include "cmd/ssh_factory.h"
 #include "cmd/subcommands.h"
-#include "inventory/hostlist.h"
 #include "inventory/load.h"
 #include "inventory/version.h"
 #include "modules/registry.h"
 #include "modules/transport/cancel_signal.h"
 #include "modules/transport/local_shell.h"
-#include "plans/store/apply_lock.h"
-#include "plans/rollout/apply_prepare.h"
 #include "plans/core/clock.h"
-#include "plans/observe/gather.h"
-#include "plans/store/journal.h"
-#include "plans/rollout/lock_keeper.h"
-#include "plans/store/store.h"
-#include "plans/rollout/node_lease.h"
-#include "plans/plan/plan_check.h"
-#include "plans/plan/plan_json.h"
-#include "plans/plan/planner.h"
 #include "plans/core/process_identity.h"
-#include "plans/report/apply_summary.h"
-#include "plans/report/plan_text.h"
+#include "plans/observe/gather.h"
+#include "plans/plan/plan_json.h"
+#include "plans/rollout/gather_prober.h"
+#include "plans/rollout/node_lease.h"
 #include "plans/rollout/rollout.h"
+#include "plans/session/apply_session.h"
 #include "plans/store/run_who.h"
+#include "plans/store/store.h"
 
 namespace plumb::cmd {
 
@@ -84,65 +75,20 @@ extern "C" void OnSignal(int) {
   if (g_cancel) g_cancel->Set();   // async-signal-safe: an atomic store and one write(2)
 }
 
+void InstallApplySignals() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 void ApplyErr(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
 
 int ApplyFail(const Diagnostic& d) {
   ApplyErr("plumb apply: " + d.ToString());
   return ExitCodeFor(kApplyVerb, Outcome::kError);
 }
-
-int FailAll(const Diagnostics& ds, const std::string& headline) {
-  ApplyErr("plumb apply: " + headline);
-  for (const Diagnostic& d : ds.items()) ApplyErr("  " + d.ToString());
-  return ExitCodeFor(kApplyVerb, Outcome::kError);
-}
-
-// Every flag apply accepts acts in the mode it is given in, or is refused here: none is
-// silently ignored. Returns the refusals.
-std::vector<std::string> FlagConflicts(const ApplyArgs& a) {
-  std::vector<std::string> out;
-  auto has = [&](const char* f) { return a.given.count(f) > 0; };
-  const bool file = !a.plan_file.empty();
-  if (has("--force-unlock")) {
-    for (const char* f : {"--ref", "--limit", "--auto-approve", "--resume", "--retry-failed",
-                          "--plan-out", "--reboot-timeout", "--reboot-grace", "--poll-max-ms",
-                          "--task-timeout", "--power-timeout",
-                          "--repo", "--format", "--trust-policy-from", "--approved-by",
-                          "--lock-ttl"})
-      if (has(f)) out.push_back(fmt::format("{} does nothing with --force-unlock (it only releases "
-                                            "a lock; it takes --journal and --dead-owner)", f));
-    if (file) out.push_back("a plan file does nothing with --force-unlock");
-    return out;
-  }
-  if (has("--dead-owner")) out.push_back("--dead-owner confirms a --force-unlock; give both");
-  if (has("--resume") && has("--retry-failed"))
-    out.push_back("--resume continues a run, --retry-failed starts a new one: give one of them");
-  if (has("--resume")) {
-    for (const char* f : {"--limit", "--ref", "--auto-approve", "--plan-out", "--approved-by"})
-      if (has(f))
-        out.push_back(fmt::format("{} does nothing with --resume (a resumed run keeps its plan, "
-                                  "its nodes and its commit, and was approved when it started)",
-                                  f));
-  }
-  if (has("--reboot-grace") && !has("--resume"))
-    out.push_back("--reboot-grace only matters to --resume (how long a reboot a crashed run "
-                  "asked for may still be on its way)");
-  if (has("--retry-failed") && file)
-    out.push_back("--retry-failed plans the failed nodes anew; it takes no plan file");
-  return out;
-}
-
-Result<plans::Plan> ReadPlanFile(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return Diagnostic::Error("apply.plan", "cannot read plan file " + path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded()) return Diagnostic::Error("apply.plan", path + " is not JSON");
-  return plans::PlanFromJson(j);
-}
-
-std::string Rfc(std::chrono::system_clock::time_point t) { return plans::Rfc3339(t); }
 
 // The test hooks of the integration tests, honoured only with PLUMB_TEST_HOOKS=1 (a stray
 // variable in production does nothing), at each point the engine names ("apply.intent",
@@ -151,22 +97,34 @@ std::string Rfc(std::chrono::system_clock::time_point t) { return plans::Rfc3339
 //   PLUMB_HOLD_AT=<point>:<n> with PLUMB_HOLD_FILE=F   the n-th time <point> is reached, create
 //       F.held and wait there while F exists: the test holds the run at a known state (an
 //       admin's move between two steps) instead of racing it.
+struct HookAt {
+  std::string point;
+  int nth = 1;
+};
+
+std::optional<HookAt> HookFromEnv(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  std::string spec(v);
+  auto colon = spec.rfind(':');
+  return HookAt{spec.substr(0, colon),
+                colon == std::string::npos ? 1 : std::atoi(spec.c_str() + colon + 1)};
+}
+
+void HoldWhileFileExists(const std::string& point, int nth, const std::string& file) {
+  std::fprintf(stderr, "plumb: test hook: holding at %s #%d while %s exists\n", point.c_str(), nth,
+               file.c_str());
+  std::fflush(stderr);
+  { std::ofstream(file + ".held") << getpid() << "\n"; }
+  while (access(file.c_str(), F_OK) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
 plans::CrashHook CrashHookFromEnv() {
   const char* hooks = std::getenv("PLUMB_TEST_HOOKS");
   if (!hooks || std::string(hooks) != "1") return {};
-  struct At {
-    std::string point;
-    int nth = 1;
-  };
-  auto parse = [](const char* v) -> std::optional<At> {
-    if (!v || !*v) return std::nullopt;
-    std::string spec(v);
-    auto colon = spec.rfind(':');
-    return At{spec.substr(0, colon),
-              colon == std::string::npos ? 1 : std::atoi(spec.c_str() + colon + 1)};
-  };
-  std::optional<At> crash = parse(std::getenv("PLUMB_CRASH_AT"));
-  std::optional<At> hold = parse(std::getenv("PLUMB_HOLD_AT"));
+  std::optional<HookAt> crash = HookFromEnv("PLUMB_CRASH_AT");
+  std::optional<HookAt> hold = HookFromEnv("PLUMB_HOLD_AT");
   const char* hold_file = std::getenv("PLUMB_HOLD_FILE");
   if (!hold_file || !*hold_file) hold.reset();
   if (!crash && !hold) return {};
@@ -174,14 +132,7 @@ plans::CrashHook CrashHookFromEnv() {
   auto holds = std::make_shared<std::atomic<int>>(0);
   const std::string file = hold ? hold_file : "";
   return [crash, hold, file, crashes, holds](const std::string& p) {
-    if (hold && p == hold->point && ++*holds == hold->nth) {
-      std::fprintf(stderr, "plumb: test hook: holding at %s #%d while %s exists\n", p.c_str(),
-                   hold->nth, file.c_str());
-      std::fflush(stderr);
-      { std::ofstream(file + ".held") << getpid() << "\n"; }
-      while (access(file.c_str(), F_OK) == 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    if (hold && p == hold->point && ++*holds == hold->nth) HoldWhileFileExists(p, hold->nth, file);
     if (crash && p == crash->point && ++*crashes == crash->nth) {
       std::fprintf(stderr, "plumb: test hook: crashing at %s #%d\n", p.c_str(), crash->nth);
       std::fflush(stderr);
@@ -191,125 +142,208 @@ plans::CrashHook CrashHookFromEnv() {
   };
 }
 
-// The time the cluster lock is written in: the store's clock (a shared store's server), this
-// machine's when the store cannot say.
-std::chrono::system_clock::time_point LockNow(plans::Journal& j) {
-  auto t = j.StoreNow();
-  return t.ok() ? *t : std::chrono::system_clock::now();
-}
-
 // The --lock-ttl bounds: long enough that a renewal (every ttl/5) survives a slow store, short
 // enough that a lock a dead runner left behind is not a day's outage.
 constexpr long kMinLockTtlS = 10, kMaxLockTtlS = 24 * 3600;
 
-// The line a store outage gets on stderr, with what this run does meanwhile and after.
-std::string StoreEventLine(const plans::StoreEvent& e, const std::string& run) {
-  using K = plans::StoreEvent::Kind;
-  const long long w = e.window.count();
-  switch (e.kind) {
-    case K::kUnreachable:
-      return fmt::format(
-          "plumb apply: the store {} does not answer ({}); waiting up to {}s (PLUMB_STORE_RETRY_S) "
-          "for it. Meanwhile no step starts or ends: each waits to be recorded. Still down then, "
-          "this run stops within about {}s plus the step under way plus 30s: nothing more starts, "
-          "and what could not be recorded is left for plumb apply --resume {}",
-          e.store, e.why, w, w, run);
-    case K::kGaveUp:
-      return fmt::format("plumb apply: the store {} has not answered for {}s ({}); stopping: "
-                         "no new node or step starts, and plumb apply --resume {} continues once it "
-                         "answers",
-                         e.store, e.down_for.count(), e.why, run);
-    case K::kBack:
-      return fmt::format("plumb apply: the store {} answers again (after {}s)", e.store, e.down_for.count());
+// The session's outside world, the real one: files, the repo, plumb plan's read run, ssh-keygen
+// and gpg, the schedulers on this host, the terminal, SSH and Redfish.
+class RealApplyWorld final : public plans::ApplyWorld {
+ public:
+  RealApplyWorld(const GlobalOptions& g, const ApplyArgs& a, std::chrono::seconds task,
+                 std::chrono::seconds power)
+      : g_(g), a_(a), task_(task), power_(power), local_(SchedulerEnv()) {}
+
+  Result<plans::Plan> ReadPlanFile(const std::string& path) override {
+    std::ifstream f(path);
+    if (!f) return Diagnostic::Error("apply.plan", "cannot read plan file " + path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    if (j.is_discarded()) return Diagnostic::Error("apply.plan", path + " is not JSON");
+    return plans::PlanFromJson(j);
   }
-  return {};
-}
+  Result<plans::PlannedNow> PlanNow(const std::string& repo, const std::string& ref,
+                                    const std::string& limit) override;
+  inventory::LoadedCluster Load(const std::string& repo, const std::string& ref) override {
+    return LoadRepo(repo, ref, false);
+  }
+  Result<std::string> ResolveCommit(const std::string& repo, const std::string& ref) override {
+    return inventory::ResolveCommit(repo, ref);
+  }
+  Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string& commit,
+                                        const std::string& trust_from) override {
+    return cmd::CheckTrust(repo, commit, trust_from);
+  }
+  plans::Schedulers SchedulersOf(const inventory::Cluster& cluster) override {
+    return RealSchedulers(cluster, local_);
+  }
+  std::unique_ptr<modules::Drainer> NoScheduler() override {
+    return MakeDrainer(inventory::DrainScheduler::kNone, local_);
+  }
+  plans::Answer Ask() override;
+  Status Write(const std::string& path, const std::string& text) override {
+    return WriteOutput(path, text);
+  }
+  void Err(const std::string& line) override { ApplyErr(line); }
+  void Out(const std::string& text) override { std::fputs(text.c_str(), stdout); }
+  std::chrono::system_clock::time_point Now() override { return std::chrono::system_clock::now(); }
+  plans::RolloutResult Run(const plans::Plan& plan, const plans::RolloutOptions& opts,
+                           plans::RolloutDeps& deps, const inventory::LoadedCluster& loaded,
+                           const std::string& repo) override;
+
+ private:
+  std::shared_ptr<BmcFactory> Bmcs(const inventory::Cluster& cluster, const std::string& repo);
+
+  const GlobalOptions& g_;
+  const ApplyArgs& a_;
+  const std::chrono::seconds task_, power_;
+  transport::LocalShell local_;   // Slurm's and kubectl's commands run on this host
+};
 
 // Plans now (apply --ref, --retry-failed): the very read-only run `plumb plan` makes (the same
 // --limit patterns, BMC reads, Slurm's view, repair vs intent from the nodes' markers), so
-// what apply does is what plan shows. The repo load it planned from goes to `loaded`: apply
-// must carry out the desired state of the very commit it planned (a second load of a branch
-// could see a newer commit).
-Result<plans::Plan> PlanNow(const GlobalOptions& g, const std::string& limit,
-                            const std::string& trust_from,
-                            const std::vector<std::string>& only_modules,
-                            inventory::LoadedCluster& loaded,
-                            std::optional<plans::CommitTrust>& trust) {
+// what apply does is what plan shows. The repo load it planned from comes along: apply must
+// carry out the desired state of the very commit it planned (a second load of a branch could
+// see a newer commit).
+Result<plans::PlannedNow> RealApplyWorld::PlanNow(const std::string& repo, const std::string& ref,
+                                                  const std::string& limit) {
+  GlobalOptions at = g_;
+  at.repo = repo;
+  at.ref = ref;
   ReadRunArgs read;
   read.limit = limit;
-  read.only_modules = only_modules;
+  read.only_modules = a_.only_modules;
   read.check_trust = true;
-  read.trust_from = trust_from;
-  auto rr = DoReadRun(g, read);
+  read.trust_from = a_.trust_from;
+  auto rr = DoReadRun(at, read);
   if (!rr.ok()) return rr.error();
-  loaded = std::move((*rr)->loaded);
-  trust = std::move((*rr)->trust);
-  plans::Plan plan = std::move((*rr)->run.plan);
-  plan.diags.Append((*rr)->run.diags);
-  plan.diags.Append(loaded.diags);   // warnings only (errors stopped the load): as plan shows
-  if (plan.diags.HasErrors()) return plan.diags.items().front();
-  plans::SealPlan(plan);
-  return plan;
+  plans::PlannedNow out;
+  out.loaded = std::move((*rr)->loaded);
+  out.trust = std::move((*rr)->trust);
+  out.plan = std::move((*rr)->run.plan);
+  out.plan.diags.Append((*rr)->run.diags);
+  out.plan.diags.Append(out.loaded.diags);   // warnings only (errors stopped the load): as plan shows
+  if (out.plan.diags.HasErrors()) return out.plan.diags.items().front();
+  plans::SealPlan(out.plan);
+  return out;
 }
 
-bool Confirm() {
+plans::Answer RealApplyWorld::Ask() {
+  if (!isatty(0)) return plans::Answer::kNoTerminal;
   std::printf("\nApply this plan? Only 'y' proceeds [y/N]: ");
   std::fflush(stdout);
   std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
-  return answer == "y" || answer == "Y" || answer == "yes";
+  if (!std::getline(std::cin, answer)) return plans::Answer::kNo;
+  return answer == "y" || answer == "Y" || answer == "yes" ? plans::Answer::kYes
+                                                           : plans::Answer::kNo;
 }
 
-// Shows the plan as `plumb plan` prints it and asks; false when the operator said no (or could
-// not be asked).
-bool ShowAndConfirm(const GlobalOptions& g, const ApplyArgs& a, const plans::Plan& plan) {
-  if (g.format != "json") std::fputs(plans::report::PlanToText(plan).c_str(), stdout);
-  if (!plan.HasApplicable() || a.auto_approve) return true;
-  if (!isatty(0)) {
-    ApplyErr("plumb apply: refusing to apply without confirmation: stdin is not a terminal "
-        "(pass --auto-approve once the plan is reviewed)");
-    return false;
-  }
-  if (!Confirm()) {
-    ApplyErr("plumb apply: not applied");
-    return false;
-  }
-  return true;
+// BMC power control and firmware through Redfish, when the inventory names credentials.
+std::shared_ptr<BmcFactory> RealApplyWorld::Bmcs(const inventory::Cluster& cluster,
+                                                 const std::string& repo) {
+  if (cluster.bmc.credentials.empty()) return nullptr;
+  BmcConnectOptions co;
+  co.tls.ca_file = RepoPath(repo, cluster.bmc.ca);
+  co.tls.fingerprint = cluster.bmc.fingerprint;
+  co.credentials = cluster.bmc.credentials;
+  co.task_timeout = task_;
+  co.power_timeout = power_;
+  static transport::CancelSignal* cancel = new transport::CancelSignal();   // the handler's
+  g_cancel = cancel;
+  co.cancel = cancel;
+  auto f = BmcFactory::Create(co);
+  if (f) return *f;
+  ApplyErr("plumb apply: note: no BMC power control: " + f.error().message);
+  return nullptr;
 }
 
-// One table from a run's outcome to the exit code (README "Exit codes").
-int ExitFor(const plans::RolloutResult& res) {
-  using plans::RunState;
-  switch (res.outcome) {
-    case RunState::kDone: return ExitCodeFor(kApplyVerb, Outcome::kOk);
-    case RunState::kInterrupted: return ExitCodeFor(kApplyVerb, Outcome::kInterrupted);
-    case RunState::kPaused:
-    case RunState::kIncomplete: return ExitCodeFor(kApplyVerb, Outcome::kPaused);
-    case RunState::kFailed:    // some node failed, or the journal could not be written
-    case RunState::kHalted:
-    case RunState::kCrashed:
-    case RunState::kRunning: break;
-  }
-  return ExitCodeFor(kApplyVerb, Outcome::kRunFailed);
+plans::RolloutResult RealApplyWorld::Run(const plans::Plan& plan,
+                                         const plans::RolloutOptions& opts,
+                                         plans::RolloutDeps& deps,
+                                         const inventory::LoadedCluster& loaded,
+                                         const std::string& repo) {
+  const inventory::Cluster& cluster = loaded.cluster;
+  // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
+  std::unique_ptr<SshShellFactory> node_shells = MakeNodeShells(cluster.ssh, repo, false);
+  SshShellFactory& shells = *node_shells;
+  std::shared_ptr<BmcFactory> bmcs = Bmcs(cluster, repo);
+  plans::OpenBmc open_bmc;
+  if (bmcs) open_bmc = [bmcs](const plans::BmcTarget& t) { return bmcs->Open(t); };
+  plans::GatherProber prober(cluster, shells, plans::ModulesToRead(modules::AllModules(), loaded.desired),
+                             std::chrono::seconds(cluster.ssh.command_timeout_s), open_bmc,
+                             &opts.desired);
+  RealNodeTransport transport(cluster, shells, bmcs);
+  auto leases = plans::MakeShellLeases(transport);
+  plans::RealClock clock;
+  auto observer = MakeObserver(g_.format, g_.format != "json" && isatty(1), ColorOn(g_.color, stdout));
+  deps.leases = leases.get();
+  deps.prober = &prober;
+  deps.transport = &transport;
+  deps.modules = [](std::string_view n) { return modules::FindModule(n); };
+  deps.all_modules = modules::AllModules();
+  deps.clock = &clock;
+  deps.observer = observer.get();
+  deps.crash = CrashHookFromEnv();
+  InstallApplySignals();
+  return plans::RunRollout(plan, opts, deps);
+}
+
+// The flags as the session takes them; an error for a value no flag allows.
+Result<plans::ApplyRequest> RequestOf(const GlobalOptions& g, const ApplyArgs& a) {
+  if (g.working_tree)
+    return Diagnostic::Error("apply.working-tree",
+                             "apply never reads uncommitted files; commit them first");
+  const std::optional<long> ttl_s = inventory::ParseDuration(a.lock_ttl);
+  if (!ttl_s || *ttl_s < kMinLockTtlS || *ttl_s > kMaxLockTtlS)
+    return Diagnostic::Error(
+        "apply.lock-ttl", fmt::format("--lock-ttl {}: not a duration from 10s to 24h", a.lock_ttl), {},
+        {}, "like --lock-ttl 10m (the default) or --lock-ttl 90s");
+  plans::ApplyRequest r;
+  r.plan_file = a.plan_file;
+  r.resume = a.resume;
+  r.resume_run = a.resume_run;
+  r.retry_failed = a.retry_failed;
+  r.force_unlock = a.force_unlock;
+  r.dead_owner = a.dead_owner;
+  r.limit = a.limit;
+  r.repo = g.repo;
+  r.ref = g.ref;
+  r.repo_given = a.given.count("--repo") > 0;
+  r.ref_given = a.given.count("--ref") > 0;
+  r.auto_approve = a.auto_approve;
+  r.json = g.format == "json";
+  r.plan_out = a.plan_out;
+  r.trust_from = a.trust_from;
+  r.lock_ttl = std::chrono::seconds(*ttl_s);
+  r.timing.reboot_timeout = std::chrono::seconds(a.reboot_timeout_s);
+  r.timing.reboot_grace = std::chrono::seconds(a.reboot_grace_s);
+  r.timing.poll_max = std::chrono::milliseconds(a.poll_max_ms);
+  if (const char* hb = std::getenv("PLUMB_HEARTBEAT_S"); hb && std::atoi(hb) > 0)
+    r.timing.heartbeat = std::chrono::seconds(std::atoi(hb));   // tests: a beat in seconds
+  return r;
+}
+
+// This process as the owner of the lock and the run.
+void SetOwner(plans::ApplyRequest& r, const ApplyArgs& a) {
+  r.host = plans::HostName();
+  r.pid = getpid();
+  r.process_start = plans::ProcessStart(getpid());
+  r.user = plans::UserName();
+  r.who = plans::WhoFromEnvironment([](const char* v) { return std::getenv(v); },
+                                    plans::UserName(), a.approved_by);
 }
 
 }  // namespace
 
 int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
-  if (auto conflicts = FlagConflicts(a); !conflicts.empty()) {
+  if (auto conflicts = plans::ApplyFlagConflicts(a.given, !a.plan_file.empty()); !conflicts.empty()) {
     for (const std::string& c : conflicts) ApplyErr("plumb apply: error: " + c);
     ApplyErr("hint: plumb apply --help lists what each flag does in each mode");
     return ExitCodeFor(kApplyVerb, Outcome::kError);
   }
-  if (g.working_tree)
-    return ApplyFail(Diagnostic::Error("apply.working-tree",
-                                  "apply never reads uncommitted files; commit them first"));
-  const std::optional<long> ttl_s = inventory::ParseDuration(a.lock_ttl);
-  if (!ttl_s || *ttl_s < kMinLockTtlS || *ttl_s > kMaxLockTtlS)
-    return ApplyFail(Diagnostic::Error(
-        "apply.lock-ttl", fmt::format("--lock-ttl {}: not a duration from 10s to 24h", a.lock_ttl), {},
-        {}, "like --lock-ttl 10m (the default) or --lock-ttl 90s"));
-  const std::chrono::seconds lock_ttl(*ttl_s);
+  auto req = RequestOf(g, a);
+  if (!req) return ApplyFail(req.error());
   const std::optional<long> task_s = inventory::ParseDuration(a.task_timeout);
   const std::optional<long> power_s = inventory::ParseDuration(a.power_timeout);
   if (!task_s || *task_s <= 0 || !power_s || *power_s <= 0)
@@ -318,307 +352,22 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
         fmt::format("--task-timeout {} / --power-timeout {}: not a duration", a.task_timeout,
                     a.power_timeout),
         {}, {}, "like --task-timeout 45m (the default) or --power-timeout 90s"));
+  RealApplyWorld world(g, a, std::chrono::seconds(*task_s), std::chrono::seconds(*power_s));
   auto chosen = plans::ChosenStore(a.journal);
   if (!chosen) return ApplyFail(chosen.error());
-  const std::string store = *chosen;
-  const std::string journal_path = plans::RedactStore(store);   // what messages show
-  auto jr = plans::OpenStore(store);
+  req->journal_name = plans::RedactStore(*chosen);   // what messages show
+  auto jr = plans::OpenStore(*chosen);   // after `world`: gone before it, observer and all
   if (!jr) return ApplyFail(jr.error());
-  plans::Journal& journal = **jr;
-  const std::string host = plans::HostName();
-
-  if (!a.force_unlock.empty()) {
-    auto released = plans::ForceUnlockChecked(journal, a.force_unlock, a.dead_owner,
-                                              Rfc(LockNow(journal)), host);
-    if (!released) return ApplyFail(released.error());
-    std::printf("released the lock of cluster %s held by run %s (host %s, pid %lld)\n",
-                released->cluster.c_str(), a.force_unlock.c_str(), released->owner_host.c_str(),
-                static_cast<long long>(released->owner_pid));
-    return ExitCodeFor(kApplyVerb, Outcome::kOk);
-  }
-
-  // 1. The plan: from the journal (--resume), a file, or made now (--ref, --retry-failed).
-  plans::Plan plan;
-  std::string run_id;
-  std::string run_commit;   // --resume: the commit the journaled run applies
-  bool run_in_journal = false;
-  if (a.resume) {
-    auto c = plans::ChooseRunToResume(journal, a.resume_run, !a.plan_file.empty(), journal_path);
-    if (!c) return ApplyFail(c.error());
-    run_id = c->run_id;
-    if (c->kind == plans::ResumeChoice::Kind::kAlreadyDone) {
-      std::printf("run %s is already done\n", run_id.c_str());
-      return ExitCodeFor(kApplyVerb, Outcome::kOk);
-    }
-    if (c->kind == plans::ResumeChoice::Kind::kContinue) {
-      run_in_journal = true;
-      plan = std::move(c->plan);
-      run_commit = c->run_commit;   // the commit the run applies (maybe not the plan's)
-    }
-  }
-  if (!run_in_journal && !a.plan_file.empty()) {
-    auto p = ReadPlanFile(a.plan_file);
-    if (!p) return ApplyFail(p.error());
-    plan = *p;
-  }
-  const bool plan_now = !a.resume && a.plan_file.empty();
-  std::string retry_limit;   // --retry-failed: the failed nodes, as a host list
-  GlobalOptions at = g;
-  if (!a.retry_failed.empty()) {
-    auto rec = journal.GetRun(a.retry_failed);
-    if (!rec) return ApplyFail(rec.error());
-    Result<std::vector<std::string>> failed = std::vector<std::string>{};
-    if (rec->has_value()) {
-      failed = plans::FailedNodesInJournal(journal, a.retry_failed);
-    } else {
-      // Another runner's run: the scheduler still names the nodes it left failed, read
-      // through the repo at --ref.
-      inventory::LoadedCluster here = LoadRepo(at.repo, at.ref, false);
-      if (!here.ok()) {
-        ApplyErr(here.diags.ToText());
-        return ExitCodeFor(kApplyVerb, Outcome::kError);
-      }
-      transport::LocalShell local(SchedulerEnv());
-      failed = plans::FailedNodesInSchedulers(RealSchedulers(here.cluster, local), a.retry_failed);
-      ApplyErr(fmt::format("plumb apply: run {} is not in {}; the scheduler names the node(s) it left "
-                      "failed; planning them at {}", a.retry_failed, journal_path, at.ref));
-    }
-    if (!failed) return ApplyFail(failed.error());
-    if (failed->empty()) {
-      std::printf("run %s left no node failed: nothing to retry\n", a.retry_failed.c_str());
-      return ExitCodeFor(kApplyVerb, Outcome::kOk);
-    }
-    retry_limit = inventory::CompressHostlist(*failed);
-    if (rec->has_value()) {
-      if (!a.given.count("--ref")) at.ref = (*rec)->commit;   // the run's own commit
-      if (!a.given.count("--repo") && !(*rec)->repo.empty()) at.repo = (*rec)->repo;
-    }
-    ApplyErr(fmt::format("plumb apply: retrying the node(s) run {} left failed: {}", a.retry_failed,
-                    retry_limit));
-  }
-  if (!plan_now) {
-    if (Status s = plans::VerifyPlanDigest(plan); !s) return ApplyFail(s.error());
-    if (auto d = plans::CheckPlan(plan); d.HasErrors())
-      return FailAll(d, "the plan is not a valid plan:");
-  }
-
-  // 2. The cluster repo at the commit to apply (a plan made now brings its own load). The repo
-  //    is --repo when given, else the one the plan names: known_hosts and the identity are
-  //    resolved against it, whatever the current directory.
-  inventory::LoadOptions lo = RepoLoadOptions(
-      at.repo != "." || plan.source.repo.empty() ? at.repo : plan.source.repo, at.ref, false);
-  if (!plan_now) {
-    auto commit = plans::CommitForSavedPlan(
-        plan, run_commit, a.given.count("--ref") ? g.ref : std::string(),
-        [&](const std::string& ref) { return inventory::ResolveCommit(lo.repo, ref); });
-    if (!commit) return ApplyFail(commit.error());
-    lo.ref = commit->commit;
-    if (!commit->note.empty()) ApplyErr("plumb apply: " + commit->note);
-  }
-  inventory::LoadedCluster lc;
-  std::optional<plans::CommitTrust> trust;
-  if (plan_now) {
-    // --retry-failed plans its failed nodes; a --limit given too narrows that plan below. The
-    // commit is judged by the signing policy before any node is read.
-    auto p = PlanNow(at, retry_limit.empty() ? a.limit : retry_limit, a.trust_from,
-                     a.only_modules, lc, trust);
-    if (!p) return ApplyFail(p.error());
-    plan = std::move(p.value());
-    lo.repo = at.repo;
-  } else {
-    lc = inventory::LoadCluster(lo);
-  }
-  if (!lc.ok()) {
-    ApplyErr(lc.diags.ToText());
-    return ExitCodeFor(kApplyVerb, Outcome::kError);
-  }
-  if (!trust) {
-    // The commit applied, judged by the signing policy of its trusted base, before any node,
-    // scheduler or journal run is touched.
-    auto t = CheckTrust(lo.repo, lc.cluster.source.commit, a.trust_from);
-    if (!t) return ApplyFail(t.error());
-    trust = std::move(t.value());
-  }
-
-  // 3. What the engine talks to: each rollout policy's own scheduler, and what they say now
-  //    (for the checks below and for --limit's batches).
-  transport::LocalShell local(SchedulerEnv());
-  plans::Schedulers schedulers = RealSchedulers(lc.cluster, local);
-  std::unique_ptr<modules::Drainer> fallback = MakeDrainer(inventory::DrainScheduler::kNone, local);
-  const plans::SchedulerView view = plans::ReadSchedulers(schedulers);
-  if (!plan_now) {
-    if (auto refused = plans::CheckSavedPlan(plan, lc.cluster, lc.desired, view, lc.files.get(),
-                                             g.ref))
-      return FailAll(refused->diags, refused->headline);
-  }
-  if (!a.limit.empty() && !a.resume && (!plan_now || !retry_limit.empty())) {
-    // A saved plan (or the failed nodes) narrowed: only the plan's nodes that match, batches
-    // formed again under the same policies and the scheduler's view now.
-    std::vector<std::string> left_out;
-    auto narrowed = plans::NarrowPlanToLimit(plan, lc.cluster, lc.desired, view, a.limit, &left_out);
-    if (!narrowed) return ApplyFail(narrowed.error());
-    plan = std::move(*narrowed);
-    if (!left_out.empty())
-      ApplyErr(fmt::format("plumb apply: --limit {}: applying {} of the plan's nodes; left out: {}",
-                      a.limit, plan.nodes.size(), inventory::CompressHostlist(left_out)));
-    if (plan.diags.HasErrors()) return FailAll(plan.diags, "the narrowed plan has errors:");
-  }
-
-  // 4. Shown and confirmed (a resumed run was confirmed when it started).
-  if (!a.plan_out.empty()) {
-    if (Status st = WriteOutput(a.plan_out, plans::SealPlanToFile(plan)); !st.ok())
-      return ApplyFail(st.error());
-  }
-  if (!a.resume) {
-    if (!ShowAndConfirm(g, a, plan)) return ExitCodeFor(kApplyVerb, Outcome::kError);
-    if (const std::string skipped = plans::report::SkippedUnhealthyNote(plan); !skipped.empty())
-      ApplyErr("plumb apply: " + skipped);
-    if (!plan.HasApplicable()) {
-      if (!plan.complete) {
-        std::printf("nothing to apply on the nodes read; %zu node(s) could not be read\n",
-                    plan.unreadable.size());
-        return ExitCodeFor(kApplyVerb, Outcome::kPartial);
-      }
-      std::printf(plan.HasChanges() ? "nothing to apply: every node with changes is left as it is "
-                                      "(unhealthy)\n"
-                                    : "nothing to apply: every node is in sync\n");
-      return ExitCodeFor(kApplyVerb, Outcome::kOk);
-    }
-  }
-  if (!plan.complete)
-    ApplyErr(fmt::format("plumb apply: warning: the plan is incomplete ({} node(s) were unreadable "
-                    "and are left alone)", plan.unreadable.size()));
-
-  // 5. The lock, then the run record. Nothing has been touched so far.
-  const auto now = std::chrono::system_clock::now();
-  if (run_id.empty()) run_id = plans::NewRunId(now);
-  plans::RunStart start;
-  const auto lock_taken = std::chrono::steady_clock::now();   // the lock's time counts from here
-  const auto lock_now = LockNow(journal);
-  start.lock = {plan.cluster, run_id, host, getpid(), Rfc(lock_now),
-                Rfc(lock_now + lock_ttl), plans::ProcessStart(getpid())};
-  start.in_journal = run_in_journal;
-  start.recover_lost = a.resume && !run_in_journal;
-  if (!run_in_journal) {
-    plans::RunRecord& r = start.record;
-    r.id = run_id;
-    r.cluster = plan.cluster;
-    r.plan_digest = plan.digest;
-    r.plan_json = plans::PlanToJson(plan).dump();
-    r.commit = lc.cluster.source.commit;   // the commit applied (the markers'), maybe not the plan's
-    if (plan.source.commit != r.commit) r.plan_commit = plan.source.commit;
-    r.repo = lo.repo;
-    r.who = plans::WhoFromEnvironment([](const char* v) { return std::getenv(v); },
-                                      plans::UserName(), a.approved_by);
-    r.who.author = trust->info.author;
-    r.who.committer = trust->info.committer;
-    r.who.signer = trust->signer ? trust->signer->ToString() : trust->note;
-    r.started_at = Rfc(now);
-    r.owner_host = host;
-    r.owner_pid = getpid();
-  }
-  auto started = plans::StartRun(journal, plan, start, schedulers, Rfc(lock_now));
-  if (!started) return ApplyFail(started.error());
-  for (const std::string& n : started->notes) ApplyErr("plumb apply: " + n);
-  // From here on, a store that stops answering is said at once, and what this run does about
-  // it (the journal waits out its retry window, then every write fails at once).
-  journal.SetStoreObserver([run_id](const plans::StoreEvent& e) { ApplyErr(StoreEventLine(e, run_id)); });
-  plans::LockKeeper keeper(journal, start.lock, lock_ttl, lock_taken,
-                           {.say = [](const std::string& line) { ApplyErr("plumb apply: " + line); },
-                            .stop = &g_stop});
-
-  // 6. Run.
-  plans::RolloutOptions opts;
-  opts.run_id = run_id;
-  opts.commit = lc.cluster.source.commit;
-  opts.resume = a.resume && run_in_journal;
-  opts.owner_host = host;
-  opts.owner_pid = getpid();
-  opts.owner_user = plans::UserName();
-  opts.cluster = &lc.cluster;
-  opts.adopt = started->adopt;
-  opts.policies = lc.cluster.rollouts;   // the commit's: what the engine enforces
-  for (const auto& [name, nd] : lc.desired) {
-    opts.desired[name] = nd.desired;
-    opts.scope[nd.rollout].push_back(name);
-  }
-  opts.timing.reboot_timeout = std::chrono::seconds(a.reboot_timeout_s);
-  opts.timing.reboot_grace = std::chrono::seconds(a.reboot_grace_s);
-  opts.timing.poll_max = std::chrono::milliseconds(a.poll_max_ms);
-  opts.timing.command_timeout = std::chrono::seconds(lc.cluster.ssh.command_timeout_s);
-  if (const char* hb = std::getenv("PLUMB_HEARTBEAT_S"); hb && std::atoi(hb) > 0)
-    opts.timing.heartbeat = std::chrono::seconds(std::atoi(hb));   // tests: a beat in seconds
-
-  modules::SshOverrides extra;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
-  SshShellFactory shells(lc.cluster.ssh, lo.repo, extra);
-  std::shared_ptr<BmcFactory> bmcs;
-  if (!lc.cluster.bmc.credentials.empty()) {
-    BmcConnectOptions co;
-    auto rel = [&](const std::string& p) {
-      return p.empty() || p[0] == '/' ? p : lo.repo + "/" + p;
-    };
-    co.tls.ca_file = rel(lc.cluster.bmc.ca);
-    co.tls.fingerprint = lc.cluster.bmc.fingerprint;
-    co.credentials = lc.cluster.bmc.credentials;
-    co.task_timeout = std::chrono::seconds(*task_s);
-    co.power_timeout = std::chrono::seconds(*power_s);
-    static transport::CancelSignal* cancel = new transport::CancelSignal();   // the handler's
-    g_cancel = cancel;
-    co.cancel = cancel;
-    auto f = BmcFactory::Create(co);
-    if (f) bmcs = *f;
-    else ApplyErr("plumb apply: note: no BMC power control: " + f.error().message);
-  }
-  plans::OpenBmc open_bmc;
-  if (bmcs) open_bmc = [bmcs](const plans::BmcTarget& t) { return bmcs->Open(t); };
-  GatherProber prober(lc.cluster, shells, plans::ModulesToRead(modules::AllModules(), lc.desired),
-                      std::chrono::seconds(lc.cluster.ssh.command_timeout_s), open_bmc,
-                      &opts.desired);
-  RealNodeTransport transport(lc.cluster, shells, bmcs);
-  auto leases = plans::MakeShellLeases(transport);
-  plans::RealClock clock;
-  auto observer = MakeObserver(g.format, g.format != "json" && isatty(1), ColorOn(g.color, stdout));
-
-  plans::RolloutDeps deps;
-  deps.journal = &journal;
-  deps.drainers = schedulers.by_rollout;
-  deps.drainer = schedulers.by_rollout.empty() ? fallback.get()
-                                               : schedulers.by_rollout.begin()->second;
-  deps.leases = leases.get();
-  deps.prober = &prober;
-  deps.transport = &transport;
-  deps.modules = [](std::string_view n) { return modules::FindModule(n); };
-  deps.all_modules = modules::AllModules();
-  deps.clock = &clock;
-  deps.observer = observer.get();
-  deps.stop = &g_stop;
-  deps.lock_expiring = [&keeper] { return keeper.Expiring(); };
-  deps.crash = CrashHookFromEnv();
-
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-
-  plans::RolloutResult res = plans::RunRollout(plan, opts, deps);
-  for (const auto& d : res.diags.items()) ApplyErr(d.ToString());
-  if (g.format != "json")
-    std::fputs(plans::report::ApplySummaryText(res, run_id, journal_path).c_str(), stdout);
-  return ExitFor(res);
+  SetOwner(*req, a);
+  return ExitCodeFor(kApplyVerb, plans::RunApplySession(*req, **jr, world, &g_stop));
 }
 
-void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
-  auto* a = new ApplyArgs;   // lives for the whole process, like the App
-  CLI::App* sub = app.add_subcommand(
-      "apply",
-      "Apply a plan rolling-with-drain: per batch, lease and drain each node, change, reboot, "
-      "verify, health-check, return to service; journaled and resumable.\n"
-      "Exit: 0 done, 1 error/failed/halted (or the journal could not be written), 3 incomplete "
-      "(paused by the window or an unreachable scheduler; stale or busy nodes), 130 interrupted.");
-  std::vector<CLI::Option*> opts;
+namespace {
+
+using Options = std::vector<CLI::Option*>;   // the flags whose presence the conflict rules see
+
+// What to apply: a plan file, or the repo at a ref; approval.
+void AddSourceFlags(CLI::App* sub, GlobalOptions& g, ApplyArgs* a, Options& opts) {
   opts.push_back(sub->add_option("plan", a->plan_file,
                                  "Plan file from `plumb plan --out` (digest- and commit-checked)"));
   opts.push_back(sub->add_option("--repo", g.repo, "Cluster repo (a git repository)")
@@ -632,6 +381,11 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                                "(refused: apply reads committed files only)"));
   opts.push_back(sub->add_flag("--auto-approve", a->auto_approve,
                                "Apply without asking (a plan made now, a plan file, a retry)"));
+}
+
+// Which run: resume, retry, the store, the lock, the nodes. Returns --resume (its count says
+// whether it was given, with or without a RUN).
+CLI::Option* AddRunFlags(CLI::App* sub, ApplyArgs* a, Options& opts) {
   auto* res = sub->add_option("--resume", a->resume_run,
                               "Continue an interrupted run (the latest unfinished one if no RUN)")
                   ->expected(0, 1);
@@ -654,18 +408,23 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                                  "Only these nodes (n[1-3,5], gpu*, @h100, !gpu003): of a plan "
                                  "made now, of a plan file (its batches formed again), or of a "
                                  "--retry-failed"));
-  {
-    std::string* tf = &a->trust_from;
-    sub->add_option("--trust-policy-from", *tf,
-                    "Judge the commit by the signing policy (policy.yaml) at this ref (default: "
-                    "the commit's first parent; never the commit itself)");
-    opts.push_back(sub->get_option("--trust-policy-from"));
-  }
+  return res;
+}
+
+// The record: whose policy, who approved, the plan kept.
+void AddRecordFlags(CLI::App* sub, ApplyArgs* a, Options& opts) {
+  opts.push_back(sub->add_option("--trust-policy-from", a->trust_from,
+                                 "Judge the commit by the signing policy (policy.yaml) at this ref "
+                                 "(default: the commit's first parent; never the commit itself)"));
   opts.push_back(sub->add_option("--approved-by", a->approved_by,
                                  "Who approved this change, for the run record (default: "
                                  "$PLUMB_APPROVED_BY, which the CI recipes set)"));
   opts.push_back(sub->add_option("--plan-out", a->plan_out,
                                  "Also write the plan being applied here (after --limit)"));
+}
+
+// How long things may take, and how the run is shown.
+void AddTimingFlags(CLI::App* sub, GlobalOptions& g, ApplyArgs* a, Options& opts) {
   opts.push_back(sub->add_option("--reboot-timeout", a->reboot_timeout_s,
                                  "Seconds a reboot may take")->capture_default_str());
   opts.push_back(sub->add_option("--task-timeout", a->task_timeout,
@@ -686,18 +445,37 @@ void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
                      ->capture_default_str());
   opts.push_back(sub->add_option("--format", g.format, "text | json (JSON lines of events)")
                      ->check(CLI::IsMember({"text", "json"})));
-  sub->footer(
-      "Examples:\n"
-      "  plumb apply plan.json                      apply a reviewed plan (shown, then y/N)\n"
-      "  plumb apply plan.json --auto-approve       the same from a pipeline\n"
-      "  plumb apply plan.json --ref main --auto-approve --trust-policy-from $BEFORE\n"
-      "                                             after the merge: the reviewed plan at main's\n"
-      "                                             commit, if main wants the same of its nodes\n"
-      "  plumb apply plan.json --limit 'n[1-3,5]'   only those nodes of the plan\n"
-      "  plumb apply --ref main                     plan now, show it, ask\n"
-      "  plumb apply --resume                       continue the last unfinished run\n"
-      "  plumb apply --retry-failed RUN             retry the nodes RUN left failed\n"
-      "  plumb apply --force-unlock RUN             release a dead run's lock");
+}
+
+constexpr const char* kApplyExamples =
+    "Examples:\n"
+    "  plumb apply plan.json                      apply a reviewed plan (shown, then y/N)\n"
+    "  plumb apply plan.json --auto-approve       the same from a pipeline\n"
+    "  plumb apply plan.json --ref main --auto-approve --trust-policy-from $BEFORE\n"
+    "                                             after the merge: the reviewed plan at main's\n"
+    "                                             commit, if main wants the same of its nodes\n"
+    "  plumb apply plan.json --limit 'n[1-3,5]'   only those nodes of the plan\n"
+    "  plumb apply --ref main                     plan now, show it, ask\n"
+    "  plumb apply --resume                       continue the last unfinished run\n"
+    "  plumb apply --retry-failed RUN             retry the nodes RUN left failed\n"
+    "  plumb apply --force-unlock RUN             release a dead run's lock";
+
+}  // namespace
+
+void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+  auto* a = new ApplyArgs;   // lives for the whole process, like the App
+  CLI::App* sub = app.add_subcommand(
+      "apply",
+      "Apply a plan rolling-with-drain: per batch, lease and drain each node, change, reboot, "
+      "verify, health-check, return to service; journaled and resumable.\n"
+      "Exit: 0 done, 1 error/failed/halted (or the journal could not be written), 3 incomplete "
+      "(paused by the window or an unreachable scheduler; stale or busy nodes), 130 interrupted.");
+  Options opts;
+  AddSourceFlags(sub, g, a, opts);
+  CLI::Option* res = AddRunFlags(sub, a, opts);
+  AddRecordFlags(sub, a, opts);
+  AddTimingFlags(sub, g, a, opts);
+  sub->footer(kApplyExamples);
   sub->callback([&g, a, res, opts, &run] {
     a->resume = res->count() > 0;
     for (CLI::Option* o : opts)

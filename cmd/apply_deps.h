@@ -1,7 +1,7 @@
 #pragma once
 /// The real implementations behind the rollout engine's interfaces, built only here (the
-/// composition root): the re-probe (gather of one node over SSH), the node transport (SSH shells,
-/// BMC power cycles), the scheduler's drainer, and the observers that render progress.
+/// composition root): the node transport (SSH shells, BMC power cycles), the scheduler's
+/// drainer, and the observers that render progress. The re-probe is plans/rollout/gather_prober.
 #include <atomic>
 #include <map>
 #include <memory>
@@ -21,32 +21,6 @@
 #include "plans/rollout/rollout.h"
 
 namespace plumb::cmd {
-
-/// NodeObservation -> the planner's NodeFacts (digest carried over).
-plans::NodeFacts ToFacts(const plans::NodeObservation& o);
-
-/// Re-probes one node with the same in-band modules gather uses, so digests compare, and reads
-/// its BMC for the Redfish modules (firmware, bios, power) its desired state pins, as plan does:
-/// verify of a firmware or BIOS change reads the BMC. The digest stays the in-band one
-/// (plans/observe/bmc_gather.h says why).
-class GatherProber final : public plans::Prober {
- public:
-  GatherProber(const inventory::Cluster& cluster, plans::ShellFactory& shells,
-               std::vector<const modules::Module*> modules, std::chrono::milliseconds timeout,
-               plans::OpenBmc open_bmc = {},
-               const std::map<std::string, nlohmann::json>* desired = nullptr)
-      : cluster_(cluster), shells_(shells), modules_(std::move(modules)), timeout_(timeout),
-        open_bmc_(std::move(open_bmc)), desired_(desired) {}
-  plans::NodeFacts Probe(const std::string& node) override;
-
- private:
-  const inventory::Cluster& cluster_;
-  plans::ShellFactory& shells_;
-  std::vector<const modules::Module*> modules_;
-  std::chrono::milliseconds timeout_;
-  plans::OpenBmc open_bmc_;
-  const std::map<std::string, nlohmann::json>* desired_;
-};
 
 /// SSH shells from the factory; BMC power cycles through Redfish when the node has a BMC and
 /// the inventory names credentials.

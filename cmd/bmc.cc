@@ -34,7 +34,9 @@
 #include "modules/bmc_modules.h"
 #include "modules/firmware/firmware.h"
 #include "modules/transport/url.h"
+#include "modules/transport/local_shell.h"
 #include "plans/observe/bmc_gather.h"
+#include "plans/session/bmc_session.h"
 
 namespace plumb::cmd {
 namespace {
@@ -98,96 +100,36 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path) {
   return j;
 }
 
-// Targets, desired state and the BMC factory, from --targets or the cluster repo.
-Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
-  Setup s;
-  BmcConnectOptions co;
-  std::string ca, fp, cred;
+// The targets and what the repo says of them (desired state, TLS, credentials), from
+// --targets or the cluster repo.
+Result<plans::BmcAccess> ReadTargets(const GlobalOptions& g, const BmcOptions& o, Setup& s) {
   if (!o.targets_file.empty()) {
     std::ifstream in(o.targets_file);
     if (!in) return Diagnostic::Error("cli.targets", "cannot read " + o.targets_file);
-    std::string line;
-    int line_no = 0;
-    while (std::getline(in, line)) {
-      ++line_no;
-      std::istringstream ls(line);
-      plans::BmcTarget t;
-      if (!(ls >> t.node >> t.url) || t.node[0] == '#') continue;
-      // Further words are ignored (bmcs.txt of the testbed lists vendor and node there), except
-      // system=ID: the node's system on a BMC that manages several (bmc_system in a repo).
-      for (std::string word; ls >> word;) {
-        if (word.rfind("system=", 0) == 0) t.system = word.substr(7);
-      }
-      // https only, no user:password in it (OriginOf's message never echoes those).
-      if (auto origin = transport::OriginOf(t.url); !origin.ok()) {
-        Diagnostic d = origin.error();
-        d.where = Location{o.targets_file, line_no, 0};
-        d.message = fmt::format("node {}: {}", t.node, d.message);
-        return d;
-      }
-      s.targets.push_back(t);
-    }
-  } else {
-    inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
-    if (!lc.ok()) {
-      std::fputs(lc.diags.ToText().c_str(), stderr);
-      return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
-    }
-    for (const auto& n : lc.cluster.nodes) {
-      if (n.bmc.empty()) continue;
-      if (auto origin = transport::OriginOf(n.bmc); !origin.ok()) {
-        Diagnostic d = origin.error();
-        d.where = n.where;
-        d.message = fmt::format("node {}: {}", n.name, d.message);
-        return d;
-      }
-      s.targets.push_back({n.name, n.bmc, n.bmc_system});
-      auto d = lc.desired.find(n.name);
-      if (d != lc.desired.end()) s.desired[n.name] = d->second.desired;
-    }
-    ca = RepoPath(g.repo, lc.cluster.bmc.ca);
-    fp = lc.cluster.bmc.fingerprint;
-    cred = lc.cluster.bmc.credentials;
+    auto t = plans::ParseBmcTargets(in, o.targets_file);
+    if (!t.ok()) return t.error();
+    s.targets = std::move(*t);
+    return plans::BmcAccess{};
   }
-  if (!o.nodes.empty()) {
-    // Each --node/--limit value is a node pattern, read as everywhere (n[1-3,5], gpu*, !n2).
-    std::vector<plans::BmcTarget> keep;
-    for (const auto& pattern : o.nodes) {
-      const inventory::NodePattern p(pattern);
-      for (const auto& t : p.terms()) {
-        if (t.exclude || t.group) continue;
-        bool any = false;
-        for (const auto& target : s.targets) any = any || t.term.Matches(target.node);
-        if (!any)
-          return Diagnostic::Error("cli.node", "no node with a BMC matches '" + t.text + "'", {}, {},
-                                   "nodes are named, listed (n[1-3,5]) or globbed (gpu*)");
-      }
-      for (const auto& target : s.targets)
-        if (p.Matches(target.node) &&
-            std::none_of(keep.begin(), keep.end(),
-                         [&](const plans::BmcTarget& k) { return k.node == target.node; }))
-          keep.push_back(target);
-    }
-    s.targets = keep;
+  inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
+  if (!lc.ok()) {
+    std::fputs(lc.diags.ToText().c_str(), stderr);
+    return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
   }
-  if (!o.desired_file.empty()) {
-    auto d = ReadJsonFile(o.desired_file);
-    if (!d.ok()) return d.error();
-    for (const auto& t : s.targets) s.desired[t.node] = d.value();
-  }
-  if (!o.ca.empty()) ca = o.ca;
-  if (!o.fingerprint.empty()) fp = o.fingerprint;
-  if (!o.credentials.empty()) cred = o.credentials;
-  if (cred.empty()) {
-    return Diagnostic::Error("bmc.credentials", "no BMC credentials reference",
-                             {}, "defaults.bmc.credentials", "set it, or pass --credentials env:VAR");
-  }
-  if (!o.ca.empty() && !o.fingerprint.empty())
-    return Diagnostic::Error("cli.tls", "--ca and --fingerprint together: give one",
-                             {}, {}, "--fingerprint pins one certificate; --ca verifies a chain");
-  co.tls.ca_file = o.fingerprint.empty() ? ca : "";
-  co.tls.fingerprint = o.ca.empty() ? fp : "";
-  co.credentials = cred;
+  auto t = plans::BmcTargetsOfCluster(lc, s.desired);
+  if (!t.ok()) return t.error();
+  s.targets = std::move(*t);
+  return plans::BmcAccess{RepoPath(g.repo, lc.cluster.bmc.ca), lc.cluster.bmc.fingerprint,
+                          lc.cluster.bmc.credentials};
+}
+
+// The Redfish sessions as the flags and the repo say, waits ending on the first signal.
+Result<std::shared_ptr<BmcFactory>> Connect(const GlobalOptions& g, const BmcOptions& o,
+                                            const plans::BmcAccess& access) {
+  BmcConnectOptions co;
+  co.tls.ca_file = access.ca;
+  co.tls.fingerprint = access.fingerprint;
+  co.credentials = access.credentials;
   co.auth = o.auth == "basic" ? transport::BmcAuth::kBasic
             : o.auth == "session" ? transport::BmcAuth::kSession : transport::BmcAuth::kAuto;
   co.per_bmc_connections = o.per_bmc;
@@ -205,7 +147,25 @@ Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
     Printer().Done();
     BmcErr("plumb: note: " + m);
   };
-  auto f = BmcFactory::Create(co);
+  return BmcFactory::Create(co);
+}
+
+// Targets, desired state and the BMC factory, from --targets or the cluster repo.
+Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
+  Setup s;
+  auto repo_access = ReadTargets(g, o, s);
+  if (!repo_access.ok()) return repo_access.error();
+  auto selected = plans::SelectBmcTargets(s.targets, o.nodes);
+  if (!selected.ok()) return selected.error();
+  s.targets = std::move(*selected);
+  if (!o.desired_file.empty()) {
+    auto d = ReadJsonFile(o.desired_file);
+    if (!d.ok()) return d.error();
+    for (const auto& t : s.targets) s.desired[t.node] = d.value();
+  }
+  auto access = plans::ChooseBmcAccess(*repo_access, {o.ca, o.fingerprint, o.credentials});
+  if (!access.ok()) return access.error();
+  auto f = Connect(g, o, *access);
   if (!f.ok()) return f.error();
   s.factory = f.value();
   return s;
@@ -281,80 +241,33 @@ int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
 int RunPlan(const GlobalOptions& g, const BmcOptions& o) {
   auto s = Prepare(g, o);
   if (!s.ok()) return BmcFail(s.error());
-  const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
-  const std::string_view verb = "bmc plan";
-  Outcome worst = Outcome::kOk;   // kPartial over kOk
-  bool changes = false;
-  std::vector<std::string> unread;   // "node (firmware, bios)": what the plan could not see
-  nlohmann::json report = nlohmann::json::array();
-  std::string stopped;   // what was under way when the cancel signal came ("" if it did not)
-  for (const auto& t : s.value().targets) {
-    if (Cancel().is_set()) break;
-    auto desired_it = s.value().desired.find(t.node);
-    nlohmann::json desired = desired_it == s.value().desired.end() ? nlohmann::json::object()
-                                                                    : desired_it->second;
-    auto bmc = factory->Open(t);   // logged out when it goes out of scope
-    nlohmann::json node = {{"node", t.node}, {"actions", nlohmann::json::array()},
-                           {"unreadable", nlohmann::json::object()}};
-    std::vector<std::string> said, failed;   // one BMC error fails every module: say it once
-    for (const auto& m : mods) {
-      if (!stopped.empty()) break;
-      if (!m->Wants(desired)) continue;
-      auto facts = m->ProbeBmc(*bmc);
-      if (Cancel().is_set()) {
-        stopped = t.node + ": stopped reading its BMC";
-        break;
-      }
-      if (!facts.ok()) {
-        std::string text = facts.error().ToString();
-        if (std::find(said.begin(), said.end(), text) == said.end()) {
-          BmcErr("plumb: " + t.node + ": " + text);
-          said.push_back(text);
-        }
-        failed.push_back(std::string(m->Name()));
-        node["unreadable"][std::string(m->Name())] = facts.error().ToJson();
-        worst = Outcome::kPartial;
-        continue;
-      }
-      for (const auto& a : m->Diff(desired, facts.value())) {
-        changes = true;
-        if (g.format != "json") {
-          std::printf("%s: %s  [%s]\n", t.node.c_str(), a.summary.c_str(),
-                      modules::DisruptionName(a.disruption));
-        }
-        node["actions"].push_back(a.ToJson());
-      }
-    }
-    if (!stopped.empty()) {
-      report.push_back(node);
-      break;   // the client closes here: its session is deleted
-    }
-    if (!failed.empty()) {
-      std::string mods_text;
-      for (const auto& f : failed) mods_text += (mods_text.empty() ? "" : ", ") + f;
-      unread.push_back(t.node + " (" + mods_text + ")");
-    }
-    report.push_back(node);
-  }
-  if (Cancel().is_set()) {
-    if (g.format == "json")
-      std::printf("%s\n", nlohmann::json{{"nodes", report}, {"interrupted", true}}.dump(1).c_str());
-    return Interrupted(stopped.empty() ? "stopped; nothing more was started" : stopped);
+  const bool json = g.format == "json";
+  plans::BmcPlanOutcome p = plans::PlanBmcs(
+      s.value().targets, s.value().desired, modules::BmcModules(),
+      [&](const plans::BmcTarget& t) { return factory->Open(t); },
+      {.cancelled = [] { return Cancel().is_set(); },
+       .error = [](const std::string& line) { BmcErr(line); },
+       .change = [json](const std::string& line) { if (!json) std::printf("%s\n", line.c_str()); }});
+  if (p.cancelled) {
+    if (json)
+      std::printf("%s\n", nlohmann::json{{"nodes", p.nodes}, {"interrupted", true}}.dump(1).c_str());
+    return Interrupted(p.stopped.empty() ? "stopped; nothing more was started" : p.stopped);
   }
   std::string not_read;
-  for (const auto& u : unread) not_read += (not_read.empty() ? "" : ", ") + u;
-  if (g.format == "json") {
-    std::printf("%s\n", nlohmann::json{{"nodes", report}}.dump(1).c_str());
-  } else if (!unread.empty()) {
+  for (const auto& u : p.unread) not_read += (not_read.empty() ? "" : ", ") + u;
+  if (json) {
+    std::printf("%s\n", nlohmann::json{{"nodes", p.nodes}}.dump(1).c_str());
+  } else if (!p.unread.empty()) {
     // Never "in sync" over what could not be read.
-    std::printf("%s; not read: %s\n", changes ? "plan incomplete" : "no changes in what could be read",
+    std::printf("%s; not read: %s\n", p.changes ? "plan incomplete" : "no changes in what could be read",
                 not_read.c_str());
-  } else if (!changes) {
+  } else if (!p.changes) {
     std::printf("in sync\n");
   }
-  if (worst != Outcome::kOk) return ExitCodeFor(verb, worst);
-  return ExitCodeFor(verb, changes ? Outcome::kChanges : Outcome::kInSync);
+  const std::string_view verb = "bmc plan";
+  if (p.partial) return ExitCodeFor(verb, Outcome::kPartial);
+  return ExitCodeFor(verb, p.changes ? Outcome::kChanges : Outcome::kInSync);
 }
 
 // The node's scheduler, read right before a reset: only a node out of service (drained, or
@@ -372,26 +285,7 @@ Status RefuseInService(const GlobalOptions& g, const std::string& node) {
     return OkStatus();   // no scheduler runs jobs there, by the repo's own word
   transport::LocalShell local(SchedulerEnv());
   std::unique_ptr<modules::Drainer> sched = MakeDrainer(policy->second.scheduler, local);
-  auto q = sched->Query({node});
-  if (!q)
-    return Diagnostic::Error("bmc.reset", fmt::format("{} cannot be read ({}): a node that may run "
-                                                      "a job is not reset", sched->Name(),
-                                                      q.error().message));
-  auto it = q->find(node);
-  if (it == q->end())
-    return Diagnostic::Error("bmc.reset", fmt::format("{} does not know node {}: its jobs cannot "
-                                                      "be checked, so it is not reset",
-                                                      sched->Name(), node));
-  const modules::SchedulerNode& n = it->second;
-  if ((n.drain || n.down) && n.running_jobs == 0) return OkStatus();
-  return Diagnostic::Error(
-      "bmc.reset",
-      fmt::format("{} is in service in {} ({}{}): a reset would kill what runs there", node,
-                  sched->Name(), n.state,
-                  n.jobs.empty() ? "" : fmt::format(", running {}", fmt::join(n.jobs, ", "))),
-      {}, {},
-      fmt::format("drain it first and let its jobs end (scontrol update nodename={} state=drain "
-                  "reason=...), or let `plumb apply` drain, reboot and return it", node));
+  return plans::RefuseResetInService(*sched, node);
 }
 
 int RunReset(const GlobalOptions& g, BmcOptions o) {
@@ -450,6 +344,70 @@ void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
   sub->add_flag("-v,--verbose", g.verbose, "Print notes (retries, fallbacks, non-conformance)");
 }
 
+// `bmc apply`'s own flags (a subset of plumb apply's, and two it refuses).
+struct BmcApplyFlags {
+  ApplyArgs a;
+  std::vector<std::string> limits;
+  std::string refused_targets, refused_desired;
+};
+
+// The one door: bmc apply is `plumb apply` of a plan of the Redfish modules only, with all of
+// its safety (lock, lease, drain, the scheduler read before each step, verify, journal).
+int RunBmcApply(const GlobalOptions& g, BmcApplyFlags& f) {
+  ApplyArgs& a = f.a;
+  if (!f.refused_targets.empty() || !f.refused_desired.empty())
+    return BmcFail(Diagnostic::Error(
+        "cli.bmc-apply",
+        "bmc apply changes nodes only through the engine, from the cluster repo's commit: "
+        "--targets and --desired are for bmc inventory and bmc plan",
+        {}, {}, "commit the firmware/bios pins to the repo, then plumb bmc apply --limit NODE"));
+  a.verb = "bmc apply";
+  a.only_modules.clear();
+  for (const modules::Module* m : modules::BmcModules()) a.only_modules.emplace_back(m->Name());
+  a.limit.clear();
+  for (const std::string& l : f.limits) {
+    // A limit with no node in it must never widen to every node (a script's empty $NODES).
+    if (std::none_of(l.begin(), l.end(), [](unsigned char c) { return std::isalnum(c); }))
+      return BmcFail(Diagnostic::Error("cli.limit", "--limit '" + l + "' names no node", {},
+                                       "--limit", "give node names, n[1-3], gpu* or @group"));
+    a.limit += (a.limit.empty() ? "" : ",") + l;
+  }
+  if (!f.limits.empty()) a.given.insert("--limit");
+  return RunApply(g, a);
+}
+
+void AddBmcApply(CLI::App* bmc, GlobalOptions& g, std::function<int()>& run) {
+  static BmcApplyFlags f;
+  CLI::App* apply = bmc->add_subcommand(
+      "apply",
+      "Change firmware, BIOS and power as the repo says, through the engine: `plumb apply` of a "
+      "plan of the Redfish modules only (lock, lease, drain, change, reset, verify, return to "
+      "service, journaled; --resume as for plumb apply)");
+  AddSourceOptions(*apply, g);
+  apply->add_option("--limit,--node", f.limits,
+                    "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), @group, "
+                    "!exclusions (repeatable)");
+  apply->add_flag("--auto-approve", f.a.auto_approve, "Apply without asking");
+  apply->add_option("--store,--journal", f.a.journal,
+                    "Where runs and the cluster lock are kept (as for plumb apply)");
+  apply->add_option("--reboot-timeout", f.a.reboot_timeout_s, "Seconds a reset may take")
+      ->capture_default_str();
+  apply->add_option("--lock-ttl", f.a.lock_ttl, "As for plumb apply")->capture_default_str();
+  apply->add_option("--task-timeout", f.a.task_timeout,
+                    "How long a firmware update's task may run before the node fails")
+      ->capture_default_str();
+  apply->add_option("--power-timeout", f.a.power_timeout,
+                    "How long a BMC reset may take to reach its power state")
+      ->capture_default_str();
+  apply->add_option("--trust-policy-from", f.a.trust_from, "As for plumb apply");
+  apply->add_option("--approved-by", f.a.approved_by, "As for plumb apply");
+  apply->add_option("--format", g.format, "text | json (JSON lines of events)")
+      ->check(CLI::IsMember({"text", "json"}));
+  apply->add_option("--targets", f.refused_targets, "(refused: a change needs the cluster repo)");
+  apply->add_option("--desired", f.refused_desired, "(refused: a change applies the repo's commit)");
+  apply->callback([&] { run = [&g] { return RunBmcApply(g, f); }; });
+}
+
 }  // namespace
 
 void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
@@ -472,61 +430,7 @@ void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   AddBmcOptions(plan, g, o);
   plan->add_option("--desired", o.desired_file, "Desired state JSON for every target (instead of the repo's stacks)");
   plan->callback([&] { run = [&] { return RunPlan(g, o); }; });
-  // The one door: bmc apply is `plumb apply` of a plan of the Redfish modules only, with all
-  // of its safety (lock, lease, drain, the scheduler read before each step, verify, journal).
-  static ApplyArgs a;
-  static std::vector<std::string> limits;
-  static std::string refused_targets, refused_desired;
-  CLI::App* apply = bmc->add_subcommand(
-      "apply",
-      "Change firmware, BIOS and power as the repo says, through the engine: `plumb apply` of a "
-      "plan of the Redfish modules only (lock, lease, drain, change, reset, verify, return to "
-      "service, journaled; --resume as for plumb apply)");
-  AddSourceOptions(*apply, g);
-  apply->add_option("--limit,--node", limits,
-                    "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), @group, "
-                    "!exclusions (repeatable)");
-  apply->add_flag("--auto-approve", a.auto_approve, "Apply without asking");
-  apply->add_option("--store,--journal", a.journal,
-                    "Where runs and the cluster lock are kept (as for plumb apply)");
-  apply->add_option("--reboot-timeout", a.reboot_timeout_s, "Seconds a reset may take")
-      ->capture_default_str();
-  apply->add_option("--lock-ttl", a.lock_ttl, "As for plumb apply")->capture_default_str();
-  apply->add_option("--task-timeout", a.task_timeout,
-                    "How long a firmware update's task may run before the node fails")
-      ->capture_default_str();
-  apply->add_option("--power-timeout", a.power_timeout,
-                    "How long a BMC reset may take to reach its power state")
-      ->capture_default_str();
-  apply->add_option("--trust-policy-from", a.trust_from, "As for plumb apply");
-  apply->add_option("--approved-by", a.approved_by, "As for plumb apply");
-  apply->add_option("--format", g.format, "text | json (JSON lines of events)")
-      ->check(CLI::IsMember({"text", "json"}));
-  apply->add_option("--targets", refused_targets, "(refused: a change needs the cluster repo)");
-  apply->add_option("--desired", refused_desired, "(refused: a change applies the repo's commit)");
-  apply->callback([&] {
-    run = [&g] {
-      if (!refused_targets.empty() || !refused_desired.empty())
-        return BmcFail(Diagnostic::Error(
-            "cli.bmc-apply",
-            "bmc apply changes nodes only through the engine, from the cluster repo's commit: "
-            "--targets and --desired are for bmc inventory and bmc plan",
-            {}, {}, "commit the firmware/bios pins to the repo, then plumb bmc apply --limit NODE"));
-      a.verb = "bmc apply";
-      a.only_modules.clear();
-      for (const modules::Module* m : modules::BmcModules()) a.only_modules.emplace_back(m->Name());
-      a.limit.clear();
-      for (const std::string& l : limits) {
-        // A limit with no node in it must never widen to every node (a script's empty $NODES).
-        if (std::none_of(l.begin(), l.end(), [](unsigned char c) { return std::isalnum(c); }))
-          return BmcFail(Diagnostic::Error("cli.limit", "--limit '" + l + "' names no node", {},
-                                           "--limit", "give node names, n[1-3], gpu* or @group"));
-        a.limit += (a.limit.empty() ? "" : ",") + l;
-      }
-      if (!limits.empty()) a.given.insert("--limit");
-      return RunApply(g, a);
-    };
-  });
+  AddBmcApply(bmc, g, run);
   CLI::App* reset = bmc->add_subcommand(
       "reset", "Reset one node through its BMC: only a node its scheduler shows out of service "
                "(drained or down) with no job; read right before the reset");

@@ -1,7 +1,8 @@
 // plumb completion bash|zsh|fish: a completion script generated from the CLI itself
-// (cmd/completion_scripts.cc), and the hidden `plumb __nodes` the scripts call for --limit.
+// (cli/completion.h), and the hidden `plumb __nodes` the scripts call for --limit.
 #include <cstdio>
 
+#include "cli/completion.h"
 #include "cmd/cli_doc.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
@@ -14,10 +15,10 @@ constexpr std::string_view kCompletionVerb = "completion";
 namespace {
 
 int RunCompletion(const CLI::App& root, const std::string& shell) {
-  const CommandDoc doc = DescribeCommand(root, "plumb");
-  const std::string script = shell == "bash"  ? BashCompletion(doc)
-                             : shell == "zsh" ? ZshCompletion(doc)
-                                              : FishCompletion(doc);
+  const cli::CommandDoc doc = DescribeCommand(root, "plumb");
+  const std::string script = shell == "bash"  ? cli::BashCompletion(doc)
+                             : shell == "zsh" ? cli::ZshCompletion(doc)
+                                              : cli::FishCompletion(doc);
   std::fputs(script.c_str(), stdout);
   return ExitCodeFor(kCompletionVerb, Outcome::kOk);
 }

@@ -3,14 +3,17 @@
 // Its exit codes are the "drift" rows of schemas/exit_codes.cc; precedence error > drift >
 // unreadable > in sync (waived drift is in sync), never 2 for a no-op.
 #include <cstdio>
+#include <ctime>
+#include <iostream>
 
 #include <fmt/format.h>
 
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
+#include "plans/core/command_output.h"
+#include "plans/report/command_outcomes.h"
 #include "plans/report/drift.h"
-#include "plans/report/drift_render.h"
 
 namespace plumb::cmd {
 
@@ -34,27 +37,11 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
   plans::report::RenderOptions ro;
   ro.tool_version = PLUMB_VERSION;
   ro.now_unix = static_cast<long long>(std::time(nullptr));
-  auto render = [&](std::ostream& out) {
-    if (g.format == "json") plans::report::DriftToJson(report, out);
-    else if (g.format == "junit") plans::report::DriftToJunit(report, out);
-    else if (g.format == "sarif") plans::report::DriftToSarif(report, ro, out);
-    else if (g.format == "prom") out << plans::report::DriftToProm(report, ro);
-    else if (g.format == "html") out << plans::report::DriftToHtml(report);
-    else out << ColorizeReport(plans::report::DriftToText(report), a.out.empty() && ColorOn(g.color, stdout));
-  };
-  if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return ExitCodeFor(kDriftVerb, Outcome::kError);
-  }
-  if (!a.out.empty() || g.format != "text") {
-    // Machine output went to the file or stdout; the verdict goes to stderr for the log.
-    std::fprintf(stderr, "plumb drift: %s: %d of %zu node(s) drifted (%d key(s)), %d waived, "
-                         "%d unreadable\n",
-                 plans::report::DriftVerdictName(report.verdict), report.drifted_nodes,
-                 report.nodes.size(), report.drift_keys, report.waived_keys,
-                 report.unreadable_nodes);
-  }
-  return plans::report::DriftExitCode(report);
+  const bool colour = a.out.empty() && ColorOn(g.color, stdout);
+  auto style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  return plans::EmitOutcome(kDriftVerb,
+                            plans::report::DriftCommandOutcome(report, g.format, ro, style),
+                            {a.out, g.format}, std::cout, std::cerr);
 }
 
 int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {

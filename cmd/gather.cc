@@ -15,6 +15,8 @@
 #include "cmd/command.h"
 #include "cmd/bmc_factory.h"
 #include "cmd/gather_support.h"
+#include "modules/registry.h"
+#include "plans/core/command_output.h"
 #include "plans/observe/bmc_gather.h"
 #include "plans/observe/gather.h"
 #include "plans/plan/node_select.h"
@@ -37,11 +39,72 @@ struct GatherArgs {
   bool print_probe_script = false;
 };
 
+// The selected nodes (a shard of them with --shard) and the selection the snapshot records:
+// shards merge only with the other shards of the same selection.
+struct GatherTargets {
+  std::vector<const inventory::Node*> nodes;
+  std::string shard;
+  size_t selection_nodes = 0;
+  std::string selection_digest;
+};
+
+int SelectGatherTargets(const inventory::Cluster& cluster, const GatherArgs& a, GatherTargets& t) {
+  auto nodes = plans::SelectNodes(cluster, a.limit);
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
+    return ExitCodeFor(kGatherVerb, Outcome::kError);
+  }
+  t.nodes = std::move(nodes.value());
+  t.selection_digest = plans::SelectionDigest(t.nodes);
+  t.selection_nodes = t.nodes.size();
+  if (a.shard.empty()) return -1;
+  auto shard = plans::ParseShard(a.shard);
+  if (!shard.ok()) {
+    std::fprintf(stderr, "%s\n", shard.error().ToString().c_str());
+    return ExitCodeFor(kGatherVerb, Outcome::kRefused);
+  }
+  t.nodes = plans::NodesInShard(t.nodes, *shard);
+  t.shard = shard->ToString();
+  // Said on stderr so that a runner's log shows its part; an empty shard is not an error (a
+  // small --limit split many ways), but it is said.
+  std::fprintf(stderr, "shard %s: %zu of %zu selected node(s)\n", t.shard.c_str(), t.nodes.size(),
+               t.selection_nodes);
+  return -1;
+}
+
+// Every target over SSH, and their BMCs at the same time: the snapshot carries their firmware,
+// BIOS and power facts too, so plan/drift --facts check those keys.
+plans::ObservedState GatherTargetsOf(const GlobalOptions& g, const GatherArgs& a,
+                                     const inventory::Cluster& cluster, const GatherTargets& t) {
+  auto shells = MakeNodeShells(cluster.ssh, RepoRoot(g), a.accept_new_host_keys);
+  // Up to `fanout` threads allocate at once; glibc would give each its own arena (up to 8 per
+  // core) and the fragmentation shows as RSS. Two arenas cost nothing measurable here.
+  mallopt(M_ARENA_MAX, 2);
+  plans::GatherOptions opt;
+  opt.fanout = a.fanout;
+  opt.command_timeout = std::chrono::seconds(cluster.ssh.command_timeout_s);
+  NodeProgressLine tty("gather");
+  plans::OpenBmc open;
+  if (!a.no_bmc && !plans::BmcTargetsOf(t.nodes).empty()) {
+    Diagnostics bmc_diags;
+    open = ClusterBmcOpener(RepoRoot(g), cluster, bmc_diags);
+    std::fputs(bmc_diags.ToText().c_str(), stderr);
+  }
+  plans::ObservedState state = plans::GatherWithBmc(t.nodes, modules::AllModules(), *shells, opt,
+                                                    ProgressOnStderr() ? &tty : nullptr, open);
+  state.commit = cluster.source.commit;
+  state.working_tree = cluster.source.working_tree;
+  state.shard = t.shard;
+  state.selection = a.limit;
+  state.selection_nodes = t.selection_nodes;
+  state.selection_digest = t.selection_digest;
+  return state;
+}
+
 int RunGather(const GlobalOptions& g, const GatherArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
   if (a.print_probe_script) {  // what one node runs; bench/gather feeds it to the peer tools
-    auto modules = GatherModules();
-    std::fputs(ProbeScriptFor(modules.pointers).c_str(), stdout);
+    std::fputs(ProbeScriptFor(modules::AllModules()).c_str(), stdout);
     return ExitCodeFor(kGatherVerb, Outcome::kOk);
   }
   Diagnostics diags;
@@ -51,80 +114,28 @@ int RunGather(const GlobalOptions& g, const GatherArgs& a) {
     std::fprintf(stderr, "%s\n", cluster.error().ToString().c_str());
     return ExitCodeFor(kGatherVerb, Outcome::kError);
   }
-  auto nodes = plans::SelectNodes(*cluster, a.limit);
-  if (!nodes.ok()) {
-    std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
-    return ExitCodeFor(kGatherVerb, Outcome::kError);
-  }
-  // Which nodes were asked for, before a shard is taken: shards merge only with the other
-  // shards of the same selection.
-  const std::string selection_digest = plans::SelectionDigest(*nodes);
-  const size_t selection_nodes = nodes->size();
-  std::string shard_name;
-  if (!a.shard.empty()) {
-    auto shard = plans::ParseShard(a.shard);
-    if (!shard.ok()) {
-      std::fprintf(stderr, "%s\n", shard.error().ToString().c_str());
-      return ExitCodeFor(kGatherVerb, Outcome::kRefused);
-    }
-    const size_t selected = nodes->size();
-    *nodes = plans::NodesInShard(*nodes, *shard);
-    shard_name = shard->ToString();
-    // Said on stderr so that a runner's log shows its part; an empty shard is not an error (a
-    // small --limit split many ways), but it is said.
-    std::fprintf(stderr, "shard %s: %zu of %zu selected node(s)\n", shard_name.c_str(),
-                 nodes->size(), selected);
-  }
+  GatherTargets t;
+  if (int rc = SelectGatherTargets(*cluster, a, t); rc >= 0) return rc;
   if (a.fanout < 1) {
     std::fprintf(stderr, "error: --fanout must be at least 1\n");
     return ExitCodeFor(kGatherVerb, Outcome::kError);
   }
-
-  modules::SshOverrides extra;
-  extra.accept_new_hostkeys = a.accept_new_host_keys;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  SshShellFactory shells(cluster->ssh, RepoRoot(g), extra);
-
-  // Up to `fanout` threads allocate at once; glibc would give each its own arena (up to 8 per
-  // core) and the fragmentation shows as RSS. Two arenas cost nothing measurable here.
-  mallopt(M_ARENA_MAX, 2);
-  plans::GatherOptions opt;
-  opt.fanout = a.fanout;
-  opt.command_timeout = std::chrono::seconds(cluster->ssh.command_timeout_s);
-  NodeProgressLine tty("gather");
-  auto modules = GatherModules();
-  // The BMCs of the nodes that name one, at the same time: the snapshot carries their
-  // firmware, BIOS and power facts too, so plan/drift --facts check those keys.
-  plans::OpenBmc open;
-  if (!a.no_bmc && !plans::BmcTargetsOf(*nodes).empty()) {
-    Diagnostics bmc_diags;
-    open = ClusterBmcOpener(RepoRoot(g), *cluster, bmc_diags);
-    std::fputs(bmc_diags.ToText().c_str(), stderr);
-  }
-  plans::ObservedState state = plans::GatherWithBmc(*nodes, modules.pointers, shells, opt,
-                                                    ProgressOnStderr() ? &tty : nullptr, open);
+  plans::ObservedState state = GatherTargetsOf(g, a, *cluster, t);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  state.commit = cluster->source.commit;
-  state.working_tree = cluster->source.working_tree;
-  state.shard = shard_name;
-  state.selection = a.limit;
-  state.selection_nodes = selection_nodes;
-  state.selection_digest = selection_digest;
-
   if (!a.facts_out.empty()) {
     if (Status st = plans::WriteObservedState(state, a.facts_out); !st.ok()) {
       std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
       return ExitCodeFor(kGatherVerb, Outcome::kError);
     }
   }
-  if (g.format == "json") {
-    plans::WriteObservedStateJson(state, std::cout, {{"summary", SummaryJson(state, wall)}});
-    std::cout.flush();
-  } else {
-    std::fputs(RenderGatherText(state, wall).c_str(), stdout);
-  }
   const bool partial = state.UnreachableCount() > 0 || state.ProbeErrorCount() > 0;
-  return ExitCodeFor(kGatherVerb, partial ? Outcome::kPartial : Outcome::kOk);
+  plans::CommandOutcome o;
+  o.render = [&](std::ostream& out) {
+    if (g.format == "json") plans::WriteObservedStateJson(state, out, {{"summary", SummaryJson(state, wall)}});
+    else out << RenderGatherText(state, wall);
+  };
+  o.exit_code = ExitCodeFor(kGatherVerb, partial ? Outcome::kPartial : Outcome::kOk);
+  return plans::EmitOutcome(kGatherVerb, o, {"", g.format}, std::cout, std::cerr);
 }
 
 }  // namespace

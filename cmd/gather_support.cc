@@ -41,12 +41,6 @@ Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g, Diagnost
   return std::move(loaded.cluster);
 }
 
-ModuleSet GatherModules() {
-  ModuleSet s;
-  s.pointers = modules::AllModules();
-  return s;
-}
-
 std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules) {
   auto script = modules::BuildProbeScript(modules, modules::NewProbeNonce());
   return script.ok() ? *script : std::string();

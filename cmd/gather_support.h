@@ -21,12 +21,6 @@ Result<inventory::Cluster> LoadClusterForGather(const GlobalOptions& g, Diagnost
 /// The directory relative known_hosts/identity paths are resolved against.
 std::string RepoRoot(const GlobalOptions& g);
 
-/// The registry's modules (Gather uses those with an in-band probe).
-struct ModuleSet {
-  std::vector<modules::ModulePtr> owned;   ///< modules a caller adds and owns (read_run: BMC)
-  std::vector<const modules::Module*> pointers;
-};
-ModuleSet GatherModules();
 /// The combined probe script for `modules` with a fresh nonce.
 std::string ProbeScriptFor(const std::vector<const modules::Module*>& modules);
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <iostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -23,7 +24,9 @@
 #include "cmd/ssh_factory.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
+#include "plans/core/command_output.h"
 #include "plans/plan/node_select.h"
+#include "plans/report/command_outcomes.h"
 #include "plans/report/health_report.h"
 #include "plans/rollout/health_run.h"
 
@@ -41,6 +44,19 @@ struct HealthArgs {
   bool allow_busy = false;
   std::string out;
 };
+
+// A line per node on a terminal; in a log, one line per node that did not pass.
+plans::HealthProgress HealthProgressOnStderr() {
+  return [tty = isatty(2) != 0](const plans::NodeHealth& h, size_t done, size_t total) {
+    if (tty) {
+      std::fprintf(stderr, "\rhealth: %zu/%zu nodes", done, total);
+      if (done == total) std::fprintf(stderr, "\r\033[K");
+    } else if (h.Verdict() == modules::CheckStatus::kFail) {
+      std::fprintf(stderr, "health: %s failed (%zu/%zu)\n", h.node.c_str(), done, total);
+    }
+    std::fflush(stderr);
+  };
+}
 
 int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -66,54 +82,19 @@ int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
   transport::LocalShell local(SchedulerEnv());
   const plans::SchedulerView view =
       a.allow_busy ? plans::SchedulerView{} : plans::ReadSchedulers(RealSchedulers(cluster, local));
-  std::vector<plans::HealthTarget> targets;
-  for (const inventory::Node* n : *nodes) {
-    auto d = loaded.desired.find(n->name);
-    if (d == loaded.desired.end()) continue;
-    targets.push_back({n, &*d->second.desired, a.allow_busy ? "" : plans::BusyReason(view, n->name)});
-  }
-
-  modules::SshOverrides extra;
-  extra.accept_new_hostkeys = a.accept_new_host_keys;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  SshShellFactory shells(cluster.ssh, RepoRoot(g), extra);
-  const bool tty = isatty(2);
-  plans::report::HealthReport report;
-  report.cluster = cluster.name;
-  report.commit = cluster.source.commit;
-  report.nodes = plans::RunHealth(
-      targets, shells, modules::AllModules(), a.fanout, std::chrono::seconds(a.timeout_s),
-      [tty](const plans::NodeHealth& h, size_t done, size_t total) {
-        // A line per node on a terminal; in a log, one line per node that did not pass.
-        if (tty) {
-          std::fprintf(stderr, "\rhealth: %zu/%zu nodes", done, total);
-          if (done == total) std::fprintf(stderr, "\r\033[K");
-        } else if (h.Verdict() == modules::CheckStatus::kFail) {
-          std::fprintf(stderr, "health: %s failed (%zu/%zu)\n", h.node.c_str(), done, total);
-        }
-        std::fflush(stderr);
-      });
+  plans::report::HealthCheckRequest req{&cluster, &loaded.desired, *nodes,
+                                        a.allow_busy ? nullptr : &view, modules::AllModules(),
+                                        a.fanout, std::chrono::seconds(a.timeout_s),
+                                        HealthProgressOnStderr()};
+  auto shells = MakeNodeShells(cluster.ssh, RepoRoot(g), a.accept_new_host_keys);
+  plans::report::HealthReport report = plans::report::CheckHealth(req, *shells);
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  auto render = [&](std::ostream& out) {
-    if (g.format == "json") out << JsonText(plans::report::HealthToJson(report));
-    else if (g.format == "junit") out << plans::report::HealthToJunit(report);
-    else if (g.format == "prom")
-      out << plans::report::HealthToProm(report, static_cast<long long>(std::time(nullptr)));
-    else out << ColorizeReport(plans::report::HealthToText(report), a.out.empty() && ColorOn(g.color, stdout));
-  };
-  if (Status st = WriteOutputWith(a.out, render); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return ExitCodeFor(kHealthVerb, Outcome::kError);
-  }
-  if (!a.out.empty() || g.format != "text")
-    std::fprintf(stderr, "plumb health: %zu node(s): %d passed, %d warned, %d failed, %d unreachable\n",
-                 report.nodes.size(), report.Passed(), report.Warned(), report.Failed(),
-                 report.Unreachable());
-  // Precedence: a failed check > a node that could not be checked > healthy.
-  if (report.Failed() > 0) return ExitCodeFor(kHealthVerb, Outcome::kUnhealthy);
-  if (report.Unreachable() > 0) return ExitCodeFor(kHealthVerb, Outcome::kPartial);
-  return ExitCodeFor(kHealthVerb, Outcome::kOk);
+  const bool colour = a.out.empty() && ColorOn(g.color, stdout);
+  auto style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  return plans::EmitOutcome(
+      kHealthVerb,
+      plans::report::HealthCommandOutcome(report, g.format, std::time(nullptr), style),
+      {a.out, g.format}, std::cout, std::cerr);
 }
 
 }  // namespace

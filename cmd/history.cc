@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cmd/command.h"
+#include "plans/report/journal_views.h"
 #include "plans/store/journal.h"
 #include "plans/store/store.h"
 
@@ -25,17 +26,6 @@ struct HistoryArgs {
 };
 
 void HistoryErr(const std::string& s) { std::fprintf(stderr, "plumb history: %s\n", s.c_str()); }
-
-// "alice (CI github: bob), approved by carol, signed by ssh carol (SHA256:..)".
-std::string WhoLine(const plans::RunWho& w) {
-  std::string s = w.operator_user.empty() ? "(unknown operator)" : plans::OperatorText(w);
-  if (!w.ci.empty()) s += fmt::format(" (CI {}: {})", w.ci, w.ci_actor.empty() ? "?" : w.ci_actor);
-  s += w.approver.empty() ? ", no approver recorded" : ", approved by " + w.approver;
-  if (!w.signer.empty()) s += "; commit " + w.signer;
-  if (!w.author.empty()) s += "; author " + w.author;
-  if (!w.committer.empty() && w.committer != w.author) s += ", committer " + w.committer;
-  return s;
-}
 
 int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
   auto r = j.VerifyChain(a.anchor);
@@ -59,80 +49,43 @@ int Verify(plans::Journal& j, const HistoryArgs& a, const std::string& path) {
   return ExitCodeFor(kHistoryVerb, Outcome::kNotVerified);
 }
 
+int HistoryFailed(const std::string& message) {
+  HistoryErr(message);
+  return ExitCodeFor(kHistoryVerb, Outcome::kError);
+}
+
+// A typo must not read as "nothing ever happened to it": -1 when `node` is known.
+int RefuseUnknownNode(plans::Journal& j, const std::string& node, const std::string& path) {
+  if (node.empty()) return -1;
+  auto known = j.KnowsNode(node);
+  if (!known) return HistoryFailed(known.error().ToString());
+  if (*known) return -1;
+  HistoryErr(fmt::format("error: no run in {} touched a node named '{}'", path, node));
+  std::fprintf(stderr, "hint: plumb history (no node) lists every node's steps; plumb runs "
+                       "lists the runs\n");
+  return ExitCodeFor(kHistoryVerb, Outcome::kError);
+}
+
 int RunHistory(const GlobalOptions& g, const HistoryArgs& a) {
   if (int rc = RefuseRetiredCountLimit(kHistoryVerb, a.old_limit); rc >= 0) return rc;
   auto chosen = plans::ChosenStore(a.journal);
-  if (!chosen) {
-    HistoryErr(chosen.error().ToString());
-    return ExitCodeFor(kHistoryVerb, Outcome::kError);
-  }
+  if (!chosen) return HistoryFailed(chosen.error().ToString());
   const std::string store = *chosen;
   const std::string path = plans::RedactStore(store);   // what messages show
   auto j = plans::OpenStore(store);
-  if (!j) {
-    HistoryErr(j.error().ToString());
-    return ExitCodeFor(kHistoryVerb, Outcome::kError);
-  }
+  if (!j) return HistoryFailed(j.error().ToString());
   if (a.verify) return Verify(**j, a, path);
-  if (!a.node.empty()) {
-    // A typo must not read as "nothing ever happened to it".
-    auto known = (*j)->KnowsNode(a.node);
-    if (!known) {
-      HistoryErr(known.error().ToString());
-      return ExitCodeFor(kHistoryVerb, Outcome::kError);
-    }
-    if (!*known) {
-      HistoryErr(fmt::format("error: no run in {} touched a node named '{}'", path, a.node));
-      std::fprintf(stderr, "hint: plumb history (no node) lists every node's steps; plumb runs "
-                           "lists the runs\n");
-      return ExitCodeFor(kHistoryVerb, Outcome::kError);
-    }
-  }
+  if (int rc = RefuseUnknownNode(**j, a.node, path); rc >= 0) return rc;
   auto steps = (*j)->History(a.node, a.limit);
-  if (!steps) {
-    HistoryErr(steps.error().ToString());
-    return ExitCodeFor(kHistoryVerb, Outcome::kError);
-  }
-  std::map<std::string, plans::RunRecord> runs;   // who stands behind each run shown
-  for (const auto& s : *steps)
-    if (!runs.count(s.run))
-      if (auto r = (*j)->GetRun(s.run); r && r->has_value()) runs[s.run] = **r;
-  if (g.format == "json") {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& s : *steps) {
-      const plans::RunRecord* r = runs.count(s.run) ? &runs[s.run] : nullptr;
-      out.push_back({{"run", s.run}, {"node", s.node}, {"step", s.step}, {"commit", s.commit},
-                     {"plan_commit", r && !r->plan_commit.empty() ? r->plan_commit : s.commit},
-                     {"started_at", s.started_at}, {"ended_at", s.ended_at},
-                     {"duration_ms", s.duration_ms},
-                     {"outcome", s.outcome == plans::StepState::kNone ? std::string("no outcome (interrupted)")
-                                                          : std::string(plans::Name(s.outcome))},
-                     {"error", s.error}, {"detail", s.detail},
-                     {"who", r ? r->who.ToJson() : nlohmann::json::object()}});
-    }
-    std::printf("%s\n", out.dump(2).c_str());
-    return ExitCodeFor(kHistoryVerb, Outcome::kOk);
-  }
-  if (steps->empty()) std::printf("no history\n");
-  std::string shown_run;
-  for (const auto& s : *steps) {
-    if (s.run != shown_run) {   // each run's who, once, above its steps
-      shown_run = s.run;
-      if (auto it = runs.find(s.run); it != runs.end()) {
-        const plans::RunRecord& r = it->second;
-        std::printf("run %s  commit %s%s  by %s\n", r.id.c_str(), r.commit.substr(0, 12).c_str(),
-                    !r.plan_commit.empty() && r.plan_commit != r.commit
-                        ? (" (plan reviewed at " + r.plan_commit.substr(0, 12) + ")").c_str()
-                        : "",
-                    WhoLine(r.who).c_str());
-      }
-    }
-    std::printf("  %-24s %-10s %-12s %-28s %-11s %6lldms %s\n", s.started_at.c_str(),
-                s.node.c_str(), s.commit.substr(0, 12).c_str(), s.step.c_str(),
-                s.outcome == plans::StepState::kNone ? "(no outcome)"
-                                                     : std::string(plans::Name(s.outcome)).c_str(),
-                static_cast<long long>(s.duration_ms), s.error.c_str());
-  }
+  if (!steps) return HistoryFailed(steps.error().ToString());
+  plans::report::HistoryView h;
+  h.steps = std::move(*steps);
+  for (const auto& s : h.steps)   // who stands behind each run shown
+    if (!h.runs.count(s.run))
+      if (auto r = (*j)->GetRun(s.run); r && r->has_value()) h.runs[s.run] = **r;
+  const std::string out =
+      g.format == "json" ? plans::report::HistoryJson(h) : plans::report::HistoryText(h);
+  std::fputs(out.c_str(), stdout);
   return ExitCodeFor(kHistoryVerb, Outcome::kOk);
 }
 

@@ -10,9 +10,7 @@
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
-#include "plans/plan/plan_json.h"
-#include "plans/report/plan_markdown.h"
-#include "plans/report/plan_text.h"
+#include "plans/report/command_outcomes.h"
 
 namespace plumb::cmd {
 
@@ -30,55 +28,16 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
   plans::Plan& plan = rr.run.plan;
   plan.diags.Append(rr.run.diags);
   plan.diags.Append(rr.loaded.diags);   // warnings only (errors stopped the load)
-  // The digest is for the plan file; the text plan does not show it, so it is only computed
-  // (with the file's JSON, once) when a file or JSON is asked for.
-  const bool want_file = g.format == "json" || g.format == "markdown" || !a.out.empty();
-  std::optional<plans::PlanFile> file;
-  if (want_file) file.emplace(plan);
-
+  plans::report::PlanOutput o;
+  o.format = g.format;
+  o.file = a.out;
+  o.detailed_exitcode = a.detailed_exitcode;
   // The commit as the signing policy judged it: shown to the reviewer with the plan.
-  std::vector<std::string> notes;
   if (rr.trust)
-    notes.push_back(fmt::format("Commit {}: {}", rr.trust->commit.substr(0, 12), rr.trust->note));
-  if (g.format == "json") {
-    file->WriteTo(std::cout);
-    std::cout.flush();
-  } else if (g.format == "markdown") {
-    plans::report::MarkdownOptions mo;
-    mo.notes = notes;
-    if (!a.out.empty())
-      mo.artefact = fmt::format("the plan file `{}` (the pipeline's artefact)",
-                                a.out.substr(a.out.rfind('/') + 1));
-    std::fputs(plans::report::PlanToMarkdown(plan, mo).c_str(), stdout);
-  } else {
-    for (const std::string& n : notes) std::fprintf(stderr, "%s\n", n.c_str());
-    if (plan.source.working_tree)
-      std::fprintf(stderr, "warning: planning UNCOMMITTED edits in %s; apply will refuse this "
-                           "plan unless forced\n", plan.source.repo.c_str());
-    std::fputs(ColorizeReport(plans::report::PlanToText(plan), ColorOn(g.color, stdout)).c_str(), stdout);
-  }
-  if (plan.diags.HasErrors()) {
-    std::string what = a.out.empty() ? "fix them and plan again" : "not written to " + a.out;
-    std::fprintf(stderr, "plumb plan: the plan has errors; %s\n", what.c_str());
-    return ExitCodeFor(kPlanVerb, Outcome::kError);
-  }
-  if (!a.out.empty()) {
-    if (Status st = WriteOutputWith(a.out, [&file](std::ostream& out) { file->WriteTo(out); });
-        !st.ok()) {
-      std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-      return ExitCodeFor(kPlanVerb, Outcome::kError);
-    }
-    if (g.format == "text") std::printf("Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
-    if (g.format == "markdown")
-      std::fprintf(stderr, "Saved plan %s to %s\n", plan.digest.c_str(), a.out.c_str());
-  }
-  if (a.detailed_exitcode && plan.HasChanges()) return ExitCodeFor(kPlanVerb, Outcome::kChanges);
-  if (!plan.complete) {
-    std::fprintf(stderr, "plumb: error: plan incomplete: %zu node(s) could not be read (listed "
-                 "above); no changes found on the others\n", plan.unreadable.size());
-    return ExitCodeFor(kPlanVerb, Outcome::kNoVerdict);
-  }
-  return ExitCodeFor(kPlanVerb, Outcome::kInSync);
+    o.notes.push_back(fmt::format("Commit {}: {}", rr.trust->commit.substr(0, 12), rr.trust->note));
+  const bool colour = ColorOn(g.color, stdout);
+  o.style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  return plans::report::EmitPlan(plan, o, std::cout, std::cerr);
 }
 
 int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {

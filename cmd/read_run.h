@@ -17,8 +17,10 @@
 #include "cmd/gather_support.h"
 #include "inventory/load.h"
 #include "plans/observe/observed.h"
+#include "plans/core/command_output.h"
 #include "plans/observe/plan_run.h"
 #include "plans/report/drift.h"
+#include "plans/report/read_run.h"
 #include "plans/trust/commit_trust.h"
 
 namespace plumb::cmd {
@@ -47,14 +49,9 @@ struct ReadRunArgs {
 /// Adds --limit, --facts, --max-facts-age, --fanout, --accept-new-host-keys to `sub`.
 void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a);
 
-struct ReadRun {
-  inventory::LoadedCluster loaded;
-  plans::ObservedState observed;
-  ModuleSet modules;                       ///< owns every module
-  std::vector<const modules::Module*> ran; ///< the modules whose facts this run has
-  std::set<std::string> ran_names;
-  plans::PlanRun run;                      ///< the plan (unsealed) and run-level notes
-  /// The commit's signature as the policy judged it (check_trust on a commit); else nullopt.
+/// A read run, and what cmd/ adds to it: the commit's signature as the policy judged it
+/// (check_trust on a commit; else nullopt).
+struct ReadRun : plans::report::ReadRunResult {
   std::optional<plans::CommitTrust> trust;
 };
 
@@ -66,20 +63,16 @@ void AddTrustOption(CLI::App& sub, std::string& trust_from);
 Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string& commit,
                                       const std::string& trust_from);
 
-/// Everything up to the plan. On an error that leaves nothing to plan (bad repo, bad --limit,
+/// plans::report::ReadAndPlan over the real world: the repo on disk, SSH, the BMCs, the
+/// schedulers' CLIs. On an error that leaves nothing to plan (bad repo, bad --limit,
 /// unreadable snapshot) returns the diagnostics to print, and the caller exits 1.
 Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a);
 
-/// The drift report of a read run: every pinned key of every node read, judged (waivers as of
-/// the plan's day). For `plumb drift` and `plumb acceptance`.
-plans::report::DriftReport DriftReportOf(const ReadRun& r);
+/// The drift report of a read run (for `plumb drift` and `plumb acceptance`).
+using plans::report::DriftReportOf;
+/// `j` as indented JSON text and a newline (plans/core/command_output.h).
+using plans::JsonText;
 
-/// `j` as indented JSON text and a newline, never throwing on bytes a tool printed (invalid
-/// UTF-8 becomes U+FFFD, as the digests' canonical form does).
-std::string JsonText(const nlohmann::json& j);
-
-/// The first 10 characters of an RFC 3339 time: "2026-11-29".
-std::string DayOf(const std::string& rfc3339);
 /// Writes `text` to `path` (atomically: temp file + rename), or to stdout when `path` is empty.
 Status WriteOutput(const std::string& path, const std::string& text);
 /// The same for output written piece by piece (`write` gets the file's stream, or stdout's).

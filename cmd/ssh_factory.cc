@@ -1,5 +1,7 @@
 #include "cmd/ssh_factory.h"
 
+#include <cstdlib>
+
 namespace plumb::cmd {
 
 std::shared_ptr<transport::Bastion> SshShellFactory::BastionFor(
@@ -24,6 +26,23 @@ std::unique_ptr<transport::Shell> SshShellFactory::Open(const inventory::Node& n
   transport::SshOptions o = modules::SshOptionsFor(ssh_, node, repo_root_, extra_);
   if (!node.ssh_jump.empty()) o.via = BastionFor(node.ssh_jump, o);
   return std::make_unique<transport::SshShell>(std::move(o));
+}
+
+modules::SshOverrides SshOverridesFromEnv(bool accept_new_host_keys,
+                                          const transport::CancelSignal* cancel) {
+  modules::SshOverrides extra;
+  extra.accept_new_hostkeys = accept_new_host_keys;
+  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
+  extra.cancel = cancel;
+  return extra;
+}
+
+std::unique_ptr<SshShellFactory> MakeNodeShells(const inventory::SshSettings& ssh,
+                                                const std::string& repo_root,
+                                                bool accept_new_host_keys,
+                                                const transport::CancelSignal* cancel) {
+  return std::make_unique<SshShellFactory>(ssh, repo_root,
+                                           SshOverridesFromEnv(accept_new_host_keys, cancel));
 }
 
 }  // namespace plumb::cmd

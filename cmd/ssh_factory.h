@@ -35,4 +35,15 @@ class SshShellFactory final : public plans::ShellFactory {
   std::map<std::string, std::shared_ptr<transport::Bastion>> bastions_;
 };
 
+/// The one way a command makes its node shells: the inventory's SSH settings, relative paths
+/// resolved against `repo_root`, --accept-new-host-keys, the identity's passphrase from
+/// $PLUMB_SSH_PASSPHRASE (a secret, never printed), and `cancel` (watch: Ctrl-C ends probes in
+/// flight at once; may be null).
+modules::SshOverrides SshOverridesFromEnv(bool accept_new_host_keys,
+                                          const transport::CancelSignal* cancel = nullptr);
+std::unique_ptr<SshShellFactory> MakeNodeShells(const inventory::SshSettings& ssh,
+                                                const std::string& repo_root,
+                                                bool accept_new_host_keys,
+                                                const transport::CancelSignal* cancel = nullptr);
+
 }  // namespace plumb::cmd

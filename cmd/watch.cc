@@ -21,6 +21,7 @@
 #include "modules/transport/cancel_signal.h"
 #include "modules/transport/metrics_server.h"
 #include "cmd/ssh_factory.h"
+#include "plans/watch/watch_flags.h"
 #include "plans/watch/watcher.h"
 
 namespace plumb::cmd {
@@ -88,82 +89,57 @@ void RaiseFdLimit(size_t nodes, int fanout) {
                  static_cast<unsigned long long>(need));
 }
 
-// "60s", "5m", "1h30m", or a plain number of seconds.
-std::optional<long> Seconds(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() < 8)
-    return std::atol(s.c_str());
-  return inventory::ParseDuration(s);
+// Where the events go: --events FILE (appended: a restart keeps the history), else stdout.
+struct WatchEventsOut {
+  std::FILE* file = stdout;
+  std::string name = "stdout";
+  ~WatchEventsOut() {
+    if (file != stdout && file != nullptr) std::fclose(file);
+  }
+};
+
+int OpenWatchEvents(const WatchArgs& a, WatchEventsOut& ev) {
+  if (a.events.empty() || a.events == "-") return -1;
+  ev.file = std::fopen(a.events.c_str(), "ae");
+  if (ev.file == nullptr) {
+    std::fprintf(stderr, "error: cannot open --events %s: %s\n", a.events.c_str(),
+                 std::strerror(errno));
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
+  }
+  ev.name = a.events;
+  return -1;
 }
 
-int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
-  if (g.working_tree) {
-    std::fprintf(stderr, "error: watch reads the repo at --ref; --working-tree is not for it\n");
-    return ExitCodeFor(kWatchVerb, Outcome::kError);
-  }
-  auto interval = Seconds(a.interval);
-  auto ref_poll = Seconds(a.ref_poll);
-  if (!interval || *interval < 1 || !ref_poll || *ref_poll < 1) {
-    std::fprintf(stderr, "error: --interval and --ref-poll take a duration of at least 1s "
-                         "(60s, 5m, 1h30m)\n");
-    return ExitCodeFor(kWatchVerb, Outcome::kError);
-  }
-  if (a.fanout < 1 || a.rounds < 0 || a.spread < 0 || a.spread > 1) {
-    std::fprintf(stderr, "error: --fanout must be at least 1, --rounds at least 0, --spread "
-                         "between 0 and 1\n");
-    return ExitCodeFor(kWatchVerb, Outcome::kError);
-  }
-
-  std::FILE* events_out = stdout;
-  std::string events_name = "stdout";
-  if (!a.events.empty() && a.events != "-") {
-    events_out = std::fopen(a.events.c_str(), "ae");   // appended: a restart keeps the history
-    if (events_out == nullptr) {
-      std::fprintf(stderr, "error: cannot open --events %s: %s\n", a.events.c_str(),
-                   std::strerror(errno));
-      return ExitCodeFor(kWatchVerb, Outcome::kError);
-    }
-    events_name = a.events;
-  }
-  static transport::CancelSignal stop;   // static: a late signal still finds it
-  g_watch_stop = &stop;
-  InstallSignals();
-  // Up to --fanout threads allocate at once (gather does the same; see cmd/gather.cc).
-  mallopt(M_ARENA_MAX, 2);
-
-  modules::SshOverrides extra;
-  extra.accept_new_hostkeys = a.accept_new_host_keys;
-  if (const char* p = std::getenv("PLUMB_SSH_PASSPHRASE")) extra.identity_passphrase = p;
-  extra.cancel = g_watch_stop;   // Ctrl-C ends probes in flight at once
-  const std::string repo_root = RepoRoot(g);
-
-  plans::watch::GitDesiredSource desired(RepoLoadOptions(g.repo, g.ref, false));
-  plans::watch::ThreadPool pool(a.fanout);
+// The real things a watch runs on, kept alive for the watch.
+struct WatchWorld {
+  WatchWorld(const GlobalOptions& g, const WatchArgs& a, WatchEventsOut& ev)
+      : desired(RepoLoadOptions(g.repo, g.ref, false)), pool(a.fanout), sink(ev.file, ev.name) {}
+  plans::watch::GitDesiredSource desired;
+  plans::watch::ThreadPool pool;
   plans::RealClock clock;
-  plans::watch::JsonLinesSink sink(events_out, events_name);
+  plans::watch::JsonLinesSink sink;
+};
+
+plans::watch::WatchDeps WatchDepsOf(const GlobalOptions& g, const WatchArgs& a, WatchWorld& w) {
   plans::watch::WatchDeps deps;
-  deps.desired = &desired;
-  deps.shells = [repo_root, extra](const inventory::Cluster& c) -> std::unique_ptr<plans::ShellFactory> {
-    return std::make_unique<SshShellFactory>(c.ssh, repo_root, extra);
+  deps.desired = &w.desired;
+  // Ctrl-C ends probes in flight at once.
+  deps.shells = [repo_root = RepoRoot(g), accept = a.accept_new_host_keys](
+                    const inventory::Cluster& c) -> std::unique_ptr<plans::ShellFactory> {
+    return MakeNodeShells(c.ssh, repo_root, accept, g_watch_stop);
   };
-  deps.pool = &pool;
-  deps.clock = &clock;
-  deps.events = &sink;
-  // The watch follows pins; health modules measure (`plumb health --format prom` on a timer
-  // covers them), and their probes would cost every node every round.
-  for (const modules::Module* m : modules::AllModules())
-    if (!m->Info().IsHealth()) deps.modules.push_back(m);
+  deps.pool = &w.pool;
+  deps.clock = &w.clock;
+  deps.events = &w.sink;
+  deps.modules = plans::watch::WatchedModules(modules::AllModules());
   if (!a.textfile.empty())
     deps.write_textfile = [path = a.textfile](const std::string& text) { return WriteOutput(path, text); };
   deps.log = [](const std::string& line) { std::fprintf(stderr, "plumb watch: %s\n", line.c_str()); };
+  return deps;
+}
 
-  plans::watch::WatchOptions opt;
-  opt.interval = std::chrono::seconds(*interval);
-  opt.spread = a.once ? 0.0 : a.spread;   // one round: every node at once (at most --fanout)
-  opt.rounds = a.once ? 1 : a.rounds;
-  opt.limit = a.limit;
-  opt.ref_poll = std::chrono::seconds(*ref_poll);
-
-  plans::watch::Watcher watcher(deps, opt);
+// The watcher, started, and its metrics endpoint (--listen); then the watch until it stops.
+int RunStartedWatch(const WatchArgs& a, plans::watch::Watcher& watcher) {
   if (Status st = watcher.Start(); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
     return ExitCodeFor(kWatchVerb, Outcome::kError);
@@ -179,12 +155,33 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
     std::fprintf(stderr, "plumb watch: metrics on http://%s/metrics\n", a.listen.c_str());
   }
   RaiseFdLimit(watcher.node_count(), a.fanout);
-
   plans::watch::WatchControl control{&g_watch_stop->flag(), &g_reload};
   int rc = watcher.Run(control);
   server.reset();   // no scrape reaches a watcher being torn down
-  if (events_out != stdout) std::fclose(events_out);
   return rc;
+}
+
+int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
+  if (g.working_tree) {
+    std::fprintf(stderr, "error: watch reads the repo at --ref; --working-tree is not for it\n");
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
+  }
+  auto opt = plans::watch::WatchOptionsFrom(
+      {a.interval, a.ref_poll, a.spread, a.fanout, a.rounds, a.once, a.limit});
+  if (!opt.ok()) {
+    std::fprintf(stderr, "error: %s\n", opt.error().message.c_str());
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
+  }
+  WatchEventsOut events;
+  if (int rc = OpenWatchEvents(a, events); rc >= 0) return rc;
+  static transport::CancelSignal stop;   // static: a late signal still finds it
+  g_watch_stop = &stop;
+  InstallSignals();
+  // Up to --fanout threads allocate at once (gather does the same; see cmd/gather.cc).
+  mallopt(M_ARENA_MAX, 2);
+  WatchWorld world(g, a, events);
+  plans::watch::Watcher watcher(WatchDepsOf(g, a, world), *opt);
+  return RunStartedWatch(a, watcher);
 }
 
 }  // namespace

@@ -285,16 +285,6 @@ Location NearestOrigin(const OriginMap& origins, std::string p) {
   return {};
 }
 
-std::string KeyOf(std::string_view pointer) {
-  std::string out;
-  for (size_t i = 1; i < pointer.size(); ++i) {
-    if (pointer[i] == '/') out += '.';
-    else if (pointer[i] == '~' && i + 1 < pointer.size()) out += pointer[++i] == '1' ? '/' : '~';
-    else out += pointer[i];
-  }
-  return out;
-}
-
 }  // namespace
 
 void CheckPinnedKeys(const Cluster& c, const std::function<bool(std::string_view)>& is_checked,
@@ -310,8 +300,8 @@ void CheckPinnedKeys(const Cluster& c, const std::function<bool(std::string_view
       diags.Add(Diagnostic::Error(
           "inventory.unchecked-key",
           fmt::format("'{}' is pinned, but no module of this plumb checks it: it would never be "
-                      "compared or changed", KeyOf(p)),
-          at, KeyOf(p), "remove it; `plumb modules` lists the keys plumb checks"));
+                      "compared or changed", schemas::PointerToKey(p)),
+          at, schemas::PointerToKey(p), "remove it; `plumb modules` lists the keys plumb checks"));
     }
   };
   for (const auto& [name, s] : c.stacks) check(s.pins, s.origins);

@@ -25,6 +25,12 @@ Split SplitName(const std::string& name) {
 
 std::string Pad(long long n, size_t width) { return fmt::format("{:0{}}", n, width); }
 
+// A number of a range: digits only, and few enough for a long long.
+bool RangeNumber(std::string_view s) {
+  return !s.empty() && s.size() <= 18 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 std::string CompressHostlist(const std::vector<std::string>& names) {
@@ -119,25 +125,28 @@ std::optional<std::vector<std::string>> ExpandHostlist(const std::string& list,
     const std::string prefix = elem.substr(0, open);
     const std::string suffix = elem.substr(close + 1);
     const std::string body = elem.substr(open + 1, close - open - 1);
-    size_t p = 0;
-    while (p <= body.size()) {
-      size_t comma = body.find(',', p);
-      if (comma == std::string::npos) comma = body.size();
-      std::string range = body.substr(p, comma - p);
-      p = comma + 1;
-      size_t dash = range.find('-');
-      std::string lo = range.substr(0, dash);
-      std::string hi = dash == std::string::npos ? lo : range.substr(dash + 1);
-      auto digits = [](const std::string& s) {
-        return !s.empty() && s.size() <= 18 &&
-               std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-      };
-      if (!digits(lo) || !digits(hi)) return std::nullopt;
-      long long a = std::stoll(lo), b = std::stoll(hi);
-      if (b < a) return std::nullopt;
-      if (static_cast<unsigned long long>(b - a) + out.size() >= max_names) return std::nullopt;
-      for (long long n = a; n <= b; ++n) out.push_back(prefix + Pad(n, lo.size()) + suffix);
-    }
+    auto numbers = ExpandRangeList(body, max_names > out.size() ? max_names - out.size() : 0);
+    if (!numbers) return std::nullopt;
+    for (const std::string& n : *numbers) out.push_back(prefix + n + suffix);
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> ExpandRangeList(std::string_view body, size_t max_names) {
+  std::vector<std::string> out;
+  size_t p = 0;
+  while (p <= body.size()) {
+    size_t comma = body.find(',', p);
+    if (comma == std::string_view::npos) comma = body.size();
+    const std::string_view range = body.substr(p, comma - p);
+    p = comma + 1;
+    const size_t dash = range.find('-');
+    const std::string_view lo = range.substr(0, dash);
+    const std::string_view hi = dash == std::string_view::npos ? lo : range.substr(dash + 1);
+    if (!RangeNumber(lo) || !RangeNumber(hi)) return std::nullopt;
+    const long long a = std::stoll(std::string(lo)), b = std::stoll(std::string(hi));
+    if (b < a || static_cast<unsigned long long>(b - a) + out.size() >= max_names) return std::nullopt;
+    for (long long n = a; n <= b; ++n) out.push_back(Pad(n, lo.size()));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 /// nodes is spelled the same way in a plan, a diff and a drift report.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace plumb::inventory {
@@ -18,5 +19,12 @@ std::string CompressHostlist(const std::vector<std::string>& names);
 /// (unbalanced brackets, a range running backwards, more than `max_names` names).
 std::optional<std::vector<std::string>> ExpandHostlist(const std::string& list,
                                                        size_t max_names = 1'000'000);
+
+/// The numbers one pair of brackets stands for, each zero-padded to the width of its range's
+/// start: "1-3,05" -> {"1", "2", "3", "05"}; "08-10" -> {"08", "09", "10"}. The one reader of
+/// Slurm's bracket ranges (host lists here, node patterns in node_pattern.cc). std::nullopt
+/// when `body` is not a list of such ranges (empty, a non-digit, a range running backwards, a
+/// number of more than 18 digits) or stands for more than `max_names` numbers.
+std::optional<std::vector<std::string>> ExpandRangeList(std::string_view body, size_t max_names);
 
 }  // namespace plumb::inventory

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <optional>
 
-#include <fmt/format.h>
+#include "inventory/hostlist.h"
 
 namespace plumb::inventory {
 namespace {
@@ -19,33 +19,6 @@ std::string Trim(std::string_view s) {
   while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\n')) ++b;
   while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\n')) --e;
   return std::string(s.substr(b, e - b));
-}
-
-// "1-3,05" -> {"1","2","3","05"}; nullopt when `body` is not a numeric range list (then the
-// brackets are a glob character class such as [a-z] or [!x]).
-std::optional<std::vector<std::string>> NumericRanges(std::string_view body, size_t budget) {
-  if (body.empty() ||
-      !std::all_of(body.begin(), body.end(),
-                   [](char c) { return (c >= '0' && c <= '9') || c == ',' || c == '-'; }))
-    return std::nullopt;
-  std::vector<std::string> out;
-  size_t p = 0;
-  while (p <= body.size()) {
-    size_t comma = body.find(',', p);
-    if (comma == std::string_view::npos) comma = body.size();
-    std::string_view range = body.substr(p, comma - p);
-    p = comma + 1;
-    size_t dash = range.find('-');
-    std::string_view lo = range.substr(0, dash);
-    std::string_view hi = dash == std::string_view::npos ? lo : range.substr(dash + 1);
-    if (lo.empty() || hi.empty() || lo.size() > 18 || hi.size() > 18 ||
-        hi.find('-') != std::string_view::npos)
-      return std::nullopt;
-    long long a = std::stoll(std::string(lo)), b = std::stoll(std::string(hi));
-    if (b < a || static_cast<unsigned long long>(b - a) + out.size() >= budget) return std::nullopt;
-    for (long long n = a; n <= b; ++n) out.push_back(fmt::format("{:0{}}", n, lo.size()));
-  }
-  return out;
 }
 
 bool HasGlob(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
@@ -91,7 +64,9 @@ NodeTerm::NodeTerm(std::string_view term) : text_(term) {
       if (close != std::string_view::npos) {
         std::string_view body = term.substr(i + 1, close - i - 1);
         size_t budget = alts.empty() ? kMaxExpansions : kMaxExpansions / alts.size();
-        if (auto nums = NumericRanges(body, budget)) {
+        // Slurm's ranges (hostlist.h); brackets that are no range list are a glob class
+        // such as [a-z] or [!x].
+        if (auto nums = ExpandRangeList(body, budget)) {
           std::vector<std::string> next;
           next.reserve(alts.size() * nums->size());
           for (const std::string& a : alts)

@@ -41,16 +41,6 @@ Action MakeAction(std::string_view module, std::string id, std::string key, std:
   return a;
 }
 
-std::string PointerToken(std::string_view token) {
-  std::string out;
-  for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
 std::string ScalarString(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";

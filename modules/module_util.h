@@ -27,8 +27,6 @@ Action MakeAction(std::string_view module, std::string id, std::string key, std:
                   std::string summary, nlohmann::json before, nlohmann::json after,
                   Disruption disruption, nlohmann::json params = nlohmann::json::object());
 
-/// RFC 6901 escaping of one reference token ("a/b" -> "a~1b").
-std::string PointerToken(std::string_view token);
 /// A desired scalar as the string a tool would print: 10 -> "10", "x" -> "x", true -> "true".
 std::string ScalarString(const nlohmann::json& v);
 /// desired[a][b]... when every step is an object holding the key; nullptr otherwise.

@@ -4,19 +4,19 @@
 
 namespace plumb::schemas {
 
-std::string PointerAppend(const std::string& pointer, const std::string& token) {
-  std::string out = pointer;
-  out += '/';
+std::string PointerToken(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
   for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
   }
   return out;
+}
+
+std::string PointerAppend(const std::string& pointer, const std::string& token) {
+  return pointer + "/" + PointerToken(token);
 }
 
 std::string PointerAppend(const std::string& pointer, size_t index) {
@@ -84,10 +84,26 @@ std::string KeyPath(const std::string& pointer, const nlohmann::json& doc) {
   return out;
 }
 
-bool PointerUnder(const std::string& pointer, const std::string& prefix) {
-  if (pointer.size() < prefix.size() || pointer.compare(0, prefix.size(), prefix) != 0)
-    return false;
+bool PointerUnder(std::string_view pointer, std::string_view prefix) {
+  if (pointer.size() < prefix.size() || pointer.substr(0, prefix.size()) != prefix) return false;
   return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
+}
+
+std::string PointerToKey(std::string_view pointer) {
+  std::string out;
+  out.reserve(pointer.size());
+  for (size_t i = 0; i < pointer.size(); ++i) {
+    char c = pointer[i];
+    if (c == '/') {
+      if (i != 0) out += '.';
+    } else if (c == '~' && i + 1 < pointer.size()) {
+      out += pointer[i + 1] == '1' ? '/' : '~';
+      ++i;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string StringMember(const nlohmann::json& object, std::string_view key) {

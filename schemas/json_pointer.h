@@ -9,6 +9,10 @@
 
 namespace plumb::schemas {
 
+/// RFC 6901 escaping of one reference token: '~' -> "~0", '/' -> "~1" ("a/b" -> "a~1b"). The
+/// one place plumb escapes a token: every pointer it builds from a key goes through here.
+std::string PointerToken(std::string_view token);
+
 /// `pointer` + "/" + `token`, escaping '~' and '/' in the token.
 std::string PointerAppend(const std::string& pointer, const std::string& token);
 std::string PointerAppend(const std::string& pointer, size_t index);
@@ -27,6 +31,11 @@ const nlohmann::json* ValueAt(const nlohmann::json& doc, const std::string& poin
 std::string StringMember(const nlohmann::json& object, std::string_view key);
 
 /// True if `pointer` is `prefix` or lies below it ("/a/b" is under "/a", "/ab" is not).
-bool PointerUnder(const std::string& pointer, const std::string& prefix);
+bool PointerUnder(std::string_view pointer, std::string_view prefix);
+
+/// A desired-state key as users write it (the cluster repo's YAML, waivers): the pointer's
+/// tokens unescaped and joined by dots. "/nvidia/driver" -> "nvidia.driver",
+/// "/packages/a~1b" -> "packages.a/b"; "" -> "".
+std::string PointerToKey(std::string_view pointer);
 
 }  // namespace plumb::schemas

@@ -8,6 +8,7 @@
 #include "modules/module_util.h"
 #include "modules/transport/action_info.h"
 #include "modules/transport/bmc.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::modules::firmware {
 
@@ -189,7 +190,7 @@ std::vector<Action> FirmwareModule::Diff(const json& desired, const Facts& facts
     }
     json image = images.is_object() && images.contains(key) ? images[key] : json();
     out.push_back(MakeAction("firmware", "firmware." + key, "firmware." + key,
-                             "/firmware/" + PointerToken(key), std::move(summary),
+                             "/firmware/" + schemas::PointerToken(key), std::move(summary),
                              !found ? json() : have.size() == 1 ? have[0] : have, want,
                              Disruption::kFirmwareFlash,
                              {{"component", key}, {"targets", targets}, {"target_ids", target_ids},

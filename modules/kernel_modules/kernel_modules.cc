@@ -5,6 +5,7 @@
 #include "modules/apply_util.h"
 #include "modules/kernel_modules/parse.h"
 #include "modules/module_util.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::modules::kernel_modules {
 
@@ -47,7 +48,7 @@ std::vector<Action> KernelModulesModule::Diff(const nlohmann::json& desired,
       if (have && have->is_string() && ParamMatches(want, current)) continue;
       std::string key = fmt::format("kernel_modules.{}.{}", module, param);
       actions.push_back(MakeAction(
-          Name(), key, key, fmt::format("/kernel_modules/{}/{}", PointerToken(module), PointerToken(param)),
+          Name(), key, key, fmt::format("/kernel_modules/{}/{}", schemas::PointerToken(module), schemas::PointerToken(param)),
           fmt::format("set {} {}={} and reboot (have {})", module, param, want,
                       have ? current : "not loaded"),
           have && have->is_string() ? nlohmann::json(current) : nlohmann::json(), want,

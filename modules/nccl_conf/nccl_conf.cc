@@ -5,6 +5,7 @@
 #include "modules/apply_util.h"
 #include "modules/module_util.h"
 #include "modules/nccl_conf/parse.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::modules::nccl_conf {
 
@@ -41,7 +42,7 @@ std::vector<Action> NcclConfModule::Diff(const nlohmann::json& desired, const Fa
     const bool has = have && have->is_string();
     if (has && have->get<std::string>() == want) continue;
     actions.push_back(MakeAction(
-        Name(), "nccl_conf." + name, "nccl_conf." + name, "/nccl_conf/" + PointerToken(name),
+        Name(), "nccl_conf." + name, "nccl_conf." + name, "/nccl_conf/" + schemas::PointerToken(name),
         fmt::format("set {}={} in {} (have {})", name, want, kConfFile,
                     has ? have->get<std::string>() : std::string("no such line")),
         has ? *have : nlohmann::json(), want, Disruption::kNone, {{"nccl_conf", name}}));

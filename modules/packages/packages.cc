@@ -5,6 +5,7 @@
 #include "modules/module_util.h"
 #include "modules/package_map.h"
 #include "modules/packages/parse.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::modules::packages {
 
@@ -72,7 +73,7 @@ std::vector<Action> PackagesModule::Diff(const nlohmann::json& desired, const Fa
     if (ok) continue;
     std::string current = versions.empty() ? "" : versions.back();
     actions.push_back(MakeAction(
-        Name(), "packages." + name, "packages." + name, "/packages/" + PointerToken(name),
+        Name(), "packages." + name, "packages." + name, "/packages/" + schemas::PointerToken(name),
         fmt::format("install {} {} (have {})", name, want, current.empty() ? "none" : current),
         current.empty() ? nlohmann::json() : nlohmann::json(current), want, Disruption::kDrain,
         {{"manager", manager}, {"package", name}, {"held", held},

@@ -6,6 +6,7 @@
 #include "modules/module_util.h"
 #include "modules/parse_util.h"
 #include "modules/services/parse.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::modules::services {
 
@@ -66,7 +67,7 @@ std::vector<Action> ServicesModule::Diff(const nlohmann::json& desired, const Fa
     const auto* have = Lookup(facts, {"units", unit});
     std::string enabled = have ? StringField(*have, "enabled") : "";
     std::string active = have ? StringField(*have, "active") : "";
-    std::string ptr = "/services/" + PointerToken(name);
+    std::string ptr = "/services/" + schemas::PointerToken(name);
     if (auto e = want.find("enabled"); e != want.end() && e->is_boolean()) {
       bool w = e->get<bool>();
       if (enabled.empty() ? w : IsEnabledState(enabled) != w)

@@ -5,6 +5,7 @@
 #include "modules/apply_util.h"
 #include "modules/module_util.h"
 #include "modules/sysctl/parse.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::modules::sysctl {
 
@@ -38,7 +39,7 @@ std::vector<Action> SysctlModule::Diff(const nlohmann::json& desired, const Fact
     std::string current = have && have->is_string() ? NormalizeValue(have->get<std::string>()) : "";
     if (have && have->is_string() && current == want) continue;
     actions.push_back(MakeAction(
-        Name(), "sysctl." + key, "sysctl." + key, "/sysctl/" + PointerToken(key),
+        Name(), "sysctl." + key, "sysctl." + key, "/sysctl/" + schemas::PointerToken(key),
         fmt::format("set {} = {} (have {})", key, want, have ? current : "no such key"),
         have && have->is_string() ? nlohmann::json(current) : nlohmann::json(), want,
         Disruption::kNone, {{"sysctl", key}}));

@@ -130,7 +130,7 @@ std::vector<std::string> ImageDifferences(const json& planned, const json& now) 
   for (const std::string& p : LeafPointers(b)) pointers.insert(p);
   for (const std::string& p : pointers) {
     const json va = At(a, p), vb = At(b, p);
-    if (va != vb) out.push_back(fmt::format("{}: {} -> {}", PointerToKey(p), Show(va), Show(vb)));
+    if (va != vb) out.push_back(fmt::format("{}: {} -> {}", schemas::PointerToKey(p), Show(va), Show(vb)));
   }
   for (const char* key : {"rollout", "waivers"})
     if (member(planned, key) != member(now, key))

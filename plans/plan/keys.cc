@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "modules/registry.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::plans {
 namespace {
@@ -12,11 +13,7 @@ void Walk(const nlohmann::json& j, std::string& path, std::vector<std::string>& 
     for (auto it = j.begin(); it != j.end(); ++it) {
       size_t len = path.size();
       path += '/';
-      for (char c : it.key()) {
-        if (c == '~') path += "~0";
-        else if (c == '/') path += "~1";
-        else path += c;
-      }
+      path += schemas::PointerToken(it.key());
       Walk(it.value(), path, out);
       path.resize(len);
     }
@@ -27,23 +24,6 @@ void Walk(const nlohmann::json& j, std::string& path, std::vector<std::string>& 
 
 }  // namespace
 
-std::string PointerToKey(std::string_view pointer) {
-  std::string out;
-  out.reserve(pointer.size());
-  for (size_t i = 0; i < pointer.size(); ++i) {
-    char c = pointer[i];
-    if (c == '/') {
-      if (i != 0) out += '.';
-    } else if (c == '~' && i + 1 < pointer.size()) {
-      out += pointer[i + 1] == '1' ? '/' : '~';
-      ++i;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> LeafPointers(const nlohmann::json& doc) {
   std::vector<std::string> out;
   if (!doc.is_object()) return out;
@@ -53,11 +33,6 @@ std::vector<std::string> LeafPointers(const nlohmann::json& doc) {
     Walk(it.value(), path, out);
   }
   return out;
-}
-
-bool PointerUnder(std::string_view pointer, std::string_view prefix) {
-  if (pointer.size() < prefix.size() || pointer.substr(0, prefix.size()) != prefix) return false;
-  return pointer.size() == prefix.size() || pointer[prefix.size()] == '/';
 }
 
 modules::Disruption KeyDisruption(std::string_view p, const modules::Registry& registry) {

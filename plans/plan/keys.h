@@ -1,7 +1,8 @@
 #pragma once
 /// Desired-state keys in user terms. The desired state is JSON; a key is a leaf's JSON pointer
 /// written with dots ("/sysctl/net.core.rmem_max" -> "sysctl.net.core.rmem_max"), which is
-/// how the cluster repo's YAML reads and how waivers name keys.
+/// how the cluster repo's YAML reads and how waivers name keys. Pointers and keys convert in
+/// schemas/json_pointer.h (PointerToKey, PointerUnder), the one place pointers are escaped.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,11 +11,9 @@
 
 #include "modules/module.h"
 #include "modules/registry.h"
+#include "schemas/json_pointer.h"
 
 namespace plumb::plans {
-
-/// "/nvidia/driver" -> "nvidia.driver"; "~1" and "~0" unescaped. "" -> "".
-std::string PointerToKey(std::string_view pointer);
 
 /// The JSON pointers of every leaf (scalar, list, or empty object) of `doc`, in key order.
 std::vector<std::string> LeafPointers(const nlohmann::json& doc);
@@ -26,9 +25,6 @@ std::vector<std::string> LeafPointers(const nlohmann::json& doc);
 /// `registry`: the modules that may own it (a test gives its fakes).
 modules::Disruption KeyDisruption(std::string_view pointer,
                                   const modules::Registry& registry = modules::DefaultRegistry());
-
-/// Is `pointer` equal to `prefix` or below it ("/a/b" is under "/a", "/ab" is not)?
-bool PointerUnder(std::string_view pointer, std::string_view prefix);
 
 /// Shell-free glob: `*` any run, `?` one character, `[...]` a class (`[!...]` negated, ranges).
 bool GlobMatch(std::string_view pattern, std::string_view text);

@@ -81,7 +81,7 @@ bool NodeFindings::Unhealthy() const {
 }
 
 std::string ActionKey(const modules::Action& a) {
-  return a.key.empty() ? PointerToKey(a.pointer) : a.key;
+  return a.key.empty() ? schemas::PointerToKey(a.pointer) : a.key;
 }
 
 int EstimateSeconds(Disruption d) {

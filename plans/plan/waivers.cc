@@ -36,7 +36,7 @@ WaiverSplit SplitWaived(std::vector<modules::Action> actions,
                         const std::function<const inventory::Waiver*(const std::string& key)>& waived) {
   WaiverSplit out;
   for (modules::Action& a : actions) {
-    const std::string key = a.key.empty() ? PointerToKey(a.pointer) : a.key;
+    const std::string key = a.key.empty() ? schemas::PointerToKey(a.pointer) : a.key;
     if (const inventory::Waiver* w = waived(key)) {
       out.waived.push_back({std::move(a), w});
       continue;
@@ -53,9 +53,7 @@ WaiverSplit SplitWaived(std::vector<modules::Action> actions,
       const inventory::Waiver* w = waived(member_key);
       if (!w) continue;
       modules::Action piece = a;
-      std::string token;
-      for (char c : it.key()) token += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-      piece.pointer = a.pointer + "/" + token;
+      piece.pointer = schemas::PointerAppend(a.pointer, it.key());
       piece.key = member_key;
       piece.after = it.value();
       piece.before = a.before.is_object() && a.before.contains(it.key()) ? a.before[it.key()]

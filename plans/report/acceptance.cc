@@ -21,19 +21,19 @@ nlohmann::json PinsOf(const DriftNode& n, const modules::Registry& registry,
     const modules::Module* m = registry.Find(c.module());
     if (m && m->Info().IsHealth()) continue;
     // In sync, the live value is the desired one; otherwise the observed one (null: absent).
-    const nlohmann::json live = c.status == CheckStatus::kInSync ? c.desired() : c.observed;
+    const nlohmann::json live = c.status == DriftStatus::kInSync ? c.desired() : c.observed;
     nlohmann::json pin = {{"key", c.key()},
                           {"module", c.module()},
                           {"desired", c.desired()},
-                          {"live", c.status == CheckStatus::kUnchecked ? nlohmann::json() : live},
-                          {"status", CheckStatusName(c.status)}};
+                          {"live", c.status == DriftStatus::kUnchecked ? nlohmann::json() : live},
+                          {"status", DriftStatusName(c.status)}};
     if (c.waiver) pin["waiver"] = {{"reason", c.waiver->reason}, {"owner", c.waiver->owner},
                                    {"expires", c.waiver->expires}};
-    if (c.status == CheckStatus::kDrift)
+    if (c.status == DriftStatus::kDrift)
       reasons.push_back(fmt::format("drift: {}: {}, want {}", c.key(), ShowValue(c.observed),
                                     ShowValue(c.desired())));
     // A pin nothing read (firmware without the BMC) is not verified: it cannot pass.
-    if (c.status == CheckStatus::kUnchecked)
+    if (c.status == DriftStatus::kUnchecked)
       reasons.push_back(fmt::format("not verified: {} (no module of this run read it{})", c.key(),
                                     m && m->HasBmcProbe() ? ": the BMC was not read" : ""));
     pins.push_back(std::move(pin));

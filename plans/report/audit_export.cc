@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "plans/report/drift_render.h"
+#include "plans/store/step_name.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -34,7 +35,7 @@ json NodeEntry(const AuditRun& r, const NodeRecord& n) {
                          {"before", a.value("before", json())},
                          {"after", a.value("after", json())},
                          {"disruption", a.value("disruption", "")},
-                         {"outcome", StepOutcomeText(StepFor(r, n.node, "apply:" + id))}});
+                         {"outcome", StepOutcomeText(StepFor(r, n.node, StepName::Apply(id).Text()))}});
     }
   json steps = json::array();
   for (const StepRecord& s : r.steps)

@@ -37,7 +37,7 @@ std::vector<KeyChange> DiffNode(const inventory::NodeDesired* a, const inventory
     if (before == after || (before.is_object() && !before.empty()) ||
         (after.is_object() && !after.empty()))
       continue;
-    KeyChange c{PointerToKey(p), p, before, after, {}, KeyDisruption(p)};
+    KeyChange c{schemas::PointerToKey(p), p, before, after, {}, KeyDisruption(p)};
     if (b && !after.is_null()) c.origin = b->OriginOf(p);
     else if (a) c.origin = a->OriginOf(p);
     out.push_back(std::move(c));

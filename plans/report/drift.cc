@@ -32,7 +32,7 @@ nlohmann::json Below(const nlohmann::json& value, const std::string& at, const s
 }
 
 void MarkDiffers(DriftCheck& c, const PlannedAction& pa) {
-  c.status = CheckStatus::kDrift;
+  c.status = DriftStatus::kDrift;
   c.observed = Below(pa.action.before, pa.action.pointer, c.pointer());
   if (c.pointer().size() < pa.action.pointer.size()) c.observed = nullptr;  // finer than the leaf
   c.summary = pa.action.summary;
@@ -83,7 +83,7 @@ std::vector<DriftCheck> TemplateFor(const DriftInput& in, const inventory::NodeD
   std::vector<DriftCheck> out;
   for (std::string& p : LeafPointers(*nd.desired)) {
     auto subject = std::make_shared<CheckSubject>();
-    subject->key = PointerToKey(p);
+    subject->key = schemas::PointerToKey(p);
     const modules::Module* owner = in.registry->OwnerOf(p);   // null: no module checks it
     // An on-demand check's thresholds (health.dcgm, health.nccl_bw) are judged by a health run,
     // not by a gather: no check at all here rather than "unchecked" on every node.
@@ -94,7 +94,7 @@ std::vector<DriftCheck> TemplateFor(const DriftInput& in, const inventory::NodeD
     subject->pointer = std::move(p);
     DriftCheck c;
     if (!in.modules_run.empty() && !in.modules_run.count(subject->module))
-      c.status = CheckStatus::kUnchecked;
+      c.status = DriftStatus::kUnchecked;
     c.subject = std::move(subject);
     out.push_back(std::move(c));
   }
@@ -115,7 +115,7 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
   auto mark = [&](DriftCheck& c) {
     MarkDiffers(c, pa);
     if (waiver) {
-      c.status = CheckStatus::kWaived;
+      c.status = DriftStatus::kWaived;
       c.waiver = waiver;
     }
   };
@@ -126,8 +126,8 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
   std::map<std::string, std::shared_ptr<const CheckSubject>> other_members;   // key -> its subject
   std::set<std::string> marked;
   for (DriftCheck& c : dn.checks) {
-    const bool below = PointerUnder(c.pointer(), pa.action.pointer);
-    if (!below && !PointerUnder(pa.action.pointer, c.pointer())) continue;
+    const bool below = schemas::PointerUnder(c.pointer(), pa.action.pointer);
+    if (!below && !schemas::PointerUnder(pa.action.pointer, c.pointer())) continue;
     // An action on a whole map ("services.x") names several leaves; only those whose
     // live value differs have drifted.
     if (below && c.pointer().size() > pa.action.pointer.size() &&
@@ -155,7 +155,7 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
   if (!matched) {   // a change the desired leaves do not name (module-level action)
     auto subject = std::make_shared<CheckSubject>();
     subject->pointer = pa.action.pointer;
-    subject->key = pa.action.key.empty() ? PointerToKey(pa.action.pointer) : pa.action.key;
+    subject->key = pa.action.key.empty() ? schemas::PointerToKey(pa.action.pointer) : pa.action.key;
     subject->module = pa.action.module;
     subject->desired = pa.action.after;
     DriftCheck c;
@@ -200,33 +200,33 @@ void CheckNode(const Context& cx, const std::string& name, const inventory::Node
   }
   if (auto mit = cx.markers.find(name); mit != cx.markers.end()) dn.marker_commit = *mit->second;
   for (DriftCheck& c : dn.checks) {
-    if (c.status != CheckStatus::kDrift || !cx.waiver_set) continue;
+    if (c.status != DriftStatus::kDrift || !cx.waiver_set) continue;
     // An unexpired waiver was applied by the planner; what matches here has expired, and the
     // report names it beside the drift it no longer excuses.
     WaiverSet::Match m = cx.waiver_set->Find(name, c.key());
     if (!m.waiver) continue;
     c.waiver = cx.waivers[m.index].ref;
     out.waiver_used[m.index] = 1;
-    if (!m.expired) c.status = CheckStatus::kWaived;
+    if (!m.expired) c.status = DriftStatus::kWaived;
   }
   out.checks += static_cast<int>(dn.checks.size());
   out.findings += static_cast<int>(dn.findings.size());
   if (dn.Unhealthy()) ++out.unhealthy_nodes;
-  int drift = dn.Count(CheckStatus::kDrift);
+  int drift = dn.Count(DriftStatus::kDrift);
   out.drift_keys += drift;
-  out.waived_keys += dn.Count(CheckStatus::kWaived);
+  out.waived_keys += dn.Count(DriftStatus::kWaived);
   if (drift > 0) ++out.drifted_nodes;
   out.nodes.push_back(std::move(dn));
 }
 
 }  // namespace
 
-const char* CheckStatusName(CheckStatus s) {
+const char* DriftStatusName(DriftStatus s) {
   switch (s) {
-    case CheckStatus::kInSync: return "in_sync";
-    case CheckStatus::kDrift: return "drift";
-    case CheckStatus::kWaived: return "waived";
-    case CheckStatus::kUnchecked: return "unchecked";
+    case DriftStatus::kInSync: return "in_sync";
+    case DriftStatus::kDrift: return "drift";
+    case DriftStatus::kWaived: return "waived";
+    case DriftStatus::kUnchecked: return "unchecked";
   }
   return "unchecked";
 }
@@ -247,7 +247,7 @@ bool DriftNode::Unhealthy() const {
   });
 }
 
-int DriftNode::Count(CheckStatus s) const {
+int DriftNode::Count(DriftStatus s) const {
   return static_cast<int>(
       std::count_if(checks.begin(), checks.end(), [s](const DriftCheck& c) { return c.status == s; }));
 }
@@ -345,10 +345,10 @@ void Recount(DriftReport& r) {
     }
     r.findings += static_cast<int>(n.findings.size());
     r.unhealthy_nodes += n.Unhealthy() ? 1 : 0;
-    const int drift = n.Count(CheckStatus::kDrift);
+    const int drift = n.Count(DriftStatus::kDrift);
     r.checks += static_cast<int>(n.checks.size());
     r.drift_keys += drift;
-    r.waived_keys += n.Count(CheckStatus::kWaived);
+    r.waived_keys += n.Count(DriftStatus::kWaived);
     if (drift > 0) ++r.drifted_nodes;
   }
   r.verdict = VerdictFor(r.drift_keys, r.unreadable_nodes);

@@ -24,13 +24,14 @@
 
 namespace plumb::plans::report {
 
-enum class CheckStatus {
+/// One desired key's state on one node. (A health check's verdict is modules::CheckStatus.)
+enum class DriftStatus {
   kInSync,      ///< the module checked the key and found the desired value
   kDrift,       ///< the live value differs (an expired waiver leaves it here)
   kWaived,      ///< differs, but an unexpired waiver covers it
   kUnchecked,   ///< no module of this run owns the key (e.g. firmware without BMC facts)
 };
-const char* CheckStatusName(CheckStatus s);
+const char* DriftStatusName(DriftStatus s);
 
 /// The waiver that matched a check, as written in waivers.yaml.
 struct WaiverRef {
@@ -52,7 +53,7 @@ struct CheckSubject {
 /// One node x one desired key.
 struct DriftCheck {
   std::shared_ptr<const CheckSubject> subject;   ///< never null in a report
-  CheckStatus status = CheckStatus::kInSync;
+  DriftStatus status = DriftStatus::kInSync;
   nlohmann::json observed;///< the live value when it differs (null when in sync or absent)
   std::string summary;    ///< the module's own words for the change
   /// The member of the key this row is about ("mlx5_0 port 1", "eth2"; report/rows.h): each
@@ -72,7 +73,7 @@ struct DriftCheck {
   const std::string& module() const { return subject->module; }
   const nlohmann::json& desired() const { return subject->desired; }
   const Location& origin() const { return subject->origin; }
-  bool Differs() const { return status == CheckStatus::kDrift || status == CheckStatus::kWaived; }
+  bool Differs() const { return status == DriftStatus::kDrift || status == DriftStatus::kWaived; }
 };
 
 struct DriftNode {
@@ -86,8 +87,8 @@ struct DriftNode {
   /// never counted as drift, never in the verdict.
   std::vector<Finding> findings;
 
-  int Count(CheckStatus s) const;
-  bool Drifted() const { return Count(CheckStatus::kDrift) > 0; }
+  int Count(DriftStatus s) const;
+  bool Drifted() const { return Count(DriftStatus::kDrift) > 0; }
   bool Unhealthy() const;   ///< some finding failed
 };
 

@@ -31,8 +31,8 @@ enum class CellState { kOk, kDrift, kWaived, kUnread };
 
 CellState StateOf(const DriftNode& n) {
   if (!n.readable) return CellState::kUnread;
-  if (n.Count(CheckStatus::kDrift) > 0) return CellState::kDrift;
-  if (n.Count(CheckStatus::kWaived) > 0) return CellState::kWaived;
+  if (n.Count(DriftStatus::kDrift) > 0) return CellState::kDrift;
+  if (n.Count(DriftStatus::kWaived) > 0) return CellState::kWaived;
   return CellState::kOk;
 }
 
@@ -82,8 +82,8 @@ std::string DriftToHtml(const DriftReport& r) {
     for (const DriftNode* n : members) {
       CellState s = StateOf(*n);
       out += fmt::format("<td class=\"cell {}\" title=\"{}: {}, {} drifted, {} waived\">{}</td>",
-                         ClassOf(s), HtmlEscape(n->node), WordOf(s), n->Count(CheckStatus::kDrift),
-                         n->Count(CheckStatus::kWaived), HtmlEscape(n->node));
+                         ClassOf(s), HtmlEscape(n->node), WordOf(s), n->Count(DriftStatus::kDrift),
+                         n->Count(DriftStatus::kWaived), HtmlEscape(n->node));
     }
     out += "</tr>\n";
   }
@@ -100,8 +100,8 @@ std::string DriftToHtml(const DriftReport& r) {
       what += fmt::format("<div><code>{}</code>: {} &rarr; {} ({}{}){}{}</div>",
                           HtmlEscape(RowName(c.key(), c.member)),
                           HtmlEscape(ShowValue(c.observed)), HtmlEscape(ShowValue(c.desired())),
-                          c.status == CheckStatus::kWaived ? "waived: " : "",
-                          c.status == CheckStatus::kWaived ? HtmlEscape(c.waiver->reason)
+                          c.status == DriftStatus::kWaived ? "waived: " : "",
+                          c.status == DriftStatus::kWaived ? HtmlEscape(c.waiver->reason)
                                                            : ChangeReasonName(c.reason),
                           c.origin().known() ? " <code>" + HtmlEscape(c.origin().ToString()) + "</code>"
                                            : "",

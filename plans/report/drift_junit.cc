@@ -44,7 +44,7 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
   };
   for (const DriftNode& n : r.nodes) {
     tests += static_cast<int>(n.checks.size() + n.findings.size()) + (n.readable ? 0 : 1);
-    failures += n.Count(CheckStatus::kDrift) + failed_findings(n);
+    failures += n.Count(DriftStatus::kDrift) + failed_findings(n);
     errors += n.readable ? 0 : 1;
   }
   out << fmt::format(
@@ -71,22 +71,22 @@ void DriftToJunit(const DriftReport& r, std::ostream& out) {
                            XmlEscape(RowName(c.key(), c.member)), XmlEscape(n.node), XmlEscape(c.module()));
       const std::string where = c.origin().known() ? "pinned at " + c.origin().ToString() : "";
       switch (c.status) {
-        case CheckStatus::kInSync:
+        case DriftStatus::kInSync:
           cases += "/>\n";
           continue;
-        case CheckStatus::kUnchecked:
+        case DriftStatus::kUnchecked:
           ++s;
           cases += fmt::format(">\n      <skipped message=\"no module of this run checks {}\"/>\n",
                                XmlEscape(c.module()));
           break;
-        case CheckStatus::kWaived:
+        case DriftStatus::kWaived:
           ++s;
           cases += fmt::format(
               ">\n      <skipped message=\"waived: {} (owner {}, until {})\"/>\n",
               XmlEscape(c.waiver->reason), XmlEscape(c.waiver->owner),
               XmlEscape(c.waiver->expires));
           break;
-        case CheckStatus::kDrift: {
+        case DriftStatus::kDrift: {
           ++f;
           const std::string name = RowName(c.key(), c.member);
           std::string msg = fmt::format("{}: {} -> {} ({}{})", name, ShowValue(c.observed),

@@ -40,8 +40,8 @@ std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
     if (!n.readable) continue;
     std::map<std::string, int> by_module;   // sorted, so the file is stable between runs
     for (const DriftCheck& c : n.checks) {
-      if (c.status == CheckStatus::kUnchecked) continue;
-      by_module[c.module()] |= c.status == CheckStatus::kDrift ? 1 : 0;
+      if (c.status == DriftStatus::kUnchecked) continue;
+      by_module[c.module()] |= c.status == DriftStatus::kDrift ? 1 : 0;
     }
     for (const auto& [module, drift] : by_module)
       out += fmt::format("plumb_drift{{cluster=\"{}\",node=\"{}\",module=\"{}\"}} {}\n", cluster,
@@ -51,12 +51,12 @@ std::string DriftToProm(const DriftReport& r, const RenderOptions& o) {
   for (const DriftNode& n : r.nodes)
     if (n.readable)
       out += fmt::format("plumb_drift_keys{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
-                         Label(n.node), n.Count(CheckStatus::kDrift));
+                         Label(n.node), n.Count(DriftStatus::kDrift));
   Family(out, "plumb_drift_waived_keys", "Number of desired keys of a node whose drift is waived.");
   for (const DriftNode& n : r.nodes)
     if (n.readable)
       out += fmt::format("plumb_drift_waived_keys{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,
-                         Label(n.node), n.Count(CheckStatus::kWaived));
+                         Label(n.node), n.Count(DriftStatus::kWaived));
   Family(out, "plumb_node_readable", "1 when plumb could read the node's live state, else 0.");
   for (const DriftNode& n : r.nodes)
     out += fmt::format("plumb_node_readable{{cluster=\"{}\",node=\"{}\"}} {}\n", cluster,

@@ -126,7 +126,7 @@ json Result(const DriftNode& n, const DriftCheck& c, int rule_index) {
   result["locations"] = json::array({PinLocation(c.origin(), {{"name", n.node},
                                                               {"fullyQualifiedName", n.node + "/" + at},
                                                               {"kind", "resource"}})});
-  if (c.status == CheckStatus::kWaived) {
+  if (c.status == DriftStatus::kWaived) {
     result["suppressions"] = json::array(
         {{{"kind", "external"}, {"status", "accepted"},
           {"justification", fmt::format("{} (owner {}, until {})", c.waiver->reason,

@@ -19,7 +19,7 @@ std::string ShortCommit(const std::string& c) { return c.substr(0, 12); }
 std::string CheckLine(const DriftCheck& c) {
   std::string line;
   const std::string name = RowName(c.key(), c.member);
-  if (c.status == CheckStatus::kWaived) {
+  if (c.status == DriftStatus::kWaived) {
     line = fmt::format("  = {}: {} (want {})  waived: {} (owner {}, until {})", name,
                        ShowValue(c.observed), ShowValue(c.desired()), c.waiver->reason,
                        c.waiver->owner, c.waiver->expires);
@@ -75,8 +75,8 @@ std::string DriftToText(const DriftReport& r) {
   std::vector<std::string> order;
   int in_sync = 0, unchecked = 0;
   for (const DriftNode& n : r.nodes) {
-    unchecked += n.Count(CheckStatus::kUnchecked);
-    if (n.readable && n.Count(CheckStatus::kDrift) == 0 && n.Count(CheckStatus::kWaived) == 0) {
+    unchecked += n.Count(DriftStatus::kUnchecked);
+    if (n.readable && n.Count(DriftStatus::kDrift) == 0 && n.Count(DriftStatus::kWaived) == 0) {
       ++in_sync;
       continue;
     }
@@ -97,7 +97,7 @@ std::string DriftToText(const DriftReport& r) {
       continue;
     }
     out += fmt::format("{} {}: {} drifted, {} waived\n", n.Drifted() ? "~" : "=", head,
-                       n.Count(CheckStatus::kDrift), n.Count(CheckStatus::kWaived));
+                       n.Count(DriftStatus::kDrift), n.Count(DriftStatus::kWaived));
     for (const DriftCheck& c : n.checks)
       if (c.Differs()) out += CheckLine(c) + "\n";
   }
@@ -147,7 +147,7 @@ nlohmann::json LocationJson(const Location& l) {
 
 nlohmann::json CheckJson(const DriftCheck& c) {
   nlohmann::json cj = {{"key", c.key()}, {"pointer", c.pointer()}, {"module", c.module()},
-                       {"status", CheckStatusName(c.status)}, {"desired", c.desired()},
+                       {"status", DriftStatusName(c.status)}, {"desired", c.desired()},
                        {"origin", LocationJson(c.origin())}};
   if (c.Differs()) {
     cj["observed"] = c.observed;
@@ -174,8 +174,8 @@ nlohmann::json DriftFindingJson(const Finding& f) {
 
 nlohmann::json NodeFrame(const DriftNode& n) {
   nlohmann::json nj = {{"node", n.node}, {"rack", n.rack}, {"readable", n.readable},
-                       {"drift", n.Count(CheckStatus::kDrift)},
-                       {"waived", n.Count(CheckStatus::kWaived)},
+                       {"drift", n.Count(DriftStatus::kDrift)},
+                       {"waived", n.Count(DriftStatus::kWaived)},
                        {"marker_commit", n.marker_commit}, {"checks", nlohmann::json::array()}};
   if (!n.readable) nj["unreadable_reason"] = n.unreadable_reason;
   // Health findings: beside the checks, never among them (they are not drift).
@@ -202,7 +202,7 @@ std::string Compact(const nlohmann::json& v) {
 
 // A check that does not differ and has no waiver reads the same on every node sharing its
 // subject: its text is made once.
-using PlainCheckTexts = std::map<std::pair<const CheckSubject*, CheckStatus>, std::string>;
+using PlainCheckTexts = std::map<std::pair<const CheckSubject*, DriftStatus>, std::string>;
 
 bool Plain(const DriftCheck& c) { return !c.Differs() && !c.waiver; }
 

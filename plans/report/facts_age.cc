@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "plans/core/clock.h"
+#include "plans/core/duration_text.h"
 
 namespace plumb::plans::report {
 
@@ -12,13 +13,7 @@ std::optional<long long> FactsAgeSeconds(const std::string& gathered_at, const s
   return MillisBetween(*g, *m) / 1000;
 }
 
-std::string AgeText(long long s) {
-  if (s < 0) s = -s;
-  if (s < 60) return fmt::format("{}s", s);
-  if (s < 3600) return fmt::format("{}m", s / 60);
-  if (s < 86400) return fmt::format("{}h {:02}m", s / 3600, s % 3600 / 60);
-  return fmt::format("{}d {}h", s / 86400, s % 86400 / 3600);
-}
+std::string AgeText(long long s) { return FormatDuration(s, DurationStyle::kAge); }
 
 std::string GatheredText(const std::string& gathered_at, const std::string& made_at) {
   if (gathered_at.empty()) return "facts gathered: not recorded";

@@ -10,7 +10,7 @@ namespace plumb::plans::report {
 /// Seconds from `gathered_at` to `made_at` (both RFC 3339), or nullopt when either is not known.
 std::optional<long long> FactsAgeSeconds(const std::string& gathered_at, const std::string& made_at);
 
-/// An age for people: "45s", "12m", "3h 05m", "31d 2h".
+/// An age for people: "45s", "12m", "3h 05m", "31d 2h" (FormatDuration's kAge style).
 std::string AgeText(long long seconds);
 
 /// "facts gathered 2026-10-30T12:00:00Z, 31d 2h before" / "facts gathered 2026-11-29T23:59:01Z"

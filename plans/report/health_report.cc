@@ -190,3 +190,21 @@ std::string HealthToProm(const HealthReport& r, long long now_unix) {
 }
 
 }  // namespace plumb::plans::report
+
+namespace plumb::plans::report {
+
+HealthReport CheckHealth(const HealthCheckRequest& r, ShellFactory& shells) {
+  std::vector<HealthTarget> targets;
+  for (const inventory::Node* n : r.nodes) {
+    auto d = r.desired->find(n->name);
+    if (d == r.desired->end()) continue;
+    targets.push_back({n, &*d->second.desired, r.busy ? BusyReason(*r.busy, n->name) : ""});
+  }
+  HealthReport report;
+  report.cluster = r.cluster->name;
+  report.commit = r.cluster->source.commit;
+  report.nodes = RunHealth(targets, shells, r.modules, r.fanout, r.timeout, r.progress);
+  return report;
+}
+
+}  // namespace plumb::plans::report

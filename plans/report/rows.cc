@@ -22,7 +22,7 @@ std::string WhyOf(const modules::Action& a) {
 }
 
 std::vector<ChangeRow> RowsOf(const modules::Action& a) {
-  const std::string key = a.key.empty() ? PointerToKey(a.pointer) : a.key;
+  const std::string key = a.key.empty() ? schemas::PointerToKey(a.pointer) : a.key;
   // A map of members (BIOS attributes): a row per member it sets. Not a map of settings that
   // hold together for one thing (an unread CA's whole pin): then `before` is no map.
   if (a.after.is_object() && !a.after.empty() && a.before.is_object()) {

@@ -30,8 +30,6 @@ std::string LastLine(const std::string& s) {
   return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
-// "apply:nvidia_driver.install" -> "apply": the crash hook's and the events' step kind.
-std::string StepKind(const std::string& step) { return step.substr(0, step.find(':')); }
 
 
 // ---------------------------------------------------------------------------------------------
@@ -39,9 +37,10 @@ std::string StepKind(const std::string& step) { return step.substr(0, step.find(
 
 bool NodeRun::Stopping() const { return e_.stopping(); }
 
-const StepRecord* NodeRun::Last(const std::string& step) const {
+const StepRecord* NodeRun::Last(const StepName& step) const {
+  const std::string text = step.Text();
   for (auto it = prior_.rbegin(); it != prior_.rend(); ++it)
-    if (it->step == step) return &*it;
+    if (it->step == text) return &*it;
   return nullptr;
 }
 
@@ -61,9 +60,10 @@ void NodeRun::Put(NodeState status, const std::string& error) {
   if (Status s = e_.deps().journal->PutNode(r); !s) e_.JournalBroken(s.error());
 }
 
-StepResult NodeRun::Step(const std::string& name, nlohmann::json detail,
+StepResult NodeRun::Step(const StepName& step, nlohmann::json detail,
                          const std::function<StepResult()>& fn) {
   if (e_.dead()) throw Dead{};
+  const std::string name = step.Text();
   out_.step = name;
   StepRecord rec;
   rec.run = e_.opts().run_id;
@@ -78,7 +78,8 @@ StepResult NodeRun::Step(const std::string& name, nlohmann::json detail,
     e_.JournalBroken(id.error());
     return StepResult::Interrupted();
   }
-  const std::string kind = StepKind(name);
+  // The crash hook names the kind ("apply.intent"), not the action.
+  const std::string kind(Name(step.kind()));
   if (e_.Crash(kind + ".intent")) throw Dead{};
   e_.Emit({.kind = RolloutEvent::Kind::kStep, .batch = batch_.index,
            .batches = static_cast<int>(e_.plan().batches.size()), .canary = batch_.canary,
@@ -106,7 +107,7 @@ StepResult NodeRun::Step(const std::string& name, nlohmann::json detail,
   return r;
 }
 
-bool NodeRun::Check(const std::string& step, const StepResult& r) {
+bool NodeRun::Check(const StepName& step, const StepResult& r) {
   if (r.outcome == StepState::kFailed) {
     Fail(step, r.error);
     return false;
@@ -118,9 +119,9 @@ bool NodeRun::Check(const std::string& step, const StepResult& r) {
   return true;
 }
 
-void NodeRun::Fail(const std::string& step, const std::string& error) {
+void NodeRun::Fail(const StepName& step, const std::string& error) {
   out_.status = NodeState::kFailed;
-  out_.step = step;
+  out_.step = step.Text();
   out_.error = error;
   modules::Drainer& sched = Sched();
   {
@@ -143,8 +144,8 @@ void NodeRun::Fail(const std::string& step, const std::string& error) {
   if (drained_by_us_) {
     // Keep it out of service, and say why where an operator looks first: the scheduler
     // (`sinfo -R`): the step and the error's last line, not a command line cut at 200.
-    const std::string reason = FailureReason(e_.opts().run_id, step, error);
-    Status s = SchedulerCall("failed", [&] { return sched.Drain(np_.node, reason); });
+    const std::string reason = FailureReason(e_.opts().run_id, step.Text(), error);
+    Status s = SchedulerCall(step, [&] { return sched.Drain(np_.node, reason); });
     (void)s;   // the journal has the failure either way
     out_.left_drained = true;
   } else if (admin_) {
@@ -154,22 +155,22 @@ void NodeRun::Fail(const std::string& step, const std::string& error) {
   ReleaseLease();
 }
 
-void NodeRun::Interrupt(const std::string& step) {
+void NodeRun::Interrupt(const StepName& step) {
   out_.status = NodeState::kInterrupted;
-  out_.step = step;
+  out_.step = step.Text();
   out_.left_drained = drained_by_us_ || admin_;
   Put(NodeState::kInterrupted);
 }
 
-bool NodeRun::ContinueTo(const std::string& next) {
+bool NodeRun::ContinueTo(const StepName& next) {
   if (e_.dead()) throw Dead{};
   if (auto to = e_.LeaseLostTo(np_.node)) {
     // Our lease expired (a long outage) and another run took the node: it is theirs now. It
     // may still carry our drain: say so, so someone returns it (--resume of this run does).
     lease_held_ = false;
-    out_.step = next;
+    out_.step = next.Text();
     out_.left_drained = drained_by_us_;
-    Busy("lost its lease to run " + *to + " before " + next + "; left to that run" +
+    Busy("lost its lease to run " + *to + " before " + next.Text() + "; left to that run" +
          (drained_by_us_ ? " (still drained by this run: plumb apply --resume " +
                                e_.opts().run_id + " returns it once that run is done)"
                          : ""));
@@ -195,19 +196,19 @@ bool NodeRun::StopWaiting() const {
 
 modules::Drainer& NodeRun::Sched() { return e_.DrainerFor(np_.rollout); }
 
-void NodeRun::Heartbeat(const std::string& step, Clock::TimePoint since, const std::string& what,
+void NodeRun::Heartbeat(const StepName& step, Clock::TimePoint since, const std::string& what,
                         const std::string& status) {
   const auto now = e_.deps().clock->Now();
   if (last_heartbeat_ && now - *last_heartbeat_ < e_.opts().timing.heartbeat) return;
   last_heartbeat_ = now;
   note_ = what;
   e_.Emit({.kind = RolloutEvent::Kind::kWait, .batch = batch_.index, .node = np_.node,
-           .step = step, .status = status, .message = what,
+           .step = step.Text(), .status = status, .message = what,
            .elapsed_ms = MillisBetween(since, now)});
   Put(NodeState::kRunning);   // `plumb runs RUN` shows what it waits for
 }
 
-NodeRun::SchedRead NodeRun::ReadNode(const std::string& step, modules::SchedulerNode* out) {
+NodeRun::SchedRead NodeRun::ReadNode(const StepName& step, modules::SchedulerNode* out) {
   auto& sched = Sched();
   const auto start = e_.deps().clock->Now();
   SchedRead got = SchedRead::kGaveUp;
@@ -243,7 +244,7 @@ NodeRun::SchedRead NodeRun::ReadNode(const std::string& step, modules::Scheduler
   return end == PollEnd::kReady ? got : SchedRead::kGaveUp;
 }
 
-Status NodeRun::SchedulerCall(const std::string& step, const std::function<Status()>& call) {
+Status NodeRun::SchedulerCall(const StepName& step, const std::function<Status()>& call) {
   const auto start = e_.deps().clock->Now();
   Status s = OkStatus();
   const PollEnd end = Poll(
@@ -275,7 +276,7 @@ bool NodeRun::Lease() {
   if (!leases) return true;
   LeaseReply reply;
   LeaseHolder other;
-  StepResult r = Step("lease", {{"ttl_s", e_.opts().timing.lease_ttl.count()}}, [&] {
+  StepResult r = Step(StepKind::kLease, {{"ttl_s", e_.opts().timing.lease_ttl.count()}}, [&] {
     auto got = leases->Acquire(np_.node, e_.Me(), e_.opts().timing.lease_ttl);
     if (!got) {
       // A node plumb is already working on (resume) may be down mid-reboot: the lease it
@@ -315,7 +316,7 @@ bool NodeRun::Lease() {
     return false;
   }
   if (r.outcome == StepState::kSkipped) return true;   // resume, node unreachable: later steps decide
-  return Check("lease", r);
+  return Check(StepKind::kLease, r);
 }
 
 void NodeRun::ReleaseLease() {
@@ -352,13 +353,13 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
     if (auto err = facts.module_errors.find(name); err != facts.module_errors.end()) why = err->second;
     else if (fit == facts.facts.end()) why = "no facts from it";
     if (!why.empty()) {
-      Fail("probe", fmt::format("cannot check the plan's {} actions against commit {}: {}", name,
+      Fail(StepKind::kProbe, fmt::format("cannot check the plan's {} actions against commit {}: {}", name,
                                 e_.Commit().substr(0, 12), why));
       return false;
     }
     auto diff = m->DiffFacts(desired, *fit);
     if (!diff.ok()) {
-      Fail("probe", fmt::format("cannot check the plan's {} actions: {}", name, diff.error().message));
+      Fail(StepKind::kProbe, fmt::format("cannot check the plan's {} actions: {}", name, diff.error().message));
       return false;
     }
     for (auto& a : *diff) derived.push_back(std::move(a));
@@ -372,7 +373,7 @@ bool NodeRun::CheckActionsFollow(const NodeFacts& facts) {
              d.disruption == pa.action.disruption;
     });
     if (same == derived.end()) {
-      Fail("probe", fmt::format("the plan's action {} ({}) does not follow from commit {} and "
+      Fail(StepKind::kProbe, fmt::format("the plan's action {} ({}) does not follow from commit {} and "
                                 "the node's facts: the plan file was edited; make a new plan",
                                 pa.action.id, pa.action.summary,
                                 e_.Commit().substr(0, 12)));
@@ -473,12 +474,31 @@ void NodeRun::Run() {
   // because of us and the stale check cannot apply. A lease, a probe, or a drain it gave
   // back (undrain: another claim on the budget was older) leave it untouched.
   for (const auto& s : prior_) {
-    const std::string kind = StepKind(s.step);
-    if (kind == "drain" && s.outcome != StepState::kFailed && s.outcome != StepState::kSkipped) touched_ = true;
-    if (kind == "undrain" && s.outcome == StepState::kOk) touched_ = false;
-    if (kind == "apply" || kind == "reboot" || kind == "wait-boot" || kind == "verify" ||
-        kind == "health" || kind == "marker" || kind == "resume")
-      changed_ = touched_ = true;
+    const auto step = StepName::Parse(s.step);
+    if (!step) continue;   // no step plumb writes (a journal from a newer plumb): not ours to judge
+    switch (step->kind()) {
+      case StepKind::kDrain:
+        if (s.outcome != StepState::kFailed && s.outcome != StepState::kSkipped) touched_ = true;
+        break;
+      case StepKind::kUndrain:
+        if (s.outcome == StepState::kOk) touched_ = false;
+        break;
+      case StepKind::kApply:
+      case StepKind::kReboot:
+      case StepKind::kWaitBoot:
+      case StepKind::kVerify:
+      case StepKind::kHealth:
+      case StepKind::kMarker:
+      case StepKind::kResume:
+        changed_ = touched_ = true;
+        break;
+      case StepKind::kProbe:
+      case StepKind::kLease:
+      case StepKind::kClaim:
+      case StepKind::kWaitDrained:
+      case StepKind::kTask:   // journaled inside its apply step, which counts
+        break;
+    }
   }
   touched_ = touched_ || adopted_;
   Put(NodeState::kRunning);
@@ -496,9 +516,9 @@ bool NodeRun::Steps() {
   if (!Lease()) return false;
   if (!touched_) {
     modules::SchedulerNode sn;
-    SchedRead got = ReadNode("lease", &sn);
+    SchedRead got = ReadNode(StepKind::kLease, &sn);
     if (got == SchedRead::kGaveUp) {
-      Interrupt("lease");
+      Interrupt(StepKind::kLease);
       return false;
     }
     if (got == SchedRead::kOk && sn.drain) {
@@ -514,7 +534,7 @@ bool NodeRun::Steps() {
   //    (then its facts differ because of us); later steps re-check what they need.
   if (!touched_) {
     NodeFacts facts;
-    StepResult r = Step("probe", {{"plan_digest", np_.facts_digest}}, [&] {
+    StepResult r = Step(StepKind::kProbe, {{"plan_digest", np_.facts_digest}}, [&] {
       facts = e_.deps().prober->Probe(np_.node);
       if (!facts.readable) return StepResult::Failed("unreachable: " + facts.unreadable_reason);
       if (facts.facts_digest != np_.facts_digest) {
@@ -553,7 +573,7 @@ bool NodeRun::Steps() {
       ReleaseLease();
       return false;
     }
-    if (!Check("probe", r)) return false;
+    if (!Check(StepKind::kProbe, r)) return false;
     if (!CheckActionsFollow(facts)) return false;
     if (Status s = e_.deps().journal->SaveFacts(e_.opts().run_id, np_.node, "before",
                                                 facts.facts_digest, facts.facts, e_.Now());
@@ -561,31 +581,31 @@ bool NodeRun::Steps() {
       e_.JournalBroken(s.error());
   }
   // A node that got as far as its marker is changed and verified: only its return is left.
-  if (const StepRecord* m = Last("marker"); m && m->outcome == StepState::kOk) {
-    if (np_.NeedsDrain() || admin_) return ContinueTo("resume") && ReturnToService();
+  if (const StepRecord* m = Last(StepKind::kMarker); m && m->outcome == StepState::kOk) {
+    if (np_.NeedsDrain() || admin_) return ContinueTo(StepKind::kResume) && ReturnToService();
     return true;
   }
   // 2. Out of service.
   if (np_.NeedsDrain()) {
-    if (!ContinueTo("drain") || !Drain()) return false;
+    if (!ContinueTo(StepKind::kDrain) || !Drain()) return false;
   }
   // 3. The changes, in the plan's order, each on a node still out of service.
   for (const auto& pa : np_.actions) {
-    const std::string step = "apply:" + pa.action.id;
+    const StepName step = StepName::Apply(pa.action.id);
     if (!ContinueTo(step)) return false;
     if ((np_.NeedsDrain() || admin_) && !StillOut(step)) return false;
     if (!ApplyAction(pa)) return false;
   }
   // 4. Reboot when any action needs one.
   if (np_.disruption >= Disruption::kReboot) {
-    if (!ContinueTo("reboot") || !StillOut("reboot") || !Reboot()) return false;
+    if (!ContinueTo(StepKind::kReboot) || !StillOut(StepKind::kReboot) || !Reboot()) return false;
   }
   // 5-8. Verify, gate, mark, return.
-  if (!ContinueTo("verify") || !Verify()) return false;
-  if (!ContinueTo("health") || !Health()) return false;
-  if (!ContinueTo("marker") || !Marker()) return false;
+  if (!ContinueTo(StepKind::kVerify) || !Verify()) return false;
+  if (!ContinueTo(StepKind::kHealth) || !Health()) return false;
+  if (!ContinueTo(StepKind::kMarker) || !Marker()) return false;
   if (np_.NeedsDrain() || admin_) {
-    if (!ContinueTo("resume") || !ReturnToService()) return false;
+    if (!ContinueTo(StepKind::kResume) || !ReturnToService()) return false;
   }
   return true;
 }

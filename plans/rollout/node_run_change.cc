@@ -28,7 +28,7 @@ bool MalformedFacts(const Result<std::vector<modules::Action>>& left) {
 
 bool NodeRun::ApplyAction(const PlannedAction& pa) {
   const modules::Action& a = pa.action;
-  const std::string step = "apply:" + a.id;
+  const StepName step = StepName::Apply(a.id);
   const StepRecord* last = Last(step);
   if (last && Finished(last->outcome)) return true;
   const modules::Module* m = e_.deps().modules(a.module);
@@ -40,7 +40,7 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
   const bool recheck = adopted_ || (last && (last->outcome == StepState::kNone || last->outcome == StepState::kInterrupted));
   // An operation the BMC carries on with (a firmware update) was in flight when the run
   // stopped: Apply follows it (its task, else the inventory) instead of starting another.
-  const std::string task_step = "task:" + a.id;
+  const StepName task_step = StepName::Task(a.id);
   const StepRecord* in_flight = Last(task_step);
   if (in_flight && Finished(in_flight->outcome)) in_flight = nullptr;
   if (recheck && !in_flight) {
@@ -80,7 +80,7 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
       StepRecord rec;
       rec.run = e_.opts().run_id;
       rec.node = np_.node;
-      rec.step = task_step;
+      rec.step = task_step.Text();
       rec.detail = task_detail = d;
       rec.started_at = e_.Now();
       auto id = e_.deps().journal->StepIntent(rec);
@@ -120,11 +120,11 @@ bool NodeRun::ApplyAction(const PlannedAction& pa) {
 }
 
 bool NodeRun::Reboot() {
-  if (const StepRecord* wb = Last("wait-boot"); wb && wb->outcome == StepState::kOk) return true;
+  if (const StepRecord* wb = Last(StepKind::kWaitBoot); wb && wb->outcome == StepState::kOk) return true;
   const auto& t = e_.opts().timing;
   std::string old_id;
   bool issue = true;
-  if (const StepRecord* rb = Last("reboot"); rb && rb->outcome != StepState::kFailed) {
+  if (const StepRecord* rb = Last(StepKind::kReboot); rb && rb->outcome != StepState::kFailed) {
     // A reboot was journaled before the crash. Did it happen, or is it still on its way?
     old_id = rb->detail.value("boot_id", std::string());
     auto since = ParseRfc3339(rb->started_at).value_or(e_.deps().clock->Now());
@@ -136,7 +136,7 @@ bool NodeRun::Reboot() {
     if (issue && old_id.empty() && ReadBootId()) {
       auto left = Remaining(e_.deps().prober->Probe(np_.node));
       if (MalformedFacts(left)) {   // never a second power cycle on facts that do not read
-        Fail("reboot", left.error().message);
+        Fail(StepKind::kReboot, left.error().message);
         return false;
       }
       if (left && left->empty()) return true;
@@ -152,17 +152,17 @@ bool NodeRun::Reboot() {
           },
           [&] { return Stopping(); }, [](auto) {});
       if (end == PollEnd::kStopped) {
-        Interrupt("reboot");
+        Interrupt(StepKind::kReboot);
         return false;
       }
       if (end == PollEnd::kReady) issue = false;
     }
   }
-  if (issue && adopted_ && !Last("reboot")) {
+  if (issue && adopted_ && !Last(StepKind::kReboot)) {
     // No record of this node (a lost journal): if it already verifies, the reboot happened.
     auto left = Remaining(e_.deps().prober->Probe(np_.node));
     if (MalformedFacts(left)) {
-      Fail("reboot", left.error().message);
+      Fail(StepKind::kReboot, left.error().message);
       return false;
     }
     if (left && left->empty()) return true;
@@ -174,7 +174,7 @@ bool NodeRun::Reboot() {
     auto id = ReadBootId();
     const bool bmc = np_.disruption >= Disruption::kFirmwareFlash || !id;
     if (id) old_id = *id;
-    StepResult r = Step("reboot", {{"boot_id", old_id}, {"via", bmc ? "bmc" : "ssh"}}, [&] {
+    StepResult r = Step(StepKind::kReboot, {{"boot_id", old_id}, {"via", bmc ? "bmc" : "ssh"}}, [&] {
       if (bmc) {
         Status s = e_.deps().transport->PowerCycle(np_.node);
         // Ctrl-C while the BMC's power state was awaited: the reset went out; resume looks.
@@ -191,9 +191,9 @@ bool NodeRun::Reboot() {
                                               LastLine(out->err)));
       return StepResult::Ok();
     });
-    if (!Check("reboot", r)) return false;
+    if (!Check(StepKind::kReboot, r)) return false;
   }
-  StepResult w = Step("wait-boot", {{"old_boot_id", old_id}, {"timeout_s", t.reboot_timeout.count()}},
+  StepResult w = Step(StepKind::kWaitBoot, {{"old_boot_id", old_id}, {"timeout_s", t.reboot_timeout.count()}},
                       [&] {
     const auto start = e_.deps().clock->Now();
     std::string last = "boot id unchanged";
@@ -215,12 +215,12 @@ bool NodeRun::Reboot() {
     return StepResult::Failed(fmt::format("no new boot id after {}s ({})",
                                           t.reboot_timeout.count(), last));
   });
-  return Check("wait-boot", w);
+  return Check(StepKind::kWaitBoot, w);
 }
 
 bool NodeRun::Verify() {
   NodeFacts facts;
-  StepResult r = Step("verify", {}, [&] {
+  StepResult r = Step(StepKind::kVerify, {}, [&] {
     facts = e_.deps().prober->Probe(np_.node);
     auto left = Remaining(facts);
     if (!left) return StepResult::Failed(left.error().message);
@@ -237,7 +237,7 @@ bool NodeRun::Verify() {
         !s)
       e_.JournalBroken(s.error());
   }
-  return Check("verify", r);
+  return Check(StepKind::kVerify, r);
 }
 
 bool NodeRun::Health() {
@@ -257,7 +257,7 @@ bool NodeRun::Health() {
     for (const modules::Module* m : skipped) not_run.emplace_back(m->Name());
     nlohmann::json detail = {{"modules", names}};
     if (!not_run.empty()) detail["skipped_in_service"] = not_run;
-    StepResult r = Step("health:checks", detail, [&] {
+    StepResult r = Step(StepName::Health("checks"), detail, [&] {
       auto sh = ShellNow();
       if (!sh) return StepResult::Failed("ssh: " + sh.error().message);
       NodeHealth h = RunNodeHealth(np_.node, **sh, desired, eligible, timeout);
@@ -268,11 +268,11 @@ bool NodeRun::Health() {
       for (const auto& c : h.checks) warned += c.status == modules::CheckStatus::kWarn;
       return StepResult::Ok({{"checks", h.checks.size()}, {"warnings", warned}, {"seconds", h.seconds}});
     });
-    if (!Check("health:checks", r)) return false;
+    if (!Check(StepName::Health("checks"), r)) return false;
   }
   for (size_t i = 0; i < policy_.health.size(); ++i) {
     const std::string& cmd = policy_.health[i];
-    const std::string step = fmt::format("health:{}", i + 1);
+    const StepName step = StepName::Health(std::to_string(i + 1));
     StepResult r = Step(step, {{"command", cmd}}, [&] {
       auto sh = ShellNow();
       if (!sh) return StepResult::Failed("ssh: " + sh.error().message);
@@ -294,13 +294,13 @@ bool NodeRun::Health() {
 bool NodeRun::Marker() {
   if (!e_.plan().only_modules.empty()) {
     // The marker says the node is at the commit; a run of some modules does not make it so.
-    StepResult r = Step("marker", {}, [&] {
+    StepResult r = Step(StepKind::kMarker, {}, [&] {
       return StepResult::Skipped(fmt::format("a run of {} only: the node's marker is left as it is",
                                              fmt::join(e_.plan().only_modules, ", ")));
     });
-    return Check("marker", r);
+    return Check(StepKind::kMarker, r);
   }
-  StepResult r = Step("marker", {}, [&] {
+  StepResult r = Step(StepKind::kMarker, {}, [&] {
     auto sh = ShellNow();
     if (!sh) return StepResult::Failed("ssh: " + sh.error().message);
     static const modules::marker::MarkerModule kMarker;
@@ -318,21 +318,21 @@ bool NodeRun::Marker() {
     }
     return StepResult::Ok();
   });
-  return Check("marker", r);
+  return Check(StepKind::kMarker, r);
 }
 
 bool NodeRun::ReturnToService() {
   auto& drainer = Sched();
   if (admin_) {
-    StepResult r = Step("resume", {{"admin_reason", admin_reason_}}, [&] {
+    StepResult r = Step(StepKind::kResume, {{"admin_reason", admin_reason_}}, [&] {
       return StepResult::Skipped("left drained: drained before plumb (" + admin_reason_ + ")");
     });
     out_.left_drained = true;
-    const bool ok = Check("resume", r);
+    const bool ok = Check(StepKind::kResume, r);
     if (ok) ReleaseLease();
     return ok;
   }
-  StepResult r = Step("resume", {}, [&] {
+  StepResult r = Step(StepKind::kResume, {}, [&] {
     // After a reboot the scheduler may still see the node as down until its daemon registers
     // again; resuming before that would be undone or refused.
     const auto start = e_.deps().clock->Now();
@@ -342,7 +342,7 @@ bool NodeRun::ReturnToService() {
         *e_.deps().clock, start, limit, NodeBackoff(milliseconds(2000)),
         [&] {
           modules::SchedulerNode n;
-          SchedRead got = ReadNode("resume", &n);
+          SchedRead got = ReadNode(StepKind::kResume, &n);
           if (got == SchedRead::kGaveUp) return early = StepResult::Interrupted(), true;
           if (got != SchedRead::kOk) return false;
           if (!n.drain && !n.down) return early = StepResult::Skipped("already in service"), true;
@@ -355,7 +355,7 @@ bool NodeRun::ReturnToService() {
             return true;
           }
           if (!n.down) return true;
-          Heartbeat("resume", start, fmt::format("waiting for {} to see the node up ({})",
+          Heartbeat(StepKind::kResume, start, fmt::format("waiting for {} to see the node up ({})",
                                                  drainer.Name(), n.state));
           return false;
         },
@@ -365,7 +365,7 @@ bool NodeRun::ReturnToService() {
     if (end == PollEnd::kTimedOut)
       return StepResult::Failed(fmt::format("{} still sees it down after {}s", drainer.Name(),
                                             limit.count()));
-    Status s = SchedulerCall("resume", [&] { return drainer.Resume(np_.node); });
+    Status s = SchedulerCall(StepKind::kResume, [&] { return drainer.Resume(np_.node); });
     if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
     if (!s) return StepResult::Failed(s.error().message);
     // Done only once the scheduler agrees: right after a resume Slurm shows the node as
@@ -389,7 +389,7 @@ bool NodeRun::ReturnToService() {
   });
   if (r.outcome == StepState::kOk || (r.outcome == StepState::kSkipped && !admin_)) returned_ = true;
   if (admin_) out_.left_drained = true;
-  const bool ok = Check("resume", r);
+  const bool ok = Check(StepKind::kResume, r);
   if (ok) ReleaseLease();
   return ok;
 }

@@ -18,10 +18,10 @@ namespace plumb::plans::rollout_detail {
 bool NodeRun::Drain() {
   auto& drainer = Sched();
   modules::SchedulerNode sn;
-  switch (ReadNode("drain", &sn)) {
-    case SchedRead::kGaveUp: Interrupt("drain"); return false;
+  switch (ReadNode(StepKind::kDrain, &sn)) {
+    case SchedRead::kGaveUp: Interrupt(StepKind::kDrain); return false;
     case SchedRead::kUnknownNode:
-      Fail("drain", fmt::format("{} does not know node {}", drainer.Name(), np_.node));
+      Fail(StepKind::kDrain, fmt::format("{} does not know node {}", drainer.Name(), np_.node));
       return false;
     case SchedRead::kOk: break;
   }
@@ -63,15 +63,15 @@ bool NodeRun::Drain() {
     const std::string reason = DrainReason(e_.opts().run_id, "drain");
     nlohmann::json detail = {{"reason", reason}, {"scheduler", std::string(drainer.Name())}};
     if (!took_over.empty()) detail["took_over_from"] = took_over;
-    StepResult r = Step("drain", detail, [&] {
-      Status s = SchedulerCall("drain", [&] { return drainer.Drain(np_.node, reason); });
+    StepResult r = Step(StepKind::kDrain, detail, [&] {
+      Status s = SchedulerCall(StepKind::kDrain, [&] { return drainer.Drain(np_.node, reason); });
       if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
       return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
     });
     // Even a failed drain call may have taken effect: resume it on failure only if it did.
     if (r.outcome == StepState::kOk) drained_by_us_ = true;
     DropClaim(sn);   // the drain counts from here on (or there is no drain to count)
-    if (!Check("drain", r)) return false;
+    if (!Check(StepKind::kDrain, r)) return false;
     if (took_over.empty() && !BudgetHolds()) return false;
   }
   return WaitDrained();
@@ -84,12 +84,12 @@ bool NodeRun::Redrain(const modules::SchedulerNode& n) {
            .message = fmt::format("{} no longer shows plumb's drain ({}); draining it again",
                                   Sched().Name(), n.state)});
   const std::string reason = DrainReason(e_.opts().run_id, "drain");
-  Status s = SchedulerCall("drain", [&] { return Sched().Drain(np_.node, reason); });
+  Status s = SchedulerCall(StepKind::kDrain, [&] { return Sched().Drain(np_.node, reason); });
   return s.ok();
 }
 
 std::optional<std::map<std::string, modules::SchedulerNode>> NodeRun::ReadScope(
-    const std::string& step, Clock::TimePoint start) {
+    const StepName& step, Clock::TimePoint start) {
   const std::vector<std::string> scope = e_.ScopeOf(np_.rollout);
   std::optional<std::map<std::string, modules::SchedulerNode>> view;
   std::string why;
@@ -127,18 +127,18 @@ bool NodeRun::ClaimHolds(const modules::SchedulerNode& sn) {
                             start.time_since_epoch()).count();
   const modules::NodeClaim mine{e_.opts().run_id, now_s};
   e_.SetClaimedNow(np_.node, true);
-  StepResult r = Step("claim", {{"scheduler", std::string(sched.Name())}}, [&] {
-    Status s = SchedulerCall("claim", [&] { return sched.SetClaim(sn, mine); });
+  StepResult r = Step(StepKind::kClaim, {{"scheduler", std::string(sched.Name())}}, [&] {
+    Status s = SchedulerCall(StepKind::kClaim, [&] { return sched.SetClaim(sn, mine); });
     if (!s && s.error().code == modules::kSchedulerUnavailable) return StepResult::Interrupted();
     return s ? StepResult::Ok() : StepResult::Failed(s.error().message);
   });
   claimed_ = r.outcome == StepState::kOk;
   if (!claimed_) e_.SetClaimedNow(np_.node, false);
-  if (!Check("claim", r)) return false;
+  if (!Check(StepKind::kClaim, r)) return false;
   plans::Backoff backoff = SchedulerBackoff();
   const auto patience = std::chrono::seconds(policy_.scheduler_timeout_s);
   for (;;) {
-    auto q = ReadScope("claim", start);
+    auto q = ReadScope(StepKind::kClaim, start);
     if (!q) {
       DropClaim(sn);
       return false;
@@ -164,7 +164,7 @@ bool NodeRun::ClaimHolds(const modules::SchedulerNode& sn) {
     const bool only_unsettled = taken - static_cast<int>(unsettled.size()) <= limit;
     if (only_unsettled && e_.deps().clock->Now() - start < patience && !Stopping()) {
       if (e_.dead()) throw Dead{};
-      Heartbeat("claim", start,
+      Heartbeat(StepKind::kClaim, start,
                 fmt::format("{} has not heard from {} (not responding): cannot count them yet; "
                             "waiting up to {}s", sched.Name(), fmt::join(unsettled, ", "),
                             policy_.scheduler_timeout_s),
@@ -174,7 +174,7 @@ bool NodeRun::ClaimHolds(const modules::SchedulerNode& sn) {
     }
     DropClaim(sn);
     if (Stopping()) {
-      Interrupt("claim");
+      Interrupt(StepKind::kClaim);
       return false;
     }
     Defer(fmt::format("{} node(s) out or claimed in its scope with this one, max_unavailable "
@@ -216,7 +216,7 @@ bool NodeRun::BudgetHolds() {
   int out = 0, older = 0;
   std::vector<std::string> who;
   for (;;) {
-    q = ReadScope("drain", start);   // drained, nothing changed: --resume checks again
+    q = ReadScope(StepKind::kDrain, start);   // drained, nothing changed: --resume checks again
     if (!q) return false;
     int64_t mine = 0;
     if (auto it = q->find(np_.node); it != q->end()) mine = it->second.reason_since;
@@ -246,10 +246,10 @@ bool NodeRun::BudgetHolds() {
     if (!only_unsettled || e_.deps().clock->Now() - start >= patience) break;
     if (e_.dead()) throw Dead{};
     if (Stopping()) {
-      Interrupt("drain");
+      Interrupt(StepKind::kDrain);
       return false;
     }
-    Heartbeat("drain", start,
+    Heartbeat(StepKind::kDrain, start,
               fmt::format("{} has not heard from {} (not responding): cannot count them yet; "
                           "waiting up to {}s", Sched().Name(), fmt::join(unsettled, ", "),
                           policy_.scheduler_timeout_s),
@@ -263,9 +263,9 @@ bool NodeRun::BudgetHolds() {
   auto me = q->find(np_.node);
   const bool still_ours = me != q->end() && me->second.drain &&
                           RunOfReason(me->second.reason) == e_.opts().run_id;
-  StepResult r = Step("undrain", {{"why", why}}, [&] {
+  StepResult r = Step(StepKind::kUndrain, {{"why", why}}, [&] {
     if (!still_ours) return StepResult::Skipped("not drained by this run any more");
-    Status s = SchedulerCall("undrain", [&] { return Sched().Resume(np_.node); });
+    Status s = SchedulerCall(StepKind::kUndrain, [&] { return Sched().Resume(np_.node); });
     if (s) return StepResult::Ok();
     // The node is untouched either way: giving the drain back can never fail it. A refusal
     // (Slurm's "Invalid node state specified" for a node it has not heard from since it
@@ -277,13 +277,13 @@ bool NodeRun::BudgetHolds() {
     }
     return StepResult::Interrupted();
   });
-  if (!Check("undrain", r)) return false;
+  if (!Check(StepKind::kUndrain, r)) return false;
   drained_by_us_ = false;
   Defer(why);
   return false;
 }
 
-bool NodeRun::StillOut(const std::string& next) {
+bool NodeRun::StillOut(const StepName& next) {
   // Right before a step that changes the node (an action, a reboot, a power cycle): the
   // scheduler's word now, whoever drained it. Between two steps an admin may have returned the
   // node to service and a job may have started there; a slurmctld restart may have lost the
@@ -307,7 +307,7 @@ bool NodeRun::StillOut(const std::string& next) {
     StoppedBeforeStep(next, fmt::format(
         "back in service before {} ({}): drained by someone else ({}), who returned it; plumb "
         "does not take it out again; stopped here, the steps before are done: plumb apply "
-        "--retry-failed {} drains it and finishes once it may", next, now,
+        "--retry-failed {} drains it and finishes once it may", next.Text(), now,
         admin_reason_.empty() ? n.reason : admin_reason_, e_.opts().run_id));
     return false;
   }
@@ -320,10 +320,10 @@ bool NodeRun::StillOut(const std::string& next) {
   return WaitDrained();
 }
 
-void NodeRun::StoppedBeforeStep(const std::string& step, const std::string& why) {
+void NodeRun::StoppedBeforeStep(const StepName& step, const std::string& why) {
   e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node, .message = why});
   out_.status = NodeState::kFailed;
-  out_.step = step;
+  out_.step = step.Text();
   out_.error = why;
   out_.left_drained = false;
   Put(NodeState::kFailed, why);
@@ -334,7 +334,7 @@ bool NodeRun::WaitDrained() {
   // Wait until no job runs there. "drained" alone is not enough: a node whose job is still
   // PENDING shows drained at once (testbed gotcha 9), so the running-job count must be zero.
   const auto timeout = std::chrono::seconds(policy_.drain_timeout_s);
-  StepResult w = Step("wait-drained", {{"timeout_s", policy_.drain_timeout_s}}, [&] {
+  StepResult w = Step(StepKind::kWaitDrained, {{"timeout_s", policy_.drain_timeout_s}}, [&] {
     const auto start = e_.deps().clock->Now();
     std::string last;
     StepResult result;
@@ -344,7 +344,7 @@ bool NodeRun::WaitDrained() {
           // ReadNode waits out an unreadable scheduler (and pauses the run past its timeout):
           // jobs the scheduler cannot show are not jobs that ended.
           modules::SchedulerNode n;
-          SchedRead got = ReadNode("wait-drained", &n);
+          SchedRead got = ReadNode(StepKind::kWaitDrained, &n);
           if (got == SchedRead::kGaveUp) return result = StepResult::Interrupted(), true;
           if (got != SchedRead::kOk) return false;
           // Drained, or set down on purpose by an admin (no drain flag, and no job can run).
@@ -359,7 +359,7 @@ bool NodeRun::WaitDrained() {
           if (n.drain && drained_by_us_ && !admin_ && n.running_jobs > 0)
             (void)Sched().Evict(np_.node);
           last = n.jobs.empty() ? n.state : fmt::format("{}", fmt::join(n.jobs, ", "));
-          Heartbeat("wait-drained", start, WaitingFor(n, start));
+          Heartbeat(StepKind::kWaitDrained, start, WaitingFor(n, start));
           return false;
         },
         [&] { return StopWaiting(); }, [](auto) {});
@@ -369,7 +369,7 @@ bool NodeRun::WaitDrained() {
                                           policy_.drain_timeout_s, last));
   });
   note_.clear();
-  return Check("wait-drained", w);
+  return Check(StepKind::kWaitDrained, w);
 }
 
 std::string NodeRun::WaitingFor(const modules::SchedulerNode& n, Clock::TimePoint since) const {

@@ -21,6 +21,7 @@
 #include "plans/rollout/admission.h"
 #include "plans/rollout/rollout.h"
 #include "plans/rollout/window.h"
+#include "plans/store/step_name.h"
 
 namespace plumb::plans::rollout_detail {
 
@@ -33,8 +34,6 @@ struct Dead {};
 
 std::string Trim(std::string s);
 std::string LastLine(const std::string& s);
-// "apply:nvidia_driver.install" -> "apply": the crash hook's and the events' step kind.
-std::string StepKind(const std::string& step);
 
 struct StepResult {
   StepState outcome = StepState::kOk;
@@ -91,10 +90,10 @@ class NodeRun {
   /// scheduler right then, whoever drained it): plumb's own drain that the scheduler lost (a
   /// restart) or someone lifted is set again and its jobs waited for again; an admin's node
   /// returned to service stops here. False when the node must stop here.
-  bool StillOut(const std::string& next);
+  bool StillOut(const StepName& next);
   /// The node is no longer out of service (or has a job) and is not plumb's to take out again:
   /// it stops before `step`, failed with `why`, untouched from here on, its lease released.
-  void StoppedBeforeStep(const std::string& step, const std::string& why);
+  void StoppedBeforeStep(const StepName& step, const std::string& why);
   bool Redrain(const modules::SchedulerNode& n);
   /// Right after this node was drained: does its scope still hold at most max_unavailable out?
   /// Another run (another journal) or an admin may have taken nodes out since the engine
@@ -113,7 +112,7 @@ class NodeRun {
   /// a count nobody could make (fail closed). nullopt when the node must stop (interrupted at
   /// `step`, the run paused past scheduler_timeout, or stopping).
   std::optional<std::map<std::string, modules::SchedulerNode>> ReadScope(
-      const std::string& step, Clock::TimePoint start);
+      const StepName& step, Clock::TimePoint start);
   /// Gives the node back to the pool for a later admission: "deferred", lease released, and a
   /// random pause to desynchronise from the run it collided with.
   void Defer(const std::string& why);
@@ -124,26 +123,26 @@ class NodeRun {
   bool Marker();
   bool ReturnToService();
 
-  StepResult Step(const std::string& name, nlohmann::json detail,
+  StepResult Step(const StepName& name, nlohmann::json detail,
                   const std::function<StepResult()>& fn);
-  bool Check(const std::string& step, const StepResult& r);   // false: stop this node
-  void Fail(const std::string& step, const std::string& error);
-  void Interrupt(const std::string& step);
+  bool Check(const StepName& step, const StepResult& r);   // false: stop this node
+  void Fail(const StepName& step, const std::string& error);
+  void Interrupt(const StepName& step);
   bool Stopping() const;
-  bool ContinueTo(const std::string& next);
-  const StepRecord* Last(const std::string& step) const;
+  bool ContinueTo(const StepName& next);
+  const StepRecord* Last(const StepName& step) const;
   void Put(NodeState status, const std::string& error = {});
 
   modules::Drainer& Sched();
   enum class SchedRead { kOk, kUnknownNode, kGaveUp };
   /// This node as the scheduler sees it, waiting while the scheduler cannot be read (up to the
   /// policy's scheduler_timeout, then the run pauses); kGaveUp also when stopping.
-  SchedRead ReadNode(const std::string& step, modules::SchedulerNode* out);
+  SchedRead ReadNode(const StepName& step, modules::SchedulerNode* out);
   /// Runs a scheduler write (drain, resume), waiting and retrying while the scheduler is
   /// unavailable; an error that is not "unavailable" is returned as it is.
-  Status SchedulerCall(const std::string& step, const std::function<Status()>& call);
+  Status SchedulerCall(const StepName& step, const std::function<Status()>& call);
   /// A progress event (and the node's journal note) at most every timing.heartbeat.
-  void Heartbeat(const std::string& step, Clock::TimePoint since, const std::string& what,
+  void Heartbeat(const StepName& step, Clock::TimePoint since, const std::string& what,
                  const std::string& status = {});
   /// "waiting for 1 job(s): 1234 (alice: train, 58m left); 1m30s of 4h"
   std::string WaitingFor(const modules::SchedulerNode& n, Clock::TimePoint since) const;

@@ -37,92 +37,12 @@
 #include "plans/store/journal.h"
 #include "plans/store/journal_chain.h"
 #include "plans/store/journal_rows.h"
+#include "plans/store/journal_schema.h"
 #include "plans/store/store.h"
 
 namespace plumb::plans {
 namespace {
 
-// Migration i brings the schema from version i to i+1; the same versions as SQLite's.
-const char* const kPgMigrations[] = {
-    R"sql(
-CREATE TABLE runs (
-  id          TEXT PRIMARY KEY,
-  cluster     TEXT NOT NULL,
-  plan_digest TEXT NOT NULL,
-  plan_json   TEXT NOT NULL,
-  commit_sha  TEXT NOT NULL,
-  repo        TEXT NOT NULL DEFAULT '',
-  started_at  TEXT NOT NULL,
-  ended_at    TEXT NOT NULL DEFAULT '',
-  owner_host  TEXT NOT NULL DEFAULT '',
-  owner_pid   BIGINT NOT NULL DEFAULT 0,
-  outcome     TEXT NOT NULL DEFAULT 'running',
-  summary     TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE steps (
-  id          BIGSERIAL PRIMARY KEY,
-  run_id      TEXT NOT NULL REFERENCES runs(id),
-  node        TEXT NOT NULL,
-  step        TEXT NOT NULL,
-  detail      TEXT NOT NULL DEFAULT '{}',
-  started_at  TEXT NOT NULL,
-  ended_at    TEXT NOT NULL DEFAULT '',
-  duration_ms BIGINT NOT NULL DEFAULT 0,
-  outcome     TEXT NOT NULL DEFAULT '',
-  error       TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX steps_by_run_node ON steps(run_id, node);
-CREATE INDEX steps_by_node ON steps(node);
-CREATE TABLE nodes (
-  run_id        TEXT NOT NULL REFERENCES runs(id),
-  node          TEXT NOT NULL,
-  status        TEXT NOT NULL,
-  last_step     TEXT NOT NULL DEFAULT '',
-  admin_drained BIGINT NOT NULL DEFAULT 0,
-  admin_reason  TEXT NOT NULL DEFAULT '',
-  error         TEXT NOT NULL DEFAULT '',
-  started_at    TEXT NOT NULL DEFAULT '',
-  ended_at      TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (run_id, node)
-);
-CREATE TABLE facts (
-  id        BIGSERIAL PRIMARY KEY,
-  run_id    TEXT NOT NULL,
-  node      TEXT NOT NULL,
-  phase     TEXT NOT NULL,
-  digest    TEXT NOT NULL,
-  facts     TEXT NOT NULL,
-  taken_at  TEXT NOT NULL
-);
-CREATE TABLE locks (
-  cluster    TEXT PRIMARY KEY,
-  run_id     TEXT NOT NULL,
-  owner_host TEXT NOT NULL,
-  owner_pid  BIGINT NOT NULL,
-  since      TEXT NOT NULL,
-  expires    TEXT NOT NULL
-);
-)sql",
-    R"sql(
-ALTER TABLE nodes ADD COLUMN note TEXT NOT NULL DEFAULT '';
-ALTER TABLE locks ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';
-)sql",
-    R"sql(
-ALTER TABLE runs ADD COLUMN plan_commit TEXT NOT NULL DEFAULT '';
-ALTER TABLE runs ADD COLUMN who TEXT NOT NULL DEFAULT '{}';
-CREATE TABLE chain (
-  seq       BIGINT PRIMARY KEY,
-  tbl       TEXT NOT NULL,
-  row_key   TEXT NOT NULL,
-  how       TEXT NOT NULL,
-  image     TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash      TEXT NOT NULL
-);
-CREATE INDEX chain_by_row ON chain(tbl, row_key);
-)sql",
-};
-static_assert(std::size(kPgMigrations) == kJournalSchemaVersion);
 
 using journal_rows::kChainedTables;
 using journal_rows::ParseDetail;
@@ -215,7 +135,8 @@ class PostgresJournal final : public Journal {
       auto v = Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", {});
       if (!v) return v.error();
       const int version = static_cast<int>(v->Int(0, 0));
-      constexpr int kLatest = static_cast<int>(std::size(kPgMigrations));
+      static const std::vector<std::string> kPgMigrations = JournalMigrations(SqlDialect::kPostgres);
+      const int kLatest = static_cast<int>(kPgMigrations.size());
       if (version > kLatest)
         return Diagnostic::Error(
             "journal.version",
@@ -224,7 +145,7 @@ class PostgresJournal final : public Journal {
       for (int n = version; n < kLatest; ++n) {
         // (No rows to adopt into the chain at migration 3, as SQLite's journal has: a
         // PostgreSQL store is new with this plumb, so its migrations all run on empty tables.)
-        if (Status s = Exec(kPgMigrations[n]); !s) return s;
+        if (Status s = Exec(kPgMigrations[n].c_str()); !s) return s;
         auto rec = Query("INSERT INTO schema_migrations(version, applied_at) VALUES ($1, "
                          "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))",
                          Params().Add(int64_t{n + 1}));

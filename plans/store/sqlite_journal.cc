@@ -14,98 +14,11 @@
 #include "plans/store/journal.h"
 #include "plans/store/journal_chain.h"
 #include "plans/store/journal_rows.h"
+#include "plans/store/journal_schema.h"
 
 namespace plumb::plans {
 namespace {
 
-// The migrations, in order; migration i brings the schema from version i to i+1. Never edit a
-// released one: add a new entry.
-const char* const kMigrations[] = {
-    R"sql(
-CREATE TABLE runs (
-  id          TEXT PRIMARY KEY,
-  cluster     TEXT NOT NULL,
-  plan_digest TEXT NOT NULL,
-  plan_json   TEXT NOT NULL,
-  commit_sha  TEXT NOT NULL,
-  repo        TEXT NOT NULL DEFAULT '',
-  started_at  TEXT NOT NULL,
-  ended_at    TEXT NOT NULL DEFAULT '',
-  owner_host  TEXT NOT NULL DEFAULT '',
-  owner_pid   INTEGER NOT NULL DEFAULT 0,
-  outcome     TEXT NOT NULL DEFAULT 'running',
-  summary     TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE steps (
-  id          INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id      TEXT NOT NULL REFERENCES runs(id),
-  node        TEXT NOT NULL,
-  step        TEXT NOT NULL,
-  detail      TEXT NOT NULL DEFAULT '{}',
-  started_at  TEXT NOT NULL,
-  ended_at    TEXT NOT NULL DEFAULT '',
-  duration_ms INTEGER NOT NULL DEFAULT 0,
-  outcome     TEXT NOT NULL DEFAULT '',
-  error       TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX steps_by_run_node ON steps(run_id, node);
-CREATE INDEX steps_by_node ON steps(node);
-CREATE TABLE nodes (
-  run_id        TEXT NOT NULL REFERENCES runs(id),
-  node          TEXT NOT NULL,
-  status        TEXT NOT NULL,
-  last_step     TEXT NOT NULL DEFAULT '',
-  admin_drained INTEGER NOT NULL DEFAULT 0,
-  admin_reason  TEXT NOT NULL DEFAULT '',
-  error         TEXT NOT NULL DEFAULT '',
-  started_at    TEXT NOT NULL DEFAULT '',
-  ended_at      TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (run_id, node)
-);
-CREATE TABLE facts (
-  id        INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id    TEXT NOT NULL,
-  node      TEXT NOT NULL,
-  phase     TEXT NOT NULL,
-  digest    TEXT NOT NULL,
-  facts     TEXT NOT NULL,
-  taken_at  TEXT NOT NULL
-);
-CREATE TABLE locks (
-  cluster    TEXT PRIMARY KEY,
-  run_id     TEXT NOT NULL,
-  owner_host TEXT NOT NULL,
-  owner_pid  INTEGER NOT NULL,
-  since      TEXT NOT NULL,
-  expires    TEXT NOT NULL
-);
-)sql",
-    // 2: what a running node waits for (`plumb runs RUN`); the lock owner's process start, so
-    // a reused pid is not taken for the owner.
-    R"sql(
-ALTER TABLE nodes ADD COLUMN note TEXT NOT NULL DEFAULT '';
-ALTER TABLE locks ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';
-)sql",
-    // 3: who stands behind a run (operator, CI actor, approver, the commit's author, committer
-    // and signer), the commit a plan was made at when applied at another, and the hash chain:
-    // every write to runs, steps, nodes and facts appends the row as written, with the hash of
-    // the entry before it (see "Tamper evidence" in journal.h). The rows already here are
-    // taken into the chain as they are (how = 'adopt') in the same transaction.
-    R"sql(
-ALTER TABLE runs ADD COLUMN plan_commit TEXT NOT NULL DEFAULT '';
-ALTER TABLE runs ADD COLUMN who TEXT NOT NULL DEFAULT '{}';
-CREATE TABLE chain (
-  seq       INTEGER PRIMARY KEY,
-  tbl       TEXT NOT NULL,
-  row_key   TEXT NOT NULL,
-  how       TEXT NOT NULL,
-  image     TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash      TEXT NOT NULL
-);
-CREATE INDEX chain_by_row ON chain(tbl, row_key);
-)sql",
-};
 
 #define kRunSelect PLUMB_JOURNAL_RUN_SELECT
 #define kStepSelect PLUMB_JOURNAL_STEP_SELECT
@@ -172,7 +85,8 @@ class SqliteJournal final : public Journal {
       if (!q.ok() || q.Step() != SQLITE_ROW) return DbError(db_, "reading schema version");
       version = static_cast<int>(q.Int(0));
     }
-    constexpr int kLatest = static_cast<int>(std::size(kMigrations));
+    static const std::vector<std::string> kMigrations = JournalMigrations(SqlDialect::kSqlite);
+    const int kLatest = static_cast<int>(kMigrations.size());
     if (version > kLatest)
       return Diagnostic::Error(
           "journal.version",
@@ -181,7 +95,7 @@ class SqliteJournal final : public Journal {
           {}, {}, "use a newer plumb, or another --journal");
     for (int v = version; v < kLatest; ++v) {
       if (Status s = Exec("BEGIN IMMEDIATE"); !s) return s;
-      Status s = Exec(kMigrations[v]);
+      Status s = Exec(kMigrations[v].c_str());
       if (s && v + 1 == 3) s = AdoptRows();
       if (s) {
         Stmt ins(db_, "INSERT INTO schema_migrations(version, applied_at) "

@@ -6,7 +6,7 @@
 namespace plumb::plans::watch {
 namespace {
 
-using report::CheckStatus;
+using report::DriftStatus;
 using report::DriftCheck;
 
 WatchEvent Base(EventKind kind, const std::string& node, const DriftTracker::Context& cx) {
@@ -34,12 +34,12 @@ WatchEvent DriftEvent(const std::string& node, const DriftCheck& c, const DriftT
 // A row's identity across verdicts: its key, and its member when a key has several (ports).
 std::string RowId(const DriftCheck& c) { return c.member.empty() ? c.key() : c.key() + "\n" + c.member; }
 
-const char* ClearedReason(CheckStatus s) {
+const char* ClearedReason(DriftStatus s) {
   switch (s) {
-    case CheckStatus::kInSync: return "in_sync";
-    case CheckStatus::kWaived: return "waived";
-    case CheckStatus::kUnchecked: return "unchecked";
-    case CheckStatus::kDrift: break;
+    case DriftStatus::kInSync: return "in_sync";
+    case DriftStatus::kWaived: return "waived";
+    case DriftStatus::kUnchecked: return "unchecked";
+    case DriftStatus::kDrift: break;
   }
   return "in_sync";
 }
@@ -54,8 +54,8 @@ void CompareChecks(const std::string& node, const std::vector<DriftCheck>& befor
     auto it = was.find(RowId(c));
     const DriftCheck* old = it == was.end() ? nullptr : it->second;
     if (old != nullptr) was.erase(it);
-    const bool drifted_before = old != nullptr && old->status == CheckStatus::kDrift;
-    if (c.status == CheckStatus::kDrift) {
+    const bool drifted_before = old != nullptr && old->status == DriftStatus::kDrift;
+    if (c.status == DriftStatus::kDrift) {
       if (!drifted_before || old->observed != c.observed || old->desired() != c.desired() ||
           old->why != c.why)
         out.push_back(DriftEvent(node, c, cx));
@@ -63,7 +63,7 @@ void CompareChecks(const std::string& node, const std::vector<DriftCheck>& befor
       WatchEvent e = Base(EventKind::kDriftCleared, node, cx);
       e.key = c.key();
       e.member = c.member;
-      e.live = c.status == CheckStatus::kInSync ? c.desired() : c.observed;
+      e.live = c.status == DriftStatus::kInSync ? c.desired() : c.observed;
       e.desired = c.desired();
       e.reason = ClearedReason(c.status);
       e.origin = c.origin().ToString();
@@ -75,7 +75,7 @@ void CompareChecks(const std::string& node, const std::vector<DriftCheck>& befor
   std::unordered_map<std::string_view, const DriftCheck*> keys_now;
   for (const DriftCheck& c : after) keys_now.emplace(c.key(), &c);
   for (const DriftCheck& c : before) {
-    if (c.status != CheckStatus::kDrift || !was.count(RowId(c))) continue;
+    if (c.status != DriftStatus::kDrift || !was.count(RowId(c))) continue;
     WatchEvent e = Base(EventKind::kDriftCleared, node, cx);
     e.key = c.key();
     e.member = c.member;

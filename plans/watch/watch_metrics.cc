@@ -16,7 +16,7 @@ void Family(std::string& out, const char* name, const char* type, const char* he
 }  // namespace
 
 std::string RenderMetrics(const report::DriftReport& r, const WatchStats& s) {
-  using report::CheckStatus;
+  using report::DriftStatus;
   using report::PromLabelValue;
   report::RenderOptions ro;
   ro.now_unix = s.last_round_end_unix;
@@ -32,8 +32,8 @@ std::string RenderMetrics(const report::DriftReport& r, const WatchStats& s) {
     // key, 1 when any of them drifts (the events name the members).
     std::map<std::string, int> keys;
     for (const report::DriftCheck& c : n.checks) {
-      if (c.status == CheckStatus::kUnchecked) continue;
-      keys[c.key()] |= c.status == CheckStatus::kDrift ? 1 : 0;
+      if (c.status == DriftStatus::kUnchecked) continue;
+      keys[c.key()] |= c.status == DriftStatus::kDrift ? 1 : 0;
     }
     for (const auto& [key, drift] : keys)
       out += fmt::format("plumb_watch_key_drift{{cluster=\"{}\",node=\"{}\",key=\"{}\"}} {}\n",

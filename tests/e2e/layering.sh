@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The import rule (cmd -> plans -> modules -> transport; inventory/schemas for all; nothing -> cmd;
-# inside plans/ its layers in order) is enforced by include shims: a library sees only the headers of what it links. This test
+# cmd -> cli -> transport, schemas; inside plans/ its layers in order) is enforced by include shims: a library sees only the headers of what it links. This test
 # compiles probe files with exactly the include dirs a library gets, and expects the allowed
 # includes to compile and the wrong-way ones to fail.
 set -u
@@ -23,6 +23,8 @@ declare -A dirs=(
   [plumb_plans_rollout]="plumb_plans_rollout plumb_plans_store plumb_plans_observe plumb_plans_plan plumb_plans_core plumb_modules plumb_transport plumb_inventory plumb_schemas"
   [plumb_plans_report]="plumb_plans_report plumb_plans_rollout plumb_plans_store plumb_plans_observe plumb_plans_plan plumb_plans_core plumb_modules plumb_transport plumb_inventory plumb_schemas"
   [plumb_plans_watch]="plumb_plans_watch plumb_plans_report plumb_plans_rollout plumb_plans_store plumb_plans_observe plumb_plans_plan plumb_plans_core plumb_modules plumb_transport plumb_inventory plumb_schemas"
+  [plumb_cli]="plumb_cli plumb_transport plumb_schemas"
+  [plumb_plans_session]="plumb_plans_session plumb_plans_report plumb_plans_trust plumb_plans_rollout plumb_plans_store plumb_plans_observe plumb_plans_plan plumb_plans_core plumb_modules plumb_transport plumb_inventory plumb_schemas"
 )
 
 check() {  # check LIB HEADER expect(ok|fail)
@@ -53,6 +55,18 @@ check plumb_plans_core cmd/command.h fail
 check plumb_inventory modules/module.h fail
 check plumb_schemas inventory/model.h fail
 
+# cli/ (the CLI's documentation) sits below cmd and sees only transport and schemas; only cmd
+# sees it.
+check plumb_cli cli/completion.h ok
+check plumb_cli modules/transport/shell.h ok
+check plumb_cli schemas/embedded.h ok
+check plumb_cli cmd/cli_doc.h fail
+check plumb_cli plans/plan/plan.h fail
+check plumb_cli modules/module.h fail
+check plumb_cli inventory/model.h fail
+check plumb_plans_watch cli/command_doc.h fail
+check plumb_modules cli/command_doc.h fail
+
 # plans/ in layers: core <- plan <- observe <- store <- rollout <- report <- watch, trust on core.
 # Each layer sees the ones before it (controls) and none after it.
 check plumb_plans_core modules/module.h ok
@@ -78,6 +92,14 @@ check plumb_plans_observe plans/rollout/apply_prepare.h fail
 check plumb_plans_store plans/rollout/rollout.h fail
 check plumb_plans_rollout plans/report/plan_text.h fail
 check plumb_plans_rollout plans/watch/watcher.h fail
+# session (the verbs' sessions) sits on report and trust, beside watch: it sees them, and no
+# layer below it sees it.
+check plumb_plans_session plans/trust/commit_trust.h ok
+check plumb_plans_session cmd/command.h fail
+check plumb_plans_session plans/watch/watcher.h fail
+check plumb_plans_report plans/session/apply_session.h fail
+check plumb_plans_watch plans/session/apply_session.h fail
+check plumb_plans_rollout plans/session/apply_session.h fail
 check plumb_plans_report plans/watch/watcher.h fail
 check plumb_plans_report plans/trust/commit_trust.h fail
 
@@ -96,7 +118,7 @@ for lib in $(grep -oE '^plumb_library\((plumb_plans_[a-z]+)' "$PLUMB_SRC/CMakeLi
 done
 
 # No relative includes that would walk around the shims.
-if grep -rnE '#include "\.\./' --include='*.cc' --include='*.h' "$PLUMB_SRC"/{cmd,plans,modules,inventory,schemas} ; then
+if grep -rnE '#include "\.\./' --include='*.cc' --include='*.h' "$PLUMB_SRC"/{cmd,cli,plans,modules,inventory,schemas} ; then
   fail=$((fail + 1)); echo "FAIL relative includes found (above)"
 else
   pass=$((pass + 1)); echo "ok   no relative includes"

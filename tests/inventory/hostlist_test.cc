@@ -37,3 +37,17 @@ TEST_CASE("hostlist: malformed lists are rejected, not guessed") {
   CHECK_FALSE(ExpandHostlist("a,,b"));
   CHECK_FALSE(ExpandHostlist("n[1-99999999]", 1000));
 }
+
+TEST_CASE("hostlist: one reader of bracket ranges, its limit a parameter") {
+  CHECK(*ExpandRangeList("1-3,05", 10) == V{"1", "2", "3", "05"});
+  CHECK(*ExpandRangeList("08-10", 3) == V{"08", "09", "10"});   // exactly the limit
+  CHECK_FALSE(ExpandRangeList("08-10", 2));                     // one over it
+  CHECK_FALSE(ExpandRangeList("", 10));
+  CHECK_FALSE(ExpandRangeList("1,,2", 10));
+  CHECK_FALSE(ExpandRangeList("1-2-3", 10));
+  CHECK_FALSE(ExpandRangeList("a-c", 10));                      // a glob class, not a range
+  CHECK_FALSE(ExpandRangeList("1234567890123456789", 10));      // 19 digits
+  // A host list's limit counts every name of the list, not one bracket's.
+  CHECK(*ExpandHostlist("a,n[1-3]", 4) == V{"a", "n1", "n2", "n3"});
+  CHECK_FALSE(ExpandHostlist("a,b,n[1-3]", 4));
+}

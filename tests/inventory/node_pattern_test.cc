@@ -39,6 +39,13 @@ TEST_CASE("node patterns: globs, and ranges mixed with globs") {
   CHECK_FALSE(NodeTerm("n[3-1]").Matches("n2"));          // backwards: nothing
 }
 
+TEST_CASE("node patterns: the expansion limit is shared by a term's brackets") {
+  // A million names at most: each bracket gets the million divided by what came before.
+  CHECK(NodeTerm("r[1-1000]n[1-2]").Matches("r1000n2"));
+  CHECK_FALSE(NodeTerm("r[1-1000]n[1-1001]").Matches("r1n1"));   // 1,001,000: matches nothing
+  CHECK(NodeTerm("n[1-3,a]").Matches("na"));                     // not a range list: a glob class
+}
+
 TEST_CASE("node patterns: exclusions apply after the positive terms; groups through a test") {
   NodePattern p("n[1-5],!n[2,4]");
   CHECK(p.Matches("n1"));

@@ -172,7 +172,7 @@ TEST_CASE("drift json and sarif: streamed on all cores, the same bytes as from t
     }
   DriftReport clean = small;   // nothing differs: an empty results array
   for (DriftNode& n : clean.nodes)
-    for (DriftCheck& c : n.checks) c.status = plumb::plans::report::CheckStatus::kInSync;
+    for (DriftCheck& c : n.checks) c.status = plumb::plans::report::DriftStatus::kInSync;
   RenderOptions o;
   o.tool_version = "1.2.3";
   for (const DriftReport* r : {&small, &big, &clean}) {

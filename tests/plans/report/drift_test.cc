@@ -41,12 +41,12 @@ TEST_CASE("drift: one check per node x desired key, drift from the plan's action
   REQUIRE(r.nodes.size() == 4);
   CHECK(r.nodes[0].checks.size() == 4);   // kernel, nvidia.driver, 2 sysctls
   const auto& swap = Check(r, "gpu001", "sysctl.vm.swappiness");
-  CHECK(swap.status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(swap.status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(swap.observed == 60);
   CHECK(swap.desired() == 10);
   CHECK(swap.reason == plans::ChangeReason::kRepair);
   CHECK(swap.origin().ToString() == "stacks/h100.yaml:4:34");
-  CHECK(Check(r, "gpu001", "kernel").status == plumb::plans::report::CheckStatus::kInSync);
+  CHECK(Check(r, "gpu001", "kernel").status == plumb::plans::report::DriftStatus::kInSync);
   CHECK(Check(r, "gpu002", "nvidia.driver").reason == plans::ChangeReason::kIntent);
   CHECK(Check(r, "gpu002", "nvidia.driver").module() == "nvidia_driver");
   CHECK_FALSE(r.nodes[3].readable);
@@ -86,7 +86,7 @@ TEST_CASE("drift: a waiver turns matching drift into waived; fully waived is not
   w.AddWaiver("gpu00[1-2]", "sysctl.*", "2026-12-31");
   auto r = Report(w);
   const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
-  CHECK(c.status == plumb::plans::report::CheckStatus::kWaived);
+  CHECK(c.status == plumb::plans::report::DriftStatus::kWaived);
   REQUIRE(c.waiver);
   CHECK(c.waiver->owner == "alice");
   CHECK(r.waived_keys == 1);
@@ -99,10 +99,10 @@ TEST_CASE("drift: a waiver is good through its expiry day, then counts as drift 
   testing::ReportWorld w;
   w.AddWaiver("gpu[001-002]", "sysctl.vm.*", "2026-11-29");
   CHECK(Check(Report(w, "2026-11-29"), "gpu001", "sysctl.vm.swappiness").status ==
-        plumb::plans::report::CheckStatus::kWaived);
+        plumb::plans::report::DriftStatus::kWaived);
   auto r = Report(w, "2026-11-30");
   const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
-  CHECK(c.status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(c.status == plumb::plans::report::DriftStatus::kDrift);
   REQUIRE(c.waiver);
   CHECK(c.waiver->expired);
   REQUIRE(r.diags.WarningCount() == 1);
@@ -115,9 +115,9 @@ TEST_CASE("drift: a waiver only covers the nodes and keys it names") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.*", "2099-01-01");
   auto r = Report(w);
-  CHECK(Check(r, "gpu001", "sysctl.vm.swappiness").status == plumb::plans::report::CheckStatus::kDrift);
-  CHECK(Check(r, "gpu002", "sysctl.vm.swappiness").status == plumb::plans::report::CheckStatus::kDrift);
-  CHECK(Check(r, "gpu002", "nvidia.driver").status == plumb::plans::report::CheckStatus::kWaived);
+  CHECK(Check(r, "gpu001", "sysctl.vm.swappiness").status == plumb::plans::report::DriftStatus::kDrift);
+  CHECK(Check(r, "gpu002", "sysctl.vm.swappiness").status == plumb::plans::report::DriftStatus::kDrift);
+  CHECK(Check(r, "gpu002", "nvidia.driver").status == plumb::plans::report::DriftStatus::kWaived);
   inventory::Waiver hl;
   hl.nodes = "gpu[001-003,010]";
   CHECK(plans::report::WaiverCoversNode(hl, "gpu002"));
@@ -129,8 +129,8 @@ TEST_CASE("drift: keys no module of the run owns are unchecked, never reported i
   testing::ReportWorld w;
   for (auto& [n, nd] : w.desired) nd.desired.Mut()["firmware"] = {{"BMC", "24.09.17"}};
   auto r = Report(w);
-  CHECK(Check(r, "gpu003", "firmware.BMC").status == plumb::plans::report::CheckStatus::kUnchecked);
-  CHECK(Check(r, "gpu003", "kernel").status == plumb::plans::report::CheckStatus::kInSync);
+  CHECK(Check(r, "gpu003", "firmware.BMC").status == plumb::plans::report::DriftStatus::kUnchecked);
+  CHECK(Check(r, "gpu003", "kernel").status == plumb::plans::report::DriftStatus::kInSync);
 }
 
 TEST_CASE("drift: health findings are reported beside the drift, never as drift") {
@@ -165,7 +165,7 @@ TEST_CASE("drift: health findings are reported beside the drift, never as drift"
   REQUIRE(node.findings.size() == 3);
   CHECK(node.findings[1].check.subject == "GPU 5");
   CHECK(node.Unhealthy());
-  CHECK(node.Count(plumb::plans::report::CheckStatus::kDrift) == 0);   // not drift...
+  CHECK(node.Count(plumb::plans::report::DriftStatus::kDrift) == 0);   // not drift...
   CHECK(r.drifted_nodes == 2);                                         // ...gpu001, gpu002 only
   CHECK(r.unhealthy_nodes == 1);
   CHECK(r.findings == 3);
@@ -174,7 +174,7 @@ TEST_CASE("drift: health findings are reported beside the drift, never as drift"
     CHECK(c.key().find("health.dcgm") == std::string::npos);   // judged by a health run, not here
     CHECK(c.key() != "health.gpu_health");
   }
-  CHECK(Check(r, "gpu003", "health.gpu_health.max_uncorrected_ecc").status == plumb::plans::report::CheckStatus::kInSync);
+  CHECK(Check(r, "gpu003", "health.gpu_health.max_uncorrected_ecc").status == plumb::plans::report::DriftStatus::kInSync);
   // A report whose only news is a finding is in sync (exit 0): health is not drift.
   w.plan.nodes.clear();
   w.plan.in_sync = {"gpu001", "gpu002", "gpu003"};
@@ -209,11 +209,11 @@ TEST_CASE("drift: every member of a key off its pin is a row of its own, named")
   auto r = Report(w);
   std::vector<std::string> rate, state;
   for (const auto& c : r.nodes[0].checks) {
-    if (c.key() == "fabric.infiniband.rate_gbps" && c.status == plumb::plans::report::CheckStatus::kDrift) {
+    if (c.key() == "fabric.infiniband.rate_gbps" && c.status == plumb::plans::report::DriftStatus::kDrift) {
       rate.push_back(c.member);
       CHECK(c.observed == 100.0);
     }
-    if (c.key() == "fabric.infiniband.state" && c.status == plumb::plans::report::CheckStatus::kDrift)
+    if (c.key() == "fabric.infiniband.state" && c.status == plumb::plans::report::DriftStatus::kDrift)
       state.push_back(c.member);
   }
   CHECK(rate == std::vector<std::string>{"mlx5_7 port 1", "mlx5_8 port 1", "mlx5_9 port 1", "mlx5_10 port 1"});
@@ -235,7 +235,7 @@ TEST_CASE("drift: a row whose values read the same says why it differs") {
   w.plan.nodes[0].actions.push_back(pa);
   auto r = Report(w);
   const auto& c = Check(r, "gpu001", "nvidia.driver");
-  CHECK(c.status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(c.status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(c.why == "nvidia-driver-550 is not (fully) installed");
   CHECK(Check(r, "gpu002", "nvidia.driver").why.empty());   // 535 -> 550 says it
 }
@@ -250,7 +250,7 @@ TEST_CASE("drift: an action below a leaf or above several leaves marks each of t
       modules::Disruption::kServiceRestart, plans::ChangeReason::kRepair, {}));
   auto r = Report(w);
   const auto& e = Check(r, "gpu001", "services.nvidia-fabricmanager.enabled");
-  CHECK(e.status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(e.status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(e.observed == false);
   CHECK(e.module() == "services");
 }
@@ -310,10 +310,10 @@ TEST_CASE("drift: thousands of nodes sharing desired states: checked in parallel
   CHECK(r.unreadable_nodes == want_unreadable);
   CHECK(r.checks == want_checks);
   const auto& drifted = Check(r, w.plan.nodes.front().node, "sysctl.vm.swappiness");
-  CHECK(drifted.status == plumb::plans::report::CheckStatus::kDrift);
+  CHECK(drifted.status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(drifted.origin().ToString() == "node.yaml:3:3");
   CHECK(Check(r, "n0002", "sysctl.vm.swappiness").origin().ToString() == "stacks/a.yaml:2:9");
-  CHECK(Check(r, "n0002", "sysctl.vm.swappiness").status == plumb::plans::report::CheckStatus::kInSync);
+  CHECK(Check(r, "n0002", "sysctl.vm.swappiness").status == plumb::plans::report::DriftStatus::kInSync);
   CHECK(Check(r, "n0001", "kernel").desired() == "k2");
   CHECK(Check(r, last_drifted, "sysctl.vm.swappiness").waiver != nullptr);
   bool counts_again = false;
@@ -341,10 +341,10 @@ TEST_CASE("drift: a difference the planner set aside under a waiver is reported 
   for (const auto& n : r.nodes)
     if (n.node == "gpu003") n3 = &n;
   REQUIRE(n3);
-  CHECK(n3->Count(plans::report::CheckStatus::kWaived) == 1);
-  CHECK(n3->Count(plans::report::CheckStatus::kDrift) == 0);
+  CHECK(n3->Count(plans::report::DriftStatus::kWaived) == 1);
+  CHECK(n3->Count(plans::report::DriftStatus::kDrift) == 0);
   for (const auto& ck : n3->checks)
-    if (ck.status == plans::report::CheckStatus::kWaived) {
+    if (ck.status == plans::report::DriftStatus::kWaived) {
       REQUIRE(ck.waiver);
       CHECK(ck.waiver->owner == "bob");
       CHECK(ck.observed == 212992);

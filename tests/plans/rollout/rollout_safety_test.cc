@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "fakes/fake_cluster.h"
+#include "fakes/rollout_bed.h"
 #include "plans/plan/planner.h"
 #include "plans/plan/waivers.h"
 #include "plans/rollout/rollout.h"
@@ -23,124 +24,26 @@ using modules::Disruption;
 
 namespace {
 
-std::string SafetyTempPath() {
-  static std::mt19937_64 rng(std::random_device{}());
-  std::filesystem::path dir = std::filesystem::is_directory("/dev/shm")
-                                  ? std::filesystem::path("/dev/shm")
-                                  : std::filesystem::temp_directory_path();
-  return (dir / fmt::format("plumb-safety-{:x}.db", rng())).string();
-}
-
-class Events final : public plans::Observer {
- public:
-  void OnEvent(const plans::RolloutEvent& e) override {
-    std::lock_guard lock(mu);
-    all.push_back(e);
-  }
-  std::vector<plans::RolloutEvent> Of(plans::RolloutEvent::Kind k) {
-    std::lock_guard lock(mu);
-    std::vector<plans::RolloutEvent> out;
-    for (const auto& e : all)
-      if (e.kind == k) out.push_back(e);
-    return out;
-  }
-  std::mutex mu;
-  std::vector<plans::RolloutEvent> all;
-};
-
-// n nodes n01..nN: kernel k1 -> k2 (reboot) and sysctl s1 (no disruption).
-struct Bed {
-  fakes::FakeClock clock;
-  FakeCluster fake{clock};
-  fakes::FakeLeases leases{clock};
-  fakes::FakeModule kernel{"kernel", Disruption::kReboot};
-  fakes::FakeModule sysctl{"sysctl", Disruption::kNone};
-  inventory::Cluster cluster;
-  plans::DesiredByNode desired;
-  inventory::RolloutPolicy policy;
-  std::string path = SafetyTempPath();
-  std::unique_ptr<plans::Journal> journal;
-  Events events;
-  std::atomic<bool> stop{false};
-  plans::Plan plan;
-  std::string run = "20270101-000000-abcd";
+// The shared bed (fakes/rollout_bed.h), no canary, with leases and the options every run here
+// starts from.
+struct Bed : fakes::RolloutBed {
   plans::RolloutOptions opts;
 
-  explicit Bed(int n, int max_unavailable = 2, int canary = 0) {
-    policy.name = "roll";
-    policy.max_unavailable_count = max_unavailable;
-    policy.canary = canary;
-    policy.drain_timeout_s = 3600;
+  explicit Bed(int n, int max_unavailable = 2, int canary = 0)
+      : RolloutBed("safety", n, max_unavailable, canary) {
     policy.scheduler_timeout_s = 600;
-    cluster.name = "t";
-    cluster.source.commit = std::string(40, 'c');
-    for (int i = 1; i <= n; ++i) {
-      inventory::Node node;
-      node.name = fmt::format("n{:02}", i);
-      cluster.nodes.push_back(node);
-      inventory::NodeDesired nd;
-      nd.node = node.name;
-      nd.rollout = "roll";
-      nd.desired = {{"kernel", "k2"}, {"sysctl", "s1"}};
-      desired[node.name] = nd;
-      fake.Add(node.name, {{"kernel", "k1"}, {"sysctl", "s1"}});
-    }
-    auto j = plans::OpenSqliteJournal(path);
-    REQUIRE(j.ok());
-    journal = std::move(*j);
-    opts.run_id = run;
+    plan_now = "2027-01-01T00:00:00Z";
+    opts.run_id = run_id;
     opts.cluster = &cluster;
     opts.owner_host = "ctl";
     opts.owner_pid = 1;
     opts.timing.reboot_grace = std::chrono::seconds(30);
   }
-  ~Bed() {
-    journal.reset();
-    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path + ext);
-  }
-  const modules::Module* Find(std::string_view name) const {
-    if (name == "kernel") return &kernel;
-    if (name == "sysctl") return &sysctl;
-    return nullptr;
-  }
-  void MakePlan() {
-    cluster.rollouts["roll"] = policy;
-    plans::PlannerInput in;
-    in.cluster = &cluster;
-    in.desired = &desired;
-    in.modules = {&kernel, &sysctl};
-    in.scheduler = *fake.Query({});
-    in.now = "2027-01-01T00:00:00Z";
-    for (const auto& n : cluster.nodes) in.observed[n.name] = fake.Probe(n.name);
-    plan = plans::MakePlan(in);
-    REQUIRE_FALSE(plan.diags.HasErrors());
-  }
   plans::RolloutResult Apply(bool with_leases = true) {
     if (plan.batches.empty() && plan.nodes.empty()) MakePlan();
-    plans::RunRecord r;
-    r.id = run;
-    r.cluster = "t";
-    r.plan_digest = "sha256:x";
-    r.plan_json = "{}";
-    r.commit = plan.source.commit;
-    r.started_at = plans::Rfc3339(clock.Now());
-    REQUIRE(journal->BeginRun(r).ok());
-    plans::RolloutDeps d;
-    d.journal = journal.get();
-    d.drainer = &fake;
-    d.prober = &fake;
-    d.transport = &fake;
-    if (with_leases) d.leases = &leases;
-    d.modules = [this](std::string_view n) { return Find(n); };
-    d.clock = &clock;
-    d.observer = &events;
-    d.stop = &stop;
+    REQUIRE(journal->BeginRun(Record()).ok());
+    plans::RolloutDeps d = Deps(with_leases);
     return plans::RunRollout(plan, opts, d);
-  }
-  static std::string StatusOf(const plans::RolloutResult& r, const std::string& node) {
-    for (const auto& o : r.nodes)
-      if (o.node == node) return std::string(plans::Name(o.status));
-    return "?";
   }
 };
 
@@ -150,26 +53,10 @@ plans::RolloutResult RunWith(Bed& b, plans::Observer& obs, bool leases = true, b
                              plans::Journal* journal = nullptr,
                              const std::function<void(plans::RolloutDeps&)>& tweak = {}) {
   plans::Journal& j = journal ? *journal : *b.journal;
-  if (begin) {
-    plans::RunRecord rr;
-    rr.id = b.run;
-    rr.cluster = "t";
-    rr.plan_digest = "x";
-    rr.plan_json = "{}";
-    rr.commit = b.plan.source.commit;
-    rr.started_at = plans::Rfc3339(b.clock.Now());
-    REQUIRE(j.BeginRun(rr).ok());
-  }
-  plans::RolloutDeps d;
+  if (begin) REQUIRE(j.BeginRun(b.Record("x")).ok());
+  plans::RolloutDeps d = b.Deps(leases);
   d.journal = &j;
-  d.drainer = &b.fake;
-  d.prober = &b.fake;
-  d.transport = &b.fake;
-  if (leases) d.leases = &b.leases;
-  d.modules = [&b](std::string_view n) { return b.Find(n); };
-  d.clock = &b.clock;
   d.observer = &obs;
-  d.stop = &b.stop;
   if (tweak) tweak(d);
   return plans::RunRollout(b.plan, b.opts, d);
 }
@@ -217,7 +104,7 @@ TEST_CASE("rollout: an expired lease is taken over, and the journal records whos
   b.leases.Hold("n01", "20261231-000000-dead", std::chrono::seconds(-5));
   auto r = b.Apply();
   CHECK(r.outcome == plans::RunState::kDone);
-  auto steps = b.journal->Steps(b.run, "n01");
+  auto steps = b.journal->Steps(b.run_id, "n01");
   REQUIRE(steps.ok());
   REQUIRE_FALSE(steps->empty());
   CHECK(steps->front().step == "lease");
@@ -289,7 +176,7 @@ TEST_CASE("rollout: a scheduler that cannot be read admits nothing, then the run
   CHECK(b.fake.calls_while_down == 0);
   CHECK(b.fake.max_unavailable_seen() <= 2);
   for (int i = 1; i <= 4; ++i) CHECK(b.fake.node(fmt::format("n{:02}", i)).running["kernel"] == "k2");
-  auto waits = b.events.Of(plans::RolloutEvent::Kind::kWait);
+  auto waits = b.observer.Of(plans::RolloutEvent::Kind::kWait);
   REQUIRE_FALSE(waits.empty());
   CHECK(waits.front().status == "scheduler");
 }
@@ -318,7 +205,7 @@ TEST_CASE("rollout: the scheduler going down mid-rollout keeps in-flight nodes w
   struct Downer : plans::Observer {
     Bed* b;
     void OnEvent(const plans::RolloutEvent& e) override {
-      b->events.OnEvent(e);
+      b->observer.OnEvent(e);
       if (e.kind == plans::RolloutEvent::Kind::kStep && e.step == "wait-drained" && e.status == "start")
         b->fake.scheduler_down_until = b->clock.Now() + std::chrono::hours(1);
     }
@@ -408,7 +295,7 @@ TEST_CASE("rollout: while a drain waits for a job, heartbeats name the job and i
   b.fake.RunJob("n01", std::chrono::minutes(5));
   auto r = b.Apply();
   CHECK(r.outcome == plans::RunState::kDone);
-  auto waits = b.events.Of(plans::RolloutEvent::Kind::kWait);
+  auto waits = b.observer.Of(plans::RolloutEvent::Kind::kWait);
   REQUIRE(waits.size() >= 3);   // 5 minutes of waiting, a beat every 30 s
   CHECK(waits.front().node == "n01");
   CHECK(waits.front().step == "wait-drained");
@@ -423,7 +310,7 @@ TEST_CASE("rollout: a failed step's Slurm reason holds the error's last line, no
   auto r = b.Apply();
   CHECK(Bed::StatusOf(r, "n01") == "failed");
   const std::string reason = b.fake.node("n01").reason;
-  CHECK(reason.rfind("plumb:" + b.run + ":failed:apply:kernel.install: ", 0) == 0);
+  CHECK(reason.rfind("plumb:" + b.run_id + ":failed:apply:kernel.install: ", 0) == 0);
   CHECK(reason.find("'set kernel") == std::string::npos);
   CHECK(reason.find("E: Sub-process /usr/bin/dpkg returned an error code (1)") != std::string::npos);
   CHECK(b.leases.HolderOf("n01").empty());   // released once the failure is recorded
@@ -540,7 +427,7 @@ TEST_CASE("rollout: a journal that cannot be written stops the run as an error, 
   CHECK(r.journal_failed);
   CHECK(b.fake.Count("n02", "drain") == 0);   // nothing new started
   CHECK(journal.end_attempts >= 2);
-  auto run = b.journal->GetRun(b.run);
+  auto run = b.journal->GetRun(b.run_id);
   REQUIRE(run.ok());
   REQUIRE(run->has_value());
   CHECK((*run)->outcome == plans::RunState::kFailed);   // recorded once space returned
@@ -573,7 +460,7 @@ TEST_CASE("rollout: once the journal is broken, the nodes not started are not wr
   // --resume reads the nodes without a row as not started, and finishes the run.
   journal.full = false;
   b.opts.resume = true;
-  auto again = RunWith(b, b.events, true, false, &journal);
+  auto again = RunWith(b, b.observer, true, false, &journal);
   CHECK(again.outcome == plans::RunState::kDone);
   for (const char* n : {"n01", "n02", "n08"}) CHECK(b.fake.Count(n, "set kernel") == 1);
 }
@@ -654,12 +541,12 @@ TEST_CASE("rollout: another run's drain at the same moment: the newer claim give
   CHECK(r.outcome == plans::RunState::kDone);
   auto calls = b.fake.CallsOf("n01");
   REQUIRE(calls.size() >= 3);
-  CHECK(calls[0] == "drain plumb:" + b.run + ":drain");
+  CHECK(calls[0] == "drain plumb:" + b.run_id + ":drain");
   CHECK(calls[1] == "resume");                 // gave way before any change
-  CHECK(calls[2] == "drain plumb:" + b.run + ":drain");
+  CHECK(calls[2] == "drain plumb:" + b.run_id + ":drain");
   CHECK(b.fake.violations().empty());
   for (const char* n : {"n01", "n02", "n03"}) CHECK(b.fake.node(n).running["kernel"] == "k2");
-  auto steps = b.journal->Steps(b.run, "n01");
+  auto steps = b.journal->Steps(b.run_id, "n01");
   REQUIRE(steps.ok());
   bool undrain = false;
   for (const auto& s : *steps) undrain |= s.step == "undrain" && s.outcome == plans::StepState::kOk;
@@ -695,7 +582,7 @@ TEST_CASE("rollout: --resume re-checks a node that was busy: changed by the othe
   Bed b(2);
   b.MakePlan();
   b.leases.Hold("n02", "20261231-000000-ffff", std::chrono::hours(1));
-  Events ev;
+  fakes::RecordingObserver ev;
   auto first = RunWith(b, ev);
   CHECK(Bed::StatusOf(first, "n02") == "busy");
   // The other run converges n02 to k3 and lets it go.
@@ -714,7 +601,7 @@ TEST_CASE("rollout: --resume of nodes another run converged meanwhile: done, unt
   Bed b(2);
   b.MakePlan();
   b.leases.Hold("n02", "20261231-000000-ffff", std::chrono::hours(1));
-  Events ev;
+  fakes::RecordingObserver ev;
   auto first = RunWith(b, ev);
   CHECK(Bed::StatusOf(first, "n02") == "busy");
   CHECK(first.outcome != plans::RunState::kDone);
@@ -728,7 +615,7 @@ TEST_CASE("rollout: --resume of nodes another run converged meanwhile: done, unt
   CHECK(Bed::StatusOf(again, "n02") == "done");
   CHECK(again.outcome == plans::RunState::kDone);
   CHECK(b.fake.CallsOf("n02").empty());   // never drained, changed or rebooted by this run
-  auto steps = b.journal->Steps(b.run, "n02");
+  auto steps = b.journal->Steps(b.run_id, "n02");
   REQUIRE(steps.ok());
   bool recorded = false;
   for (const auto& st : *steps)
@@ -744,7 +631,7 @@ TEST_CASE("rollout: a same-second claim of another run: this one gives way too (
   b.MakePlan();
   b.fake.other_run = "20991231-000000-ffff";   // a higher id than ours
   b.fake.other_run_drains["n01"] = "n03";
-  Events ev;
+  fakes::RecordingObserver ev;
   auto r = RunWith(b, ev);
   CHECK(r.outcome == plans::RunState::kDone);
   auto calls = b.fake.CallsOf("n01");
@@ -761,17 +648,17 @@ TEST_CASE("rollout: another run's claim on the last slot: this run gives way bef
   Bed b(3, 1);
   b.MakePlan();
   b.fake.other_run_claims["n01"] = "n03";   // the other run read first, drains n03 1 s later
-  Events ev;
+  fakes::RecordingObserver ev;
   auto r = RunWith(b, ev);
   CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.max_unavailable_seen() <= 1);
   auto calls = b.fake.CallsOf("n01");
   REQUIRE_FALSE(calls.empty());
-  CHECK(calls[0] == "drain plumb:" + b.run + ":drain");   // drained once, after n03 came back
+  CHECK(calls[0] == "drain plumb:" + b.run_id + ":drain");   // drained once, after n03 came back
   CHECK(b.fake.Count("n01", "resume") == 1);              // no drain given back: none was taken
   auto claims = b.fake.claims();
   REQUIRE(claims.size() >= 3);
-  CHECK(claims[0] == "n01: claim " + b.run);
+  CHECK(claims[0] == "n01: claim " + b.run_id);
   CHECK(claims[1] == "n03: claim " + b.fake.other_run);
   CHECK(claims[2] == "n01: unclaim");                      // gave way
   bool said = false;
@@ -789,13 +676,13 @@ TEST_CASE("rollout: a claim this run left behind when its process was killed hol
   b.MakePlan();
   const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(
                               b.clock.Now().time_since_epoch()).count();
-  b.fake.node("n03").comment = "rack 7 [plumb-claim:" + b.run + "@" + std::to_string(now_s) + "]";
-  Events ev;
+  b.fake.node("n03").comment = "rack 7 [plumb-claim:" + b.run_id + "@" + std::to_string(now_s) + "]";
+  fakes::RecordingObserver ev;
   auto r = RunWith(b, ev);
   CHECK(r.outcome == plans::RunState::kDone);
   for (const char* n : {"n01", "n02"}) {
     int claims = 0;
-    for (const auto& c : b.fake.claims()) claims += c == std::string(n) + ": claim " + b.run;
+    for (const auto& c : b.fake.claims()) claims += c == std::string(n) + ": claim " + b.run_id;
     CHECK_MESSAGE(claims == 1, n);   // claimed once: never deferred for the leftover
   }
   CHECK(b.fake.node("n03").comment == "rack 7");   // replaced, then cleared, the words kept
@@ -807,7 +694,7 @@ TEST_CASE("rollout: two claims at once, each run seeing the other's: nobody drai
   b.MakePlan();
   b.fake.other_run_claims["n01"] = "n03";
   b.fake.other_claim_drains = false;   // the other run saw this one's claim and gives way too
-  Events ev;
+  fakes::RecordingObserver ev;
   auto r = RunWith(b, ev);
   CHECK(r.outcome == plans::RunState::kDone);
   CHECK(b.fake.max_unavailable_seen() <= 1);
@@ -845,7 +732,7 @@ TEST_CASE("rollout: nodes the scheduler has not heard from (a restart) are waite
   CHECK(r.outcome == plans::RunState::kDone);
   auto calls = b.fake.CallsOf("n01");
   REQUIRE(calls.size() >= 2);
-  CHECK(calls[0] == "drain plumb:" + b.run + ":drain");
+  CHECK(calls[0] == "drain plumb:" + b.run_id + ":drain");
   CHECK(calls[1] != "resume");                  // did not give way
   CHECK(b.fake.Count("n01", "resume") == 1);    // only the return to service at the end
   CHECK(b.fake.violations().empty());
@@ -889,13 +776,13 @@ TEST_CASE("rollout: a drain the scheduler refuses to give back leaves the node i
   b.MakePlan();
   b.fake.other_run_drains["n01"] = "n03";
   b.fake.refuse_resume.insert("n01");
-  Events ev;
+  fakes::RecordingObserver ev;
   auto r = RunWith(b, ev);
   CHECK(Bed::StatusOf(r, "n01") == "interrupted");
   for (const auto& o : r.nodes) CHECK(o.status != plans::NodeState::kFailed);
   CHECK(b.fake.node("n01").running["kernel"] == "k1");   // untouched
   CHECK(b.fake.node("n01").drain);
-  CHECK(b.fake.node("n01").reason == "plumb:" + b.run + ":drain");   // ours, for --resume
+  CHECK(b.fake.node("n01").reason == "plumb:" + b.run_id + ":drain");   // ours, for --resume
   bool said = false;
   for (const auto& e : ev.Of(plans::RolloutEvent::Kind::kNote))
     said |= e.node == "n01" && e.message.find("could not give its drain back") != std::string::npos;
@@ -1091,7 +978,7 @@ TEST_CASE("rollout: each rollout policy drains through its own scheduler") {
   b.desired["n02"].rollout = "k8s-pool";
   b.MakePlan();
   CountingDrainer slurm(b.fake, "slurm"), kube(b.fake, "kubernetes");
-  auto r = RunWith(b, b.events, false, true, nullptr, [&](plans::RolloutDeps& d) {
+  auto r = RunWith(b, b.observer, false, true, nullptr, [&](plans::RolloutDeps& d) {
     d.drainers = {{"roll", &slurm}, {"k8s-pool", &kube}};
     d.drainer = &slurm;
   });

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "fakes/fake_cluster.h"
+#include "fakes/rollout_bed.h"
 #include "modules/transport/cancel_signal.h"
 #include "plans/plan/planner.h"
 #include "plans/rollout/rollout.h"
@@ -19,113 +20,24 @@ using modules::Disruption;
 
 namespace {
 
-std::string RolloutTempPath(const std::string& stem) {
-  static std::mt19937_64 rng(std::random_device{}());
-  // tmpfs when there is one: the journal fsyncs every step, which a disk makes slow.
-  std::filesystem::path dir = std::filesystem::is_directory("/dev/shm")
-                                  ? std::filesystem::path("/dev/shm")
-                                  : std::filesystem::temp_directory_path();
-  return (dir /
-          fmt::format("plumb-{}-{:x}.db", stem, rng()))
-      .string();
-}
-
-// Records events (thread-safe) so tests can look at what the observer saw.
-class RecordingObserver final : public plans::Observer {
- public:
-  void OnEvent(const plans::RolloutEvent& e) override {
-    std::lock_guard lock(mu_);
-    events.push_back(e);
-  }
-  std::mutex mu_;
-  std::vector<plans::RolloutEvent> events;
-};
-
-// n nodes n01..nN with kernel k1 (a reboot module) and sysctl s1 (no disruption); the desired
-// state asks kernel k2 everywhere. `policy` is the single rollout policy "roll".
-struct RolloutWorld {
-  fakes::FakeClock clock;
-  FakeCluster fake{clock};
-  fakes::FakeModule kernel{"kernel", Disruption::kReboot};
-  fakes::FakeModule sysctl{"sysctl", Disruption::kNone};
-  inventory::Cluster cluster;
-  plans::DesiredByNode desired;
-  inventory::RolloutPolicy policy;
-  std::string journal_path = RolloutTempPath("rollout");
-  std::unique_ptr<plans::Journal> journal;
-  RecordingObserver observer;
-  std::atomic<bool> stop{false};
+// The shared bed (fakes/rollout_bed.h) with this file's knobs: a canary, a failure budget, the
+// engine's timing, a lock that expires, crash hooks, the health step's modules.
+struct RolloutWorld : fakes::RolloutBed {
   std::function<bool()> lock_expiring;
-  plans::Plan plan;
-  std::string run_id = "20270101-000000-abcd";
-  fakes::FakeLeases leases{clock};
   bool use_leases = false;
   std::vector<const modules::Module*> all_modules;   ///< for the health step
   bool with_desired = false;                         ///< give the engine each node's desired state
   plans::RolloutTiming timing;
 
-  explicit RolloutWorld(int n, int max_unavailable = 2, int canary = 1, int max_failures = 0) {
-    policy.name = "roll";
-    policy.max_unavailable_count = max_unavailable;
-    policy.canary = canary;
+  explicit RolloutWorld(int n, int max_unavailable = 2, int canary = 1, int max_failures = 0)
+      : RolloutBed("rollout", n, max_unavailable, canary) {
     policy.max_failures = max_failures;
-    policy.drain_timeout_s = 3600;
     policy.health = {"nvidia-smi -L"};
-    cluster.name = "t";
-    cluster.source.commit = std::string(40, 'c');
-    for (int i = 1; i <= n; ++i) {
-      inventory::Node node;
-      node.name = fmt::format("n{:02}", i);
-      cluster.nodes.push_back(node);
-      inventory::NodeDesired nd;
-      nd.node = node.name;
-      nd.rollout = "roll";
-      nd.desired = {{"kernel", "k2"}, {"sysctl", "s1"}};
-      desired[node.name] = nd;
-      fake.Add(node.name, {{"kernel", "k1"}, {"sysctl", "s1"}});
-    }
-    auto j = plans::OpenSqliteJournal(journal_path);
-    REQUIRE(j.ok());
-    journal = std::move(*j);
-  }
-  ~RolloutWorld() {
-    journal.reset();
-    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(journal_path + ext);
-  }
-
-  const modules::Module* kernel_module = nullptr;   ///< stands in for `kernel` when set
-
-  const modules::Module* Find(std::string_view name) const {
-    if (name == "kernel") return kernel_module ? kernel_module : &kernel;
-    if (name == "sysctl") return &sysctl;
-    return nullptr;
-  }
-
-  // Plans from what the fake cluster looks like now (the scheduler's view included).
-  void MakePlan() {
-    cluster.rollouts["roll"] = policy;
-    plans::PlannerInput in;
-    in.cluster = &cluster;
-    in.desired = &desired;
-    in.modules = {&kernel, &sysctl};
-    in.scheduler = *fake.Query({});
-    for (const auto& n : cluster.nodes) in.observed[n.name] = fake.Probe(n.name);
-    plan = plans::MakePlan(in);
-    REQUIRE_FALSE(plan.diags.HasErrors());
   }
 
   plans::RolloutResult Apply(bool resume = false, plans::CrashHook crash = {}) {
     if (plan.batches.empty()) MakePlan();
-    if (!resume) {
-      plans::RunRecord r;
-      r.id = run_id;
-      r.cluster = "t";
-      r.plan_digest = "sha256:x";
-      r.plan_json = "{}";
-      r.commit = plan.source.commit;
-      r.started_at = plans::Rfc3339(clock.Now());
-      REQUIRE(journal->BeginRun(r).ok());
-    }
+    if (!resume) REQUIRE(journal->BeginRun(Record()).ok());
     plans::RolloutOptions o;
     o.run_id = run_id;
     o.resume = resume;
@@ -134,28 +46,13 @@ struct RolloutWorld {
     o.timing.reboot_grace = std::chrono::seconds(30);
     o.owner_host = "ctl";
     o.owner_pid = 1;
-    plans::RolloutDeps d;
-    if (use_leases) d.leases = &leases;
-    d.journal = journal.get();
-    d.drainer = &fake;
-    d.prober = &fake;
-    d.transport = &fake;
-    d.modules = [this](std::string_view n) { return Find(n); };
+    plans::RolloutDeps d = Deps(use_leases);
     d.all_modules = all_modules;
     if (with_desired)
       for (const auto& [n, nd] : desired) o.desired[n] = *nd.desired;
-    d.clock = &clock;
-    d.observer = &observer;
-    d.stop = &stop;
     d.lock_expiring = lock_expiring;
     d.crash = std::move(crash);
     return plans::RunRollout(plan, o, d);
-  }
-
-  std::string StatusOf(const plans::RolloutResult& r, const std::string& node) {
-    for (const auto& o : r.nodes)
-      if (o.node == node) return std::string(plans::Name(o.status));
-    return "?";
   }
 };
 

@@ -11,7 +11,7 @@ using plans::watch::EventKind;
 
 namespace {
 
-DriftCheck Check(const std::string& key, plumb::plans::report::CheckStatus st, nlohmann::json live = nullptr,
+DriftCheck Check(const std::string& key, plumb::plans::report::DriftStatus st, nlohmann::json live = nullptr,
                  nlohmann::json desired = 60) {
   auto subject = std::make_shared<plans::report::CheckSubject>();
   subject->key = key;
@@ -58,8 +58,8 @@ const DriftTracker::Context kCx{"2027-01-01T00:00:00.000Z", "t", std::string(40,
 
 TEST_CASE("tracker: a node's first verdict reports the drift it already has") {
   DriftTracker t;
-  auto es = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kInSync),
-                           Check("c", plumb::plans::report::CheckStatus::kWaived, "1")}),
+  auto es = t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "7"), Check("b", plumb::plans::report::DriftStatus::kInSync),
+                           Check("c", plumb::plans::report::DriftStatus::kWaived, "1")}),
                      kCx);
   REQUIRE(Lines(es) == std::vector<std::string>{"drift a intent"});
   CHECK(es[0].live == "7");
@@ -71,26 +71,26 @@ TEST_CASE("tracker: a node's first verdict reports the drift it already has") {
 
 TEST_CASE("tracker: drift appears, changes value, clears; an unchanged verdict says nothing") {
   DriftTracker t;
-  CHECK(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kInSync)}), kCx).empty());
-  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7")}), kCx)) ==
+  CHECK(t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kInSync)}), kCx).empty());
+  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "7")}), kCx)) ==
         std::vector<std::string>{"drift a intent"});
-  CHECK(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7")}), kCx).empty());
-  auto changed = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "8")}), kCx);
+  CHECK(t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "7")}), kCx).empty());
+  auto changed = t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "8")}), kCx);
   REQUIRE(changed.size() == 1);
   CHECK(changed[0].live == "8");
-  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "8", 10)}), kCx)) ==
+  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "8", 10)}), kCx)) ==
         std::vector<std::string>{"drift a intent"});   // a new pin, still drifted
-  auto cleared = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kInSync, nullptr, 10)}), kCx);
+  auto cleared = t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kInSync, nullptr, 10)}), kCx);
   REQUIRE(Lines(cleared) == std::vector<std::string>{"drift_cleared a in_sync"});
   CHECK(cleared[0].live == 10);
 }
 
 TEST_CASE("tracker: drift that becomes waived, unchecked or unpinned is cleared with that reason") {
   DriftTracker t;
-  t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kDrift, "7"),
-                 Check("c", plumb::plans::report::CheckStatus::kDrift, "7")}),
+  t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "7"), Check("b", plumb::plans::report::DriftStatus::kDrift, "7"),
+                 Check("c", plumb::plans::report::DriftStatus::kDrift, "7")}),
            kCx);
-  auto es = t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kWaived, "7"), Check("b", plumb::plans::report::CheckStatus::kUnchecked)}),
+  auto es = t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kWaived, "7"), Check("b", plumb::plans::report::DriftStatus::kUnchecked)}),
                      kCx);
   CHECK(Lines(es) == std::vector<std::string>{"drift_cleared a waived", "drift_cleared b unchecked",
                                               "drift_cleared c unpinned"});
@@ -99,7 +99,7 @@ TEST_CASE("tracker: drift that becomes waived, unchecked or unpinned is cleared 
 TEST_CASE("tracker: an unreadable node's drift is unknown, not cleared; when it is read again "
           "only what changed meanwhile is an event") {
   DriftTracker t;
-  t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kInSync)}), kCx);
+  t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "7"), Check("b", plumb::plans::report::DriftStatus::kInSync)}), kCx);
   CHECK(Lines(t.Update(Unreadable("refused"), kCx)) ==
         std::vector<std::string>{"node_unreadable refused"});
   CHECK(t.Update(Unreadable("refused"), kCx).empty());   // still down: said once
@@ -109,7 +109,7 @@ TEST_CASE("tracker: an unreadable node's drift is unknown, not cleared; when it 
   CHECK_FALSE(t.Find("n1")->readable);
   CHECK(t.Report().unreadable_nodes == 1);
   // Back: a still drifted, b drifted while it was away.
-  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7"), Check("b", plumb::plans::report::CheckStatus::kDrift, "1")}),
+  CHECK(Lines(t.Update(DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "7"), Check("b", plumb::plans::report::DriftStatus::kDrift, "1")}),
                        kCx)) == std::vector<std::string>{"node_readable", "drift b intent"});
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("tracker: a node first seen unreadable says so; Forget drops it from t
   DriftTracker t;
   CHECK(Lines(t.Update(Unreadable("timeout"), kCx)) ==
         std::vector<std::string>{"node_unreadable timeout"});
-  DriftNode other = DriftNodeOf({Check("a", plumb::plans::report::CheckStatus::kDrift, "7")});
+  DriftNode other = DriftNodeOf({Check("a", plumb::plans::report::DriftStatus::kDrift, "7")});
   other.node = "n0";
   t.Update(other, kCx);
   auto& r = t.Report();
@@ -134,11 +134,11 @@ TEST_CASE("tracker: each member of a key is its own row; an event names the memb
   // Two InfiniBand ports off their pin (one key, two rows), and a driver row whose values read
   // the same: each event names its port, or says why (issue 33).
   auto port = [](const std::string& member, nlohmann::json live) {
-    DriftCheck c = Check("fabric.infiniband.rate_gbps", plumb::plans::report::CheckStatus::kDrift, std::move(live), 400);
+    DriftCheck c = Check("fabric.infiniband.rate_gbps", plumb::plans::report::DriftStatus::kDrift, std::move(live), 400);
     c.member = member;
     return c;
   };
-  DriftCheck driver = Check("nvidia.driver", plumb::plans::report::CheckStatus::kDrift, "550.90.07", "550.90.07");
+  DriftCheck driver = Check("nvidia.driver", plumb::plans::report::DriftStatus::kDrift, "550.90.07", "550.90.07");
   driver.why = "nvidia-driver-550 is not (fully) installed";
   DriftTracker t;
   auto e = t.Update(DriftNodeOf({port("mlx5_0 port 1", 100.0), port("mlx5_3 port 1", 100.0), driver}), kCx);

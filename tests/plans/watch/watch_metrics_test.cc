@@ -17,7 +17,7 @@ TEST_CASE("watch metrics: a key with several members off its pin is one series, 
   for (const char* port : {"mlx5_0 port 1", "mlx5_3 port 1"}) {
     plans::report::DriftCheck c;
     c.subject = subject;
-    c.status = plans::report::CheckStatus::kDrift;
+    c.status = plans::report::DriftStatus::kDrift;
     c.observed = 100;
     c.member = port;
     n.checks.push_back(c);
