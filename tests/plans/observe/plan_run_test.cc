@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "modules/registry.h"
+#include "fakes/sysctl_like_module.h"
 #include "plans/observe/plan_run.h"
 #include "plans/plan/plan_json.h"
 #include "plans/report/report_fixture.h"
@@ -12,36 +13,6 @@ using namespace plumb;
 using nlohmann::json;
 
 namespace {
-
-// A module owning /sysctl: one action per differing key, disruption none.
-class SysctlLike : public modules::Module {
- public:
-  const modules::ModuleInfo& Info() const override {
-    static const modules::ModuleInfo kInfo = [] {
-      modules::ModuleInfo i;
-      i.name = "sysctl";
-      i.owns = {"/sysctl"};
-      return i;
-    }();
-    return kInfo;
-  }
-  std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {
-    std::vector<modules::Action> out;
-    for (auto it = desired["sysctl"].begin(); it != desired["sysctl"].end(); ++it) {
-      json have = facts["values"].value(it.key(), json());
-      if (have == it.value()) continue;
-      modules::Action a;
-      a.module = "sysctl";
-      a.id = "sysctl.set." + it.key();
-      a.key = "sysctl." + it.key();
-      a.pointer = "/sysctl/" + it.key();
-      a.before = have;
-      a.after = it.value();
-      out.push_back(a);
-    }
-    return out;
-  }
-};
 
 // A Drainer whose only legal call is Query; Drain/Resume fail the test.
 class QueryOnlyScheduler : public modules::Drainer {
@@ -90,7 +61,7 @@ TEST_CASE("plan run: repair vs intent from the desired state at each node's mark
   obs.nodes["gpu002"] = Obs("gpu002", 60, "");           // never applied: intent
   obs.nodes["gpu003"] = Obs("gpu003", 10, old_commit);   // repo changed: intent
   obs.nodes["gpu004"] = Obs("gpu004", 60, unknown);      // marker commit not loadable: intent
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   int loads = 0;
   plans::PlanRunInput in;
   in.cluster = &w.cluster;
@@ -124,7 +95,7 @@ TEST_CASE("plan run: a caller's held desired states are asked first, so nothing 
   const std::string old_commit(40, '1');
   plans::DesiredByNode then = w.desired;
   w.cluster.rollouts["roll"].name = "roll";
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   int loads = 0, asked = 0;
   plans::PlanRunInput in;
   in.cluster = &w.cluster;
@@ -157,7 +128,7 @@ TEST_CASE("plan run: the scheduler is only queried; its view counts nodes alread
   w.cluster.rollouts["roll"].max_unavailable_count = 2;
   plans::ObservedState obs;
   for (const char* n : {"gpu001", "gpu002", "gpu003", "gpu004"}) obs.nodes[n] = Obs(n, 60, "");
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   QueryOnlyScheduler sched;
   modules::SchedulerNode down;
   down.name = "gpu004";
@@ -204,7 +175,7 @@ TEST_CASE("plan run: the scheduler is only queried; its view counts nodes alread
 TEST_CASE("plan run: each marker commit is loaded once, when a node first names it; empty ones never") {
   testing::ReportWorld w;
   w.cluster.rollouts["roll"].name = "roll";
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   std::vector<std::string> loaded;
   plans::PlanRunInput in;
   in.cluster = &w.cluster;
@@ -282,7 +253,7 @@ TEST_CASE("plan runner: nodes added one at a time, in any order, give RunPlan's 
     obs.nodes["gpu004"].error = Diagnostic::Error("ssh.refused", "connection refused");
     return obs;
   };
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   int loads = 0;
   plans::PlanRunInput in;
   in.cluster = &w.cluster;
@@ -333,7 +304,7 @@ TEST_CASE("plan runner: nodes added one at a time, in any order, give RunPlan's 
 TEST_CASE("plan runner: a module some node has facts for is required on every node; one no node has is not checked") {
   testing::ReportWorld w;
   w.cluster.rollouts["roll"].name = "roll";
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   KernelLike kernel;
   plans::PlanRunInput in;
   in.cluster = &w.cluster;
@@ -388,7 +359,7 @@ TEST_CASE("plan runner: a module some node has facts for is required on every no
 
 TEST_CASE("plan run: keys only on-demand health checks read are not 'unchecked' after a gather") {
   testing::ReportWorld w;
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   for (auto& [node, nd] : w.desired)
     nd.desired = json{{"sysctl", {{"vm.swappiness", 10}}},
                       {"health", {{"dcgm", {{"level", 1}}}, {"nccl_bw", {{"min_busbw_gbps", 350}}}}}};
@@ -404,7 +375,7 @@ TEST_CASE("plan run: keys only on-demand health checks read are not 'unchecked' 
 
 TEST_CASE("plan run: keys no module of the run checks are named, never passed over as in sync") {
   testing::ReportWorld w;   // every node pins kernel, nvidia.driver and sysctl
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   auto warning = plans::UncheckedKeysWarning(w.desired, {&sysctl});
   REQUIRE(warning.has_value());
   CHECK(warning->code == "plan.unchecked");
@@ -448,7 +419,7 @@ TEST_CASE("plan runner: nodes added in batches, planned on all cores, give the o
     out.push_back(Obs("n001", 10, fmt::format("{:040}", 9)));
     return out;
   };
-  SysctlLike sysctl;
+  fakes::SysctlLikeModule sysctl;
   std::map<std::string, int> loads;
   plans::PlanRunInput in;
   in.cluster = &w.cluster;

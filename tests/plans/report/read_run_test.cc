@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "fakes/sysctl_like_module.h"
 #include "plans/core/digest.h"
 #include "plans/report/read_run.h"
 #include "plans/report/report_fixture.h"
@@ -17,35 +18,6 @@ using namespace plumb;
 using nlohmann::json;
 
 namespace {
-
-// Owns /sysctl: one action per differing key. Its in-band probe is never really run here.
-class ReadRunSysctl : public modules::Module {
- public:
-  const modules::ModuleInfo& Info() const override {
-    static const modules::ModuleInfo kInfo = [] {
-      modules::ModuleInfo i;
-      i.name = "sysctl";
-      i.owns = {"/sysctl"};
-      return i;
-    }();
-    return kInfo;
-  }
-  std::string ProbeScript() const override { return "sysctl -a"; }
-  std::vector<modules::Action> Diff(const json& desired, const modules::Facts& facts) const override {
-    std::vector<modules::Action> out;
-    for (auto it = desired["sysctl"].begin(); it != desired["sysctl"].end(); ++it) {
-      if (facts["values"].value(it.key(), json()) == it.value()) continue;
-      modules::Action a;
-      a.module = "sysctl";
-      a.id = "sysctl.set." + it.key();
-      a.key = "sysctl." + it.key();
-      a.pointer = "/sysctl/" + it.key();
-      a.after = it.value();
-      out.push_back(a);
-    }
-    return out;
-  }
-};
 
 plans::NodeObservation SysctlObs(const std::string& name, int swappiness) {
   plans::NodeObservation o;
@@ -76,7 +48,7 @@ struct RefusingShells : plans::ShellFactory {
 
 struct ReadRunWorld {
   testing::ReportWorld w;
-  ReadRunSysctl sysctl;
+  fakes::SysctlLikeModule sysctl;
   plans::report::ReadRunSources s;
   std::vector<std::string> events;   // what the run did, in order
   std::set<std::string> opened;
