@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "modules/check_result.h"
 #include "modules/probe_script.h"
 #include "modules/transport/local_shell.h"
@@ -51,7 +53,7 @@ class Sh final : public plans::ShellFactory {
     ++opened;
     return std::make_unique<transport::LocalShell>();
   }
-  int opened = 0;
+  std::atomic<int> opened{0};   // RunHealth opens shells from its worker threads
 };
 
 }  // namespace
