@@ -1,6 +1,7 @@
 #include "cmd/read_run.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -11,6 +12,7 @@
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
 #include "plans/core/clock.h"
+#include "plans/observe/node_progress.h"
 #include "plans/trust/signature_tools.h"
 
 namespace plumb::cmd {
@@ -95,7 +97,7 @@ Result<plans::DesiredByNode> LoadDesiredAt(const std::string& repo, const std::s
 struct RealReadWorld {
   plans::report::ReadRunSources sources;
   PlanScheduler scheduler;
-  NodeProgressLine progress{"reading nodes"};
+  plans::NodeProgressLine progress{"reading nodes", stderr};
 };
 
 void WireRepo(const GlobalOptions& g, plans::report::ReadRunSources& s) {
@@ -145,6 +147,18 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   if (Status st = plans::report::ReadAndPlan(ReadRunOptionsOf(a), world.sources, *rr); !st.ok())
     return st.error();
   return rr;
+}
+
+int ShowReadRun(std::string_view verb, const GlobalOptions& g, const ReadRunArgs& a,
+                const std::function<int(ReadRun&)>& show) {
+  auto rr = DoReadRun(g, a);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return ExitCodeFor(verb, Outcome::kError);
+  }
+  int rc = show(**rr);
+  KeepUntilExit(std::move(*rr));
+  return rc;
 }
 
 }  // namespace plumb::cmd

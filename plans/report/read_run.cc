@@ -193,4 +193,12 @@ DriftReport DriftReportOf(const ReadRunResult& r) {
   return MakeDriftReport(in);
 }
 
+DriftReport DriftReportWithNotes(const ReadRunResult& r) {
+  DriftReport report = DriftReportOf(r);
+  report.diags.Append(r.run.diags);
+  for (const Diagnostic& d : r.loaded.diags.items())
+    if (d.code != "waivers.expired") report.diags.Add(d);
+  return report;
+}
+
 }  // namespace plumb::plans::report

@@ -79,4 +79,9 @@ Status ReadAndPlan(const ReadRunOptions& o, const ReadRunSources& s, ReadRunResu
 /// the plan's day).
 DriftReport DriftReportOf(const ReadRunResult& r);
 
+/// What `plumb drift` reports of a run: DriftReportOf with the run's notes and the load's
+/// warnings, but not the loader's word on an expired waiver (the report warns about each
+/// itself, saying whether drift it covered now counts: it would be said twice).
+DriftReport DriftReportWithNotes(const ReadRunResult& r);
+
 }  // namespace plumb::plans::report

@@ -231,3 +231,18 @@ TEST_CASE("read run: a bad --max-facts-age or an invalid repo leaves nothing to 
     CHECK(t.opened.empty());
   }
 }
+
+TEST_CASE("read run: drift's report carries the run's notes and the load's, not its expired waivers") {
+  plans::report::ReadRunResult rr;
+  rr.run.plan.created_at = "2026-11-29T12:00:00.000Z";
+  rr.run.diags.Add(Diagnostic::Warning("facts.old", "the snapshot is 30 days old"));
+  rr.loaded.diags.Add(Diagnostic::Warning("waivers.expired", "waiver w1 expired"));
+  rr.loaded.diags.Add(Diagnostic::Warning("source.uncommitted", "uncommitted files read"));
+  const plans::report::DriftReport plain = plans::report::DriftReportOf(rr);
+  const plans::report::DriftReport noted = plans::report::DriftReportWithNotes(rr);
+  CHECK(noted.diags.items().size() == plain.diags.items().size() + 2);
+  const std::string text = noted.diags.ToText();
+  CHECK(text.find("the snapshot is 30 days old") != std::string::npos);
+  CHECK(text.find("uncommitted files read") != std::string::npos);
+  CHECK(text.find("waiver w1 expired") == std::string::npos);
+}
