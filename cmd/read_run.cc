@@ -81,18 +81,6 @@ plans::report::ReadRunOptions ReadRunOptionsOf(const ReadRunArgs& a) {
   return o;
 }
 
-// The desired state at a marker commit: the repo as committed there.
-Result<plans::DesiredByNode> LoadDesiredAt(const std::string& repo, const std::string& commit) {
-  inventory::LoadedCluster old = inventory::LoadCluster({repo, commit, false, {}});
-  if (!old.ok()) {
-    std::string why = "did not load";
-    for (const Diagnostic& d : old.diags.items())
-      if (d.severity == Severity::kError) { why = d.message; break; }
-    return Diagnostic::Error("plan.marker-commit", why);
-  }
-  return std::move(old.desired);
-}
-
 // What the run reads through, and the real things behind it (kept alive for the run).
 struct RealReadWorld {
   plans::report::ReadRunSources sources;
@@ -105,7 +93,10 @@ void WireRepo(const GlobalOptions& g, plans::report::ReadRunSources& s) {
   s.load_failure = [g](const inventory::LoadedCluster& lc) {
     return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
   };
-  s.load_at = [repo = g.repo](const std::string& commit) { return LoadDesiredAt(repo, commit); };
+  // The desired state at a marker commit: the repo as committed there.
+  s.load_at = [repo = g.repo](const std::string& commit) {
+    return plans::report::DesiredOfMarkerLoad(inventory::LoadCluster({repo, commit, false, {}}));
+  };
   s.modules = modules::AllModules();
   s.now = [] { return plans::Rfc3339(std::chrono::system_clock::now()); };
 }

@@ -201,4 +201,17 @@ DriftReport DriftReportWithNotes(const ReadRunResult& r) {
   return report;
 }
 
+Result<DesiredByNode> DesiredOfMarkerLoad(inventory::LoadedCluster old) {
+  if (!old.ok()) {
+    std::string why = "did not load";
+    for (const Diagnostic& d : old.diags.items())
+      if (d.severity == Severity::kError) {
+        why = d.message;
+        break;
+      }
+    return Diagnostic::Error("plan.marker-commit", why);
+  }
+  return std::move(old.desired);
+}
+
 }  // namespace plumb::plans::report

@@ -71,6 +71,10 @@ struct ReadRunResult {
   virtual ~ReadRunResult() = default;
 };
 
+/// The desired state of the repo as loaded at a nodes' marker commit (what ReadRunSources'
+/// load_at gives), or the "plan.marker-commit" error with the load's first error.
+Result<DesiredByNode> DesiredOfMarkerLoad(inventory::LoadedCluster old);
+
 /// Everything up to the plan, into `rr`. An error leaves nothing to plan (a bad repo, --limit,
 /// --fanout or --max-facts-age, an unreadable snapshot, a refused commit): the caller exits 1.
 Status ReadAndPlan(const ReadRunOptions& o, const ReadRunSources& s, ReadRunResult& rr);

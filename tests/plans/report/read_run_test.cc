@@ -246,3 +246,19 @@ TEST_CASE("read run: drift's report carries the run's notes and the load's, not 
   CHECK(text.find("uncommitted files read") != std::string::npos);
   CHECK(text.find("waiver w1 expired") == std::string::npos);
 }
+
+TEST_CASE("read run: the desired state at a marker commit, or why that load failed") {
+  inventory::LoadedCluster at;
+  at.desired["gpu001"].node = "gpu001";
+  auto ok = plans::report::DesiredOfMarkerLoad(at);
+  REQUIRE(ok.ok());
+  CHECK(ok->count("gpu001") == 1);
+
+  inventory::LoadedCluster bad;
+  bad.diags.Add(Diagnostic::Warning("source.note", "a warning first"));
+  bad.diags.Add(Diagnostic::Error("source.commit", "no commit abcd"));
+  auto failed = plans::report::DesiredOfMarkerLoad(bad);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().code == "plan.marker-commit");
+  CHECK(failed.error().message == "no commit abcd");
+}
