@@ -1,26 +1,20 @@
 #pragma once
-/// Colour on a terminal, as terraform does: a change's + ~ - markers green, yellow, red;
-/// failures red, waits and warnings yellow, a clean verdict green. Reports are rendered as plain
-/// text (plans/report) and coloured here, at the edge, only for a terminal: files, pipes and
-/// JSON never get an escape code.
+/// Colour at the edge (plans/report/colour.h): what the process says (--color, $NO_COLOR, $TERM,
+/// isatty) read here, the styling there.
 #include <cstdio>
 #include <string>
-#include <string_view>
+
+#include "plans/report/colour.h"
 
 namespace plumb::cmd {
 
-/// --color: "always", "never", or "auto": a terminal (isatty), TERM not "dumb", and NO_COLOR
-/// unset or empty (https://no-color.org).
+using plans::report::ColorizeReport;
+using plans::report::ColorizeStatus;
+
+/// --color for `stream`: plans::report::ColourWanted with this process's $NO_COLOR and terminal.
 bool ColorOn(const std::string& mode, std::FILE* stream);
 
-/// Whether `fd` is a terminal that draws escape codes and \r (isatty, TERM is not "dumb"):
-/// what colour's "auto" and the progress line both ask.
+/// Whether `fd` is a terminal that draws escape codes and \r (plans::report::TerminalDraws).
 bool TerminalCanDraw(int fd);
-
-/// A text report with its lines coloured (see above); `text` unchanged when `on` is false.
-std::string ColorizeReport(std::string_view text, bool on);
-
-/// One status word of the apply's live table: ok/done green, failed red, waits yellow.
-std::string ColorizeStatus(std::string_view status, bool on);
 
 }  // namespace plumb::cmd

@@ -2,14 +2,12 @@
 // Reads only the cluster repo (no node, no scheduler). Exit 0 (with --detailed-exitcode: 0 no
 // change, 2 changes), 1 error.
 #include <cstdio>
-
-#include <fmt/format.h>
+#include <iostream>
 
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
-#include "inventory/load.h"
-#include "plans/report/desired_diff.h"
+#include "plans/report/command_outcomes.h"
 
 namespace plumb::cmd {
 
@@ -33,22 +31,11 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
     bad = true;
   }
   if (bad) return ExitCodeFor(kDiffVerb, Outcome::kError);
-  plans::report::DesiredDiff d = plans::report::DiffDesired(before.desired, after.desired);
-  d.from = before.cluster.source.commit.substr(0, 12);
-  d.to = after.cluster.source.commit.substr(0, 12);
-  d.cluster = after.cluster.name;
-  if (g.format == "json") {
-    nlohmann::json j = plans::report::DesiredDiffToJson(d);
-    j["from_commit"] = before.cluster.source.commit;
-    j["to_commit"] = after.cluster.source.commit;
-    std::printf("%s\n", j.dump(2).c_str());
-  } else if (g.format == "markdown") {
-    std::fputs(plans::report::DesiredDiffToMarkdown(d).c_str(), stdout);
-  } else {
-    std::fputs(ColorizeReport(plans::report::DesiredDiffToText(d), ColorOn(g.color, stdout)).c_str(), stdout);
-  }
-  return ExitCodeFor(kDiffVerb, a.detailed_exitcode && !d.nodes.empty() ? Outcome::kChanges
-                                                                     : Outcome::kInSync);
+  const bool colour = ColorOn(g.color, stdout);
+  auto style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  return plans::EmitOutcome(
+      kDiffVerb, plans::report::DiffCommandOutcome(before, after, g.format, a.detailed_exitcode, style),
+      {"", g.format}, std::cout, std::cerr);
 }
 
 }  // namespace

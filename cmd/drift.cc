@@ -6,14 +6,10 @@
 #include <ctime>
 #include <iostream>
 
-#include <fmt/format.h>
-
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
-#include "plans/core/command_output.h"
 #include "plans/report/command_outcomes.h"
-#include "plans/report/drift.h"
 
 namespace plumb::cmd {
 
@@ -27,13 +23,7 @@ struct DriftArgs {
 };
 
 int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
-  plans::report::DriftReport report = DriftReportOf(r);
-  report.diags.Append(r.run.diags);
-  // The report warns about each expired waiver itself (saying whether drift it covered now
-  // counts): the loader's word on the same waiver would say it twice.
-  for (const Diagnostic& d : r.loaded.diags.items())
-    if (d.code != "waivers.expired") report.diags.Add(d);
-
+  const plans::report::DriftReport report = plans::report::DriftReportWithNotes(r);
   plans::report::RenderOptions ro;
   ro.tool_version = PLUMB_VERSION;
   ro.now_unix = static_cast<long long>(std::time(nullptr));
@@ -47,14 +37,7 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
 int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
   ReadRunArgs read = a.read;
   read.read_scheduler = false;
-  auto rr = DoReadRun(g, read);
-  if (!rr.ok()) {
-    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return ExitCodeFor(kDriftVerb, Outcome::kError);
-  }
-  int rc = ShowDrift(g, a, **rr);
-  KeepUntilExit(std::move(*rr));
-  return rc;
+  return ShowReadRun(kDriftVerb, g, read, [&](ReadRun& r) { return ShowDrift(g, a, r); });
 }
 
 }  // namespace

@@ -3,13 +3,7 @@
 // this command's markdown (tests/e2e/exit_codes.sh keeps them equal and checks behaviour).
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <string>
-#include <vector>
-
-#include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 
 #include "cmd/command.h"
 
@@ -18,17 +12,7 @@ namespace plumb::cmd {
 namespace {
 
 int RunExitCodes(const GlobalOptions& g) {
-  if (g.format == "json") {
-    nlohmann::json all = nlohmann::json::array();
-    for (const ExitCodeRow& r : ExitCodeTable())
-      all.push_back({{"command", std::string(r.verb)},
-                     {"outcome", OutcomeName(r.outcome)},
-                     {"code", r.code},
-                     {"meaning", std::string(r.meaning)}});
-    std::printf("%s\n", all.dump(2).c_str());
-  } else {
-    std::fputs(ExitCodesMarkdown().c_str(), stdout);
-  }
+  std::fputs((g.format == "json" ? ExitCodesJsonText() : ExitCodesMarkdown()).c_str(), stdout);
   return ExitCodeFor("*", Outcome::kOk);
 }
 
@@ -61,21 +45,7 @@ void AppendExitCodeHelp(CLI::App& app, const std::string& prefix) {
   }
 }
 
-// One line per code for `plumb --help`: "  0  ok, in-sync" ...
-std::string ExitCodeSummary() {
-  std::map<int, std::vector<std::string>> by_code;
-  for (const ExitCodeRow& r : ExitCodeTable()) {
-    auto& names = by_code[r.code];
-    if (std::find(names.begin(), names.end(), OutcomeName(r.outcome)) == names.end())
-      names.push_back(OutcomeName(r.outcome));
-  }
-  std::string out = "Exit codes (plumb exit-codes, or a command's --help, says which it uses):\n";
-  for (const auto& [code, names] : by_code) {
-    std::string line;
-    for (const std::string& n : names) line += (line.empty() ? "" : ", ") + n;
-    out += fmt::format("  {:>3}  {}\n", code, line);
-  }
-  return out;
-}
+// One line per code for `plumb --help` (schemas/exit_codes.h).
+std::string ExitCodeSummary() { return ExitCodesSummary(); }
 
 }  // namespace plumb::cmd

@@ -1,20 +1,14 @@
 // plumb facts merge: one facts snapshot from the parts of a sharded gather (or of several
 // runners' gathers), for plan/drift --facts. Reads files only; contacts nothing.
-#include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "cmd/command.h"
-#include "cmd/read_run.h"
 #include "plans/observe/facts_merge.h"
-#include "plans/observe/observed.h"
 
 namespace plumb::cmd {
 
-// This command's row of the exit code table (schemas/exit_codes.cc).
-constexpr std::string_view kFactsMergeVerb = "facts merge";
 namespace {
 
 struct FactsMergeArgs {
@@ -22,46 +16,6 @@ struct FactsMergeArgs {
   std::string output;
   plans::MergeOptions merge;
 };
-
-int RunFactsMerge(const FactsMergeArgs& a) {
-  plans::SnapshotMerge merge(a.merge);
-  Diagnostics diags;
-  size_t nodes_read = 0;
-  for (const std::string& path : a.parts) {
-    const size_t part = merge.BeginPart(path);
-    // Each part streams in one node at a time: the merge holds every node once.
-    auto header = plans::ReadObservedState(path, [&](plans::NodeObservation&& n) {
-      ++nodes_read;
-      merge.AddNode(part, std::move(n));
-    });
-    if (!header.ok()) {
-      diags.Add(header.error());   // every unreadable part is named, not only the first
-      continue;
-    }
-    merge.EndPart(part, *header);
-  }
-  Result<plans::ObservedState> merged = diags.HasErrors()
-                                            ? Result<plans::ObservedState>(Diagnostic::Error("facts.merge", "not merged"))
-                                            : merge.Finish(diags);
-  std::fputs(diags.ToText().c_str(), stderr);
-  if (!merged.ok()) {
-    std::fprintf(stderr, "error: %zu part(s) not merged; nothing was written\n", a.parts.size());
-    return ExitCodeFor(kFactsMergeVerb, Outcome::kRefused);
-  }
-  Status written = WriteOutputWith(a.output, [&merged](std::ostream& out) {
-    plans::WriteObservedStateJson(*merged, out);
-  });
-  if (!written.ok()) {
-    std::fprintf(stderr, "%s\n", written.error().ToString().c_str());
-    return ExitCodeFor(kFactsMergeVerb, Outcome::kError);
-  }
-  std::fprintf(stderr, "merged %zu part(s): %zu node(s) (%zu read), commit %s, gathered from %s%s%s\n",
-               a.parts.size(), merged->nodes.size(), nodes_read,
-               merged->commit.empty() ? "(mixed or not recorded)" : merged->commit.substr(0, 12).c_str(),
-               merged->gathered_at.empty() ? "(not recorded)" : merged->gathered_at.c_str(),
-               a.output.empty() ? "" : " -> ", a.output.c_str());
-  return ExitCodeFor(kFactsMergeVerb, Outcome::kOk);
-}
 
 }  // namespace
 
@@ -95,7 +49,9 @@ void RegisterFacts(CLI::App& app, GlobalOptions& /*g*/, std::function<int()>& ru
       "  for i in 1 2 3 4; do plumb gather --shard $i/4 --facts-out s$i.json & done; wait\n"
       "  plumb facts merge -o facts.json s1.json s2.json s3.json s4.json\n"
       "  plumb drift --facts facts.json");
-  merge->callback([&run] { run = [] { return RunFactsMerge(a); }; });
+  merge->callback([&run] {
+    run = [] { return plans::MergeFactsFiles(a.parts, a.merge, a.output, std::cout, std::cerr); };
+  });
 }
 
 }  // namespace plumb::cmd

@@ -8,93 +8,53 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <iostream>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cmd/apply_deps.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
-#include "cmd/read_run.h"
 #include "cmd/repo_load.h"
 #include "cmd/ssh_factory.h"
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
-#include "plans/core/command_output.h"
-#include "plans/plan/node_select.h"
-#include "plans/report/command_outcomes.h"
-#include "plans/report/health_report.h"
-#include "plans/rollout/health_run.h"
+#include "plans/report/health_command.h"
 
 namespace plumb::cmd {
 
-// This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kHealthVerb = "health";
 namespace {
 
 struct HealthArgs {
-  std::string limit;
-  int fanout = 16;
-  int timeout_s = 3600;
+  plans::report::HealthCommandRequest req;
   bool accept_new_host_keys = false;
-  bool allow_busy = false;
-  std::string out;
 };
 
-// A line per node on a terminal; in a log, one line per node that did not pass.
-plans::HealthProgress HealthProgressOnStderr() {
-  return [tty = isatty(2) != 0](const plans::NodeHealth& h, size_t done, size_t total) {
-    if (tty) {
-      std::fprintf(stderr, "\rhealth: %zu/%zu nodes", done, total);
-      if (done == total) std::fprintf(stderr, "\r\033[K");
-    } else if (h.Verdict() == modules::CheckStatus::kFail) {
-      std::fprintf(stderr, "health: %s failed (%zu/%zu)\n", h.node.c_str(), done, total);
-    }
-    std::fflush(stderr);
-  };
-}
-
-int RunHealthCommand(const GlobalOptions& g, const HealthArgs& a) {
+int RunHealth(const GlobalOptions& g, const HealthArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (a.fanout < 1 || a.timeout_s < 1) {
-    std::fprintf(stderr, "error: --fanout and --timeout must be at least 1\n");
-    return ExitCodeFor(kHealthVerb, Outcome::kRefused);
-  }
-  inventory::LoadedCluster loaded = LoadRepo(g.repo, g.ref, g.working_tree);
-  std::fputs(loaded.diags.ToText().c_str(), stderr);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "plumb health: %s\n",
-                 RepoLoadFailure(loaded, g.repo, g.ref, g.working_tree).ToString().c_str());
-    return ExitCodeFor(kHealthVerb, Outcome::kError);
-  }
-  const inventory::Cluster& cluster = loaded.cluster;
-  auto nodes = plans::SelectNodes(cluster, a.limit);
-  if (!nodes.ok()) {
-    std::fprintf(stderr, "%s\n", nodes.error().ToString().c_str());
-    return ExitCodeFor(kHealthVerb, Outcome::kRefused);
-  }
-  // Read-only: what the schedulers say now, so the checks that load every GPU never run under
-  // a job (nothing is drained or claimed).
   transport::LocalShell local(SchedulerEnv());
-  const plans::SchedulerView view =
-      a.allow_busy ? plans::SchedulerView{} : plans::ReadSchedulers(RealSchedulers(cluster, local));
-  plans::report::HealthCheckRequest req{&cluster, &loaded.desired, *nodes,
-                                        a.allow_busy ? nullptr : &view, modules::AllModules(),
-                                        a.fanout, std::chrono::seconds(a.timeout_s),
-                                        HealthProgressOnStderr()};
-  auto shells = MakeNodeShells(cluster.ssh, RepoRoot(g), a.accept_new_host_keys);
-  plans::report::HealthReport report = plans::report::CheckHealth(req, *shells);
-  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const bool colour = a.out.empty() && ColorOn(g.color, stdout);
-  auto style = [colour](std::string text) { return ColorizeReport(text, colour); };
-  return plans::EmitOutcome(
-      kHealthVerb,
-      plans::report::HealthCommandOutcome(report, g.format, std::time(nullptr), style),
-      {a.out, g.format}, std::cout, std::cerr);
+  plans::report::HealthSources src;
+  src.load = [&g] { return LoadRepo(g.repo, g.ref, g.working_tree); };
+  src.load_failure = [&g](const inventory::LoadedCluster& lc) {
+    return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
+  };
+  src.schedulers = [&local](const inventory::Cluster& c) {
+    return plans::ReadSchedulers(RealSchedulers(c, local));
+  };
+  src.shells = [&](const inventory::Cluster& c) -> std::unique_ptr<plans::ShellFactory> {
+    return MakeNodeShells(c.ssh, RepoRoot(g), a.accept_new_host_keys);
+  };
+  src.modules = modules::AllModules();
+  src.progress = plans::report::HealthProgressTo(stderr, isatty(2) != 0);
+  const bool colour = a.req.file.empty() && ColorOn(g.color, stdout);
+  src.style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  src.elapsed_s = [t0] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  src.now_unix = [] { return static_cast<long long>(std::time(nullptr)); };
+  plans::report::HealthCommandRequest req = a.req;
+  req.format = g.format;
+  return plans::report::RunHealthCommand(req, src, std::cout, std::cerr);
 }
 
 }  // namespace
@@ -105,19 +65,19 @@ void RegisterHealth(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
       "health", "Run the health checks the stacks pin (DCGM, NCCL bandwidth, GPU and fabric "
                 "errors) on each node and report each against its threshold (read-only)");
   AddSourceOptions(*sub, g);
-  sub->add_option("--limit", a.limit,
+  sub->add_option("--limit", a.req.limit,
                   "Nodes to check: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
   sub->add_option("--format", g.format, "text, json, junit, prom (textfile)")
       ->check(CLI::IsMember({"text", "json", "junit", "prom"}))
       ->capture_default_str();
-  sub->add_option("--out", a.out, "Write the report to FILE (atomically) instead of stdout");
-  sub->add_option("--fanout", a.fanout, "Nodes checked at once (one SSH session each)")
+  sub->add_option("--out", a.req.file, "Write the report to FILE (atomically) instead of stdout");
+  sub->add_option("--fanout", a.req.fanout, "Nodes checked at once (one SSH session each)")
       ->capture_default_str();
-  sub->add_option("--timeout", a.timeout_s,
+  sub->add_option("--timeout", a.req.timeout_s,
                   "Seconds one node's checks may take, all together (a DCGM level 3 diagnostic "
                   "takes ~30 minutes)")
       ->capture_default_str();
-  sub->add_flag("--allow-busy", a.allow_busy,
+  sub->add_flag("--allow-busy", a.req.allow_busy,
                 "Run the checks that load every GPU (dcgm, nccl_bw) on nodes running jobs too "
                 "(without it they are skipped there, and when the scheduler cannot be read)");
   sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
@@ -137,7 +97,7 @@ void RegisterHealth(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
       "  plumb health --limit @h100\n"
       "  plumb health --format junit --out health.xml\n"
       "  plumb health --format prom --out /var/lib/node_exporter/textfile/plumb_health.prom");
-  sub->callback([&run, &g] { run = [&g] { return RunHealthCommand(g, a); }; });
+  sub->callback([&run, &g] { run = [&g] { return RunHealth(g, a); }; });
 }
 
 }  // namespace plumb::cmd

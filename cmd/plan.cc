@@ -41,14 +41,7 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
 }
 
 int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
-  auto rr = DoReadRun(g, a.read);
-  if (!rr.ok()) {
-    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
-    return ExitCodeFor(kPlanVerb, Outcome::kError);
-  }
-  int rc = ShowPlan(g, a, **rr);
-  KeepUntilExit(std::move(*rr));
-  return rc;
+  return ShowReadRun(kPlanVerb, g, a.read, [&](ReadRun& rr) { return ShowPlan(g, a, rr); });
 }
 
 }  // namespace

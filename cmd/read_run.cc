@@ -1,6 +1,7 @@
 #include "cmd/read_run.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -11,6 +12,7 @@
 #include "modules/registry.h"
 #include "modules/transport/local_shell.h"
 #include "plans/core/clock.h"
+#include "plans/observe/node_progress.h"
 #include "plans/trust/signature_tools.h"
 
 namespace plumb::cmd {
@@ -79,23 +81,11 @@ plans::report::ReadRunOptions ReadRunOptionsOf(const ReadRunArgs& a) {
   return o;
 }
 
-// The desired state at a marker commit: the repo as committed there.
-Result<plans::DesiredByNode> LoadDesiredAt(const std::string& repo, const std::string& commit) {
-  inventory::LoadedCluster old = inventory::LoadCluster({repo, commit, false, {}});
-  if (!old.ok()) {
-    std::string why = "did not load";
-    for (const Diagnostic& d : old.diags.items())
-      if (d.severity == Severity::kError) { why = d.message; break; }
-    return Diagnostic::Error("plan.marker-commit", why);
-  }
-  return std::move(old.desired);
-}
-
 // What the run reads through, and the real things behind it (kept alive for the run).
 struct RealReadWorld {
   plans::report::ReadRunSources sources;
   PlanScheduler scheduler;
-  NodeProgressLine progress{"reading nodes"};
+  plans::NodeProgressLine progress{"reading nodes", stderr};
 };
 
 void WireRepo(const GlobalOptions& g, plans::report::ReadRunSources& s) {
@@ -103,7 +93,10 @@ void WireRepo(const GlobalOptions& g, plans::report::ReadRunSources& s) {
   s.load_failure = [g](const inventory::LoadedCluster& lc) {
     return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
   };
-  s.load_at = [repo = g.repo](const std::string& commit) { return LoadDesiredAt(repo, commit); };
+  // The desired state at a marker commit: the repo as committed there.
+  s.load_at = [repo = g.repo](const std::string& commit) {
+    return plans::report::DesiredOfMarkerLoad(inventory::LoadCluster({repo, commit, false, {}}));
+  };
   s.modules = modules::AllModules();
   s.now = [] { return plans::Rfc3339(std::chrono::system_clock::now()); };
 }
@@ -145,6 +138,18 @@ Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRun
   if (Status st = plans::report::ReadAndPlan(ReadRunOptionsOf(a), world.sources, *rr); !st.ok())
     return st.error();
   return rr;
+}
+
+int ShowReadRun(std::string_view verb, const GlobalOptions& g, const ReadRunArgs& a,
+                const std::function<int(ReadRun&)>& show) {
+  auto rr = DoReadRun(g, a);
+  if (!rr.ok()) {
+    std::fprintf(stderr, "%s\n", rr.error().ToString().c_str());
+    return ExitCodeFor(verb, Outcome::kError);
+  }
+  int rc = show(**rr);
+  KeepUntilExit(std::move(*rr));
+  return rc;
 }
 
 }  // namespace plumb::cmd

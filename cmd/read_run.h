@@ -68,6 +68,11 @@ Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string
 /// unreadable snapshot) returns the diagnostics to print, and the caller exits 1.
 Result<std::unique_ptr<ReadRun>> DoReadRun(const GlobalOptions& g, const ReadRunArgs& a);
 
+/// DoReadRun, then `show` of the run (kept until the process exits: freeing it is slow); a run
+/// that failed is said on stderr and exits with `verb`'s error code.
+int ShowReadRun(std::string_view verb, const GlobalOptions& g, const ReadRunArgs& a,
+                const std::function<int(ReadRun&)>& show);
+
 /// The drift report of a read run (for `plumb drift` and `plumb acceptance`).
 using plans::report::DriftReportOf;
 /// `j` as indented JSON text and a newline (plans/core/command_output.h).

@@ -1,16 +1,10 @@
 // plumb show NODE: one node's merged desired state, each value with the file:line it came from.
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
-#include <fmt/format.h>
-
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
-#include "inventory/load.h"
-#include "plans/core/command_output.h"
 #include "plans/report/node_show.h"
-#include "schemas/suggest.h"
 
 namespace plumb::cmd {
 
@@ -30,26 +24,7 @@ int RunShow(const GlobalOptions& g, const ShowOptions& o) {
     std::fprintf(stderr, "plumb show: %s\n", RepoLoadFailure(lc, g.repo, g.ref, g.working_tree).ToString().c_str());
     return ExitCodeFor(kShowVerb, Outcome::kError);
   }
-  const auto& c = lc.cluster;
-  const inventory::Node* node = c.FindNode(o.node);
-  auto it = lc.desired.find(o.node);
-  if (node == nullptr || it == lc.desired.end()) {
-    std::vector<std::string> names;
-    for (const auto& n : c.nodes) names.push_back(n.name);
-    std::string best = schemas::DidYouMean(o.node, names);
-    std::fprintf(stderr, "plumb: error: no node '%s' in cluster %s\n",
-                 schemas::Printable(o.node).c_str(), c.name.c_str());
-    if (!best.empty()) std::fprintf(stderr, "  hint: did you mean '%s'?\n", best.c_str());
-    return ExitCodeFor(kShowVerb, Outcome::kError);
-  }
-  if (g.format != "json" && c.source.working_tree) std::fputs(lc.diags.ToText().c_str(), stderr);
-  plans::CommandOutcome out;
-  out.render = [&](std::ostream& os) {
-    if (g.format == "json") os << plans::report::NodeShowJson(c, *node, it->second).dump(2) << "\n";
-    else os << plans::report::NodeShowText(c, *node, it->second);
-  };
-  out.exit_code = ExitCodeFor(kShowVerb, Outcome::kOk);
-  return plans::EmitOutcome(kShowVerb, out, {"", g.format}, std::cout, std::cerr);
+  return plans::report::ShowNode(lc, o.node, g.format, std::cout, std::cerr);
 }
 
 }  // namespace

@@ -1,72 +1,17 @@
 // plumb validate: load the cluster repo at a ref, check it, and say so.
-#include <cstdio>
-
-#include <fmt/format.h>
+#include <iostream>
 
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
-#include "inventory/load.h"
+#include "plans/report/validation.h"
 
 namespace plumb::cmd {
 
-// This command's row of the exit code table (schemas/exit_codes.h).
-constexpr std::string_view kValidateVerb = "validate";
-
 namespace {
-
-std::string Plural(size_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
-int ShowValidation(const GlobalOptions& g, const inventory::LoadedCluster& lc) {
-  const auto& c = lc.cluster;
-  std::string at = fmt::format("at {} (ref {})", c.source.commit.substr(0, 12), c.source.ref);
-  if (c.source.working_tree) {
-    at = fmt::format("in the working tree of {} ({})", c.source.repo,
-                     c.source.commit.empty() ? "not a git repository"
-                                             : "HEAD " + c.source.commit.substr(0, 12));
-  }
-  if (g.format == "json") {
-    nlohmann::json out = {
-        {"valid", lc.ok()},
-        {"repo", c.source.repo},
-        {"ref", c.source.ref},
-        {"commit", c.source.commit},
-        {"working_tree", c.source.working_tree},
-        {"cluster", c.name},
-        {"counts",
-         {{"nodes", c.nodes.size()}, {"groups", c.groups.size()}, {"stacks", c.stacks.size()},
-          {"rollouts", c.rollouts.size()}, {"waivers", c.waivers.size()}}},
-        {"errors", lc.diags.ErrorCount()},
-        {"warnings", lc.diags.WarningCount()},
-        {"diagnostics", lc.diags.ToJson()},
-    };
-    std::printf("%s\n", out.dump(2).c_str());
-    return ExitCodeFor(kValidateVerb, lc.ok() ? Outcome::kOk : Outcome::kInvalid);
-  }
-  std::fputs(lc.diags.ToText().c_str(), stderr);
-  if (!lc.ok()) {
-    std::fprintf(stderr, "invalid: %s, %s\n",
-                 Plural(lc.diags.ErrorCount(), "error", "errors").c_str(),
-                 Plural(lc.diags.WarningCount(), "warning", "warnings").c_str());
-    return ExitCodeFor(kValidateVerb, Outcome::kInvalid);
-  }
-  std::printf("valid: cluster %s, %s, %s, %s, %s, %s %s%s\n", c.name.c_str(),
-              Plural(c.nodes.size(), "node", "nodes").c_str(),
-              Plural(c.groups.size(), "group", "groups").c_str(),
-              Plural(c.stacks.size(), "stack", "stacks").c_str(),
-              Plural(c.rollouts.size(), "rollout", "rollouts").c_str(),
-              Plural(c.waivers.size(), "waiver", "waivers").c_str(), at.c_str(),
-              lc.diags.WarningCount() ? fmt::format(", {}", Plural(lc.diags.WarningCount(),
-                                                                   "warning", "warnings"))
-                                            .c_str()
-                                      : "");
-  return ExitCodeFor(kValidateVerb, Outcome::kOk);
-}
 
 int RunValidate(const GlobalOptions& g) {
   auto lc = std::make_unique<inventory::LoadedCluster>(LoadRepo(g.repo, g.ref, g.working_tree));
-  int rc = ShowValidation(g, *lc);
+  int rc = plans::report::ShowValidation(*lc, g.format, std::cout, std::cerr);
   KeepUntilExit(std::move(lc));
   return rc;
 }

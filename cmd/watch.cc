@@ -7,10 +7,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
-#include <fmt/format.h>
 
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
@@ -22,7 +18,7 @@
 #include "modules/transport/metrics_server.h"
 #include "cmd/ssh_factory.h"
 #include "plans/watch/watch_flags.h"
-#include "plans/watch/watcher.h"
+#include "plans/watch/watch_world.h"
 
 namespace plumb::cmd {
 
@@ -31,20 +27,14 @@ constexpr std::string_view kWatchVerb = "watch";
 namespace {
 
 struct WatchArgs {
-  std::string interval = "60s";
-  double spread = 1.0;
-  // 16, not gather's 64: each worker thread keeps about half a MB of allocator pages for the
-  // watch's whole life (mimalloc's per-thread heaps; 256 nodes: 53 MB at 16, 88 MB at 64), and
-  // a watch needs few at once: its reads are spread over the interval (1024 nodes every 60 s
-  // is ~17 reads a second of ~0.3 s each), and start-up's handshakes take 1024/16 x ~0.3 s.
-  int fanout = 16;
-  std::string limit;
+  // fanout 16, not gather's 64: each worker thread keeps about half a MB of allocator pages for
+  // the watch's whole life (mimalloc's per-thread heaps; 256 nodes: 53 MB at 16, 88 MB at 64),
+  // and a watch needs few at once: its reads are spread over the interval (1024 nodes every
+  // 60 s is ~17 reads a second of ~0.3 s each), and start-up's handshakes take 1024/16 x ~0.3 s.
+  plans::watch::WatchFlags flags;
   std::string events;     ///< --events FILE (appended); empty = stdout
   std::string listen;     ///< --listen ADDRESS:PORT; empty = no endpoint
   std::string textfile;   ///< --textfile PATH
-  bool once = false;
-  int rounds = 0;
-  std::string ref_poll = "5s";
   bool accept_new_host_keys = false;
 };
 
@@ -80,57 +70,18 @@ void RaiseFdLimit(size_t nodes, int fanout) {
     rl.rlim_cur = rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
   }
-  const rlim_t need = static_cast<rlim_t>(nodes) + static_cast<rlim_t>(fanout) + 64;
-  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
-    std::fprintf(stderr,
-                 "plumb watch: warning: the open-file limit (%llu) is below what %zu sessions "
-                 "need (~%llu); raise it (ulimit -n, LimitNOFILE=)\n",
-                 static_cast<unsigned long long>(rl.rlim_cur), nodes,
-                 static_cast<unsigned long long>(need));
+  const std::string warning = plans::watch::FdLimitWarning(rl.rlim_cur, rl.rlim_cur == RLIM_INFINITY, nodes, fanout);
+  if (!warning.empty()) std::fprintf(stderr, "plumb watch: warning: %s\n", warning.c_str());
 }
 
-// Where the events go: --events FILE (appended: a restart keeps the history), else stdout.
-struct WatchEventsOut {
-  std::FILE* file = stdout;
-  std::string name = "stdout";
-  ~WatchEventsOut() {
-    if (file != stdout && file != nullptr) std::fclose(file);
-  }
-};
-
-int OpenWatchEvents(const WatchArgs& a, WatchEventsOut& ev) {
-  if (a.events.empty() || a.events == "-") return -1;
-  ev.file = std::fopen(a.events.c_str(), "ae");
-  if (ev.file == nullptr) {
-    std::fprintf(stderr, "error: cannot open --events %s: %s\n", a.events.c_str(),
-                 std::strerror(errno));
-    return ExitCodeFor(kWatchVerb, Outcome::kError);
-  }
-  ev.name = a.events;
-  return -1;
-}
-
-// The real things a watch runs on, kept alive for the watch.
-struct WatchWorld {
-  WatchWorld(const GlobalOptions& g, const WatchArgs& a, WatchEventsOut& ev)
-      : desired(RepoLoadOptions(g.repo, g.ref, false)), pool(a.fanout), sink(ev.file, ev.name) {}
-  plans::watch::GitDesiredSource desired;
-  plans::watch::ThreadPool pool;
-  plans::RealClock clock;
-  plans::watch::JsonLinesSink sink;
-};
-
-plans::watch::WatchDeps WatchDepsOf(const GlobalOptions& g, const WatchArgs& a, WatchWorld& w) {
-  plans::watch::WatchDeps deps;
-  deps.desired = &w.desired;
+plans::watch::WatchDeps WatchDepsOf(const GlobalOptions& g, const WatchArgs& a,
+                                    plans::watch::WatchWorld& w) {
+  plans::watch::WatchDeps deps = w.Deps();
   // Ctrl-C ends probes in flight at once.
   deps.shells = [repo_root = RepoRoot(g), accept = a.accept_new_host_keys](
                     const inventory::Cluster& c) -> std::unique_ptr<plans::ShellFactory> {
     return MakeNodeShells(c.ssh, repo_root, accept, g_watch_stop);
   };
-  deps.pool = &w.pool;
-  deps.clock = &w.clock;
-  deps.events = &w.sink;
   deps.modules = plans::watch::WatchedModules(modules::AllModules());
   if (!a.textfile.empty())
     deps.write_textfile = [path = a.textfile](const std::string& text) { return WriteOutput(path, text); };
@@ -154,7 +105,7 @@ int RunStartedWatch(const WatchArgs& a, plans::watch::Watcher& watcher) {
     server = std::move(started.value());
     std::fprintf(stderr, "plumb watch: metrics on http://%s/metrics\n", a.listen.c_str());
   }
-  RaiseFdLimit(watcher.node_count(), a.fanout);
+  RaiseFdLimit(watcher.node_count(), a.flags.fanout);
   plans::watch::WatchControl control{&g_watch_stop->flag(), &g_reload};
   int rc = watcher.Run(control);
   server.reset();   // no scrape reaches a watcher being torn down
@@ -166,20 +117,22 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
     std::fprintf(stderr, "error: watch reads the repo at --ref; --working-tree is not for it\n");
     return ExitCodeFor(kWatchVerb, Outcome::kError);
   }
-  auto opt = plans::watch::WatchOptionsFrom(
-      {a.interval, a.ref_poll, a.spread, a.fanout, a.rounds, a.once, a.limit});
+  auto opt = plans::watch::WatchOptionsFrom(a.flags);
   if (!opt.ok()) {
     std::fprintf(stderr, "error: %s\n", opt.error().message.c_str());
     return ExitCodeFor(kWatchVerb, Outcome::kError);
   }
-  WatchEventsOut events;
-  if (int rc = OpenWatchEvents(a, events); rc >= 0) return rc;
+  auto events = plans::watch::EventsOutput::Open(a.events, stdout);
+  if (!events.ok()) {
+    std::fprintf(stderr, "error: %s\n", events.error().message.c_str());
+    return ExitCodeFor(kWatchVerb, Outcome::kError);
+  }
   static transport::CancelSignal stop;   // static: a late signal still finds it
   g_watch_stop = &stop;
   InstallSignals();
   // Up to --fanout threads allocate at once (gather does the same; see cmd/gather.cc).
   mallopt(M_ARENA_MAX, 2);
-  WatchWorld world(g, a, events);
+  plans::watch::WatchWorld world(RepoLoadOptions(g.repo, g.ref, false), a.flags.fanout, **events);
   plans::watch::Watcher watcher(WatchDepsOf(g, a, world), *opt);
   return RunStartedWatch(a, watcher);
 }
@@ -193,25 +146,25 @@ void RegisterWatch(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "Keep every node under watch: one SSH session per node, kept open; the probe re-run every\n"
       "--interval; drift against --ref as JSON-line events and Prometheus metrics. Read-only.");
   AddSourceOptions(*sub, g);
-  sub->add_option("--interval", a.interval, "Each node is read once per interval (60s, 5m)")
+  sub->add_option("--interval", a.flags.interval, "Each node is read once per interval (60s, 5m)")
       ->capture_default_str();
-  sub->add_option("--spread", a.spread,
+  sub->add_option("--spread", a.flags.spread,
                   "Fraction of the interval node reads are spread over (0: all at once)")
       ->capture_default_str();
-  sub->add_option("--fanout", a.fanout,
+  sub->add_option("--fanout", a.flags.fanout,
                   "Reads (and SSH handshakes) at once: worker threads, each ~0.5 MB kept")
       ->capture_default_str();
-  sub->add_option("--limit", a.limit,
+  sub->add_option("--limit", a.flags.limit,
                   "Nodes: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
   sub->add_option("--events", a.events, "Append events (JSON lines) to FILE instead of stdout");
   sub->add_option("--listen", a.listen,
                   "Serve Prometheus metrics at http://ADDRESS:PORT/metrics (127.0.0.1:9472)");
   sub->add_option("--textfile", a.textfile,
                   "Write the metrics to FILE after every round (node_exporter textfile collector)");
-  sub->add_flag("--once", a.once, "Read every node once (all at once, at most --fanout), then exit");
-  sub->add_option("--rounds", a.rounds, "Exit after this many rounds (0: run until stopped)")
+  sub->add_flag("--once", a.flags.once, "Read every node once (all at once, at most --fanout), then exit");
+  sub->add_option("--rounds", a.flags.rounds, "Exit after this many rounds (0: run until stopped)")
       ->capture_default_str();
-  sub->add_option("--ref-poll", a.ref_poll, "How often --ref is resolved again")
+  sub->add_option("--ref-poll", a.flags.ref_poll, "How often --ref is resolved again")
       ->capture_default_str();
   sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
                 "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");

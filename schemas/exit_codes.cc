@@ -1,10 +1,12 @@
 #include "schemas/exit_codes.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace plumb {
 
@@ -145,6 +147,32 @@ std::string ExitCodesMarkdown() {
   for (const ExitCodeRow& r : ExitCodeTable())
     out += fmt::format("| {} | {} | {} |\n", r.verb == "*" ? "every command" : fmt::format("`{}`", r.verb),
                        r.code, r.meaning);
+  return out;
+}
+
+std::string ExitCodesJsonText() {
+  nlohmann::json all = nlohmann::json::array();
+  for (const ExitCodeRow& r : ExitCodeTable())
+    all.push_back({{"command", std::string(r.verb)},
+                   {"outcome", OutcomeName(r.outcome)},
+                   {"code", r.code},
+                   {"meaning", std::string(r.meaning)}});
+  return all.dump(2) + "\n";
+}
+
+std::string ExitCodesSummary() {
+  std::map<int, std::vector<std::string>> by_code;
+  for (const ExitCodeRow& r : ExitCodeTable()) {
+    auto& names = by_code[r.code];
+    if (std::find(names.begin(), names.end(), OutcomeName(r.outcome)) == names.end())
+      names.push_back(OutcomeName(r.outcome));
+  }
+  std::string out = "Exit codes (plumb exit-codes, or a command's --help, says which it uses):\n";
+  for (const auto& [code, names] : by_code) {
+    std::string line;
+    for (const std::string& n : names) line += (line.empty() ? "" : ", ") + n;
+    out += fmt::format("  {:>3}  {}\n", code, line);
+  }
   return out;
 }
 

@@ -49,6 +49,12 @@ std::vector<ExitCodeRow> ExitCodesOf(std::string_view verb);
 std::string ExitCodesHelp(std::string_view verb);
 /// The README's table: | command | code | meaning |.
 std::string ExitCodesMarkdown();
+/// `plumb exit-codes --format json`: [{command, outcome, code, meaning}] in the table's order,
+/// as indented JSON text and a newline.
+std::string ExitCodesJsonText();
+/// One line per code for `plumb --help`, each with every outcome that exits with it:
+/// "    0  ok, in-sync".
+std::string ExitCodesSummary();
 /// The verbs the table knows, in its order.
 std::vector<std::string_view> ExitCodeVerbs();
 

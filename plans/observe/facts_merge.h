@@ -4,6 +4,7 @@
 /// node in two parts, parts of different commits, or a shard missing from a set is an error
 /// unless the caller says how to treat it.
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -53,5 +54,12 @@ class SnapshotMerge {
   std::map<std::string, size_t> owner_;   ///< node -> part its kept read came from
   std::vector<Duplicate> duplicates_;
 };
+
+/// `plumb facts merge`: every part file streamed into one SnapshotMerge (every unreadable part
+/// named, not only the first). Refused, with every problem on `err` and nothing written; else
+/// the merged snapshot to `file` (atomically) or, when it is "", to `out`, and a line on `err`
+/// saying what was merged. Returns the "facts merge" exit code.
+int MergeFactsFiles(const std::vector<std::string>& parts, const MergeOptions& options,
+                    const std::string& file, std::ostream& out, std::ostream& err);
 
 }  // namespace plumb::plans

@@ -1,10 +1,12 @@
 #include "plans/report/command_outcomes.h"
 
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "plans/plan/plan_json.h"
+#include "plans/report/desired_diff.h"
 #include "plans/report/plan_markdown.h"
 #include "plans/report/plan_text.h"
 #include "schemas/exit_codes.h"
@@ -111,6 +113,32 @@ int EmitPlan(Plan& plan, const PlanOutput& o, std::ostream& out, std::ostream& e
     return ExitCodeFor("plan", Outcome::kNoVerdict);
   }
   return ExitCodeFor("plan", Outcome::kInSync);
+}
+
+CommandOutcome DiffCommandOutcome(const inventory::LoadedCluster& before,
+                                  const inventory::LoadedCluster& after, const std::string& format,
+                                  bool detailed_exitcode, const TextStyle& style) {
+  auto d = std::make_shared<DesiredDiff>(DiffDesired(before.desired, after.desired));
+  d->from = before.cluster.source.commit.substr(0, 12);
+  d->to = after.cluster.source.commit.substr(0, 12);
+  d->cluster = after.cluster.name;
+  CommandOutcome o;
+  o.render = [d, format, style, from = before.cluster.source.commit,
+              to = after.cluster.source.commit](std::ostream& out) {
+    if (format == "json") {
+      nlohmann::json j = DesiredDiffToJson(*d);
+      j["from_commit"] = from;
+      j["to_commit"] = to;
+      out << j.dump(2) << "\n";
+    } else if (format == "markdown") {
+      out << DesiredDiffToMarkdown(*d);
+    } else {
+      out << Styled(style, DesiredDiffToText(*d));
+    }
+  };
+  o.exit_code = ExitCodeFor("diff", detailed_exitcode && !d->nodes.empty() ? Outcome::kChanges
+                                                                          : Outcome::kInSync);
+  return o;
 }
 
 }  // namespace plumb::plans::report

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plans/core/command_output.h"
+#include "inventory/load.h"
 #include "plans/plan/plan.h"
 #include "plans/report/drift.h"
 #include "plans/report/drift_render.h"
@@ -27,6 +28,13 @@ CommandOutcome DriftCommandOutcome(const DriftReport& report, const std::string&
 /// checked > healthy.
 CommandOutcome HealthCommandOutcome(const HealthReport& report, const std::string& format,
                                     long long now_unix, const TextStyle& style);
+
+/// diff --format text|json|markdown of the desired state between two loads of the repo (JSON
+/// names both full commits); exit code: changes with --detailed-exitcode when any node's
+/// desired state changes, else in sync.
+CommandOutcome DiffCommandOutcome(const inventory::LoadedCluster& before,
+                                  const inventory::LoadedCluster& after, const std::string& format,
+                                  bool detailed_exitcode, const TextStyle& style);
 
 /// What `plumb plan` was asked to show and keep.
 struct PlanOutput {

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "plans/core/command_output.h"
+#include "schemas/exit_codes.h"
 #include "schemas/json_pointer.h"
+#include "schemas/suggest.h"
 
 namespace plumb::plans::report {
 namespace {
@@ -91,6 +94,29 @@ nlohmann::json NodeShowJson(const inventory::Cluster& c, const inventory::Node& 
       {"working_tree", c.source.working_tree},
       {"desired", nd.desired}, {"origins", origins},
   };
+}
+
+int ShowNode(const inventory::LoadedCluster& lc, const std::string& node, const std::string& format,
+             std::ostream& out, std::ostream& err) {
+  const inventory::Cluster& c = lc.cluster;
+  const inventory::Node* n = c.FindNode(node);
+  auto it = lc.desired.find(node);
+  if (n == nullptr || it == lc.desired.end()) {
+    std::vector<std::string> names;
+    for (const auto& each : c.nodes) names.push_back(each.name);
+    const std::string best = schemas::DidYouMean(node, names);
+    err << fmt::format("plumb: error: no node '{}' in cluster {}\n", schemas::Printable(node), c.name);
+    if (!best.empty()) err << fmt::format("  hint: did you mean '{}'?\n", best);
+    return ExitCodeFor("show", Outcome::kError);
+  }
+  if (format != "json" && c.source.working_tree) err << lc.diags.ToText();
+  CommandOutcome o;
+  o.render = [&](std::ostream& os) {
+    if (format == "json") os << NodeShowJson(c, *n, it->second).dump(2) << "\n";
+    else os << NodeShowText(c, *n, it->second);
+  };
+  o.exit_code = ExitCodeFor("show", Outcome::kOk);
+  return EmitOutcome("show", o, {"", format}, out, err);
 }
 
 }  // namespace plumb::plans::report

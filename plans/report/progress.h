@@ -2,7 +2,7 @@
 /// How a rollout's progress is drawn as it happens: plain lines (CI logs), JSON lines (--format
 /// json), or a live table on a terminal (one row per node of the batch, redrawn in place and
 /// once a second, so a long wait shows its time move). Written to the stream given; colour is
-/// the caller's (cmd/color.h colours at the edge, for a terminal only).
+/// the caller's (plans/report/colour.h, applied by cmd/ for a terminal only).
 #include <cstdio>
 #include <functional>
 #include <memory>

@@ -193,4 +193,25 @@ DriftReport DriftReportOf(const ReadRunResult& r) {
   return MakeDriftReport(in);
 }
 
+DriftReport DriftReportWithNotes(const ReadRunResult& r) {
+  DriftReport report = DriftReportOf(r);
+  report.diags.Append(r.run.diags);
+  for (const Diagnostic& d : r.loaded.diags.items())
+    if (d.code != "waivers.expired") report.diags.Add(d);
+  return report;
+}
+
+Result<DesiredByNode> DesiredOfMarkerLoad(inventory::LoadedCluster old) {
+  if (!old.ok()) {
+    std::string why = "did not load";
+    for (const Diagnostic& d : old.diags.items())
+      if (d.severity == Severity::kError) {
+        why = d.message;
+        break;
+      }
+    return Diagnostic::Error("plan.marker-commit", why);
+  }
+  return std::move(old.desired);
+}
+
 }  // namespace plumb::plans::report

@@ -71,6 +71,10 @@ struct ReadRunResult {
   virtual ~ReadRunResult() = default;
 };
 
+/// The desired state of the repo as loaded at a nodes' marker commit (what ReadRunSources'
+/// load_at gives), or the "plan.marker-commit" error with the load's first error.
+Result<DesiredByNode> DesiredOfMarkerLoad(inventory::LoadedCluster old);
+
 /// Everything up to the plan, into `rr`. An error leaves nothing to plan (a bad repo, --limit,
 /// --fanout or --max-facts-age, an unreadable snapshot, a refused commit): the caller exits 1.
 Status ReadAndPlan(const ReadRunOptions& o, const ReadRunSources& s, ReadRunResult& rr);
@@ -78,5 +82,10 @@ Status ReadAndPlan(const ReadRunOptions& o, const ReadRunSources& s, ReadRunResu
 /// The drift report of a read run: every pinned key of every node read, judged (waivers as of
 /// the plan's day).
 DriftReport DriftReportOf(const ReadRunResult& r);
+
+/// What `plumb drift` reports of a run: DriftReportOf with the run's notes and the load's
+/// warnings, but not the loader's word on an expired waiver (the report warns about each
+/// itself, saying whether drift it covered now counts: it would be said twice).
+DriftReport DriftReportWithNotes(const ReadRunResult& r);
 
 }  // namespace plumb::plans::report

@@ -24,7 +24,7 @@ class DesiredSource {
 /// The cluster repo on disk, read with libgit2 at the commit the ref names (no checkout). The
 /// ref is resolved once per Load's caller and the files are read at that very commit, so a ref
 /// that moves in between never mixes two commits. `base` is how cmd/ loads a repo
-/// (cmd::RepoLoadOptions: repo, ref, the registry's checked keys); Load reads it at the commit.
+/// (plans::RepoLoadOptions: repo, ref, the registry's checked keys); Load reads it at the commit.
 class GitDesiredSource final : public DesiredSource {
  public:
   explicit GitDesiredSource(inventory::LoadOptions base)

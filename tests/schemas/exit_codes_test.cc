@@ -57,3 +57,20 @@ TEST_CASE("exit codes: a verb's help lists its own rows and the shared ones, by 
   const std::string md = ExitCodesMarkdown();
   CHECK(md.find("| `drift` | 2 | unwaived drift (an expired waiver counts) |") != std::string::npos);
 }
+
+TEST_CASE("exit codes: the JSON table and the one-line-per-code summary of plumb --help") {
+  const std::string text = ExitCodesJsonText();
+  REQUIRE(text.size() > 2);
+  CHECK(text.back() == '\n');
+  CHECK(text.find("{\n    \"code\": 2,\n    \"command\": \"drift\",\n    \"meaning\": \"unwaived drift "
+                  "(an expired waiver counts)\",\n    \"outcome\": \"drift\"\n  }") != std::string::npos);
+  const std::string summary = ExitCodesSummary();
+  CHECK(summary.rfind("Exit codes (plumb exit-codes, or a command's --help, says which it uses):\n", 0) == 0);
+  CHECK(summary.find("\n    0  ok, in-sync") != std::string::npos);   // each outcome named once
+  CHECK(summary.find("\n  130  interrupted\n") != std::string::npos);
+  size_t lines = 0;
+  for (char c : summary) lines += c == '\n';
+  std::set<int> codes;
+  for (const ExitCodeRow& r : ExitCodeTable()) codes.insert(r.code);
+  CHECK(lines == codes.size() + 1);
+}

@@ -1,8 +1,11 @@
 // `plumb show NODE`: one node's desired state, each leaf with where it came from.
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "plans/report/node_show.h"
 #include "plans/report/report_fixture.h"
+#include "schemas/exit_codes.h"
 
 using namespace plumb;
 
@@ -39,4 +42,28 @@ TEST_CASE("node show: every leaf, sorted by key, aligned, with its file:line and
   CHECK(j["origins"]["/sysctl/vm.swappiness"]["line"] == 4);
   CHECK(j["origins"]["/sysctl/vm.swappiness"]["layer"] == "group h100");
   CHECK(j["desired"]["kernel"] == "5.15.0-119-generic");
+}
+
+TEST_CASE("node show: the verb; an unknown node named with the nearest as a hint") {
+  testing::ReportWorld w;
+  inventory::LoadedCluster lc;
+  lc.cluster = w.cluster;
+  lc.desired = w.desired;
+  lc.diags.Add(Diagnostic::Warning("source.uncommitted", "reading uncommitted files"));
+  std::ostringstream out, err;
+  CHECK(plans::report::ShowNode(lc, "gpu002", "json", out, err) == ExitCodeFor("show", Outcome::kOk));
+  CHECK(nlohmann::json::parse(out.str())["node"] == "gpu002");
+  CHECK(err.str().empty());
+
+  lc.cluster.source.working_tree = true;   // text of the working tree: its warnings first
+  std::ostringstream text, text_err;
+  CHECK(plans::report::ShowNode(lc, "gpu002", "text", text, text_err) == ExitCodeFor("show", Outcome::kOk));
+  CHECK(text.str().find("node gpu002 ") == 0);
+  CHECK(text_err.str().find("reading uncommitted files") != std::string::npos);
+
+  std::ostringstream none, none_err;
+  CHECK(plans::report::ShowNode(lc, "gpu0002", "text", none, none_err) == ExitCodeFor("show", Outcome::kError));
+  CHECK(none.str().empty());
+  CHECK(none_err.str() == "plumb: error: no node 'gpu0002' in cluster pod-a\n"
+                          "  hint: did you mean 'gpu002'?\n");
 }

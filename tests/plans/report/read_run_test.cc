@@ -231,3 +231,34 @@ TEST_CASE("read run: a bad --max-facts-age or an invalid repo leaves nothing to 
     CHECK(t.opened.empty());
   }
 }
+
+TEST_CASE("read run: drift's report carries the run's notes and the load's, not its expired waivers") {
+  plans::report::ReadRunResult rr;
+  rr.run.plan.created_at = "2026-11-29T12:00:00.000Z";
+  rr.run.diags.Add(Diagnostic::Warning("facts.old", "the snapshot is 30 days old"));
+  rr.loaded.diags.Add(Diagnostic::Warning("waivers.expired", "waiver w1 expired"));
+  rr.loaded.diags.Add(Diagnostic::Warning("source.uncommitted", "uncommitted files read"));
+  const plans::report::DriftReport plain = plans::report::DriftReportOf(rr);
+  const plans::report::DriftReport noted = plans::report::DriftReportWithNotes(rr);
+  CHECK(noted.diags.items().size() == plain.diags.items().size() + 2);
+  const std::string text = noted.diags.ToText();
+  CHECK(text.find("the snapshot is 30 days old") != std::string::npos);
+  CHECK(text.find("uncommitted files read") != std::string::npos);
+  CHECK(text.find("waiver w1 expired") == std::string::npos);
+}
+
+TEST_CASE("read run: the desired state at a marker commit, or why that load failed") {
+  inventory::LoadedCluster at;
+  at.desired["gpu001"].node = "gpu001";
+  auto ok = plans::report::DesiredOfMarkerLoad(at);
+  REQUIRE(ok.ok());
+  CHECK(ok->count("gpu001") == 1);
+
+  inventory::LoadedCluster bad;
+  bad.diags.Add(Diagnostic::Warning("source.note", "a warning first"));
+  bad.diags.Add(Diagnostic::Error("source.commit", "no commit abcd"));
+  auto failed = plans::report::DesiredOfMarkerLoad(bad);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().code == "plan.marker-commit");
+  CHECK(failed.error().message == "no commit abcd");
+}

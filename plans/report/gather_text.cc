@@ -1,12 +1,16 @@
+// What `plumb gather` prints (plans/report/gather_text.h).
+#include "plans/report/gather_text.h"
+
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "cmd/gather_support.h"
+#include "modules/module.h"
 
-namespace plumb::cmd {
+namespace plumb::plans::report {
 
-std::string ReasonFor(const Diagnostic& d) {
+std::string UnreadableReason(const Diagnostic& d) {
   static const std::map<std::string, std::string> kReasons = {
       {"ssh.refused", "refused"},   {"ssh.timeout", "timeout"},
       {"ssh.auth", "auth"},         {"ssh.hostkey", "host key"},
@@ -38,9 +42,9 @@ std::string CompactFacts(const nlohmann::json& facts, size_t width) {
   return out;
 }
 
-std::string RenderGatherText(const plans::ObservedState& s, double wall_s) {
+std::string GatherText(const ObservedState& s, double wall_s) {
   std::string out;
-  std::vector<const plans::NodeObservation*> bad;
+  std::vector<const NodeObservation*> bad;
   size_t partial = 0;   // read, but some module not whole
   for (const auto& [name, n] : s.nodes) {
     if (!n.reachable) {
@@ -61,7 +65,7 @@ std::string RenderGatherText(const plans::ObservedState& s, double wall_s) {
   std::map<std::string, int> reasons;
   if (!bad.empty()) out += "\nunreadable nodes:\n";
   for (const auto* n : bad) {
-    std::string reason = ReasonFor(n->error);
+    std::string reason = UnreadableReason(n->error);
     ++reasons[reason];
     out += fmt::format("  {}  [{}] {}\n", n->node, reason, n->error.message);
     if (!n->error.hint.empty()) out += fmt::format("      hint: {}\n", n->error.hint);
@@ -75,10 +79,10 @@ std::string RenderGatherText(const plans::ObservedState& s, double wall_s) {
   return out;
 }
 
-nlohmann::json SummaryJson(const plans::ObservedState& s, double wall_s) {
+nlohmann::json GatherSummaryJson(const ObservedState& s, double wall_s) {
   nlohmann::json reasons = nlohmann::json::object();
   for (const auto& [name, n] : s.nodes) {
-    if (!n.reachable) reasons[name] = ReasonFor(n.error);
+    if (!n.reachable) reasons[name] = UnreadableReason(n.error);
   }
   return {{"nodes", s.nodes.size()},
           {"read", s.nodes.size() - s.UnreachableCount()},
@@ -88,4 +92,4 @@ nlohmann::json SummaryJson(const plans::ObservedState& s, double wall_s) {
           {"wall_s", wall_s}};
 }
 
-}  // namespace plumb::cmd
+}  // namespace plumb::plans::report

@@ -1,4 +1,5 @@
-#include "cmd/repo_load.h"
+// Loading the cluster repo (plans/core/repo_load.h).
+#include "plans/core/repo_load.h"
 
 #include <filesystem>
 
@@ -6,7 +7,7 @@
 
 #include "modules/registry.h"
 
-namespace plumb::cmd {
+namespace plumb::plans {
 
 inventory::LoadOptions RepoLoadOptions(std::string repo, std::string ref, bool working_tree) {
   inventory::LoadOptions o;
@@ -52,4 +53,4 @@ std::string RepoPath(const std::string& repo, const std::string& path) {
   return repo + "/" + path;
 }
 
-}  // namespace plumb::cmd
+}  // namespace plumb::plans
