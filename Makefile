@@ -6,7 +6,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLUMB_WERROR=ON
 # waits for each library in turn, leaving a core idle on the 2-core machine).
 GENERATOR ?= Ninja
 
-.PHONY: all deps build test unit demo clean check-sanitize check-includes package
+.PHONY: all deps build test unit demo clean check-sanitize check-asan check-tsan check-includes package
 
 all: build
 
@@ -55,17 +55,24 @@ package: deps $(BUILD)/CMakeCache.txt
 # some optimisation to run at speed, and -O1 -g1 compiles the same batch in 20 s.
 SAN_FLAGS_address := -O0 -g1 -DNDEBUG
 SAN_FLAGS_thread := -O1 -g1 -DNDEBUG
-check-sanitize: deps
-	@for s in address thread; do \
-	  d=$(BUILD)-$$( [ $$s = address ] && echo asan || echo tsan ); \
-	  f="$(SAN_FLAGS_address)"; [ $$s = thread ] && f="$(SAN_FLAGS_thread)"; \
-	  bash scripts/fetch-valijson.sh $$d/_deps/valijson && \
-	  cmake -S . -B $$d -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$$f" -DPLUMB_SANITIZE=$$s -DPLUMB_UNITY_BATCH=8 >/dev/null && \
-	  cmake --build $$d -j $(JOBS) --target unit_tests && \
-	  echo "== unit tests under $$s sanitizer" && \
-	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
-	    UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1" $$d/tests/unit_tests || exit 1; \
-	done
+SAN_UNITY_BATCH ?= 8
+SAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
+  UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
+# sanitize-build SANITIZER DIR: configure and build DIR's unit tests under SANITIZER. The tests
+# compile with the build's own flags (-DPLUMB_TEST_OPTIMIZE= : see tests/CMakeLists.txt).
+define sanitize-build
+	@bash scripts/fetch-valijson.sh $(2)/_deps/valijson
+	@cmake -S . -B $(2) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$(SAN_FLAGS_$(1))" \
+	  -DPLUMB_SANITIZE=$(1) -DPLUMB_TEST_OPTIMIZE= -DPLUMB_UNITY_BATCH=$(SAN_UNITY_BATCH) >/dev/null
+	cmake --build $(2) -j $(JOBS) --target unit_tests
+	@echo "== unit tests under the $(1) sanitizer"
+	$(SAN_ENV) $(2)/tests/unit_tests
+endef
+check-asan: deps
+	$(call sanitize-build,address,$(BUILD)-asan)
+check-tsan: deps
+	$(call sanitize-build,thread,$(BUILD)-tsan)
+check-sanitize: check-asan check-tsan
 
 # Every library file compiled on its own (-DPLUMB_UNITY=OFF): a file that only built because its
 # unity batch included what it uses fails here. The precompiled header stays (the std and
