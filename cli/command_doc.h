@@ -2,7 +2,7 @@
 /// A command tree described as data: each command's path, text and options, as its --help
 /// prints them. The shell completions (cli/completion.h) and the man pages (cli/man_page.h) are
 /// generated from it, so they say what the parser accepts. The CLI builds it from its parser
-/// (cmd/cli_doc.h); nothing here knows the parser, so a test can describe a small tree by hand.
+/// (cli/describe_app.h); nothing else here knows the parser, so a test can describe a small tree by hand.
 #include <string>
 #include <vector>
 

@@ -14,5 +14,7 @@ namespace plumb::cli {
 std::string BashCompletion(const CommandDoc& root);
 std::string ZshCompletion(const CommandDoc& root);
 std::string FishCompletion(const CommandDoc& root);
+/// The script for `shell`: "bash", "zsh", else fish (the CLI takes only those three).
+std::string CompletionScript(const std::string& shell, const CommandDoc& root);
 
 }  // namespace plumb::cli

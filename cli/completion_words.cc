@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/completion.h"
 #include "modules/transport/shell.h"
 
 namespace plumb::cli {
@@ -75,6 +76,25 @@ std::string PositionalWords(const CommandDoc& c) {
     case ValueKind::kFree: return "''";
     default: return "files";
   }
+}
+
+std::string CompletionScript(const std::string& shell, const CommandDoc& root) {
+  return shell == "bash" ? BashCompletion(root) : shell == "zsh" ? ZshCompletion(root) : FishCompletion(root);
+}
+
+std::string NodeCompletionWords(const std::vector<std::string>& nodes,
+                                const std::vector<std::string>& groups) {
+  auto safe = [](const std::string& name) {
+    return !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                                std::string::npos;
+  };
+  std::string out;
+  for (const std::string& n : nodes)
+    if (safe(n)) out += n + "\n";
+  for (const std::string& g : groups)
+    if (safe(g)) out += "@" + g + "\n";
+  return out;
 }
 
 int PositionalCount(const CommandDoc& c) {

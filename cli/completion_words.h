@@ -42,6 +42,12 @@ int PositionalCount(const CommandDoc& c);
 /// word after one is its value, not a positional argument.
 std::string ValueOptions(const CommandDoc& c);
 
+/// What `plumb __nodes` prints for the completion of --limit: each node name, then each group
+/// as @group, one a line; a name with anything outside [A-Za-z0-9._-] is left out (bash's
+/// `compgen -W` expands its words, $(...) included, whatever a future schema lets through).
+std::string NodeCompletionWords(const std::vector<std::string>& nodes,
+                                const std::vector<std::string>& groups);
+
 /// Every command path below `root`, quoted and joined by `sep`: 'plumb plan'|'plumb bmc'|...
 std::string QuotedPaths(const CommandDoc& root, std::string_view sep);
 

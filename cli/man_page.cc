@@ -129,4 +129,13 @@ std::string RootManPage(const CommandDoc& root, const std::string& version) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> ManPages(const CommandDoc& root,
+                                                          const std::string& version) {
+  std::vector<std::pair<std::string, std::string>> pages = {
+      {"man1/plumb.1", RootManPage(root, version)}, {"man5/plumb-repo.5", RepoManPage(version)}};
+  for (const CommandDoc& verb : root.subcommands)
+    pages.emplace_back("man1/" + ManPageName(verb.path) + ".1", ManPage(verb, root, version));
+  return pages;
+}
+
 }  // namespace plumb::cli

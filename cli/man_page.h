@@ -3,6 +3,8 @@
 /// plumb-repo(5), from the JSON Schemas compiled into the binary: what `--help` and `plumb
 /// validate` say is what the pages say.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/command_doc.h"
 
@@ -14,5 +16,10 @@ std::string ManPage(const CommandDoc& cmd, const CommandDoc& root, const std::st
 std::string RootManPage(const CommandDoc& root, const std::string& version);
 /// plumb-repo(5): the cluster repo's files, each described by its embedded JSON Schema.
 std::string RepoManPage(const std::string& version);
+
+/// Every page of `root` by its path under the man directory: man1/plumb.1, man5/plumb-repo.5,
+/// then man1/plumb-VERB.1 for each verb, in the tree's order (`plumb __man DIR` writes them).
+std::vector<std::pair<std::string, std::string>> ManPages(const CommandDoc& root,
+                                                          const std::string& version);
 
 }  // namespace plumb::cli

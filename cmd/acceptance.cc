@@ -12,11 +12,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cmd/apply_deps.h"
@@ -27,10 +26,9 @@
 #include "plans/core/clock.h"
 #include "modules/transport/local_shell.h"
 #include "plans/report/acceptance.h"
+#include "plans/report/acceptance_outcome.h"
 #include "plans/report/drift.h"
-#include "plans/rollout/health_run.h"
 #include "plans/session/burn_in.h"
-#include "schemas/validate.h"
 
 namespace plumb::cmd {
 
@@ -51,42 +49,19 @@ struct AcceptanceArgs {
   std::string verify_path;
 };
 
-std::string OperatorName(const std::string& given) {
-  if (!given.empty()) return given;
-  for (const char* v : {"SUDO_USER", "USER", "LOGNAME"})
-    if (const char* u = std::getenv(v); u && *u) return u;
-  return "unknown";
-}
+const char* AcceptanceEnv(const char* name) { return std::getenv(name); }
 
 int RunVerify(const AcceptanceArgs& a) {
-  std::ifstream in(a.verify_path);
-  if (!in) {
-    std::fprintf(stderr, "error: cannot read %s\n", a.verify_path.c_str());
-    return ExitCodeFor(kVerifyVerb, Outcome::kError);
+  std::optional<std::string> text;
+  if (std::ifstream in(a.verify_path); in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
   }
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded()) {
-    std::fprintf(stderr, "error: %s is not JSON\n", a.verify_path.c_str());
-    return ExitCodeFor(kVerifyVerb, Outcome::kRefused);
-  }
-  // The shape first (a report this plumb cannot read is refused, not "verified"), then the digest.
-  Diagnostics shape;
-  if (!schemas::ValidateJson(doc, "acceptance.schema.json", a.verify_path, schemas::Marks{}, shape)) {
-    std::fputs(shape.ToText().c_str(), stderr);
-    return ExitCodeFor(kVerifyVerb, Outcome::kRefused);
-  }
-  Status st = plans::report::VerifyAcceptanceDigest(doc);
-  if (!st.ok()) {
-    std::fprintf(stderr, "%s\n", st.error().ToString().c_str());
-    return ExitCodeFor(kVerifyVerb, st.error().code == "acceptance.digest" ? Outcome::kNotVerified
-                                                                           : Outcome::kRefused);
-  }
-  std::printf("%s: the digest matches the content (%s; a checksum, not a signature); cluster %s, "
-              "commit %s, %d of %d node(s) passed\n",
-              a.verify_path.c_str(), doc.value("digest", "").c_str(), doc.value("cluster", "").c_str(),
-              doc.value("commit", "").c_str(), doc["summary"].value("passed", 0),
-              doc["summary"].value("nodes", 0));
-  return ExitCodeFor(kVerifyVerb, Outcome::kOk);
+  const plans::report::AcceptanceSaid said = plans::report::VerifyAcceptanceReport(a.verify_path, text);
+  std::fputs(said.err.c_str(), stderr);
+  std::fputs(said.out.c_str(), stdout);
+  return ExitCodeFor(kVerifyVerb, said.outcome);
 }
 
 // 2. The health modules at the burn-in level, on the nodes not already done at this commit.
@@ -94,89 +69,46 @@ int RunVerify(const AcceptanceArgs& a) {
 std::vector<plans::NodeHealth> BurnInHealth(const GlobalOptions& g, const AcceptanceArgs& a,
                                             const ReadRun& r,
                                             const plans::report::DriftReport& drift) {
-  const std::string commit = r.loaded.cluster.source.commit;
   transport::LocalShell local(SchedulerEnv());
   const plans::SchedulerView view = a.allow_busy ? plans::SchedulerView{}
                                                  : plans::ReadSchedulers(RealSchedulers(r.loaded.cluster, local));
   std::vector<std::string> nodes;
   for (const auto& dn : drift.nodes) nodes.push_back(dn.node);
   // Uncommitted edits have no commit to key a kept result by: every node runs.
-  plans::BurnIn burn = plans::PlanBurnIn(
-      nodes, r.loaded, view,
-      {.dir = a.out, .commit = commit, .level = a.dcgm_level,
-       .reuse_kept = !a.fresh && !g.working_tree, .allow_busy = a.allow_busy});
-  std::vector<plans::NodeHealth> health = std::move(burn.kept);
-  if (!health.empty())
-    std::fprintf(stderr, "acceptance: %zu node(s) already checked at commit %.12s (level %d) in %s; "
-                 "--fresh runs them again\n", health.size(), commit.c_str(), a.dcgm_level, a.out.c_str());
+  const plans::BurnInOptions o{.dir = a.out, .commit = r.loaded.cluster.source.commit,
+                               .level = a.dcgm_level, .reuse_kept = !a.fresh && !g.working_tree,
+                               .allow_busy = a.allow_busy};
+  plans::BurnIn burn = plans::PlanBurnIn(nodes, r.loaded, view, o);
   auto shells = MakeNodeShells(r.loaded.cluster.ssh, RepoRoot(g), a.read.accept_new_host_keys);
-  std::vector<plans::NodeHealth> ran = plans::RunHealth(
-      burn.targets, *shells, modules::AllModules(), a.health_fanout, std::chrono::seconds(a.timeout_s),
-      [&](const plans::NodeHealth& h, size_t done, size_t total) {
-        // Kept as it finishes: an interrupted acceptance resumes from here. Unreachable nodes
-        // are not kept (they run again next time).
-        if (h.reachable) {
-          const nlohmann::json keep = plans::KeptHealthRecord(
-              h, commit, a.dcgm_level, plans::Rfc3339(std::chrono::system_clock::now()));
-          if (Status s = WriteOutput(plans::KeptHealthPath(a.out, h.node), JsonText(keep)); !s.ok())
-            std::fprintf(stderr, "warning: %s\n", s.error().ToString().c_str());
-        }
-        std::fprintf(stderr, "acceptance: health %zu/%zu: %s %s\n", done, total, h.node.c_str(),
-                     modules::CheckStatusName(h.Verdict()));
-      });
-  for (plans::NodeHealth& h : ran) health.push_back(std::move(h));
-  return health;
+  return plans::RunBurnIn(
+      burn, o, *shells, modules::AllModules(), a.health_fanout, std::chrono::seconds(a.timeout_s),
+      {.write = WriteOutput,
+       .say = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); },
+       .now = [] { return plans::Rfc3339(std::chrono::system_clock::now()); }});
 }
 
 // 3. The report: written to DIR, summed up on stdout.
 int WriteAcceptance(const AcceptanceArgs& a, const ReadRun& r,
                     const plans::report::DriftReport& drift,
                     const std::vector<plans::NodeHealth>& health, const std::string& started) {
-  const std::string commit = r.loaded.cluster.source.commit;
-  plans::report::AcceptanceMeta meta;
-  meta.cluster = r.loaded.cluster.name;
-  meta.repo_ref = r.loaded.cluster.source.ref;
-  meta.commit = commit;
-  meta.operator_name = OperatorName(a.operator_name);
-  meta.started_at = started;
-  meta.finished_at = plans::Rfc3339(std::chrono::system_clock::now());
-  meta.tool_version = PLUMB_VERSION;
-  meta.dcgm_level = a.dcgm_level;
-  plans::report::AcceptanceReport report =
-      plans::report::MakeAcceptanceReport(meta, drift, r.observed, health);
-  const nlohmann::json doc = plans::report::AcceptanceToJson(report);
-  for (const auto& [file, text] : {std::pair<std::string, std::string>{"acceptance.json", JsonText(doc)},
-                                   {"acceptance.html", plans::report::AcceptanceToHtml(doc)}}) {
-    if (Status s = WriteOutput(a.out + "/" + file, text); !s.ok()) {
-      std::fprintf(stderr, "%s\n", s.error().ToString().c_str());
-      return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
-    }
-  }
-  std::printf("acceptance %s: %d of %zu node(s) passed, %d failed (commit %.12s, DCGM level %d)\n",
-              report.Failed() == 0 ? "ACCEPTED" : "REJECTED", report.Passed(), report.nodes.size(),
-              report.Failed(), commit.c_str(), a.dcgm_level);
-  for (const auto& n : report.nodes)
-    for (const std::string& why : n.reasons) std::printf("  %s: %s\n", n.node.c_str(), why.c_str());
-  std::printf("report: %s/acceptance.json (digest %s), %s/acceptance.html\n", a.out.c_str(),
-              doc.value("digest", "").c_str(), a.out.c_str());
-  return ExitCodeFor(kAcceptanceVerb, report.Failed() == 0 ? Outcome::kOk : Outcome::kUnhealthy);
+  const inventory::Cluster& c = r.loaded.cluster;
+  const plans::report::AcceptanceMeta meta{
+      .cluster = c.name, .repo_ref = c.source.ref, .commit = c.source.commit,
+      .operator_name = plans::OperatorName(a.operator_name, AcceptanceEnv), .started_at = started,
+      .finished_at = plans::Rfc3339(std::chrono::system_clock::now()),
+      .tool_version = PLUMB_VERSION, .dcgm_level = a.dcgm_level};
+  const plans::report::AcceptanceSaid said = plans::report::WriteAcceptanceReport(
+      plans::report::MakeAcceptanceReport(meta, drift, r.observed, health), a.out, WriteOutput);
+  std::fputs(said.err.c_str(), stderr);
+  std::fputs(said.out.c_str(), stdout);
+  return ExitCodeFor(kAcceptanceVerb, said.outcome);
 }
 
 int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
-  if (a.out.empty()) {
-    std::fprintf(stderr, "error: --out DIR is required (the report's directory)\n");
-    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
-  }
-  if (a.dcgm_level < 1 || a.dcgm_level > 4 || a.timeout_s < 1 || a.health_fanout < 1) {
-    std::fprintf(stderr, "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n");
-    return ExitCodeFor(kAcceptanceVerb, Outcome::kRefused);
-  }
   const std::string started = plans::Rfc3339(std::chrono::system_clock::now());
-  std::error_code ec;
-  std::filesystem::create_directories(a.out + "/nodes", ec);
-  if (ec) {
-    std::fprintf(stderr, "error: cannot create %s/nodes: %s\n", a.out.c_str(), ec.message().c_str());
-    return ExitCodeFor(kAcceptanceVerb, Outcome::kError);
+  if (auto refused = plans::PrepareBurnInDir(a.out, a.dcgm_level, a.timeout_s, a.health_fanout)) {
+    std::fputs(refused->err.c_str(), stderr);
+    return ExitCodeFor(kAcceptanceVerb, refused->outcome);
   }
   // 1. Every pin, read and judged as `plumb drift` does (no scheduler: nothing is drained).
   ReadRunArgs read = a.read;

@@ -12,25 +12,18 @@
 //   plumb apply --force-unlock RUN [--dead-owner HOST:PID]   release a dead run's lock
 // This file holds the flags, the prompt, the signals, the real transports and the outcome ->
 // exit code table; the session (plan, lock, run record, run) is plans/session/apply_session.
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <optional>
-#include <set>
-#include <sstream>
-#include <thread>
-
-#include <fmt/format.h>
 
 #include "cmd/apply.h"
 #include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
+#include "cmd/bmc_wait.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
@@ -38,18 +31,19 @@
 #include "cmd/ssh_factory.h"
 #include "cmd/subcommands.h"
 #include "inventory/load.h"
-#include "inventory/version.h"
 #include "modules/registry.h"
 #include "modules/transport/cancel_signal.h"
 #include "modules/transport/local_shell.h"
 #include "plans/core/clock.h"
-#include "plans/core/process_identity.h"
 #include "plans/observe/gather.h"
-#include "plans/plan/plan_json.h"
+#include "plans/rollout/cluster_transport.h"
 #include "plans/rollout/gather_prober.h"
 #include "plans/rollout/node_lease.h"
 #include "plans/rollout/rollout.h"
+#include "plans/session/apply_flags.h"
 #include "plans/session/apply_session.h"
+#include "plans/session/local_apply_world.h"
+#include "plans/session/test_hooks.h"
 #include "plans/store/run_who.h"
 #include "plans/store/store.h"
 
@@ -59,29 +53,15 @@ namespace plumb::cmd {
 constexpr std::string_view kApplyVerb = "apply";
 namespace {
 
-std::atomic<bool> g_stop{false};
+std::atomic<bool> g_apply_stop{false};
 // Ends the BMC waits (a firmware task, a reset's power state) at the first signal: a step
 // waiting on one is journaled interrupted, its task with it, and --resume follows that task.
-transport::CancelSignal* g_cancel = nullptr;
-// Looked up before any signal can come: the handler only reads it.
-const int kInterruptedCode = ExitCodeFor(kApplyVerb, Outcome::kInterrupted);
-std::atomic<int> g_signals{0};
-
-extern "C" void OnSignal(int) {
-  // First Ctrl-C: finish or abandon in-flight steps, journal, exit 130. Second: leave now (the
-  // journal already holds every intent; --resume re-checks).
-  if (g_signals.fetch_add(1) >= 1) _exit(kInterruptedCode);
-  g_stop = true;
-  if (g_cancel) g_cancel->Set();   // async-signal-safe: an atomic store and one write(2)
+transport::CancelSignal& ApplyCancel() {
+  static transport::CancelSignal* c = new transport::CancelSignal();   // used by the handler
+  return *c;
 }
 
-void InstallApplySignals() {
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
+const char* ApplyEnv(const char* name) { return std::getenv(name); }
 
 void ApplyErr(const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }
 
@@ -90,86 +70,19 @@ int ApplyFail(const Diagnostic& d) {
   return ExitCodeFor(kApplyVerb, Outcome::kError);
 }
 
-// The test hooks of the integration tests, honoured only with PLUMB_TEST_HOOKS=1 (a stray
-// variable in production does nothing), at each point the engine names ("apply.intent",
-// "reboot.outcome"...):
-//   PLUMB_CRASH_AT=<point>:<n>   kill plumb -9 the n-th time <point> is reached;
-//   PLUMB_HOLD_AT=<point>:<n> with PLUMB_HOLD_FILE=F   the n-th time <point> is reached, create
-//       F.held and wait there while F exists: the test holds the run at a known state (an
-//       admin's move between two steps) instead of racing it.
-struct HookAt {
-  std::string point;
-  int nth = 1;
-};
-
-std::optional<HookAt> HookFromEnv(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return std::nullopt;
-  std::string spec(v);
-  auto colon = spec.rfind(':');
-  return HookAt{spec.substr(0, colon),
-                colon == std::string::npos ? 1 : std::atoi(spec.c_str() + colon + 1)};
-}
-
-void HoldWhileFileExists(const std::string& point, int nth, const std::string& file) {
-  std::fprintf(stderr, "plumb: test hook: holding at %s #%d while %s exists\n", point.c_str(), nth,
-               file.c_str());
-  std::fflush(stderr);
-  { std::ofstream(file + ".held") << getpid() << "\n"; }
-  while (access(file.c_str(), F_OK) == 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-}
-
-plans::CrashHook CrashHookFromEnv() {
-  const char* hooks = std::getenv("PLUMB_TEST_HOOKS");
-  if (!hooks || std::string(hooks) != "1") return {};
-  std::optional<HookAt> crash = HookFromEnv("PLUMB_CRASH_AT");
-  std::optional<HookAt> hold = HookFromEnv("PLUMB_HOLD_AT");
-  const char* hold_file = std::getenv("PLUMB_HOLD_FILE");
-  if (!hold_file || !*hold_file) hold.reset();
-  if (!crash && !hold) return {};
-  auto crashes = std::make_shared<std::atomic<int>>(0);
-  auto holds = std::make_shared<std::atomic<int>>(0);
-  const std::string file = hold ? hold_file : "";
-  return [crash, hold, file, crashes, holds](const std::string& p) {
-    if (hold && p == hold->point && ++*holds == hold->nth) HoldWhileFileExists(p, hold->nth, file);
-    if (crash && p == crash->point && ++*crashes == crash->nth) {
-      std::fprintf(stderr, "plumb: test hook: crashing at %s #%d\n", p.c_str(), crash->nth);
-      std::fflush(stderr);
-      kill(getpid(), SIGKILL);
-    }
-    return false;
-  };
-}
-
-// The --lock-ttl bounds: long enough that a renewal (every ttl/5) survives a slow store, short
-// enough that a lock a dead runner left behind is not a day's outage.
-constexpr long kMinLockTtlS = 10, kMaxLockTtlS = 24 * 3600;
-
-// The session's outside world, the real one: files, the repo, plumb plan's read run, ssh-keygen
-// and gpg, the schedulers on this host, the terminal, SSH and Redfish.
-class RealApplyWorld final : public plans::ApplyWorld {
+// The session's outside world, the real one: the files and streams (plans::LocalApplyWorld), the
+// repo, plumb plan's read run, ssh-keygen and gpg, the schedulers on this host, the terminal,
+// SSH and Redfish.
+class RealApplyWorld final : public plans::LocalApplyWorld {
  public:
   RealApplyWorld(const GlobalOptions& g, const ApplyArgs& a, std::chrono::seconds task,
                  std::chrono::seconds power)
       : g_(g), a_(a), task_(task), power_(power), local_(SchedulerEnv()) {}
 
-  Result<plans::Plan> ReadPlanFile(const std::string& path) override {
-    std::ifstream f(path);
-    if (!f) return Diagnostic::Error("apply.plan", "cannot read plan file " + path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    auto j = nlohmann::json::parse(ss.str(), nullptr, false);
-    if (j.is_discarded()) return Diagnostic::Error("apply.plan", path + " is not JSON");
-    return plans::PlanFromJson(j);
-  }
   Result<plans::PlannedNow> PlanNow(const std::string& repo, const std::string& ref,
                                     const std::string& limit) override;
   inventory::LoadedCluster Load(const std::string& repo, const std::string& ref) override {
     return LoadRepo(repo, ref, false);
-  }
-  Result<std::string> ResolveCommit(const std::string& repo, const std::string& ref) override {
-    return inventory::ResolveCommit(repo, ref);
   }
   Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string& commit,
                                         const std::string& trust_from) override {
@@ -182,12 +95,6 @@ class RealApplyWorld final : public plans::ApplyWorld {
     return MakeDrainer(inventory::DrainScheduler::kNone, local_);
   }
   plans::Answer Ask() override;
-  Status Write(const std::string& path, const std::string& text) override {
-    return WriteOutput(path, text);
-  }
-  void Err(const std::string& line) override { ApplyErr(line); }
-  void Out(const std::string& text) override { std::fputs(text.c_str(), stdout); }
-  std::chrono::system_clock::time_point Now() override { return std::chrono::system_clock::now(); }
   plans::RolloutResult Run(const plans::Plan& plan, const plans::RolloutOptions& opts,
                            plans::RolloutDeps& deps, const inventory::LoadedCluster& loaded,
                            const std::string& repo) override;
@@ -218,15 +125,9 @@ Result<plans::PlannedNow> RealApplyWorld::PlanNow(const std::string& repo, const
   read.trust_from = a_.trust_from;
   auto rr = DoReadRun(at, read);
   if (!rr.ok()) return rr.error();
-  plans::PlannedNow out;
-  out.loaded = std::move((*rr)->loaded);
-  out.trust = std::move((*rr)->trust);
-  out.plan = std::move((*rr)->run.plan);
-  out.plan.diags.Append((*rr)->run.diags);
-  out.plan.diags.Append(out.loaded.diags);   // warnings only (errors stopped the load): as plan shows
-  if (out.plan.diags.HasErrors()) return out.plan.diags.items().front();
-  plans::SealPlan(out.plan);
-  return out;
+  return plans::SealPlannedNow(
+      {std::move((*rr)->run.plan), std::move((*rr)->loaded), std::move((*rr)->trust)},
+      (*rr)->run.diags);
 }
 
 plans::Answer RealApplyWorld::Ask() {
@@ -243,15 +144,11 @@ plans::Answer RealApplyWorld::Ask() {
 std::shared_ptr<BmcFactory> RealApplyWorld::Bmcs(const inventory::Cluster& cluster,
                                                  const std::string& repo) {
   if (cluster.bmc.credentials.empty()) return nullptr;
-  BmcConnectOptions co;
-  co.tls.ca_file = RepoPath(repo, cluster.bmc.ca);
-  co.tls.fingerprint = cluster.bmc.fingerprint;
-  co.credentials = cluster.bmc.credentials;
+  BmcConnectOptions co = BmcConnectOptions::For(RepoPath(repo, cluster.bmc.ca),
+                                                cluster.bmc.fingerprint, cluster.bmc.credentials);
   co.task_timeout = task_;
   co.power_timeout = power_;
-  static transport::CancelSignal* cancel = new transport::CancelSignal();   // the handler's
-  g_cancel = cancel;
-  co.cancel = cancel;
+  co.cancel = &ApplyCancel();
   auto f = BmcFactory::Create(co);
   if (f) return *f;
   ApplyErr("plumb apply: note: no BMC power control: " + f.error().message);
@@ -273,7 +170,7 @@ plans::RolloutResult RealApplyWorld::Run(const plans::Plan& plan,
   plans::GatherProber prober(cluster, shells, plans::ModulesToRead(modules::AllModules(), loaded.desired),
                              std::chrono::seconds(cluster.ssh.command_timeout_s), open_bmc,
                              &opts.desired);
-  RealNodeTransport transport(cluster, shells, bmcs);
+  plans::ClusterNodeTransport transport(cluster, shells, open_bmc);
   auto leases = plans::MakeShellLeases(transport);
   plans::RealClock clock;
   auto observer = MakeObserver(g_.format, g_.format != "json" && isatty(1), ColorOn(g_.color, stdout));
@@ -284,54 +181,11 @@ plans::RolloutResult RealApplyWorld::Run(const plans::Plan& plan,
   deps.all_modules = modules::AllModules();
   deps.clock = &clock;
   deps.observer = observer.get();
-  deps.crash = CrashHookFromEnv();
-  InstallApplySignals();
+  deps.crash = plans::TestHooksFromEnv(ApplyEnv);
+  // First Ctrl-C: finish or abandon in-flight steps, journal, exit 130. Second: leave now (the
+  // journal already holds every intent; --resume re-checks).
+  InstallCancelOnSignals(ApplyCancel(), &g_apply_stop, ExitCodeFor(kApplyVerb, Outcome::kInterrupted));
   return plans::RunRollout(plan, opts, deps);
-}
-
-// The flags as the session takes them; an error for a value no flag allows.
-Result<plans::ApplyRequest> RequestOf(const GlobalOptions& g, const ApplyArgs& a) {
-  if (g.working_tree)
-    return Diagnostic::Error("apply.working-tree",
-                             "apply never reads uncommitted files; commit them first");
-  const std::optional<long> ttl_s = inventory::ParseDuration(a.lock_ttl);
-  if (!ttl_s || *ttl_s < kMinLockTtlS || *ttl_s > kMaxLockTtlS)
-    return Diagnostic::Error(
-        "apply.lock-ttl", fmt::format("--lock-ttl {}: not a duration from 10s to 24h", a.lock_ttl), {},
-        {}, "like --lock-ttl 10m (the default) or --lock-ttl 90s");
-  plans::ApplyRequest r;
-  r.plan_file = a.plan_file;
-  r.resume = a.resume;
-  r.resume_run = a.resume_run;
-  r.retry_failed = a.retry_failed;
-  r.force_unlock = a.force_unlock;
-  r.dead_owner = a.dead_owner;
-  r.limit = a.limit;
-  r.repo = g.repo;
-  r.ref = g.ref;
-  r.repo_given = a.given.count("--repo") > 0;
-  r.ref_given = a.given.count("--ref") > 0;
-  r.auto_approve = a.auto_approve;
-  r.json = g.format == "json";
-  r.plan_out = a.plan_out;
-  r.trust_from = a.trust_from;
-  r.lock_ttl = std::chrono::seconds(*ttl_s);
-  r.timing.reboot_timeout = std::chrono::seconds(a.reboot_timeout_s);
-  r.timing.reboot_grace = std::chrono::seconds(a.reboot_grace_s);
-  r.timing.poll_max = std::chrono::milliseconds(a.poll_max_ms);
-  if (const char* hb = std::getenv("PLUMB_HEARTBEAT_S"); hb && std::atoi(hb) > 0)
-    r.timing.heartbeat = std::chrono::seconds(std::atoi(hb));   // tests: a beat in seconds
-  return r;
-}
-
-// This process as the owner of the lock and the run.
-void SetOwner(plans::ApplyRequest& r, const ApplyArgs& a) {
-  r.host = plans::HostName();
-  r.pid = getpid();
-  r.process_start = plans::ProcessStart(getpid());
-  r.user = plans::UserName();
-  r.who = plans::WhoFromEnvironment([](const char* v) { return std::getenv(v); },
-                                    plans::UserName(), a.approved_by);
 }
 
 }  // namespace
@@ -342,24 +196,18 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
     ApplyErr("hint: plumb apply --help lists what each flag does in each mode");
     return ExitCodeFor(kApplyVerb, Outcome::kError);
   }
-  auto req = RequestOf(g, a);
+  auto req = plans::ApplyRequestOf(a, {g.repo, g.ref, g.working_tree, g.format == "json"}, ApplyEnv);
   if (!req) return ApplyFail(req.error());
-  const std::optional<long> task_s = inventory::ParseDuration(a.task_timeout);
-  const std::optional<long> power_s = inventory::ParseDuration(a.power_timeout);
-  if (!task_s || *task_s <= 0 || !power_s || *power_s <= 0)
-    return ApplyFail(Diagnostic::Error(
-        "apply.wait-timeout",
-        fmt::format("--task-timeout {} / --power-timeout {}: not a duration", a.task_timeout,
-                    a.power_timeout),
-        {}, {}, "like --task-timeout 45m (the default) or --power-timeout 90s"));
-  RealApplyWorld world(g, a, std::chrono::seconds(*task_s), std::chrono::seconds(*power_s));
+  auto waits = plans::BmcWaitsOf(a);
+  if (!waits) return ApplyFail(waits.error());
+  RealApplyWorld world(g, a, waits->task, waits->power);
   auto chosen = plans::ChosenStore(a.journal);
   if (!chosen) return ApplyFail(chosen.error());
   req->journal_name = plans::RedactStore(*chosen);   // what messages show
   auto jr = plans::OpenStore(*chosen);   // after `world`: gone before it, observer and all
   if (!jr) return ApplyFail(jr.error());
-  SetOwner(*req, a);
-  return ExitCodeFor(kApplyVerb, plans::RunApplySession(*req, **jr, world, &g_stop));
+  plans::SetRunOwner(*req, getpid(), ApplyEnv, a.approved_by);
+  return ExitCodeFor(kApplyVerb, plans::RunApplySession(*req, **jr, world, &g_apply_stop));
 }
 
 namespace {

@@ -6,37 +6,9 @@
 #include "modules/drain/kubernetes_drainer.h"
 #include "modules/drain/none_drainer.h"
 #include "modules/drain/slurm_drainer.h"
-#include "modules/transport/bmc.h"
 #include "plans/report/progress.h"
 
 namespace plumb::cmd {
-
-Result<std::unique_ptr<transport::Shell>> RealNodeTransport::Connect(const std::string& node) {
-  const inventory::Node* n = cluster_.FindNode(node);
-  if (!n) return Diagnostic::Error("apply.node", node + " is not in the inventory");
-  return shells_.Open(*n);
-}
-
-transport::Bmc* RealNodeTransport::Bmc(const std::string& node) {
-  const inventory::Node* n = cluster_.FindNode(node);
-  if (!n || n->bmc.empty() || !bmcs_) return nullptr;
-  std::lock_guard lock(mu_);
-  auto& slot = open_[node];
-  if (!slot) slot = bmcs_->Open({node, n->bmc, n->bmc_system});
-  return slot.get();
-}
-
-Status RealNodeTransport::PowerCycle(const std::string& node) {
-  transport::Bmc* b = Bmc(node);
-  if (!b)
-    return Diagnostic::Error("apply.no-bmc",
-                             node + " has no usable BMC (no bmc: URL or no credentials)");
-  auto sys = b->SystemLink();
-  if (!sys) return sys.error();
-  auto r = b->Reset(*sys, transport::ResetKind::kHardReboot);
-  if (!r) return r.error();
-  return OkStatus();
-}
 
 std::unique_ptr<modules::Drainer> MakeDrainer(inventory::DrainScheduler s, transport::Shell& local) {
   switch (s) {

@@ -11,14 +11,10 @@
 // Waits (a firmware task, a reset's power state) show progress and end at --task-timeout /
 // --power-timeout or on Ctrl-C/SIGTERM: then the sessions are deleted, what was in flight is
 // said, and the verb exits 130 (cmd/bmc_wait.h).
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+#include <tuple>
 
-#include <fmt/format.h>
 
 #include "cmd/apply.h"
 #include "cmd/apply_deps.h"
@@ -28,33 +24,18 @@
 #include "cmd/read_run.h"
 #include "cmd/repo_load.h"
 #include "inventory/load.h"
-#include "inventory/node_pattern.h"
-#include "inventory/version.h"
-#include "modules/bios/bios.h"
 #include "modules/bmc_modules.h"
-#include "modules/firmware/firmware.h"
-#include "modules/transport/url.h"
 #include "modules/transport/local_shell.h"
 #include "plans/observe/bmc_gather.h"
+#include "plans/report/bmc_inventory.h"
 #include "plans/session/bmc_session.h"
 
 namespace plumb::cmd {
 namespace {
 
-struct BmcOptions {
-  std::string targets_file;
-  std::vector<std::string> nodes;
-  std::string ca, fingerprint, credentials, auth = "auto", desired_file, out;
-  int fanout = 64;
-  long per_bmc = 4;
-  int timeout_s = 60;
-  std::string task_timeout = "45m", power_timeout = "5m";
-  std::string reset_node, reset_type = "reboot";
-};
+using BmcOptions = plans::BmcFlags;
 
-struct Setup {
-  std::vector<plans::BmcTarget> targets;
-  std::map<std::string, nlohmann::json> desired;   // by node
+struct Setup : plans::BmcSetup {
   std::shared_ptr<BmcFactory> factory;
 };
 
@@ -70,8 +51,8 @@ transport::CancelSignal& Cancel() {
   return *c;
 }
 
-WaitPrinter& Printer() {
-  static WaitPrinter* p = new WaitPrinter(WaitPrinter::ForStderr());
+plans::report::WaitPrinter& Printer() {
+  static auto* p = new plans::report::WaitPrinter(WaitPrinterForStderr());
   return *p;
 }
 
@@ -81,68 +62,30 @@ int Interrupted(const std::string& what) {
   return ExitCodeFor("*", Outcome::kInterrupted);
 }
 
-// --task-timeout / --power-timeout: "45m", "90s", "1h".
-Result<std::chrono::milliseconds> WaitFlag(const char* flag, const std::string& value) {
-  auto s = inventory::ParseDuration(value);
-  if (!s || *s <= 0)
-    return Diagnostic::Error("cli.duration", std::string(flag) + " " + value + ": not a duration", {}, {},
-                             "like 45m, 90s or 1h");
-  return std::chrono::milliseconds(*s * 1000);
-}
-
-Result<nlohmann::json> ReadJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Diagnostic::Error("cli.file", "cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded()) return Diagnostic::Error("cli.file", path + " is not valid JSON");
-  return j;
-}
-
-// The targets and what the repo says of them (desired state, TLS, credentials), from
-// --targets or the cluster repo.
-Result<plans::BmcAccess> ReadTargets(const GlobalOptions& g, const BmcOptions& o, Setup& s) {
-  if (!o.targets_file.empty()) {
-    std::ifstream in(o.targets_file);
-    if (!in) return Diagnostic::Error("cli.targets", "cannot read " + o.targets_file);
-    auto t = plans::ParseBmcTargets(in, o.targets_file);
-    if (!t.ok()) return t.error();
-    s.targets = std::move(*t);
-    return plans::BmcAccess{};
+// The cluster repo, for the targets and their settings (its errors said on stderr).
+Result<plans::BmcRepo> LoadBmcRepo(const GlobalOptions& g) {
+  plans::BmcRepo r{LoadRepo(g.repo, g.ref, g.working_tree), ""};
+  if (!r.loaded.ok()) {
+    std::fputs(r.loaded.diags.ToText().c_str(), stderr);
+    return RepoLoadFailure(r.loaded, g.repo, g.ref, g.working_tree);
   }
-  inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
-  if (!lc.ok()) {
-    std::fputs(lc.diags.ToText().c_str(), stderr);
-    return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
-  }
-  auto t = plans::BmcTargetsOfCluster(lc, s.desired);
-  if (!t.ok()) return t.error();
-  s.targets = std::move(*t);
-  return plans::BmcAccess{RepoPath(g.repo, lc.cluster.bmc.ca), lc.cluster.bmc.fingerprint,
-                          lc.cluster.bmc.credentials};
+  r.ca = RepoPath(g.repo, r.loaded.cluster.bmc.ca);
+  return r;
 }
 
 // The Redfish sessions as the flags and the repo say, waits ending on the first signal.
 Result<std::shared_ptr<BmcFactory>> Connect(const GlobalOptions& g, const BmcOptions& o,
                                             const plans::BmcAccess& access) {
-  BmcConnectOptions co;
-  co.tls.ca_file = access.ca;
-  co.tls.fingerprint = access.fingerprint;
-  co.credentials = access.credentials;
-  co.auth = o.auth == "basic" ? transport::BmcAuth::kBasic
-            : o.auth == "session" ? transport::BmcAuth::kSession : transport::BmcAuth::kAuto;
+  BmcConnectOptions co = BmcConnectOptions::For(access.ca, access.fingerprint, access.credentials);
+  co.auth = o.Auth();
   co.per_bmc_connections = o.per_bmc;
   co.request_timeout = std::chrono::seconds(o.timeout_s);
-  auto task_timeout = WaitFlag("--task-timeout", o.task_timeout);
-  if (!task_timeout.ok()) return task_timeout.error();
-  auto power_timeout = WaitFlag("--power-timeout", o.power_timeout);
-  if (!power_timeout.ok()) return power_timeout.error();
-  co.task_timeout = task_timeout.value();
-  co.power_timeout = power_timeout.value();
+  auto waits = o.Waits();
+  if (!waits.ok()) return waits.error();
+  std::tie(co.task_timeout, co.power_timeout) = *waits;
   co.cancel = &Cancel();
   co.progress = [](const transport::WaitProgress& p) { Printer().Show(p); };
-  InstallCancelOnSignals(Cancel());
+  InstallCancelOnSignals(Cancel(), nullptr, ExitCodeFor("*", Outcome::kInterrupted));
   if (g.verbose) co.log = [](const std::string& m) {
     Printer().Done();
     BmcErr("plumb: note: " + m);
@@ -152,23 +95,11 @@ Result<std::shared_ptr<BmcFactory>> Connect(const GlobalOptions& g, const BmcOpt
 
 // Targets, desired state and the BMC factory, from --targets or the cluster repo.
 Result<Setup> Prepare(const GlobalOptions& g, const BmcOptions& o) {
-  Setup s;
-  auto repo_access = ReadTargets(g, o, s);
-  if (!repo_access.ok()) return repo_access.error();
-  auto selected = plans::SelectBmcTargets(s.targets, o.nodes);
-  if (!selected.ok()) return selected.error();
-  s.targets = std::move(*selected);
-  if (!o.desired_file.empty()) {
-    auto d = ReadJsonFile(o.desired_file);
-    if (!d.ok()) return d.error();
-    for (const auto& t : s.targets) s.desired[t.node] = d.value();
-  }
-  auto access = plans::ChooseBmcAccess(*repo_access, {o.ca, o.fingerprint, o.credentials});
-  if (!access.ok()) return access.error();
-  auto f = Connect(g, o, *access);
+  auto setup = plans::PrepareBmcSetup(o.Sources(), [&] { return LoadBmcRepo(g); });
+  if (!setup.ok()) return setup.error();
+  auto f = Connect(g, o, setup->access);
   if (!f.ok()) return f.error();
-  s.factory = f.value();
-  return s;
+  return Setup{std::move(*setup), f.value()};
 }
 
 int BmcFail(const Diagnostic& d) {
@@ -176,64 +107,22 @@ int BmcFail(const Diagnostic& d) {
   return ExitCodeFor("*", Outcome::kError);
 }
 
-std::string Summary(const plans::BmcObservation& o) {
-  if (!o.reachable) {
-    return fmt::format("{:<12} unreachable [{}]: {}{}", o.node, o.error.code, o.error.message,
-                       o.error.hint.empty() ? "" : "\n  hint: " + o.error.hint);
-  }
-  std::string s = fmt::format("{:<12}", o.node);
-  for (const auto& [name, r] : o.facts) {
-    if (!r.ok()) { s += " " + name + ": error " + r.error().code; continue; }
-    const auto& f = r.value();
-    if (name == "power") {
-      s += fmt::format(" power {} health {}", f["power_state"].is_string() ? f["power_state"].get<std::string>() : "?",
-                       f["health"].is_string() ? f["health"].get<std::string>() : "?");
-    } else if (name == "firmware") {
-      s += fmt::format(" firmware {} components", f["components"].size());
-    } else if (name == "bios") {
-      s += fmt::format(" bios {} attributes ({} pending)", f["attributes"].size(), f["pending"].size());
-    }
-  }
-  return s;
-}
-
 int RunInventory(const GlobalOptions& g, const BmcOptions& o) {
   auto s = Prepare(g, o);
   if (!s.ok()) return BmcFail(s.error());
-  const auto& mods = modules::BmcModules();
   auto factory = s.value().factory;
-  auto obs = plans::GatherBmc(s.value().targets, mods, o.fanout,
+  auto obs = plans::GatherBmc(s.value().targets, modules::BmcModules(), o.fanout,
                               [&](const plans::BmcTarget& t) { return factory->Open(t); });
   // The clients are closed (sessions deleted) once GatherBmc returns.
   if (Cancel().is_set()) return Interrupted("stopped reading the BMCs; nothing was changed");
-  bool partial = false;
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& ob : obs) {
-    if (!ob.reachable) partial = true;
-    for (const auto& [n, r] : ob.facts) if (!r.ok()) partial = true;
-    all.push_back(plans::ToJson(ob));
-  }
-  if (!o.out.empty()) {
-    Status st = WriteOutput(
-        o.out, nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1) + "\n");
-    if (!st) return BmcFail(st.error());
-  }
-  if (g.format == "json") {
-    std::printf("%s\n", nlohmann::json{{"format", "plumb.bmc-inventory/v1"}, {"nodes", all}}.dump(1).c_str());
-  } else {
-    for (const auto& ob : obs) {
-      std::printf("%s\n", Summary(ob).c_str());
-      std::vector<std::string> said;   // one cause (no system named) fails every module
-      for (const auto& [n, r] : ob.facts) {
-        if (r.ok()) continue;
-        std::string text = r.error().ToString();
-        if (std::find(said.begin(), said.end(), text) != said.end()) continue;
-        said.push_back(text);
-        std::printf("  %s\n", text.c_str());
-      }
-    }
-    std::printf("%zu BMCs, %s\n", obs.size(), partial ? "some unreadable" : "all read");
-  }
+  const nlohmann::json doc = plans::report::BmcInventoryJson(obs);
+  if (!o.out.empty())
+    if (Status st = WriteOutput(o.out, doc.dump(1) + "\n"); !st) return BmcFail(st.error());
+  if (g.format == "json")
+    std::printf("%s\n", doc.dump(1).c_str());
+  else
+    std::fputs(plans::report::BmcInventoryText(obs, modules::BmcModules()).c_str(), stdout);
+  const bool partial = plans::report::BmcInventoryPartial(obs);
   return ExitCodeFor("bmc inventory", partial ? Outcome::kPartial : Outcome::kOk);
 }
 
@@ -254,20 +143,9 @@ int RunPlan(const GlobalOptions& g, const BmcOptions& o) {
       std::printf("%s\n", nlohmann::json{{"nodes", p.nodes}, {"interrupted", true}}.dump(1).c_str());
     return Interrupted(p.stopped.empty() ? "stopped; nothing more was started" : p.stopped);
   }
-  std::string not_read;
-  for (const auto& u : p.unread) not_read += (not_read.empty() ? "" : ", ") + u;
-  if (json) {
-    std::printf("%s\n", nlohmann::json{{"nodes", p.nodes}}.dump(1).c_str());
-  } else if (!p.unread.empty()) {
-    // Never "in sync" over what could not be read.
-    std::printf("%s; not read: %s\n", p.changes ? "plan incomplete" : "no changes in what could be read",
-                not_read.c_str());
-  } else if (!p.changes) {
-    std::printf("in sync\n");
-  }
-  const std::string_view verb = "bmc plan";
-  if (p.partial) return ExitCodeFor(verb, Outcome::kPartial);
-  return ExitCodeFor(verb, p.changes ? Outcome::kChanges : Outcome::kInSync);
+  const plans::BmcPlanEnd end = plans::EndOfBmcPlan(p, json);
+  std::fputs(end.out.c_str(), stdout);
+  return ExitCodeFor("bmc plan", end.outcome);
 }
 
 // The node's scheduler, read right before a reset: only a node out of service (drained, or
@@ -276,30 +154,15 @@ int RunPlan(const GlobalOptions& g, const BmcOptions& o) {
 Status RefuseInService(const GlobalOptions& g, const std::string& node) {
   inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
   if (!lc.ok()) return RepoLoadFailure(lc, g.repo, g.ref, g.working_tree);
-  auto d = lc.desired.find(node);
-  if (d == lc.desired.end())
-    return Diagnostic::Error("bmc.reset", "node " + node + " is not in the cluster repo");
-  auto policy = lc.cluster.rollouts.find(d->second.rollout);
-  if (policy == lc.cluster.rollouts.end() ||
-      policy->second.scheduler == inventory::DrainScheduler::kNone)
-    return OkStatus();   // no scheduler runs jobs there, by the repo's own word
   transport::LocalShell local(SchedulerEnv());
-  std::unique_ptr<modules::Drainer> sched = MakeDrainer(policy->second.scheduler, local);
-  return plans::RefuseResetInService(*sched, node);
+  return plans::RefuseResetOfNode(lc, node, [&](inventory::DrainScheduler kind) {
+    return MakeDrainer(kind, local);
+  });
 }
 
 int RunReset(const GlobalOptions& g, BmcOptions o) {
-  static const std::map<std::string, transport::ResetKind> kinds = {
-      {"reboot", transport::ResetKind::kReboot}, {"hard-reboot", transport::ResetKind::kHardReboot},
-      {"on", transport::ResetKind::kOn}, {"off", transport::ResetKind::kOff},
-      {"force-off", transport::ResetKind::kForceOff}};
-  auto k = kinds.find(o.reset_type);
-  if (k == kinds.end()) return BmcFail(Diagnostic::Error("cli.reset", "unknown --type " + o.reset_type));
-  if (!o.targets_file.empty())
-    return BmcFail(Diagnostic::Error(
-        "cli.reset", "bmc reset does not take --targets: the node's scheduler is read from the "
-                     "cluster repo before any reset",
-        {}, {}, "run it in the cluster repo (--repo DIR)"));
+  const auto kind = plans::BmcResetKind(o.reset_type, !o.targets_file.empty());
+  if (!kind.ok()) return BmcFail(kind.error());
   o.nodes = {o.reset_node};
   auto s = Prepare(g, o);
   if (!s.ok()) return BmcFail(s.error());
@@ -309,7 +172,7 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
   // Right before the power action, not at start: a job may have started since.
   if (Status in_service = RefuseInService(g, o.reset_node); !in_service)
     return BmcFail(in_service.error());
-  auto r = bmc->Reset(sys.value(), k->second);
+  auto r = bmc->Reset(sys.value(), *kind);
   Printer().Done();
   if (!r.ok() && r.error().code == transport::kCancelledCode) {
     bmc.reset();   // the session is deleted before we say so
@@ -353,27 +216,11 @@ struct BmcApplyFlags {
 
 // The one door: bmc apply is `plumb apply` of a plan of the Redfish modules only, with all of
 // its safety (lock, lease, drain, the scheduler read before each step, verify, journal).
-int RunBmcApply(const GlobalOptions& g, BmcApplyFlags& f) {
-  ApplyArgs& a = f.a;
-  if (!f.refused_targets.empty() || !f.refused_desired.empty())
-    return BmcFail(Diagnostic::Error(
-        "cli.bmc-apply",
-        "bmc apply changes nodes only through the engine, from the cluster repo's commit: "
-        "--targets and --desired are for bmc inventory and bmc plan",
-        {}, {}, "commit the firmware/bios pins to the repo, then plumb bmc apply --limit NODE"));
-  a.verb = "bmc apply";
-  a.only_modules.clear();
-  for (const modules::Module* m : modules::BmcModules()) a.only_modules.emplace_back(m->Name());
-  a.limit.clear();
-  for (const std::string& l : f.limits) {
-    // A limit with no node in it must never widen to every node (a script's empty $NODES).
-    if (std::none_of(l.begin(), l.end(), [](unsigned char c) { return std::isalnum(c); }))
-      return BmcFail(Diagnostic::Error("cli.limit", "--limit '" + l + "' names no node", {},
-                                       "--limit", "give node names, n[1-3], gpu* or @group"));
-    a.limit += (a.limit.empty() ? "" : ",") + l;
-  }
-  if (!f.limits.empty()) a.given.insert("--limit");
-  return RunApply(g, a);
+int RunBmcApply(const GlobalOptions& g, const BmcApplyFlags& f) {
+  auto a = plans::BmcApplyFlagsOf(f.a, f.limits, modules::BmcModules(), !f.refused_targets.empty(),
+                                  !f.refused_desired.empty());
+  if (!a.ok()) return BmcFail(a.error());
+  return RunApply(g, *a);
 }
 
 void AddBmcApply(CLI::App* bmc, GlobalOptions& g, std::function<int()>& run) {

@@ -39,26 +39,13 @@ std::unique_ptr<transport::Bmc> BmcFactory::Open(const plans::BmcTarget& target)
 
 plans::OpenBmc ClusterBmcOpener(const std::string& repo, const inventory::Cluster& c,
                                 Diagnostics& diags) {
-  if (c.bmc.credentials.empty()) {
-    diags.Add(Diagnostic::Warning("bmc.not-read", "BMCs not read: defaults.bmc.credentials is not set",
-                                  {}, "defaults.bmc.credentials",
-                                  "set it (env:VAR or file:/path) to read firmware, bios and power"));
-    return {};
-  }
-  BmcConnectOptions co;
-  co.tls.ca_file = c.bmc.fingerprint.empty() ? RepoPath(repo, c.bmc.ca) : "";
-  co.tls.fingerprint = c.bmc.fingerprint;
-  co.credentials = c.bmc.credentials;
-  auto factory = BmcFactory::Create(co);
-  if (!factory.ok()) {
-    Diagnostic d = factory.error();
-    d.severity = Severity::kWarning;
-    d.message = "BMCs not read: " + d.message;
-    diags.Add(std::move(d));
-    return {};
-  }
-  std::shared_ptr<BmcFactory> f = factory.value();
-  return [f](const plans::BmcTarget& t) { return f->Open(t); };
+  auto connect = [](const plans::BmcSettings& s) -> Result<plans::OpenBmc> {
+    auto factory = BmcFactory::Create(BmcConnectOptions::For(s.ca_file, s.fingerprint, s.credentials));
+    if (!factory.ok()) return factory.error();
+    std::shared_ptr<BmcFactory> f = factory.value();
+    return plans::OpenBmc([f](const plans::BmcTarget& t) { return f->Open(t); });
+  };
+  return plans::ClusterBmcOpener(c, RepoPath(repo, c.bmc.ca), diags, connect);
 }
 
 }  // namespace plumb::cmd

@@ -13,6 +13,7 @@
 #include "modules/transport/curl_http_client.h"
 #include "modules/transport/redfish_client.h"
 #include "plans/observe/bmc_gather.h"
+#include "plans/observe/cluster_bmc.h"
 #include "schemas/result.h"
 
 namespace plumb::cmd {
@@ -33,6 +34,16 @@ struct BmcConnectOptions {
   std::function<void(const std::string&)> log;   ///< operator notes (never secrets)
   /// Every wait's progress (the bmc verbs print it); may be empty.
   std::function<void(const transport::WaitProgress&)> progress;
+
+  /// TLS by `ca_file` or `fingerprint` (one of them), the credentials' reference; the rest as
+  /// defaulted above.
+  static BmcConnectOptions For(std::string ca_file, std::string fingerprint, std::string credentials) {
+    BmcConnectOptions o;
+    o.tls.ca_file = std::move(ca_file);
+    o.tls.fingerprint = std::move(fingerprint);
+    o.credentials = std::move(credentials);
+    return o;
+  }
 };
 
 /// Makes one Bmc per target, sharing one curl engine and one credential read.
@@ -48,10 +59,8 @@ class BmcFactory {
   std::shared_ptr<transport::CurlEngine> engine_;
 };
 
-/// The opener for the cluster's BMCs (defaults.bmc: its CA or fingerprint, its credentials)
-/// that gather, plan and drift read with; empty, with a warning in `diags` saying why, when
-/// they cannot be read (no credentials set, credentials unreadable). `repo` resolves a relative
-/// CA path.
+/// The opener for the cluster's BMCs that gather, plan and drift read with
+/// (plans/observe/cluster_bmc.h) over real Redfish sessions. `repo` resolves a relative CA path.
 plans::OpenBmc ClusterBmcOpener(const std::string& repo, const inventory::Cluster& cluster,
                                 Diagnostics& diags);
 

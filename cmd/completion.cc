@@ -3,7 +3,8 @@
 #include <cstdio>
 
 #include "cli/completion.h"
-#include "cmd/cli_doc.h"
+#include "cli/completion_words.h"
+#include "cli/describe_app.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
 
@@ -15,11 +16,7 @@ constexpr std::string_view kCompletionVerb = "completion";
 namespace {
 
 int RunCompletion(const CLI::App& root, const std::string& shell) {
-  const cli::CommandDoc doc = DescribeCommand(root, "plumb");
-  const std::string script = shell == "bash"  ? cli::BashCompletion(doc)
-                             : shell == "zsh" ? cli::ZshCompletion(doc)
-                                              : cli::FishCompletion(doc);
-  std::fputs(script.c_str(), stdout);
+  std::fputs(cli::CompletionScript(shell, cli::DescribeCommand(root, "plumb")).c_str(), stdout);
   return ExitCodeFor(kCompletionVerb, Outcome::kOk);
 }
 
@@ -28,17 +25,10 @@ int RunCompletion(const CLI::App& root, const std::string& shell) {
 int RunNodes(const GlobalOptions& g) {
   inventory::LoadedCluster lc = LoadRepo(g.repo, g.ref, g.working_tree);
   if (!lc.ok()) return ExitCodeFor(kCompletionVerb, Outcome::kError);
-  // bash's `compgen -W` expands its words ($(...) included): only names of the schema's
-  // charset are printed, whatever a future schema lets through.
-  auto safe = [](const std::string& name) {
-    return !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
-                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-                                std::string::npos;
-  };
-  for (const auto& n : lc.cluster.nodes)
-    if (safe(n.name)) std::printf("%s\n", n.name.c_str());
-  for (const auto& [name, group] : lc.cluster.groups)
-    if (safe(name)) std::printf("@%s\n", name.c_str());
+  std::vector<std::string> nodes, groups;
+  for (const auto& n : lc.cluster.nodes) nodes.push_back(n.name);
+  for (const auto& [name, group] : lc.cluster.groups) groups.push_back(name);
+  std::fputs(cli::NodeCompletionWords(nodes, groups).c_str(), stdout);
   return ExitCodeFor(kCompletionVerb, Outcome::kOk);
 }
 

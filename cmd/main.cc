@@ -6,10 +6,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/limit_check.h"
 #include "cmd/command.h"
-#include "cmd/node_limit.h"
 #include "cmd/repo_load.h"
 #include "cmd/subcommands.h"
+#include "plans/plan/node_select.h"
 #include "schemas/suggest.h"
 
 namespace plumb::cmd {
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
   for (Register reg : kSubcommands) reg(app, global, run);
   AddColorOption(app, global);
   AppendExitCodeHelp(app);
-  std::vector<char*> args = SplitEmptyLimitValues(argc, argv);   // --limit= reads as --limit ''
+  std::vector<char*> args = plumb::cli::SplitEmptyLimitValues(argc, argv);   // --limit= reads as --limit ''
   argc = static_cast<int>(args.size()) - 1;
   argv = args.data();
   if (int rc = UnknownVerb(app, argc, argv); rc >= 0) return rc;
@@ -121,7 +122,10 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? ExitCodeFor(kMainVerb, Outcome::kOk) : ExitCodeFor(kMainVerb, Outcome::kError);
   }
-  if (int rc = RefuseLimitNamingNoNode(app, argc, argv); rc >= 0) return rc;
+  if (auto refused = plumb::cli::LimitNamingNoNode(app, argc, argv, plumb::plans::LimitNamesNoNode)) {
+    std::fputs(refused->c_str(), stderr);
+    return ExitCodeFor("*", Outcome::kError);
+  }
   // From a subdirectory of the cluster repo, as git does: only when no --repo was given, and
   // not for apply, which reads an absent --repo as "the repo the plan file names".
   if (global.repo == "." && !SkipRepoDiscovery(app)) global.repo = DiscoverRepo(".");

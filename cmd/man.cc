@@ -1,11 +1,11 @@
 // plumb __man DIR (hidden): writes the man pages, DIR/man1/plumb.1, DIR/man1/plumb-VERB.1 and
-// DIR/man5/plumb-repo.5, from the same CLI definition --help prints (cmd/cli_doc.h, cli/). The
+// DIR/man5/plumb-repo.5, from the same CLI definition --help prints (cli/describe_app.h). The
 // build runs it (cmake/Install.cmake), so the installed pages are this binary's.
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/describe_app.h"
 #include "cli/man_page.h"
-#include "cmd/cli_doc.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 
@@ -17,13 +17,7 @@ constexpr std::string_view kManVerb = "__man";
 namespace {
 
 int RunMan(const CLI::App& app, const std::string& dir) {
-  const cli::CommandDoc root = DescribeCommand(app, "plumb");
-  std::vector<std::pair<std::string, std::string>> pages = {
-      {"man1/plumb.1", cli::RootManPage(root, PLUMB_VERSION)},
-      {"man5/plumb-repo.5", cli::RepoManPage(PLUMB_VERSION)}};
-  for (const cli::CommandDoc& verb : root.subcommands)
-    pages.emplace_back("man1/" + cli::ManPageName(verb.path) + ".1",
-                       cli::ManPage(verb, root, PLUMB_VERSION));
+  const auto pages = cli::ManPages(cli::DescribeCommand(app, "plumb"), PLUMB_VERSION);
   std::error_code ec;
   for (const char* sub : {"man1", "man5"}) std::filesystem::create_directories(dir + "/" + sub, ec);
   for (const auto& [name, text] : pages) {

@@ -1,8 +1,7 @@
 // plumb schemas: the JSON Schemas (and rules) compiled into plumb, for editors and CI.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
+#include "cli/schema_files.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
 #include "schemas/embedded.h"
@@ -20,7 +19,6 @@ struct SchemasOptions {
 };
 
 int RunSchemas(const SchemasOptions& o) {
-  namespace fs = std::filesystem;
   if (!o.print.empty()) {
     auto text = schemas::FindEmbedded(o.print);
     if (!text) {
@@ -31,22 +29,16 @@ int RunSchemas(const SchemasOptions& o) {
     std::fwrite(text->data(), 1, text->size(), stdout);
     return ExitCodeFor(kSchemasVerb, Outcome::kOk);
   }
-  for (const auto& f : schemas::EmbeddedFiles()) {
-    if (o.out.empty()) {
-      std::printf("%.*s\n", static_cast<int>(f.name.size()), f.name.data());
-      continue;
-    }
-    fs::path p = fs::path(o.out) / std::string(f.name);
-    std::error_code ec;
-    fs::create_directories(p.parent_path(), ec);
-    Status st = ec ? Status(Diagnostic::Error("output.write", "cannot create " +
-                                                             p.parent_path().string()))
-                   : WriteOutput(p.string(), std::string(f.contents));
-    if (!st) {
-      std::fprintf(stderr, "plumb: error: %s\n", st.error().message.c_str());
-      return ExitCodeFor(kSchemasVerb, Outcome::kError);
-    }
-    std::printf("wrote %s\n", p.string().c_str());
+  if (o.out.empty()) {
+    std::fputs(cli::EmbeddedFileList(schemas::EmbeddedFiles()).c_str(), stdout);
+    return ExitCodeFor(kSchemasVerb, Outcome::kOk);
+  }
+  Status st = cli::WriteEmbeddedFiles(schemas::EmbeddedFiles(), o.out, WriteOutput, [](const std::string& p) {
+    std::printf("wrote %s\n", p.c_str());
+  });
+  if (!st) {
+    std::fprintf(stderr, "plumb: error: %s\n", st.error().message.c_str());
+    return ExitCodeFor(kSchemasVerb, Outcome::kError);
   }
   return ExitCodeFor(kSchemasVerb, Outcome::kOk);
 }

@@ -2,9 +2,7 @@
 // allocator and the libraries it runs with (the loaded ones, not the headers it was built on).
 #include <cstdio>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
+#include "cli/version_text.h"
 #include "cmd/allocator.h"
 #include "cmd/build_commit.h"
 #include "cmd/command.h"
@@ -19,18 +17,12 @@ constexpr std::string_view kVersionVerb = "version";
 namespace {
 
 int RunVersion(const GlobalOptions& g) {
-  auto libs = transport::LibraryVersions();
-  libs.emplace_back("libgit2", inventory::Libgit2Version());
-  if (g.format == "json") {
-    nlohmann::json j = {{"version", PLUMB_VERSION}, {"commit", BuildCommit()},
-                        {"allocator", AllocatorName()}, {"libraries", nlohmann::json::object()}};
-    for (const auto& [name, v] : libs) j["libraries"][name] = v;
-    std::printf("%s\n", j.dump(2).c_str());
-  } else {
-    std::printf("plumb %s\ncommit     %s\nallocator  %s\n", PLUMB_VERSION, BuildCommit(),
-                AllocatorName().c_str());
-    for (const auto& [name, v] : libs) std::printf("%-10s %s\n", name.c_str(), v.c_str());
-  }
+  cli::BuildInfo b{PLUMB_VERSION, BuildCommit(), AllocatorName(), transport::LibraryVersions()};
+  b.libraries.emplace_back("libgit2", inventory::Libgit2Version());
+  if (g.format == "json")
+    std::printf("%s\n", cli::VersionJson(b).dump(2).c_str());
+  else
+    std::fputs(cli::VersionText(b).c_str(), stdout);
   return ExitCodeFor(kVersionVerb, Outcome::kOk);
 }
 

@@ -199,6 +199,9 @@ class Module {
   /// Out-of-band probe through the node's BMC (firmware, BIOS, power), for Channel::kBmc.
   bool HasBmcProbe() const { return Info().channel == Channel::kBmc; }
   virtual Result<Facts> ProbeBmc(transport::Bmc& bmc) const;
+  /// What ProbeBmc read, in a few words for `plumb bmc inventory`'s line of the node ("power
+  /// On health OK"); "" says nothing there.
+  virtual std::string BmcSummary(const Facts& facts) const { return {}; }
 
   /// Pure: does `desired` (the node's whole merged desired state) pin anything this module
   /// owns (Info().owns: a value that is neither null nor an empty map)?

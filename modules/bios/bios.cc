@@ -1,5 +1,7 @@
 #include "modules/bios/bios.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "modules/bios/attributes.h"
@@ -306,6 +308,11 @@ Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {
     return staged + " (written to " + b.settings + ": the BIOS has no settings object)";
   }
   return staged;
+}
+
+std::string BiosModule::BmcSummary(const Facts& facts) const {
+  return fmt::format("bios {} attributes ({} pending)", facts["attributes"].size(),
+                     facts["pending"].size());
 }
 
 ApplyOutcome BiosModule::Apply(NodeContext& ctx, const Action& action) const {

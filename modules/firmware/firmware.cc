@@ -1,5 +1,7 @@
 #include "modules/firmware/firmware.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "modules/bmc_util.h"
@@ -327,6 +329,10 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action,
                                               "`plumb bmc plan` before trying again");
   }
   return out;
+}
+
+std::string FirmwareModule::BmcSummary(const Facts& facts) const {
+  return fmt::format("firmware {} components", facts["components"].size());
 }
 
 ApplyOutcome FirmwareModule::Apply(NodeContext& ctx, const Action& action) const {

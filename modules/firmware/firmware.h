@@ -47,6 +47,7 @@ class FirmwareModule : public Module {
  public:
   const ModuleInfo& Info() const override;
   Result<Facts> ProbeBmc(transport::Bmc& bmc) const override;
+  std::string BmcSummary(const Facts& facts) const override;
   std::vector<Action> Diff(const nlohmann::json& desired, const Facts& facts) const override;
   ApplyOutcome Apply(NodeContext& ctx, const Action& action) const override;
 };

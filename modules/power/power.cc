@@ -1,5 +1,7 @@
 #include "modules/power/power.h"
 
+#include <fmt/format.h>
+
 #include "modules/bmc_util.h"
 #include "modules/module_util.h"
 #include "modules/transport/bmc.h"
@@ -54,6 +56,13 @@ std::vector<Action> PowerModule::Diff(const nlohmann::json& desired, const Facts
   std::string is = have.is_string() ? have.get<std::string>() : "unknown";
   return {MakeAction("power", "power.state", "power", "/power", "power " + want + " (is " + is + ")",
                      have, want, Disruption::kReboot)};
+}
+
+std::string PowerModule::BmcSummary(const Facts& facts) const {
+  auto text = [&](const char* key) {
+    return facts[key].is_string() ? facts[key].get<std::string>() : "?";
+  };
+  return fmt::format("power {} health {}", text("power_state"), text("health"));
 }
 
 ApplyOutcome PowerModule::Apply(NodeContext& ctx, const Action& action) const {

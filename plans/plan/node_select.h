@@ -23,7 +23,7 @@ Result<std::vector<const inventory::Node*>> SelectNodes(const inventory::Cluster
 
 /// The "limit.empty" error for a --limit given as `pattern` that names no node (empty, only
 /// commas and blanks, only '!'), or nullopt when it names some. The CLI refuses such a --limit
-/// before reading anything (cmd/node_limit.cc); SelectNodes and SelectPlanNodes refuse it too.
+/// before reading anything (cli/limit_check.cc); SelectNodes and SelectPlanNodes refuse it too.
 std::optional<Diagnostic> LimitNamesNoNode(std::string_view pattern);
 
 }  // namespace plumb::plans

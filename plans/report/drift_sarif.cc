@@ -101,7 +101,7 @@ json FindingResult(const DriftNode& n, const Finding& f, int rule_index) {
                                                             {"kind", "resource"}})})}};
 }
 
-json DriftResult(const DriftNode& n, const DriftCheck& c, int rule_index) {
+json SarifResult(const DriftNode& n, const DriftCheck& c, int rule_index) {
   // A key with several members (ports): each its own result, told apart by the member.
   const std::string at = c.member.empty() ? c.key() : c.key() + "/" + c.member;
   json result = {
@@ -170,7 +170,7 @@ json Skeleton(const DriftReport& r, const RenderOptions& o, json rules) {
 std::vector<json> NodeResults(const DriftNode& n, const std::map<std::string, int>& rule_index) {
   std::vector<json> out;
   for (const DriftCheck& c : n.checks)
-    if (c.Differs()) out.push_back(DriftResult(n, c, rule_index.at(DriftRule(c.module()))));
+    if (c.Differs()) out.push_back(SarifResult(n, c, rule_index.at(DriftRule(c.module()))));
   for (const Finding& f : n.findings)
     out.push_back(FindingResult(n, f, rule_index.at(HealthRule(f.check.module))));
   return out;

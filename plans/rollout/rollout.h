@@ -84,7 +84,8 @@ class NodeTransport {
 using ModuleLookup = std::function<const modules::Module*(std::string_view name)>;
 /// Test hook, called at every journal write with "<step>.intent" / "<step>.outcome" (the step
 /// without its ":suffix"). Returning true means "the process dies here": nothing more is written
-/// or done. cmd/ wires it to PLUMB_CRASH_AT (kill -9 itself) when PLUMB_TEST_HOOKS=1.
+/// or done. cmd/ wires it to PLUMB_CRASH_AT (kill -9 itself) when PLUMB_TEST_HOOKS=1
+/// (plans/session/test_hooks.h).
 using CrashHook = std::function<bool(const std::string& point)>;
 
 struct RolloutTiming {

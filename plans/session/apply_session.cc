@@ -413,4 +413,12 @@ Outcome OutcomeOfRun(const RolloutResult& res) {
   return Outcome::kRunFailed;
 }
 
+Result<PlannedNow> SealPlannedNow(PlannedNow now, const Diagnostics& run_diags) {
+  now.plan.diags.Append(run_diags);
+  now.plan.diags.Append(now.loaded.diags);   // warnings only (errors stopped the load)
+  if (now.plan.diags.HasErrors()) return now.plan.diags.items().front();
+  SealPlan(now.plan);
+  return now;
+}
+
 }  // namespace plumb::plans

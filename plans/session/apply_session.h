@@ -62,6 +62,11 @@ struct PlannedNow {
   std::optional<CommitTrust> trust;
 };
 
+/// A plan made now, ready for the session: the read run's diagnostics (`run_diags`) and the
+/// load's warnings added to the plan's, as `plumb plan` shows them; when any is an error, the
+/// first of them all (as apply always said it), else the plan sealed (its digest set).
+Result<PlannedNow> SealPlannedNow(PlannedNow now, const Diagnostics& run_diags);
+
 /// The operator's answer to "Apply this plan?".
 enum class Answer { kYes, kNo, kNoTerminal };
 

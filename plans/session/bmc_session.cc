@@ -1,12 +1,15 @@
 #include "plans/session/bmc_session.h"
 
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "inventory/node_pattern.h"
+#include "inventory/version.h"
 #include "modules/transport/url.h"
 
 namespace plumb::plans {
@@ -180,6 +183,142 @@ Status RefuseResetInService(modules::Drainer& sched, const std::string& node) {
       {}, {},
       fmt::format("drain it first and let its jobs end (scontrol update nodename={} state=drain "
                   "reason=...), or let `plumb apply` drain, reboot and return it", node));
+}
+
+namespace {
+
+Result<nlohmann::json> ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Diagnostic::Error("cli.file", "cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded()) return Diagnostic::Error("cli.file", path + " is not valid JSON");
+  return j;
+}
+
+// The targets and what the repo says of them (desired state, TLS, credentials).
+Result<BmcAccess> ReadBmcTargets(const BmcSources& src,
+                                 const std::function<Result<BmcRepo>()>& load_repo, BmcSetup& s) {
+  if (!src.targets_file.empty()) {
+    std::ifstream in(src.targets_file);
+    if (!in) return Diagnostic::Error("cli.targets", "cannot read " + src.targets_file);
+    auto t = ParseBmcTargets(in, src.targets_file);
+    if (!t.ok()) return t.error();
+    s.targets = std::move(*t);
+    return BmcAccess{};
+  }
+  auto repo = load_repo();
+  if (!repo.ok()) return repo.error();
+  auto t = BmcTargetsOfCluster(repo->loaded, s.desired);
+  if (!t.ok()) return t.error();
+  s.targets = std::move(*t);
+  const inventory::Cluster& c = repo->loaded.cluster;
+  return BmcAccess{repo->ca, c.bmc.fingerprint, c.bmc.credentials};
+}
+
+}  // namespace
+
+Result<BmcSetup> PrepareBmcSetup(const BmcSources& src,
+                                 const std::function<Result<BmcRepo>()>& load_repo) {
+  BmcSetup s;
+  auto repo_access = ReadBmcTargets(src, load_repo, s);
+  if (!repo_access.ok()) return repo_access.error();
+  auto selected = SelectBmcTargets(s.targets, src.nodes);
+  if (!selected.ok()) return selected.error();
+  s.targets = std::move(*selected);
+  if (!src.desired_file.empty()) {
+    auto d = ReadJsonFile(src.desired_file);
+    if (!d.ok()) return d.error();
+    for (const auto& t : s.targets) s.desired[t.node] = d.value();
+  }
+  auto access = ChooseBmcAccess(*repo_access, src.flags);
+  if (!access.ok()) return access.error();
+  s.access = std::move(*access);
+  return s;
+}
+
+Result<std::chrono::milliseconds> BmcWaitFlag(const char* flag, const std::string& value) {
+  auto s = inventory::ParseDuration(value);
+  if (!s || *s <= 0)
+    return Diagnostic::Error("cli.duration", std::string(flag) + " " + value + ": not a duration",
+                             {}, {}, "like 45m, 90s or 1h");
+  return std::chrono::milliseconds(*s * 1000);
+}
+
+Status RefuseResetOfNode(const inventory::LoadedCluster& loaded, const std::string& node,
+                         const DrainerMaker& make) {
+  auto d = loaded.desired.find(node);
+  if (d == loaded.desired.end())
+    return Diagnostic::Error("bmc.reset", "node " + node + " is not in the cluster repo");
+  auto policy = loaded.cluster.rollouts.find(d->second.rollout);
+  if (policy == loaded.cluster.rollouts.end() ||
+      policy->second.scheduler == inventory::DrainScheduler::kNone)
+    return OkStatus();
+  std::unique_ptr<modules::Drainer> scheduler = make(policy->second.scheduler);
+  return RefuseResetInService(*scheduler, node);
+}
+
+Result<std::pair<std::chrono::milliseconds, std::chrono::milliseconds>> BmcFlags::Waits() const {
+  auto task = BmcWaitFlag("--task-timeout", task_timeout);
+  if (!task.ok()) return task.error();
+  auto power = BmcWaitFlag("--power-timeout", power_timeout);
+  if (!power.ok()) return power.error();
+  return std::pair{*task, *power};
+}
+
+BmcPlanEnd EndOfBmcPlan(const BmcPlanOutcome& p, bool json) {
+  BmcPlanEnd end;
+  end.outcome = p.partial ? Outcome::kPartial : p.changes ? Outcome::kChanges : Outcome::kInSync;
+  if (json) {
+    end.out = nlohmann::json{{"nodes", p.nodes}}.dump(1) + "\n";
+  } else if (!p.unread.empty()) {
+    end.out = fmt::format("{}; not read: {}\n",
+                          p.changes ? "plan incomplete" : "no changes in what could be read",
+                          fmt::join(p.unread, ", "));
+  } else if (!p.changes) {
+    end.out = "in sync\n";
+  }
+  return end;
+}
+
+Result<transport::ResetKind> BmcResetKind(const std::string& type, bool targets_given) {
+  static const std::map<std::string, transport::ResetKind> kinds = {
+      {"reboot", transport::ResetKind::kReboot}, {"hard-reboot", transport::ResetKind::kHardReboot},
+      {"on", transport::ResetKind::kOn}, {"off", transport::ResetKind::kOff},
+      {"force-off", transport::ResetKind::kForceOff}};
+  auto k = kinds.find(type);
+  if (k == kinds.end()) return Diagnostic::Error("cli.reset", "unknown --type " + type);
+  if (targets_given)
+    return Diagnostic::Error(
+        "cli.reset", "bmc reset does not take --targets: the node's scheduler is read from the "
+                     "cluster repo before any reset",
+        {}, {}, "run it in the cluster repo (--repo DIR)");
+  return k->second;
+}
+
+Result<ApplyFlags> BmcApplyFlagsOf(ApplyFlags a, const std::vector<std::string>& limits,
+                                   const std::vector<const modules::Module*>& modules,
+                                   bool targets_given, bool desired_given) {
+  if (targets_given || desired_given)
+    return Diagnostic::Error(
+        "cli.bmc-apply",
+        "bmc apply changes nodes only through the engine, from the cluster repo's commit: "
+        "--targets and --desired are for bmc inventory and bmc plan",
+        {}, {}, "commit the firmware/bios pins to the repo, then plumb bmc apply --limit NODE");
+  a.verb = "bmc apply";
+  a.only_modules.clear();
+  for (const modules::Module* m : modules) a.only_modules.emplace_back(m->Name());
+  a.limit.clear();
+  for (const std::string& l : limits) {
+    // A limit with no node in it must never widen to every node (a script's empty $NODES).
+    if (std::none_of(l.begin(), l.end(), [](unsigned char c) { return std::isalnum(c); }))
+      return Diagnostic::Error("cli.limit", "--limit '" + l + "' names no node", {}, "--limit",
+                               "give node names, n[1-3], gpu* or @group");
+    a.limit += (a.limit.empty() ? "" : ",") + l;
+  }
+  if (!limits.empty()) a.given.insert("--limit");
+  return a;
 }
 
 }  // namespace plumb::plans

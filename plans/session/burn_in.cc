@@ -1,6 +1,12 @@
 #include "plans/session/burn_in.h"
 
+#include <filesystem>
 #include <fstream>
+
+#include <fmt/format.h>
+
+#include "modules/check_result.h"
+#include "plans/core/command_output.h"
 
 namespace plumb::plans {
 
@@ -52,6 +58,52 @@ BurnIn PlanBurnIn(const std::vector<std::string>& nodes, const inventory::Loaded
     b.targets.push_back({node, &b.desired[name], o.allow_busy ? "" : BusyReason(view, name)});
   }
   return b;
+}
+
+std::optional<report::AcceptanceSaid> PrepareBurnInDir(const std::string& dir, int level,
+                                                       int timeout_s, int fanout) {
+  if (dir.empty())
+    return report::AcceptanceSaid{Outcome::kRefused, "",
+                                  "error: --out DIR is required (the report's directory)\n"};
+  if (level < 1 || level > 4 || timeout_s < 1 || fanout < 1)
+    return report::AcceptanceSaid{
+        Outcome::kRefused, "", "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n"};
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/nodes", ec);
+  if (ec)
+    return report::AcceptanceSaid{Outcome::kError, "",
+                                  "error: cannot create " + dir + "/nodes: " + ec.message() + "\n"};
+  return std::nullopt;
+}
+
+std::string OperatorName(const std::string& given, const EnvLookup& env) {
+  if (!given.empty()) return given;
+  for (const char* v : {"SUDO_USER", "USER", "LOGNAME"})
+    if (const char* u = env(v); u && *u) return u;
+  return "unknown";
+}
+
+std::vector<NodeHealth> RunBurnIn(BurnIn& burn, const BurnInOptions& o, ShellFactory& shells,
+                                  const std::vector<const modules::Module*>& modules, int fanout,
+                                  std::chrono::seconds timeout, const BurnInIo& io) {
+  std::vector<NodeHealth> health = std::move(burn.kept);
+  if (!health.empty())
+    io.say(fmt::format("acceptance: {} node(s) already checked at commit {:.12} (level {}) in {}; "
+                       "--fresh runs them again",
+                       health.size(), o.commit, o.level, o.dir));
+  std::vector<NodeHealth> ran = RunHealth(
+      burn.targets, shells, modules, fanout, timeout,
+      [&](const NodeHealth& h, size_t done, size_t total) {
+        if (h.reachable) {
+          const nlohmann::json keep = KeptHealthRecord(h, o.commit, o.level, io.now());
+          if (Status s = io.write(KeptHealthPath(o.dir, h.node), JsonText(keep)); !s.ok())
+            io.say("warning: " + s.error().ToString());
+        }
+        io.say(fmt::format("acceptance: health {}/{}: {} {}", done, total, h.node,
+                           modules::CheckStatusName(h.Verdict())));
+      });
+  for (NodeHealth& h : ran) health.push_back(std::move(h));
+  return health;
 }
 
 }  // namespace plumb::plans

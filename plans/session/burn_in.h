@@ -4,6 +4,8 @@
 /// and level, so an interrupted acceptance resumes where it stopped. cmd/acceptance.cc reads
 /// the nodes, runs the checks over SSH and writes the report. Tested in
 /// tests/plans/session/burn_in_test.cc.
+#include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,7 +15,10 @@
 
 #include "inventory/load.h"
 #include "plans/observe/schedulers.h"
+#include "plans/report/acceptance_outcome.h"
 #include "plans/rollout/health_run.h"
+#include "plans/store/run_who.h"
+#include "schemas/result.h"
 
 namespace plumb::plans {
 
@@ -53,5 +58,30 @@ struct BurnIn {
 /// GPU-loading checks are held when the schedulers show it busy (unless allow_busy).
 BurnIn PlanBurnIn(const std::vector<std::string>& nodes, const inventory::LoadedCluster& loaded,
                   const SchedulerView& view, const BurnInOptions& o);
+
+/// Acceptance's flags checked and its directory made (DIR/nodes): nullopt when ready, else
+/// what to say and the outcome - kRefused for no --out or a value out of range (--dcgm-level
+/// 1-4; --timeout and --health-fanout at least 1), kError when the directory cannot be made.
+std::optional<report::AcceptanceSaid> PrepareBurnInDir(const std::string& dir, int level,
+                                                       int timeout_s, int fanout);
+
+/// Who runs the acceptance, for its report: `given` (--operator), else $SUDO_USER, $USER or
+/// $LOGNAME from `env`, else "unknown".
+std::string OperatorName(const std::string& given, const EnvLookup& env);
+
+/// Where the burn-in's run writes and what it says (cmd/: files, stderr, the clock).
+struct BurnInIo {
+  std::function<Status(const std::string& path, const std::string& text)> write;
+  std::function<void(const std::string& line)> say;   ///< progress and warnings, one line each
+  std::function<std::string()> now;                    ///< RFC 3339, when a result is kept
+};
+
+/// The health checks of `burn`'s targets, `fanout` nodes at once over `shells`, each node's
+/// within `timeout`: the kept results first (said, with --fresh to run them again), then each
+/// target's in order. Each node reached is kept in o.dir's nodes/ as it finishes, so an
+/// interrupted acceptance resumes there; an unreachable one runs again next time.
+std::vector<NodeHealth> RunBurnIn(BurnIn& burn, const BurnInOptions& o, ShellFactory& shells,
+                                  const std::vector<const modules::Module*>& modules, int fanout,
+                                  std::chrono::seconds timeout, const BurnInIo& io);
 
 }  // namespace plumb::plans

@@ -1,5 +1,5 @@
 #pragma once
-// A small command tree, described by hand as the CLI describes its own (cmd/cli_doc.h), for
+// A small command tree, described by hand as the CLI describes its own (cli/describe_app.h), for
 // the completion and man page tests: a root with global options, a verb with options of every
 // kind the scripts tell apart, and a verb with a nested command taking a NODE.
 #include "cli/command_doc.h"

@@ -90,3 +90,17 @@ TEST_CASE("completion: fish has a line per subcommand and option under its comma
                "-a '(__plumb_nodes)'\n"));
   CHECK(Has(s, "\ncomplete -c plumb -f\n"));
 }
+
+TEST_CASE("completion: __nodes prints nodes, then @groups, leaving out names a shell would expand") {
+  CHECK(NodeCompletionWords({"gpu001", "gpu-2.a_b"}, {"h100"}) == "gpu001\ngpu-2.a_b\n@h100\n");
+  CHECK(NodeCompletionWords({"$(reboot)", "", "ok", "a b"}, {"`x`", "g"}) == "ok\n@g\n");
+  CHECK(NodeCompletionWords({}, {}).empty());
+}
+
+TEST_CASE("completion: the script for each shell the CLI takes") {
+  const CommandDoc root = SmallTree();
+  CHECK(CompletionScript("bash", root) == BashCompletion(root));
+  CHECK(CompletionScript("zsh", root) == ZshCompletion(root));
+  CHECK(CompletionScript("fish", root) == FishCompletion(root));
+  CHECK(CompletionScript("bash", root) != CompletionScript("zsh", root));
+}

@@ -64,3 +64,18 @@ TEST_CASE("man: plumb-repo(5) describes each file's keys from its embedded schem
   CHECK(Has(p, ".SH WAIVERS.YAML\n"));
   CHECK(p.find(".SH INVENTORY.YAML") < p.find(".SH WAIVERS.YAML"));
 }
+
+TEST_CASE("man: the pages of a tree, each at its path under the man directory") {
+  const CommandDoc root = SmallTree();
+  const auto pages = ManPages(root, "1.2.3");
+  REQUIRE(pages.size() == 2 + root.subcommands.size());
+  CHECK(pages[0].first == "man1/plumb.1");
+  CHECK(pages[0].second == RootManPage(root, "1.2.3"));
+  CHECK(pages[1].first == "man5/plumb-repo.5");
+  CHECK(pages[1].second == RepoManPage("1.2.3"));
+  for (size_t i = 0; i < root.subcommands.size(); ++i) {
+    CHECK(pages[2 + i].first == "man1/" + ManPageName(root.subcommands[i].path) + ".1");
+    CHECK(pages[2 + i].second == ManPage(root.subcommands[i], root, "1.2.3"));
+  }
+  CHECK(pages[2].first == "man1/plumb-plan.1");
+}

@@ -367,3 +367,27 @@ TEST_CASE("apply flags: each flag acts in its mode or is refused, never silently
   CHECK(plans::ApplyFlagConflicts(S{"--retry-failed"}, true) ==
         std::vector<std::string>{"--retry-failed plans the failed nodes anew; it takes no plan file"});
 }
+
+TEST_CASE("apply session: a plan made now carries the run's and the load's notes, sealed; an error stops it") {
+  testing::ReportWorld w;
+  plans::PlannedNow now;
+  now.plan = w.plan;
+  now.plan.digest.clear();
+  now.loaded.diags.Add(Diagnostic::Warning("repo.note", "a load warning"));
+  Diagnostics run;
+  run.Add(Diagnostic::Warning("gather.note", "a read warning"));
+  auto sealed = plans::SealPlannedNow(now, run);
+  REQUIRE(sealed.ok());
+  const auto& items = sealed->plan.diags.items();
+  REQUIRE(items.size() >= 2);
+  CHECK(items[items.size() - 2].code == "gather.note");
+  CHECK(items.back().code == "repo.note");
+  CHECK_FALSE(sealed->plan.digest.empty());
+  CHECK(plans::VerifyPlanDigest(sealed->plan).ok());
+
+  Diagnostics broken;
+  broken.Add(Diagnostic::Error("gather.failed", "no node answered"));
+  auto failed = plans::SealPlannedNow(now, broken);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().code == "gather.failed");
+}

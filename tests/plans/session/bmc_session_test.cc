@@ -2,6 +2,10 @@
 // by patterns; the TLS and credentials the flags leave; bmc plan's reads, changes and cancel.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "fakes/fake_redfish.h"
@@ -259,4 +263,237 @@ TEST_CASE("PlanBmcs: a cancel ends the plan at the read under way, and before th
   CHECK(before.stopped.empty());
   CHECK(none.opened.empty());
   CHECK(before.nodes.empty());
+}
+
+TEST_CASE("EndOfBmcPlan: in sync, changes, unread; JSON; the outcome of each") {
+  plans::BmcPlanOutcome p;
+  CHECK(plans::EndOfBmcPlan(p, false).out == "in sync\n");
+  CHECK(plans::EndOfBmcPlan(p, false).outcome == Outcome::kInSync);
+  CHECK(plans::EndOfBmcPlan(p, true).out == nlohmann::json{{"nodes", p.nodes}}.dump(1) + "\n");
+  p.changes = true;
+  CHECK(plans::EndOfBmcPlan(p, false).out.empty());   // the changes were printed as found
+  CHECK(plans::EndOfBmcPlan(p, false).outcome == Outcome::kChanges);
+  p.unread = {"gpu001 (firmware)", "gpu002 (bios, power)"};
+  p.partial = true;
+  CHECK(plans::EndOfBmcPlan(p, false).out ==
+        "plan incomplete; not read: gpu001 (firmware), gpu002 (bios, power)\n");
+  CHECK(plans::EndOfBmcPlan(p, false).outcome == Outcome::kPartial);
+  p.changes = false;   // never "in sync" over what could not be read
+  CHECK(plans::EndOfBmcPlan(p, false).out ==
+        "no changes in what could be read; not read: gpu001 (firmware), gpu002 (bios, power)\n");
+}
+
+TEST_CASE("BmcResetKind: the five --type values, nothing else, and never --targets") {
+  CHECK(plans::BmcResetKind("reboot", false).value() == transport::ResetKind::kReboot);
+  CHECK(plans::BmcResetKind("hard-reboot", false).value() == transport::ResetKind::kHardReboot);
+  CHECK(plans::BmcResetKind("on", false).value() == transport::ResetKind::kOn);
+  CHECK(plans::BmcResetKind("off", false).value() == transport::ResetKind::kOff);
+  CHECK(plans::BmcResetKind("force-off", false).value() == transport::ResetKind::kForceOff);
+  auto unknown = plans::BmcResetKind("cycle", true);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().message == "unknown --type cycle");   // the type is said first
+  CHECK_FALSE(plans::BmcResetKind("", false).ok());
+  auto targets = plans::BmcResetKind("off", true);
+  REQUIRE_FALSE(targets.ok());
+  CHECK(targets.error().code == "cli.reset");
+  CHECK(targets.error().hint == "run it in the cluster repo (--repo DIR)");
+}
+
+TEST_CASE("BmcApplyFlagsOf: apply of the Redfish modules on the --limit nodes, or refused") {
+  ScriptedBmcModule firmware("firmware"), bios("bios");
+  const std::vector<const modules::Module*> mods = {&firmware, &bios};
+  plans::ApplyFlags in;
+  in.auto_approve = true;
+  in.limit = "stale";
+  in.only_modules = {"kernel"};
+  auto a = plans::BmcApplyFlagsOf(in, {"gpu001", "n[1-2]"}, mods, false, false);
+  REQUIRE(a.ok());
+  CHECK(a->verb == "bmc apply");
+  CHECK(a->only_modules == std::vector<std::string>{"firmware", "bios"});
+  CHECK(a->limit == "gpu001,n[1-2]");
+  CHECK(a->given.count("--limit") == 1);
+  CHECK(a->auto_approve);
+  auto all = plans::BmcApplyFlagsOf(in, {}, mods, false, false);
+  REQUIRE(all.ok());
+  CHECK(all->limit.empty());
+  CHECK(all->given.count("--limit") == 0);
+
+  auto empty = plans::BmcApplyFlagsOf(in, {"gpu001", " ,!"}, mods, false, false);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().code == "cli.limit");
+  CHECK(empty.error().message == "--limit ' ,!' names no node");
+  for (auto [targets, desired] : {std::pair{true, false}, std::pair{false, true}}) {
+    auto refused = plans::BmcApplyFlagsOf(in, {"gpu001"}, mods, targets, desired);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == "cli.bmc-apply");
+  }
+}
+
+namespace {
+
+// A file of `text` in the temp directory, removed at the end.
+struct SetupFile {
+  explicit SetupFile(const std::string& name, const std::string& text)
+      : path((std::filesystem::temp_directory_path() /
+              (name + "-" + std::to_string(::getpid()))).string()) {
+    std::ofstream(path) << text;
+  }
+  ~SetupFile() { std::filesystem::remove(path); }
+  std::string path;
+};
+
+Result<plans::BmcRepo> SetupRepo() {
+  plans::BmcRepo r;
+  for (const char* name : {"gpu001", "gpu002"}) {
+    inventory::Node n;
+    n.name = name;
+    n.bmc = "https://127.0.0.1:8443";
+    r.loaded.cluster.nodes.push_back(n);
+    inventory::NodeDesired nd;
+    nd.desired = nlohmann::json{{"firmware", {{"BMC", "2.0"}}}};
+    r.loaded.desired[name] = nd;
+  }
+  r.loaded.cluster.bmc.fingerprint = "sha256:AA";
+  r.loaded.cluster.bmc.credentials = "env:BMC";
+  r.ca = "/repo/ca.pem";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("PrepareBmcSetup: the repo's targets, narrowed, with their desired state and access") {
+  int loads = 0;
+  auto s = plans::PrepareBmcSetup({"", {"gpu002"}, "", {}}, [&] {
+    ++loads;
+    return SetupRepo();
+  });
+  REQUIRE(s.ok());
+  CHECK(loads == 1);
+  CHECK(NodesOf(s->targets) == std::vector<std::string>{"gpu002"});
+  CHECK(s->desired.at("gpu002")["firmware"]["BMC"] == "2.0");
+  CHECK(s->access.ca == "/repo/ca.pem");
+  CHECK(s->access.fingerprint == "sha256:AA");
+  CHECK(s->access.credentials == "env:BMC");
+  auto failed = plans::PrepareBmcSetup({}, [] {
+    return Result<plans::BmcRepo>(Diagnostic::Error("repo.load", "no repo"));
+  });
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().code == "repo.load");
+}
+
+TEST_CASE("PrepareBmcSetup: a --targets file and --desired, the repo never read") {
+  SetupFile targets("plumb-bmcs", "n1 https://127.0.0.1:8443\nn2 https://127.0.0.1:8444\n");
+  SetupFile desired("plumb-desired", R"({"power": "On"})");
+  int loads = 0;
+  auto load = [&] {
+    ++loads;
+    return SetupRepo();
+  };
+  auto s = plans::PrepareBmcSetup({targets.path, {}, desired.path, {"", "", "env:X"}}, load);
+  REQUIRE(s.ok());
+  CHECK(loads == 0);
+  CHECK(NodesOf(s->targets) == std::vector<std::string>{"n1", "n2"});
+  CHECK(s->desired.at("n2")["power"] == "On");
+  CHECK(s->access.credentials == "env:X");
+
+  auto no_creds = plans::PrepareBmcSetup({targets.path, {}, "", {}}, load);
+  REQUIRE_FALSE(no_creds.ok());
+  CHECK(no_creds.error().code == "bmc.credentials");
+  auto missing = plans::PrepareBmcSetup({targets.path + ".gone", {}, "", {}}, load);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == "cannot read " + targets.path + ".gone");
+  SetupFile garbage("plumb-garbage", "{oops");
+  auto bad = plans::PrepareBmcSetup({targets.path, {}, garbage.path, {"", "", "env:X"}}, load);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == garbage.path + " is not valid JSON");
+  auto none = plans::PrepareBmcSetup({targets.path, {"n9"}, "", {"", "", "env:X"}}, load);
+  REQUIRE_FALSE(none.ok());
+  CHECK(loads == 0);
+}
+
+TEST_CASE("BmcWaitFlag: a positive duration, or an error naming the flag") {
+  CHECK(plans::BmcWaitFlag("--task-timeout", "45m").value() == std::chrono::minutes(45));
+  CHECK(plans::BmcWaitFlag("--task-timeout", "90s").value() == std::chrono::seconds(90));
+  auto bad = plans::BmcWaitFlag("--power-timeout", "0s");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "cli.duration");
+  CHECK(bad.error().message == "--power-timeout 0s: not a duration");
+  CHECK(bad.error().hint == "like 45m, 90s or 1h");
+  CHECK_FALSE(plans::BmcWaitFlag("--task-timeout", "soon").ok());
+}
+
+TEST_CASE("RefuseResetOfNode: the repo's node, asked of its policy's scheduler, or of none") {
+  inventory::LoadedCluster lc;
+  inventory::RolloutPolicy slurm, none;
+  slurm.scheduler = inventory::DrainScheduler::kSlurm;
+  none.scheduler = inventory::DrainScheduler::kNone;
+  lc.cluster.rollouts = {{"rolling", slurm}, {"lab", none}};
+  for (auto [node, rollout] : {std::pair{"gpu001", "rolling"}, std::pair{"gpu002", "lab"},
+                               std::pair{"gpu003", "gone"}}) {
+    inventory::NodeDesired nd;
+    nd.node = node;
+    nd.rollout = rollout;
+    lc.desired[node] = nd;
+  }
+  std::vector<inventory::DrainScheduler> made;
+  AnsweringScheduler* last = nullptr;
+  auto make = [&](inventory::DrainScheduler kind) -> std::unique_ptr<modules::Drainer> {
+    made.push_back(kind);
+    auto s = std::make_unique<AnsweringScheduler>();
+    modules::SchedulerNode idle;
+    idle.state = "idle";
+    s->answer["gpu001"] = idle;
+    last = s.get();
+    return s;
+  };
+  Status busy = plans::RefuseResetOfNode(lc, "gpu001", make);
+  REQUIRE_FALSE(busy.ok());
+  CHECK(busy.error().message == "gpu001 is in service in slurm (idle): a reset would kill what runs there");
+  CHECK(made == std::vector<inventory::DrainScheduler>{inventory::DrainScheduler::kSlurm});
+  CHECK(plans::RefuseResetOfNode(lc, "gpu002", make).ok());   // policy without a scheduler
+  CHECK(plans::RefuseResetOfNode(lc, "gpu003", make).ok());   // no such policy
+  CHECK(made.size() == 1);
+  Status unknown = plans::RefuseResetOfNode(lc, "gpu009", make);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().code == "bmc.reset");
+  CHECK(unknown.error().message == "node gpu009 is not in the cluster repo");
+  CHECK(last != nullptr);
+}
+
+TEST_CASE("BmcFlags: the sources and the auth mode the flags name") {
+  plans::BmcFlags f;
+  f.targets_file = "bmcs.txt";
+  f.nodes = {"gpu*"};
+  f.desired_file = "want.json";
+  f.ca = "ca.pem";
+  f.credentials = "env:B";
+  const plans::BmcSources s = f.Sources();
+  CHECK(s.targets_file == "bmcs.txt");
+  CHECK(s.nodes == std::vector<std::string>{"gpu*"});
+  CHECK(s.desired_file == "want.json");
+  CHECK(s.flags.ca == "ca.pem");
+  CHECK(s.flags.fingerprint.empty());
+  CHECK(s.flags.credentials == "env:B");
+  CHECK(f.Auth() == transport::BmcAuth::kAuto);
+  f.auth = "basic";
+  CHECK(f.Auth() == transport::BmcAuth::kBasic);
+  f.auth = "session";
+  CHECK(f.Auth() == transport::BmcAuth::kSession);
+  f.auth = "other";
+  CHECK(f.Auth() == transport::BmcAuth::kAuto);
+}
+
+TEST_CASE("BmcFlags: both waits, or the first flag that is no duration") {
+  plans::BmcFlags f;
+  auto w = f.Waits();
+  REQUIRE(w.ok());
+  CHECK(w->first == std::chrono::minutes(45));
+  CHECK(w->second == std::chrono::minutes(5));
+  f.power_timeout = "never";
+  f.task_timeout = "0s";
+  auto bad = f.Waits();
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "--task-timeout 0s: not a duration");
+  f.task_timeout = "1h";
+  CHECK(f.Waits().error().message == "--power-timeout never: not a duration");
 }

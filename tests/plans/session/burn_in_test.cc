@@ -4,9 +4,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <tuple>
 
 #include <unistd.h>
 
+#include "modules/registry.h"
 #include "plans/session/burn_in.h"
 
 using namespace plumb;
@@ -108,4 +111,113 @@ TEST_CASE("PlanBurnIn: kept nodes are not checked again, the others run at the b
   CHECK(fresh.kept.empty());
   REQUIRE(fresh.targets.size() == 2);
   CHECK(fresh.targets[1].hold_on_demand.empty());
+}
+
+namespace {
+
+// No shell for gpu002 (unreachable); any other node's shell is never asked for here.
+struct NoBurnShells final : plans::ShellFactory {
+  std::unique_ptr<transport::Shell> Open(const inventory::Node& node) override {
+    opened.push_back(node.name);
+    return nullptr;
+  }
+  std::vector<std::string> opened;
+};
+
+}  // namespace
+
+TEST_CASE("burn_in: the run says what was kept, keeps each node reached, not the unreachable") {
+  BurnDir d;
+  inventory::LoadedCluster lc = BurnCluster();
+  lc.desired["gpu003"].desired = nlohmann::json{{"kernel", "6.8"}};   // pins no health check
+  d.Keep(PassedHealth("gpu001"), kBurnCommit, 3);
+  const plans::BurnInOptions o{.dir = d.path, .commit = kBurnCommit, .level = 3};
+  plans::BurnIn b = plans::PlanBurnIn({"gpu001", "gpu002", "gpu003"}, lc, plans::SchedulerView{}, o);
+  REQUIRE(b.kept.size() == 1);
+  NoBurnShells shells;
+  std::vector<std::string> said, written;
+  plans::BurnInIo io{
+      .write = [&](const std::string& path, const std::string& text) -> plumb::Status {
+        written.push_back(path + " " + nlohmann::json::parse(text)["checked_at"].get<std::string>());
+        return plumb::OkStatus();
+      },
+      .say = [&](const std::string& line) { said.push_back(line); },
+      .now = [] { return std::string("2027-02-02T00:00:00.000Z"); }};
+  std::vector<plans::NodeHealth> h =
+      plans::RunBurnIn(b, o, shells, modules::AllModules(), 2, std::chrono::seconds(5), io);
+  REQUIRE(h.size() == 3);
+  CHECK(h[0].node == "gpu001");   // kept, first
+  CHECK(h[1].node == "gpu002");
+  CHECK_FALSE(h[1].reachable);
+  CHECK(h[2].node == "gpu003");
+  CHECK(shells.opened == std::vector<std::string>{"gpu002"});
+  CHECK(written == std::vector<std::string>{plans::KeptHealthPath(d.path, "gpu003") +
+                                            " 2027-02-02T00:00:00.000Z"});
+  REQUIRE(said.size() == 3);
+  CHECK(said[0] == "acceptance: 1 node(s) already checked at commit cccccccccccc (level 3) in " +
+                       d.path + "; --fresh runs them again");
+  CHECK(said[1].rfind("acceptance: health ", 0) == 0);
+  CHECK(said[2].rfind("acceptance: health ", 0) == 0);
+}
+
+TEST_CASE("burn_in: a result that cannot be kept is a warning, and the run goes on") {
+  BurnDir d;
+  inventory::LoadedCluster lc = BurnCluster();
+  lc.desired["gpu001"].desired = nlohmann::json::object();
+  const plans::BurnInOptions o{.dir = d.path, .commit = kBurnCommit, .level = 3};
+  plans::BurnIn b = plans::PlanBurnIn({"gpu001"}, lc, plans::SchedulerView{}, o);
+  NoBurnShells shells;
+  std::vector<std::string> said;
+  plans::BurnInIo io{
+      .write = [](const std::string&, const std::string&) -> plumb::Status {
+        return Diagnostic::Error("output.write", "disk full");
+      },
+      .say = [&](const std::string& line) { said.push_back(line); },
+      .now = [] { return std::string("2027-02-02T00:00:00.000Z"); }};
+  auto h = plans::RunBurnIn(b, o, shells, modules::AllModules(), 1, std::chrono::seconds(5), io);
+  REQUIRE(h.size() == 1);
+  REQUIRE(said.size() == 2);   // nothing kept before: no "already checked" line
+  CHECK(said[0] == "warning: " + Diagnostic::Error("output.write", "disk full").ToString());
+  CHECK(said[1] == "acceptance: health 1/1: gpu001 pass");
+}
+
+TEST_CASE("burn_in: the operator is --operator, else $SUDO_USER, $USER, $LOGNAME, else unknown") {
+  std::map<std::string, std::string> vars;
+  plans::EnvLookup env = [&](const char* n) -> const char* {
+    auto it = vars.find(n);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+  CHECK(plans::OperatorName("", env) == "unknown");
+  vars["LOGNAME"] = "log";
+  CHECK(plans::OperatorName("", env) == "log");
+  vars["USER"] = "";
+  CHECK(plans::OperatorName("", env) == "log");   // empty: not set
+  vars["USER"] = "user";
+  CHECK(plans::OperatorName("", env) == "user");
+  vars["SUDO_USER"] = "admin";
+  CHECK(plans::OperatorName("", env) == "admin");
+  CHECK(plans::OperatorName("Jane Doe", env) == "Jane Doe");
+}
+
+TEST_CASE("burn_in: the flags are checked and DIR/nodes made before anything is read") {
+  auto no_out = plans::PrepareBurnInDir("", 3, 60, 4);
+  REQUIRE(no_out);
+  CHECK(no_out->outcome == Outcome::kRefused);
+  CHECK(no_out->err == "error: --out DIR is required (the report's directory)\n");
+  for (auto [level, timeout, fanout] : {std::tuple{0, 60, 4}, std::tuple{5, 60, 4},
+                                        std::tuple{3, 0, 4}, std::tuple{3, 60, 0}}) {
+    auto bad = plans::PrepareBurnInDir("/tmp/x", level, timeout, fanout);
+    REQUIRE(bad);
+    CHECK(bad->outcome == Outcome::kRefused);
+    CHECK(bad->err == "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n");
+  }
+  BurnDir d;
+  std::filesystem::remove_all(d.path);
+  CHECK_FALSE(plans::PrepareBurnInDir(d.path, 4, 1, 1));
+  CHECK(std::filesystem::is_directory(d.path + "/nodes"));
+  std::ofstream(d.path + "/file") << "x";
+  auto blocked = plans::PrepareBurnInDir(d.path + "/file", 3, 60, 4);   // a file, not a folder
+  REQUIRE(blocked);
+  CHECK(blocked->outcome == Outcome::kError);
+  CHECK(blocked->err.rfind("error: cannot create " + d.path + "/file/nodes: ", 0) == 0);
 }

@@ -1,15 +1,15 @@
-// The CLI11 tree as data (cmd/cli_doc.h), for the man pages and completions (cli/).
-#include "cmd/cli_doc.h"
+// The CLI11 tree as data (cli/describe_app.h), for the man pages and completions.
+#include "cli/describe_app.h"
 
 #include <sstream>
 
-namespace plumb::cmd {
+namespace plumb::cli {
 
 namespace {
 
 // CLI11 prints an option's type and its checks as "TEXT:{text,json}"; the braces are the
 // IsMember set, the only values the option takes.
-void SplitTypeName(const std::string& full, cli::OptionDoc& od) {
+void SplitTypeName(const std::string& full, OptionDoc& od) {
   od.value = full.substr(0, full.find(':'));
   const auto open = full.find('{');
   const auto close = full.find('}', open == std::string::npos ? 0 : open);
@@ -20,8 +20,8 @@ void SplitTypeName(const std::string& full, cli::OptionDoc& od) {
 }
 
 // One option as --help shows it; its names, or a positional's name.
-cli::OptionDoc DescribeOption(const CLI::Option& o) {
-  cli::OptionDoc od;
+OptionDoc DescribeOption(const CLI::Option& o) {
+  OptionDoc od;
   od.positional = !o.nonpositional();
   od.required = o.get_required();
   if (od.positional) {
@@ -40,8 +40,8 @@ cli::OptionDoc DescribeOption(const CLI::Option& o) {
 
 }  // namespace
 
-cli::CommandDoc DescribeCommand(const CLI::App& app, const std::string& path) {
-  cli::CommandDoc d;
+CommandDoc DescribeCommand(const CLI::App& app, const std::string& path) {
+  CommandDoc d;
   d.path = path;
   d.description = app.get_description();
   d.footer = app.get_footer();
@@ -54,4 +54,4 @@ cli::CommandDoc DescribeCommand(const CLI::App& app, const std::string& path) {
   return d;
 }
 
-}  // namespace plumb::cmd
+}  // namespace plumb::cli

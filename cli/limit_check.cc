@@ -1,13 +1,9 @@
-#include "cmd/node_limit.h"
+#include "cli/limit_check.h"
 
-#include <cstdio>
 #include <string>
 #include <string_view>
 
-#include "plans/plan/node_select.h"
-#include "schemas/exit_codes.h"
-
-namespace plumb::cmd {
+namespace plumb::cli {
 namespace {
 
 bool IsLimitOption(const CLI::Option& o) { return o.check_lname("limit") || o.check_lname("node"); }
@@ -33,31 +29,31 @@ int ArgumentOf(const CLI::Option& o, const std::string& value, int argc, char** 
 }
 
 // Depth first over the parsed subcommands; `verb` is the path so far ("bmc apply").
-int Check(const CLI::App& app, const std::string& verb, int argc, char** argv) {
+std::optional<std::string> Check(const CLI::App& app, const std::string& verb, int argc,
+                                 char** argv, const LimitJudge& names_no_node) {
   for (const CLI::Option* o : app.get_options()) {
     if (!IsLimitOption(*o) || o->count() == 0) continue;
     for (const std::string& value : o->results()) {
-      auto none = plans::LimitNamesNoNode(value);
+      auto none = names_no_node(value);
       if (!none) continue;
       const int at = ArgumentOf(*o, value, argc, argv);
       const std::string where = at > 0 ? " (argument " + std::to_string(at) + ")" : "";
       std::string message = none->message;
       if (message.rfind("--limit", 0) == 0) message = Names(*o) + message.substr(7);
-      std::fprintf(stderr, "plumb %s: error: %s%s\n", verb.c_str(), message.c_str(), where.c_str());
+      std::string text = "plumb " + verb + ": error: " + message + where + "\n";
       // runs and history took a count with --limit once (now --last); the rest take nodes.
       if (o->get_group().empty())
-        std::fprintf(stderr, "  hint: plumb %s --last N counts; --limit is not taken here\n",
-                     verb.c_str());
+        text += "  hint: plumb " + verb + " --last N counts; --limit is not taken here\n";
       else
-        std::fprintf(stderr, "  hint: %s\n", none->hint.c_str());
-      return ExitCodeFor("*", Outcome::kError);
+        text += "  hint: " + none->hint + "\n";
+      return text;
     }
   }
   for (const CLI::App* sub : app.get_subcommands()) {   // the parsed ones
     const std::string path = verb.empty() ? sub->get_name() : verb + " " + sub->get_name();
-    if (int rc = Check(*sub, path, argc, argv); rc >= 0) return rc;
+    if (auto text = Check(*sub, path, argc, argv, names_no_node)) return text;
   }
-  return -1;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -83,8 +79,9 @@ std::vector<char*> SplitEmptyLimitValues(int argc, char** argv) {
   return out;
 }
 
-int RefuseLimitNamingNoNode(const CLI::App& app, int argc, char** argv) {
-  return Check(app, "", argc, argv);
+std::optional<std::string> LimitNamingNoNode(const CLI::App& app, int argc, char** argv,
+                                             const LimitJudge& names_no_node) {
+  return Check(app, "", argc, argv, names_no_node);
 }
 
-}  // namespace plumb::cmd
+}  // namespace plumb::cli
