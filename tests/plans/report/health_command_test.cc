@@ -6,9 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "modules/check_result.h"
-#include "modules/probe_script.h"
-#include "modules/transport/local_shell.h"
+#include "fakes/gpu_load_module.h"
 #include "plans/report/health_command.h"
 #include "plans/report/report_fixture.h"
 #include "schemas/exit_codes.h"
@@ -18,43 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-// A health check that loads every GPU (like dcgm): the node prints 1, it passes at most max.
-class GpuLoadModule final : public modules::Module {
- public:
-  GpuLoadModule() {
-    info_.name = "load";
-    info_.owns = {"/health/load"};
-    info_.kind = modules::ModuleInfo::Kind::kHealth;
-    info_.on_demand = true;
-  }
-  const modules::ModuleInfo& Info() const override { return info_; }
-  std::string CheckScript(const json&) const override { return "plumb_run value printf '%s' 1"; }
-  Result<modules::Facts> ParseProbe(std::string_view out, int) const override {
-    auto parts = modules::ParseFramedParts(out);
-    if (!parts) return parts.error();
-    const modules::ProbePart* p = modules::FindPart(*parts, "value");
-    if (!p) return Diagnostic::Error("probe.load", "no value");
-    return json{{"value", std::stoi(p->text)}};
-  }
-  std::vector<modules::Action> Diff(const json&, const modules::Facts&) const override { return {}; }
-  std::vector<modules::CheckResult> Checks(const json& desired, const modules::Facts& facts) const override {
-    const int max = desired["health"]["load"].value("max", 0);
-    const int v = facts.value("value", -1);
-    return {{"load", "load.value", "load", "GPU 0",
-             v <= max ? modules::CheckStatus::kPass : modules::CheckStatus::kFail, v, {{"max", max}}, ""}};
-  }
-
- private:
-  modules::ModuleInfo info_;
-};
-
-struct LocalShells final : plans::ShellFactory {
-  std::unique_ptr<transport::Shell> Open(const inventory::Node&) override {
-    ++opened;
-    return std::make_unique<transport::LocalShell>();
-  }
-  std::atomic<int> opened{0};
-};
+using fakes::GpuLoadModule;
+using fakes::LocalShells;
 
 struct HealthWorld {
   testing::ReportWorld w;
