@@ -311,8 +311,11 @@ Result<std::string> ApplyBios(transport::Bmc& bmc, const Action& action) {
 }
 
 std::string BiosModule::BmcSummary(const Facts& facts) const {
-  return fmt::format("bios {} attributes ({} pending)", facts["attributes"].size(),
-                     facts["pending"].size());
+  auto count = [&](const char* key) -> size_t {   // a const json's operator[] on a missing key is UB
+    auto it = facts.find(key);
+    return it != facts.end() ? it->size() : 0;
+  };
+  return fmt::format("bios {} attributes ({} pending)", count("attributes"), count("pending"));
 }
 
 ApplyOutcome BiosModule::Apply(NodeContext& ctx, const Action& action) const {

@@ -332,7 +332,8 @@ Result<FirmwareOutcome> ApplyFirmware(transport::Bmc& bmc, const Action& action,
 }
 
 std::string FirmwareModule::BmcSummary(const Facts& facts) const {
-  return fmt::format("firmware {} components", facts["components"].size());
+  auto it = facts.find("components");   // a const json's operator[] on a missing key is UB
+  return fmt::format("firmware {} components", it != facts.end() ? it->size() : 0);
 }
 
 ApplyOutcome FirmwareModule::Apply(NodeContext& ctx, const Action& action) const {

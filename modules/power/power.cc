@@ -59,8 +59,10 @@ std::vector<Action> PowerModule::Diff(const nlohmann::json& desired, const Facts
 }
 
 std::string PowerModule::BmcSummary(const Facts& facts) const {
+  // find, not operator[]: a const json's operator[] on a missing key is undefined behaviour.
   auto text = [&](const char* key) {
-    return facts[key].is_string() ? facts[key].get<std::string>() : "?";
+    auto it = facts.find(key);
+    return it != facts.end() && it->is_string() ? it->get<std::string>() : std::string("?");
   };
   return fmt::format("power {} health {}", text("power_state"), text("health"));
 }

@@ -55,6 +55,13 @@ TEST_CASE("bmc_inventory: a module says its part only when the registry given ha
   power.facts.erase("firmware");
   power.facts.insert_or_assign("power", modules::Facts{{"power_state", "Off"}});   // no health: "?"
   CHECK(BmcSummaryLine(power, modules::BmcModules()) == "gpu001       power Off health ?");
+  // Facts without the keys a summary counts: nothing is read past them (ASan checks this).
+  plans::BmcObservation bare = InventoryReadBmc();
+  bare.facts.insert_or_assign("bios", modules::Facts::object());
+  bare.facts.insert_or_assign("firmware", modules::Facts::object());
+  bare.facts.insert_or_assign("power", modules::Facts::object());
+  CHECK(BmcSummaryLine(bare, modules::BmcModules()) ==
+        "gpu001       bios 0 attributes (0 pending) firmware 0 components power ? health ?");
 }
 
 TEST_CASE("bmc_inventory: all read, or partial when a BMC or a module of one was not") {
