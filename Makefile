@@ -63,7 +63,7 @@ SAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="
 define sanitize-build
 	@bash scripts/fetch-valijson.sh $(2)/_deps/valijson
 	@cmake -S . -B $(2) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$(SAN_FLAGS_$(1))" \
-	  -DPLUMB_SANITIZE=$(1) -DPLUMB_TEST_OPTIMIZE= >/dev/null
+	  -DPLUMB_SANITIZE=$(1) -DPLUMB_TEST_OPTIMIZE= -UPLUMB_UNITY_BATCH >/dev/null
 	cmake --build $(2) -j $(JOBS) --target unit_tests
 	@echo "== unit tests under the $(1) sanitizer"
 	$(SAN_ENV) $(2)/tests/unit_tests

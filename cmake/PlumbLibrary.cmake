@@ -1,6 +1,7 @@
 # plumb_precompile(TARGET [OWN]): the headers nearly every file includes (nlohmann/json.hpp alone
 # costs ~5 s per file on the 2-core CI machine) compiled once per target. PLUMB_PCH=OFF
-# turns it off (to check that every file includes what it uses).
+# turns it off. `make check-includes` keeps it (the std and third-party headers every build
+# gets) and turns unity off: it checks the project's own includes, not those of the PCH.
 option(PLUMB_PCH "Precompile the common headers" ON)
 # Targets built with the same flags share one PCH (the first one's): the libraries and the
 # binary. The unit tests (-O1 -g1) have their own: GCC rejects a PCH made with other -O/-g.

@@ -87,4 +87,10 @@ expect_rc "$(code diff in-sync)" "diff: nothing changes" -- P diff --repo "$S/re
 cp "$D/repo/stacks/bench.yaml" "$S/repo/stacks/bench.yaml"
 git -C "$S/repo" commit -qam upgrade
 expect_rc "$(code diff changes)" "diff: a pin changes" -- P diff --repo "$S/repo" HEAD~1 HEAD --detailed-exitcode
+# Output that cannot be written is an error (1), as for plan and drift, never the verdict.
+if [[ -w /dev/full ]]; then
+  expect_rc 1 "diff to a full stdout (/dev/full): 1, not 2" -- \
+    bash -c "'$PLUMB' diff --repo '$S/repo' HEAD~1 HEAD --detailed-exitcode >/dev/full"
+  expect_grep "cannot write the output" "$E2E_ERR" "the error names the output"
+fi
 finish

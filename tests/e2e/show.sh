@@ -25,6 +25,11 @@ expect_grep "^  sysctl.vm.swappiness +1 +inventory.yaml:[0-9]+:[0-9]+ +\(group h
 expect_grep "^  sysctl.net.core.netdev_max_backlog +250000 +inventory.yaml" "$E2E_OUT" "parent's other keys still merge"
 expect_grep "^  nvidia.driver +535.183.01 " "$E2E_OUT" "inference stack is untouched by the upgrade"
 
+if [[ -w /dev/full ]]; then   # output that cannot be written is an error, not a success
+  expect_rc 1 "show to a full stdout (/dev/full): 1" -- bash -c "'$PLUMB' show gpu030 --repo '$pod' >/dev/full"
+  expect_grep "cannot write the output" "$E2E_ERR" "the error names the output"
+fi
+
 echo "# json"
 expect_rc 0 "json" -- "$PLUMB" show gpu030 --repo "$pod" --format json
 python3 - "$E2E_OUT" <<'PY' && pass "json: desired, origins with layers" || fail "json fields"

@@ -211,7 +211,7 @@ check "--once with drift: $N drift events at the new commit" test \
 rounds2() { awk '/^plumb_watch_rounds_total/ {print $2}' "$PROM2" 2>/dev/null || echo 0; }
 R2=$(rounds2)
 two_more_rounds() { kill -0 "$HUP_PID" && (($(rounds2) >= R2 + 2)); }
-wait_for "the --ref-poll 1h watch ran two more rounds" 120 two_more_rounds
+wait_for "the --ref-poll 1h watch ran two more rounds" 180 two_more_rounds   # 12 s rounds
 check "... without seeing the new commit" bash -c "! grep -q '$NEW' '$EV2'"
 # ... until SIGHUP.
 kill -HUP "$HUP_PID"
