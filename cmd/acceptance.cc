@@ -12,9 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +22,7 @@
 #include "cmd/ssh_factory.h"
 #include "modules/registry.h"
 #include "plans/core/clock.h"
+#include "plans/core/file_text.h"
 #include "modules/transport/local_shell.h"
 #include "plans/report/acceptance.h"
 #include "plans/report/acceptance_outcome.h"
@@ -52,13 +51,8 @@ struct AcceptanceArgs {
 const char* AcceptanceEnv(const char* name) { return std::getenv(name); }
 
 int RunVerify(const AcceptanceArgs& a) {
-  std::optional<std::string> text;
-  if (std::ifstream in(a.verify_path); in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
-  const plans::report::AcceptanceSaid said = plans::report::VerifyAcceptanceReport(a.verify_path, text);
+  const plans::report::AcceptanceSaid said =
+      plans::report::VerifyAcceptanceReport(a.verify_path, plans::ReadFileText(a.verify_path));
   std::fputs(said.err.c_str(), stderr);
   std::fputs(said.out.c_str(), stdout);
   return ExitCodeFor(kVerifyVerb, said.outcome);

@@ -32,7 +32,7 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
   }
   if (bad) return ExitCodeFor(kDiffVerb, Outcome::kError);
   const bool colour = ColorOn(g.color, stdout);
-  auto style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  auto style = plans::report::ReportStyle(colour);
   return plans::EmitOutcome(
       kDiffVerb, plans::report::DiffCommandOutcome(before, after, g.format, a.detailed_exitcode, style),
       {"", g.format}, std::cout, std::cerr);

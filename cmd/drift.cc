@@ -28,7 +28,7 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
   ro.tool_version = PLUMB_VERSION;
   ro.now_unix = static_cast<long long>(std::time(nullptr));
   const bool colour = a.out.empty() && ColorOn(g.color, stdout);
-  auto style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  auto style = plans::report::ReportStyle(colour);
   return plans::EmitOutcome(kDriftVerb,
                             plans::report::DriftCommandOutcome(report, g.format, ro, style),
                             {a.out, g.format}, std::cout, std::cerr);

@@ -45,7 +45,4 @@ void AppendExitCodeHelp(CLI::App& app, const std::string& prefix) {
   }
 }
 
-// One line per code for `plumb --help` (schemas/exit_codes.h).
-std::string ExitCodeSummary() { return ExitCodesSummary(); }
-
 }  // namespace plumb::cmd

@@ -47,7 +47,7 @@ int RunHealth(const GlobalOptions& g, const HealthArgs& a) {
   src.modules = modules::AllModules();
   src.progress = plans::report::HealthProgressTo(stderr, isatty(2) != 0);
   const bool colour = a.req.file.empty() && ColorOn(g.color, stdout);
-  src.style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  src.style = plans::report::ReportStyle(colour);
   src.elapsed_s = [t0] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };

@@ -11,6 +11,7 @@
 #include "cmd/repo_load.h"
 #include "cmd/subcommands.h"
 #include "plans/plan/node_select.h"
+#include "schemas/exit_codes.h"
 #include "schemas/suggest.h"
 
 namespace plumb::cmd {
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "plumb keeps a GPU cluster's software stack, firmware and fabric exactly where a reviewed\n"
       "git commit says: validate the cluster repo, gather live state over SSH and Redfish, plan\n"
-      "the difference, apply it rolling-with-drain, and report drift.\n\n" + ExitCodeSummary(),
+      "the difference, apply it rolling-with-drain, and report drift.\n\n" + plumb::ExitCodesSummary(),
       "plumb"};
   app.set_version_flag("--version", std::string("plumb ") + PLUMB_VERSION);
   app.require_subcommand(1);

@@ -36,7 +36,7 @@ int ShowPlan(const GlobalOptions& g, const PlanArgs& a, ReadRun& rr) {
   if (rr.trust)
     o.notes.push_back(fmt::format("Commit {}: {}", rr.trust->commit.substr(0, 12), rr.trust->note));
   const bool colour = ColorOn(g.color, stdout);
-  o.style = [colour](std::string text) { return ColorizeReport(text, colour); };
+  o.style = plans::report::ReportStyle(colour);
   return plans::report::EmitPlan(plan, o, std::cout, std::cerr);
 }
 

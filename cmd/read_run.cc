@@ -50,12 +50,8 @@ Result<plans::CommitTrust> CheckTrust(const std::string& repo, const std::string
   return plans::CheckCommitTrust(repo, commit, trust_from, verifier);
 }
 
-Status WriteOutputWith(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  return plans::WriteOutputTo(path, std::cout, write);
-}
-
 Status WriteOutput(const std::string& path, const std::string& text) {
-  return WriteOutputWith(path, [&text](std::ostream& out) { out.write(text.data(), text.size()); });
+  return plans::WriteTextTo(path, std::cout, text);
 }
 
 namespace {

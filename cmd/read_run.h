@@ -75,12 +75,8 @@ int ShowReadRun(std::string_view verb, const GlobalOptions& g, const ReadRunArgs
 
 /// The drift report of a read run (for `plumb drift` and `plumb acceptance`).
 using plans::report::DriftReportOf;
-/// `j` as indented JSON text and a newline (plans/core/command_output.h).
-using plans::JsonText;
 
 /// Writes `text` to `path` (atomically: temp file + rename), or to stdout when `path` is empty.
 Status WriteOutput(const std::string& path, const std::string& text);
-/// The same for output written piece by piece (`write` gets the file's stream, or stdout's).
-Status WriteOutputWith(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace plumb::cmd

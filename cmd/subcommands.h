@@ -28,8 +28,6 @@ void RegisterMan(CLI::App&, GlobalOptions&, std::function<int()>&);
 
 /// Ends every subcommand's --help with its rows of the exit code table (cmd/exit_codes.cc).
 void AppendExitCodeHelp(CLI::App& app, const std::string& prefix = "");
-/// The codes of every command, one line each, for `plumb --help`.
-std::string ExitCodeSummary();
 
 inline constexpr Register kSubcommands[] = {
     RegisterVersion,

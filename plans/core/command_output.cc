@@ -16,6 +16,10 @@ Status WriteOutputTo(const std::string& path, std::ostream& std_out, const Write
   return WriteFileAtomically(path, write);
 }
 
+Status WriteTextTo(const std::string& path, std::ostream& std_out, const std::string& text) {
+  return WriteOutputTo(path, std_out, [&text](std::ostream& out) { out.write(text.data(), text.size()); });
+}
+
 int EmitOutcome(std::string_view verb, const CommandOutcome& o, const OutputTarget& to,
                 std::ostream& out, std::ostream& err) {
   if (Status st = WriteOutputTo(to.path, out, o.render); !st.ok()) {

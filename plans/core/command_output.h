@@ -20,6 +20,8 @@ using WriteReport = std::function<void(std::ostream&)>;
 /// `write` into `path` (atomically: temp file + rename), or into `std_out` when `path` is empty
 /// or "-"; a failed `std_out` (a closed pipe, a full disk) is an error: the report did not get out.
 Status WriteOutputTo(const std::string& path, std::ostream& std_out, const WriteReport& write);
+/// WriteOutputTo for a report that is one text already.
+Status WriteTextTo(const std::string& path, std::ostream& std_out, const std::string& text);
 
 /// Where a command's report goes: --out (empty: stdout) and --format.
 struct OutputTarget {

@@ -102,4 +102,8 @@ std::string ColorizeStatus(std::string_view status, bool on) {
   return std::string(status);
 }
 
+std::function<std::string(std::string)> ReportStyle(bool on) {
+  return [on](std::string text) { return ColorizeReport(text, on); };
+}
+
 }  // namespace plumb::plans::report

@@ -4,6 +4,7 @@
 /// text and coloured only for a terminal: files, pipes and JSON never get an escape code. The
 /// decision takes what cmd/ reads from the process (the --color flag, $NO_COLOR, $TERM,
 /// isatty) as parameters.
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,8 @@ bool ColourWanted(std::string_view mode, const char* no_color, bool stream_draws
 
 /// A text report with its lines coloured (see above); `text` unchanged when `on` is false.
 std::string ColorizeReport(std::string_view text, bool on);
+/// ColorizeReport with --color's choice bound, as the renderers take a style.
+std::function<std::string(std::string)> ReportStyle(bool on);
 
 /// One status word of the apply's live table: ok/done green, failed red, waits yellow.
 std::string ColorizeStatus(std::string_view status, bool on);

@@ -56,7 +56,7 @@ void SetRunOwner(ApplyRequest& r, int64_t pid, const EnvLookup& env, const std::
   r.pid = pid;
   r.process_start = ProcessStart(pid);
   r.user = UserName();
-  r.who = WhoFromEnvironment(env, UserName(), approved_by);
+  r.who = WhoFromEnvironment(env, r.user, approved_by);
 }
 
 Result<BmcWaits> BmcWaitsOf(const ApplyFlags& a) {

@@ -34,7 +34,6 @@ struct ApplyFlags {
   std::string lock_ttl = "10m";   ///< --lock-ttl: how long the cluster lock outlives a silent holder
   /// Plan (now) only these modules' changes: `plumb bmc apply` gives firmware, bios, power.
   std::vector<std::string> only_modules;
-  std::string verb = "apply";   ///< how messages name the command ("apply", "bmc apply")
   std::set<std::string> given;   ///< the flags on the command line, for the conflict rules
 };
 

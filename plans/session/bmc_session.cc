@@ -10,6 +10,7 @@
 
 #include "inventory/node_pattern.h"
 #include "inventory/version.h"
+#include "plans/core/file_text.h"
 #include "modules/transport/url.h"
 
 namespace plumb::plans {
@@ -188,11 +189,9 @@ Status RefuseResetInService(modules::Drainer& sched, const std::string& node) {
 namespace {
 
 Result<nlohmann::json> ReadJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Diagnostic::Error("cli.file", "cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Diagnostic::Error("cli.file", "cannot read " + path);
+  auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return Diagnostic::Error("cli.file", path + " is not valid JSON");
   return j;
 }
@@ -306,7 +305,6 @@ Result<ApplyFlags> BmcApplyFlagsOf(ApplyFlags a, const std::vector<std::string>&
         "bmc apply changes nodes only through the engine, from the cluster repo's commit: "
         "--targets and --desired are for bmc inventory and bmc plan",
         {}, {}, "commit the firmware/bios pins to the repo, then plumb bmc apply --limit NODE");
-  a.verb = "bmc apply";
   a.only_modules.clear();
   for (const modules::Module* m : modules) a.only_modules.emplace_back(m->Name());
   a.limit.clear();

@@ -78,9 +78,8 @@ std::optional<report::AcceptanceSaid> PrepareBurnInDir(const std::string& dir, i
 
 std::string OperatorName(const std::string& given, const EnvLookup& env) {
   if (!given.empty()) return given;
-  for (const char* v : {"SUDO_USER", "USER", "LOGNAME"})
-    if (const char* u = env(v); u && *u) return u;
-  return "unknown";
+  std::string login = EnvLoginName(env);
+  return login.empty() ? "unknown" : login;
 }
 
 std::vector<NodeHealth> RunBurnIn(BurnIn& burn, const BurnInOptions& o, ShellFactory& shells,

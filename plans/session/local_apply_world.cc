@@ -1,22 +1,19 @@
 #include "plans/session/local_apply_world.h"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "inventory/load.h"
 #include "plans/core/command_output.h"
+#include "plans/core/file_text.h"
 #include "plans/plan/plan_json.h"
 
 namespace plumb::plans {
 
 Result<Plan> LocalApplyWorld::ReadPlanFile(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return Diagnostic::Error("apply.plan", "cannot read plan file " + path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Diagnostic::Error("apply.plan", "cannot read plan file " + path);
+  auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return Diagnostic::Error("apply.plan", path + " is not JSON");
   return PlanFromJson(j);
 }
@@ -26,8 +23,7 @@ Result<std::string> LocalApplyWorld::ResolveCommit(const std::string& repo, cons
 }
 
 Status LocalApplyWorld::Write(const std::string& path, const std::string& text) {
-  return WriteOutputTo(path, std::cout,
-                       [&text](std::ostream& out) { out.write(text.data(), text.size()); });
+  return WriteTextTo(path, std::cout, text);
 }
 
 void LocalApplyWorld::Err(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }

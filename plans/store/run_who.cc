@@ -37,18 +37,19 @@ std::string OperatorText(const RunWho& w) {
   return s;
 }
 
+std::string EnvLoginName(const EnvLookup& env) {
+  // sudo sets SUDO_USER to who typed the command (and USER to the target); otherwise USER (or
+  // LOGNAME) names the login, which su and containers may leave different from the uid.
+  for (const char* var : {"SUDO_USER", "USER", "LOGNAME"})
+    if (std::string v = Get(env, var); !v.empty()) return v;
+  return "";
+}
+
 RunWho WhoFromEnvironment(const EnvLookup& env, const std::string& os_user,
                           const std::string& approved_by) {
   RunWho w;
   w.operator_user = os_user;
-  // sudo sets SUDO_USER to who typed the command (and USER to the target); otherwise USER (or
-  // LOGNAME) names the login, which su and containers may leave different from the uid.
-  for (const char* var : {"SUDO_USER", "USER", "LOGNAME"}) {
-    const std::string v = Get(env, var);
-    if (v.empty()) continue;
-    if (v != os_user) w.login_user = v;
-    break;
-  }
+  if (std::string login = EnvLoginName(env); login != os_user) w.login_user = login;
   if (Get(env, "GITHUB_ACTIONS") == "true") {
     w.ci = "github";
     // The triggering actor is who re-ran a job; GITHUB_ACTOR is who started the workflow.

@@ -31,6 +31,10 @@ struct RunWho {
 /// Reads an environment variable; nullptr when unset (std::getenv, or a fake in tests).
 using EnvLookup = std::function<const char*(const char*)>;
 
+/// Who the environment says is logged in: $SUDO_USER (who typed the command under sudo), else
+/// $USER, else $LOGNAME; "" when none is set.
+std::string EnvLoginName(const EnvLookup& env);
+
 /// "root (sudo by alice)", "alice": the operator as `plumb runs` and `history` show it.
 std::string OperatorText(const RunWho& w);
 

@@ -62,6 +62,22 @@ TEST_CASE("command output: machine output (a format, or a file) puts the verdict
   CHECK(err.str() == "plumb drift: drift: 1 of 2 node(s) drifted\n");
 }
 
+TEST_CASE("command output: a text report to stdout, or to a file written whole") {
+  std::ostringstream out;
+  CHECK(plans::WriteTextTo("", out, "one\ntwo\n").ok());
+  CHECK(out.str() == "one\ntwo\n");
+  const std::string path = OutputTempPath();
+  std::ostringstream untouched;
+  CHECK(plans::WriteTextTo(path, untouched, "in the file\n").ok());
+  CHECK(untouched.str().empty());
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  CHECK(ss.str() == "in the file\n");
+  unlink(path.c_str());
+  rmdir(path.substr(0, path.rfind('/')).c_str());
+}
+
 TEST_CASE("command output: a report that does not get out is the verb's error, not its outcome") {
   std::ostringstream err;
   SUBCASE("stdout closed") {

@@ -38,6 +38,8 @@ TEST_CASE("colour: a report's change markers colour their line; verdict words st
         "node \033[32mIN SYNC\033[0m");
   // A marker not followed by a space is no change line; "error:" matches before a word char.
   CHECK(ColorizeReport("-x\nerror:y\n", true) == "-x\n\033[31merror:\033[0my\n");
+  CHECK(plumb::plans::report::ReportStyle(true)("-x\nerror:y\n") == ColorizeReport("-x\nerror:y\n", true));
+  CHECK(plumb::plans::report::ReportStyle(false)("-x\nerror:y\n") == "-x\nerror:y\n");
 }
 
 TEST_CASE("colour: a live table's status words") {

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "modules/transport/local_shell.h"
+#include "fakes/recording_shells.h"
 #include "plans/observe/observed.h"
 #include "plans/report/gather_run.h"
 #include "schemas/exit_codes.h"
@@ -34,22 +34,6 @@ class HelloModule : public modules::Module {
   modules::ModuleInfo info_;
 };
 
-// gpu002 refuses SSH; every other node runs the probe with this machine's /bin/sh.
-struct LocalOrRefused : plans::ShellFactory {
-  struct Refused : transport::Shell {
-    Result<transport::CommandOutput> Run(std::string_view, std::chrono::milliseconds) override {
-      return Diagnostic::Error("ssh.refused", "connection refused");
-    }
-  };
-  std::unique_ptr<transport::Shell> Open(const inventory::Node& n) override {
-    std::lock_guard<std::mutex> lock(*mu);
-    opened->insert(n.name);
-    if (n.name == "gpu002") return std::make_unique<Refused>();
-    return std::make_unique<transport::LocalShell>();
-  }
-  std::set<std::string>* opened;
-  std::mutex* mu;
-};
 
 inventory::LoadedCluster ThreeNodes() {
   inventory::LoadedCluster lc;
@@ -76,9 +60,10 @@ struct GatherWorld {
     src.ref = "main";
     src.modules = {&hello};
     src.shells = [this](const inventory::Cluster&) -> std::unique_ptr<plans::ShellFactory> {
-      auto f = std::make_unique<LocalOrRefused>();
+      auto f = std::make_unique<fakes::RecordingShells>();   // gpu002 refuses SSH
       f->opened = &opened;
       f->mu = &mu;
+      f->refused = {"gpu002"};
       return f;
     };
     src.elapsed_s = [] { return 1.3; };

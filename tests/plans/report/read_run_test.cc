@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "fakes/recording_shells.h"
 #include "fakes/sysctl_like_module.h"
 #include "plans/core/digest.h"
 #include "plans/report/read_run.h"
@@ -30,21 +31,6 @@ plans::NodeObservation SysctlObs(const std::string& name, int swappiness) {
   return o;
 }
 
-// Every shell it opens refuses the connection; it records which nodes were asked for.
-struct RefusingShells : plans::ShellFactory {
-  struct Refused : transport::Shell {
-    Result<transport::CommandOutput> Run(std::string_view, std::chrono::milliseconds) override {
-      return Diagnostic::Error("ssh.refused", "connection refused");
-    }
-  };
-  std::unique_ptr<transport::Shell> Open(const inventory::Node& n) override {
-    std::lock_guard<std::mutex> lock(*mu);
-    opened->insert(n.name);
-    return std::make_unique<Refused>();
-  }
-  std::set<std::string>* opened;
-  std::mutex* mu;
-};
 
 struct ReadRunWorld {
   testing::ReportWorld w;
@@ -75,9 +61,10 @@ struct ReadRunWorld {
     };
     s.shells = [this](const inventory::Cluster&) -> std::unique_ptr<plans::ShellFactory> {
       events.push_back("shells");
-      auto f = std::make_unique<RefusingShells>();
+      auto f = std::make_unique<fakes::RecordingShells>();   // every shell refuses
       f->opened = &opened;
       f->mu = &mu;
+      f->refuse_all = true;
       return f;
     };
   }

@@ -204,15 +204,16 @@ TEST_CASE("burn_in: the flags are checked and DIR/nodes made before anything is 
   REQUIRE(no_out);
   CHECK(no_out->outcome == Outcome::kRefused);
   CHECK(no_out->err == "error: --out DIR is required (the report's directory)\n");
+  BurnDir d;
+  std::filesystem::remove_all(d.path);
   for (auto [level, timeout, fanout] : {std::tuple{0, 60, 4}, std::tuple{5, 60, 4},
                                         std::tuple{3, 0, 4}, std::tuple{3, 60, 0}}) {
-    auto bad = plans::PrepareBurnInDir("/tmp/x", level, timeout, fanout);
+    auto bad = plans::PrepareBurnInDir(d.path, level, timeout, fanout);
     REQUIRE(bad);
     CHECK(bad->outcome == Outcome::kRefused);
     CHECK(bad->err == "error: --dcgm-level takes 1-4; --timeout and --health-fanout at least 1\n");
+    CHECK_FALSE(std::filesystem::exists(d.path));   // refused: nothing made
   }
-  BurnDir d;
-  std::filesystem::remove_all(d.path);
   CHECK_FALSE(plans::PrepareBurnInDir(d.path, 4, 1, 1));
   CHECK(std::filesystem::is_directory(d.path + "/nodes"));
   std::ofstream(d.path + "/file") << "x";

@@ -66,3 +66,11 @@ TEST_CASE("run who: under sudo the uid's name and who typed the command are both
   CHECK(plans::RunWho::FromJson(sudo.ToJson()).login_user == "alice");
   CHECK(plans::RunWho::FromJson(nlohmann::json{{"operator", "root"}}).login_user.empty());
 }
+
+TEST_CASE("run who: the login name is SUDO_USER, else USER, else LOGNAME; empty ones are unset") {
+  CHECK(plans::EnvLoginName(Env({})).empty());
+  CHECK(plans::EnvLoginName(Env({{"LOGNAME", "log"}})) == "log");
+  CHECK(plans::EnvLoginName(Env({{"USER", ""}, {"LOGNAME", "log"}})) == "log");
+  CHECK(plans::EnvLoginName(Env({{"USER", "user"}, {"LOGNAME", "log"}})) == "user");
+  CHECK(plans::EnvLoginName(Env({{"SUDO_USER", "alice"}, {"USER", "root"}})) == "alice");
+}

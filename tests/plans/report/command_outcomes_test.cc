@@ -1,0 +1,56 @@
+// What plan, drift and health say besides their reports: the verdict line a machine's log gets,
+// the exit code, and the text report styled only in text.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "plans/report/command_outcomes.h"
+#include "plans/report/report_fixture.h"
+#include "schemas/exit_codes.h"
+
+using namespace plumb;
+using namespace plumb::plans::report;
+
+namespace {
+
+DriftReport WorldDrift(testing::ReportWorld& w) {
+  DriftInput in;
+  in.plan = &w.plan;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.today = "2026-11-29";
+  in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
+  return MakeDriftReport(in);
+}
+
+std::string Rendered(const plans::CommandOutcome& o) {
+  std::ostringstream out;
+  o.render(out);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("drift outcome: the verdict counts the nodes, the exit code is drift's, style in text only") {
+  testing::ReportWorld w;
+  const DriftReport r = WorldDrift(w);
+  REQUIRE(r.drifted_nodes > 0);
+  const TextStyle mark = [](std::string t) { return "<styled>" + t; };
+  plans::CommandOutcome text = DriftCommandOutcome(r, "text", {}, mark);
+  CHECK(text.verdict.rfind("plumb drift: drift: " + std::to_string(r.drifted_nodes) + " of " +
+                               std::to_string(r.nodes.size()) + " node(s) drifted (",
+                           0) == 0);
+  CHECK(text.verdict.find("waived") != std::string::npos);
+  CHECK(text.verdict.find("unreadable") != std::string::npos);
+  CHECK(text.exit_code == ExitCodeFor("drift", Outcome::kDrift));
+  CHECK(Rendered(text).rfind("<styled>", 0) == 0);
+  CHECK(Rendered(DriftCommandOutcome(r, "json", {}, mark)).rfind("<styled>", 0) == std::string::npos);
+}
+
+TEST_CASE("health outcome: an empty report is healthy, its verdict says so") {
+  HealthReport empty;
+  plans::CommandOutcome o = HealthCommandOutcome(empty, "json", 0, nullptr);
+  CHECK(o.verdict == "plumb health: 0 node(s): 0 passed, 0 warned, 0 failed, 0 unreachable");
+  CHECK(o.exit_code == ExitCodeFor("health", Outcome::kOk));
+  CHECK(Rendered(o).rfind("{", 0) == 0);
+}
