@@ -28,7 +28,6 @@
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -108,8 +107,8 @@ struct Params {
 
 class PostgresJournal final : public Journal {
  public:
-  PostgresJournal(std::string conninfo, std::string shown)
-      : conninfo_(std::move(conninfo)), shown_(std::move(shown)) {
+  PostgresJournal(std::string conninfo, std::string shown, Clock& clock)
+      : conninfo_(std::move(conninfo)), shown_(std::move(shown)), clock_(clock) {
     if (const char* s = std::getenv("PLUMB_STORE_RETRY_S"); s && *s) {
       char* end = nullptr;
       const long v = std::strtol(s, &end, 10);
@@ -432,7 +431,6 @@ class PostgresJournal final : public Journal {
 
   bool Up() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
 
-  using Steady = std::chrono::steady_clock;
   // Past the window, a call that finds the store still down tries once more at most this often
   // (it fails at once otherwise): the store's return is noticed, and 1,000 calls cost nothing.
   static constexpr std::chrono::seconds kProbeEvery{5};
@@ -477,14 +475,14 @@ class PostgresJournal final : public Journal {
     e.why = down_why_;
     e.window = std::chrono::seconds(retry_s_);
     if (down_since_)
-      e.down_for = std::chrono::duration_cast<std::chrono::seconds>(Steady::now() - *down_since_);
+      e.down_for = std::chrono::duration_cast<std::chrono::seconds>(clock_.Now() - *down_since_);
     observer_(e);
   }
 
   // The call that finds the store down past its window: at once, saying since when.
   Diagnostic Unreachable() const {
     const long long down_s =
-        down_since_ ? std::chrono::duration_cast<std::chrono::seconds>(Steady::now() - *down_since_).count() : 0;
+        down_since_ ? std::chrono::duration_cast<std::chrono::seconds>(clock_.Now() - *down_since_).count() : 0;
     return Diagnostic::Error(
         "journal.unreachable",
         fmt::format("journal ({}): the store has not answered since {} ({}s; a lost connection is waited for "
@@ -499,10 +497,10 @@ class PostgresJournal final : public Journal {
   // continues an outage: waited out up to retry_s_ from its start, then failed at once (see
   // the top of this file). Any other failure is returned at once.
   Status Connect() {
-    if (gave_up_ && Steady::now() - last_try_ < kProbeEvery) return Unreachable();
+    if (gave_up_ && clock_.Now() - last_try_ < kProbeEvery) return Unreachable();
     for (int attempt = 0;; ++attempt) {
       Status s = TryConnect();
-      last_try_ = Steady::now();
+      last_try_ = clock_.Now();
       if (s) {
         if (down_since_) Tell(StoreEvent::Kind::kBack);
         down_since_.reset();
@@ -523,9 +521,9 @@ class PostgresJournal final : public Journal {
         Tell(StoreEvent::Kind::kGaveUp);
         return Unreachable();
       }
-      const auto pause = std::min<Steady::duration>(std::chrono::milliseconds(std::min(200 * (attempt + 1), 2000)),
-                                                    until - last_try_);
-      std::this_thread::sleep_for(pause);
+      const auto pause = std::min<Clock::TimePoint::duration>(
+          std::chrono::milliseconds(std::min(200 * (attempt + 1), 2000)), until - last_try_);
+      clock_.Sleep(std::chrono::ceil<std::chrono::milliseconds>(pause));
     }
   }
 
@@ -714,22 +712,24 @@ class PostgresJournal final : public Journal {
 
   std::string conninfo_;
   std::string shown_;   ///< the store as messages show it: never its password
+  Clock& clock_;        ///< the retry window's time and its pauses
   int retry_s_ = 60;
   PGconn* conn_ = nullptr;
   std::mutex mu_;
   StoreObserver observer_;
   // The outage under way, if any: since when (steady, and as a time for messages), libpq's
   // last reason, the last attempt, and whether its window has passed.
-  std::optional<Steady::time_point> down_since_;
+  std::optional<Clock::TimePoint> down_since_;
   std::string down_since_wall_;
   std::string down_why_;
-  Steady::time_point last_try_{};
+  Clock::TimePoint last_try_{};
   bool gave_up_ = false;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url) {
+Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url, Clock* clock) {
+  static RealClock real;
   auto checked = CheckedPostgresUrl(url);
   if (!checked) return checked.error();
   std::string conninfo = *checked;
@@ -740,7 +740,7 @@ Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url) {
     if (conninfo.find(key) == std::string::npos)
       conninfo += std::string(conninfo.find('?') == std::string::npos ? "?" : "&") + param;
   }
-  auto j = std::make_unique<PostgresJournal>(conninfo, RedactStore(url));
+  auto j = std::make_unique<PostgresJournal>(conninfo, RedactStore(url), clock ? *clock : real);
   if (Status s = j->Init(); !s) return s.error();
   return std::unique_ptr<Journal>(std::move(j));
 }

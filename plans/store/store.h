@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "plans/core/clock.h"
 #include "plans/store/journal.h"
 #include "schemas/result.h"
 
@@ -21,8 +22,10 @@ bool IsPostgresStore(const std::string& store);
 /// refused, never taken for a file name.
 Result<std::unique_ptr<Journal>> OpenStore(const std::string& store);
 
-/// Opens the PostgreSQL journal at `url` (creating and migrating its tables as needed).
-Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url);
+/// Opens the PostgreSQL journal at `url` (creating and migrating its tables as needed). Its
+/// waits for a server that went away (the retry window, PLUMB_STORE_RETRY_S) are measured and
+/// slept on `clock` (null: the system clock).
+Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url, Clock* clock = nullptr);
 
 /// The store a command uses when not told: $PLUMB_STORE, else DefaultJournalPath().
 std::string DefaultStore();

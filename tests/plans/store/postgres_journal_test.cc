@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "fakes/fake_clock.h"
 #include "fakes/temp_store.h"
 #include "plans/store/journal.h"
 #include "plans/store/store.h"
@@ -86,6 +87,22 @@ plans::NodeRecord OutageNode(const std::string& name) {
 double OutageSeconds(Steady::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
+
+// No server needed: nothing listens on loopback port 1, so every connect is refused at once.
+TEST_CASE("postgres store: a store that never answers is retried for its window on the given clock, then named") {
+  fakes::FakeClock clock;
+  const auto t0 = clock.Now();
+  RetryWindow window(60);
+  auto j = plans::OpenPostgresJournal("postgresql://plumb@127.0.0.1:1/plumb", &clock);
+  REQUIRE_FALSE(j.ok());
+  CHECK(j.error().code == "journal.unreachable");
+  CHECK(j.error().message.find("127.0.0.1:1") != std::string::npos);
+  // The whole window passed on the clock given, in pauses of at most 2 s: with the real clock
+  // this would have taken a minute.
+  const auto waited = clock.Now() - t0;
+  CHECK(waited >= std::chrono::seconds(60));
+  CHECK(waited < std::chrono::seconds(63));
+}
 
 TEST_CASE("postgres store: an outage is waited out once; past its window every call fails at once") {
   if (!fakes::TestingPostgres()) return;
