@@ -24,13 +24,7 @@ struct OutcomeReport {
   AcceptanceReport report;
   json doc;
   OutcomeReport() {
-    DriftInput in;
-    in.plan = &w.plan;
-    in.cluster = &w.cluster;
-    in.desired = &w.desired;
-    in.today = "2026-11-29";
-    in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
-    const DriftReport drift = MakeDriftReport(in);
+    const DriftReport drift = testing::WorldDriftReport(w);
     std::vector<plans::NodeHealth> health;
     for (const char* n : {"gpu001", "gpu002", "gpu003"}) {
       plans::NodeHealth h;

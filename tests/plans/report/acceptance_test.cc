@@ -44,13 +44,7 @@ struct Built {
 // gpu001 drifted (sysctl), gpu002 drifted (driver), gpu003 in sync and healthy, gpu004
 // unreadable; gpu003's twin health result for gpu002 has a DCGM failure on GPU 3.
 void Build(Built& b) {
-  DriftInput in;
-  in.plan = &b.w.plan;
-  in.cluster = &b.w.cluster;
-  in.desired = &b.w.desired;
-  in.today = "2026-11-29";
-  in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
-  b.drift = MakeDriftReport(in);
+  b.drift = testing::WorldDriftReport(b.w);
   plans::NodeObservation o;
   o.node = "gpu003";
   o.reachable = true;

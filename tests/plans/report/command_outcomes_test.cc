@@ -13,16 +13,6 @@ using namespace plumb::plans::report;
 
 namespace {
 
-DriftReport WorldDrift(testing::ReportWorld& w) {
-  DriftInput in;
-  in.plan = &w.plan;
-  in.cluster = &w.cluster;
-  in.desired = &w.desired;
-  in.today = "2026-11-29";
-  in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
-  return MakeDriftReport(in);
-}
-
 std::string Rendered(const plans::CommandOutcome& o) {
   std::ostringstream out;
   o.render(out);
@@ -33,7 +23,7 @@ std::string Rendered(const plans::CommandOutcome& o) {
 
 TEST_CASE("drift outcome: the verdict counts the nodes, the exit code is drift's, style in text only") {
   testing::ReportWorld w;
-  const DriftReport r = WorldDrift(w);
+  const DriftReport r = testing::WorldDriftReport(w);
   REQUIRE(r.drifted_nodes > 0);
   const TextStyle mark = [](std::string t) { return "<styled>" + t; };
   plans::CommandOutcome text = DriftCommandOutcome(r, "text", {}, mark);

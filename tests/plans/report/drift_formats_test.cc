@@ -24,16 +24,6 @@ using namespace plumb::plans::report;
 
 namespace {
 
-DriftReport MakeReport(testing::ReportWorld& w) {
-  DriftInput in;
-  in.plan = &w.plan;
-  in.cluster = &w.cluster;
-  in.desired = &w.desired;
-  in.today = "2026-11-29";
-  in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
-  return MakeDriftReport(in);
-}
-
 // The layout DriftToJson(r, out) promises, built from the tree independently: dump(2), but each
 // node in "nodes" on one line of its own as dump() writes it.
 std::string NodePerLine(nlohmann::json tree) {
@@ -96,7 +86,7 @@ size_t Count(const std::string& hay, const std::string& needle) {
 TEST_CASE("drift text: drifted keys with repair/intent, waived, unreadable, verdict") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
-  std::string t = DriftToText(MakeReport(w));
+  std::string t = DriftToText(testing::WorldDriftReport(w));
   // gpu001 and gpu002 drift identically now that gpu002's driver is waived: one group.
   CHECK(t.find("~ gpu[001-002] (2 nodes): 1 drifted, 0 waived") == std::string::npos);
   CHECK(t.find("~ sysctl.vm.swappiness: 60 -> 10  (repair)  stacks/h100.yaml:4:34") !=
@@ -111,14 +101,14 @@ TEST_CASE("drift text: drifted keys with repair/intent, waived, unreadable, verd
 TEST_CASE("drift text: identical nodes collapse into one host list") {
   testing::ReportWorld w;
   w.plan.nodes[1].actions.erase(w.plan.nodes[1].actions.begin());   // gpu002 = gpu001 now
-  std::string t = DriftToText(MakeReport(w));
+  std::string t = DriftToText(testing::WorldDriftReport(w));
   CHECK(t.find("~ gpu[001-002] (2 nodes): 1 drifted, 0 waived") != std::string::npos);
   CHECK(Count(t, "sysctl.vm.swappiness") == 1);
 }
 
 TEST_CASE("drift json: verdict, exit code and per-check status") {
   testing::ReportWorld w;
-  auto j = DriftToJson(MakeReport(w));
+  auto j = DriftToJson(testing::WorldDriftReport(w));
   CHECK(j["verdict"] == "drift");
   CHECK(j["exit_code"] == 2);
   CHECK(j["summary"]["drift_keys"] == 3);
@@ -134,7 +124,7 @@ TEST_CASE("drift json: the streamed document is the tree, a node per line") {
   w.AddWaiver("gpu001", "sysctl.*", "2020-01-01");   // expired: a diagnostic, a waiver object
   // Escapes stay inside strings, and a reason quoting the frame's own text is not spliced into.
   w.plan.unreadable[0].reason = "line one\nline \"two\" \"checks\":[] ,";
-  DriftReport r = MakeReport(w);
+  DriftReport r = testing::WorldDriftReport(w);
   std::ostringstream streamed;
   DriftToJson(r, streamed);
   CHECK(streamed.str() == NodePerLine(DriftToJson(r)));
@@ -160,7 +150,7 @@ TEST_CASE("drift json: the streamed document is the tree, a node per line") {
 TEST_CASE("drift json and sarif: streamed on all cores, the same bytes as from the tree") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
-  DriftReport small = MakeReport(w);
+  DriftReport small = testing::WorldDriftReport(w);
   // 2000 nodes (copies of the 4, renamed): enough for the nodes to be formatted in chunks.
   DriftReport big = small;
   big.nodes.clear();
@@ -192,7 +182,7 @@ TEST_CASE("drift junit: one testcase per node x key, validates against junit-10.
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
   w.plan.unreadable[0].reason = "probe error: <sysctl> & \"quotes\"";   // must be escaped
-  std::string xml = DriftToJunit(MakeReport(w));
+  std::string xml = DriftToJunit(testing::WorldDriftReport(w));
   CHECK(Count(xml, "<testcase ") == 4 + 4 + 4 + 1);
   CHECK(Count(xml, "<failure ") == 2);
   CHECK(Count(xml, "<skipped ") == 1);
@@ -230,7 +220,7 @@ TEST_CASE("drift junit: xmllint rejects a broken document (the validation can fa
 TEST_CASE("drift sarif: results at the pin's file:line, waived as suppressed; schema-valid") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.driver", "2099-01-01");
-  auto s = DriftToSarif(MakeReport(w), {"1.2.3", 0});
+  auto s = DriftToSarif(testing::WorldDriftReport(w), {"1.2.3", 0});
   const auto& results = s["runs"][0]["results"];
   REQUIRE(results.size() == 3);
   const auto& r0 = results[0];
@@ -260,7 +250,7 @@ TEST_CASE("drift sarif: results at the pin's file:line, waived as suppressed; sc
 TEST_CASE("drift prom: textfile exposition with HELP/TYPE, per node/module gauges") {
   testing::ReportWorld w;
   w.cluster.name = w.plan.cluster = "pod\"a";   // label escaping
-  std::string p = DriftToProm(MakeReport(w), {"1", 1764417600});
+  std::string p = DriftToProm(testing::WorldDriftReport(w), {"1", 1764417600});
   CHECK(p.find("plumb_drift{cluster=\"pod\\\"a\",node=\"gpu001\",module=\"sysctl\"} 1\n") != std::string::npos);
   CHECK(p.find("plumb_drift{cluster=\"pod\\\"a\",node=\"gpu001\",module=\"kernel\"} 0\n") != std::string::npos);
   CHECK(p.find("plumb_drift_keys{cluster=\"pod\\\"a\",node=\"gpu002\"} 2\n") != std::string::npos);
@@ -275,7 +265,7 @@ TEST_CASE("drift prom: textfile exposition with HELP/TYPE, per node/module gauge
 
 TEST_CASE("drift html: one self-contained page, heat map cell per node, drifted node marked") {
   testing::ReportWorld w;
-  std::string h = DriftToHtml(MakeReport(w));
+  std::string h = DriftToHtml(testing::WorldDriftReport(w));
   CHECK(h.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(h.find("<script") == std::string::npos);
   CHECK(h.find("src=") == std::string::npos);
@@ -311,27 +301,9 @@ DriftReport Issue33Report(testing::ReportWorld& w) {
                                   modules::Disruption::kReboot, plans::ChangeReason::kRepair, {"stacks/h100.yaml", 2, 19});
   same.action.params = {{"gaps", {"nvidia-driver-550 is at 550.90.07-0ubuntu1, not 550.90.07-1"}}};
   w.plan.nodes[1].actions = {same};
-  plans::Finding ecc;
-  ecc.check = {.module = "gpu_health", .id = "gpu_health.gpu3.ecc", .name = "GPU uncorrected ECC errors",
-               .subject = "GPU 3", .status = modules::CheckStatus::kFail, .measured = 2,
-               .threshold = {{"max", 0}}, .message = "2 uncorrected ECC errors since the driver loaded > 0"};
-  ecc.origin = {"stacks/h100.yaml", 9, 30};
-  plans::Finding xid = ecc;
-  xid.check.id = "gpu_health.xid13.gpu0";
-  xid.check.name = "GPU XID 13";
-  xid.check.subject = "GPU 0";
-  xid.check.status = modules::CheckStatus::kWarn;
-  xid.check.measured = 1;
-  xid.check.threshold = {{"forbidden", {48, 63}}};
-  xid.check.message = "1 time since boot (not in forbid_xids: a warning)";
-  w.plan.health = {{"gpu001", {xid}}, {"gpu003", {ecc}}};
-  DriftInput in;
-  in.plan = &w.plan;
-  in.cluster = &w.cluster;
-  in.desired = &w.desired;
-  in.today = "2026-11-29";
-  in.modules_run = {"kernel", "nvidia_driver", "sysctl", "infiniband", "gpu_health"};
-  return MakeDriftReport(in);
+  w.plan.health = {{"gpu001", {testing::XidFinding()}}, {"gpu003", {testing::EccFinding()}}};
+  return testing::WorldDriftReport(w, "2026-11-29",
+                                   {"kernel", "nvidia_driver", "sysctl", "infiniband", "gpu_health"});
 }
 
 }  // namespace

@@ -13,16 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-plans::report::DriftReport Report(testing::ReportWorld& w, const std::string& today = "2026-11-29") {
-  plans::report::DriftInput in;
-  in.plan = &w.plan;
-  in.cluster = &w.cluster;
-  in.desired = &w.desired;
-  in.today = today;
-  in.modules_run = {"kernel", "nvidia_driver", "sysctl"};
-  return plans::report::MakeDriftReport(in);
-}
-
 const plans::report::DriftCheck& Check(const plans::report::DriftReport& r, const std::string& node,
                                        const std::string& key) {
   for (const auto& n : r.nodes)
@@ -37,7 +27,7 @@ const plans::report::DriftCheck& Check(const plans::report::DriftReport& r, cons
 
 TEST_CASE("drift: one check per node x desired key, drift from the plan's actions") {
   testing::ReportWorld w;
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   REQUIRE(r.nodes.size() == 4);
   CHECK(r.nodes[0].checks.size() == 4);   // kernel, nvidia.driver, 2 sysctls
   const auto& swap = Check(r, "gpu001", "sysctl.vm.swappiness");
@@ -59,11 +49,11 @@ TEST_CASE("drift: one check per node x desired key, drift from the plan's action
 
 TEST_CASE("drift: exit codes follow error > drift > partial > in sync") {
   testing::ReportWorld w;
-  SUBCASE("drift wins over unreadable nodes") { CHECK(plans::report::DriftExitCode(Report(w)) == 2); }
+  SUBCASE("drift wins over unreadable nodes") { CHECK(plans::report::DriftExitCode(testing::WorldDriftReport(w)) == 2); }
   SUBCASE("unreadable and no drift is partial (3)") {
     w.plan.nodes.clear();
     w.plan.in_sync = {"gpu001", "gpu002", "gpu003"};
-    auto r = Report(w);
+    auto r = testing::WorldDriftReport(w);
     CHECK(r.verdict == DriftVerdict::kPartial);
     CHECK(plans::report::DriftExitCode(r) == 1);
   }
@@ -71,7 +61,7 @@ TEST_CASE("drift: exit codes follow error > drift > partial > in sync") {
     w.plan.nodes.clear();
     w.plan.unreadable.clear();
     w.plan.in_sync = {"gpu001", "gpu002", "gpu003", "gpu004"};
-    auto r = Report(w);
+    auto r = testing::WorldDriftReport(w);
     CHECK(r.verdict == DriftVerdict::kInSync);
     CHECK(plans::report::DriftExitCode(r) == 0);
     CHECK(r.checks == 16);
@@ -84,7 +74,7 @@ TEST_CASE("drift: a waiver turns matching drift into waived; fully waived is not
   w.plan.unreadable.clear();
   w.plan.in_sync = {"gpu002", "gpu003", "gpu004"};
   w.AddWaiver("gpu00[1-2]", "sysctl.*", "2026-12-31");
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
   CHECK(c.status == plumb::plans::report::DriftStatus::kWaived);
   REQUIRE(c.waiver);
@@ -98,9 +88,9 @@ TEST_CASE("drift: a waiver turns matching drift into waived; fully waived is not
 TEST_CASE("drift: a waiver is good through its expiry day, then counts as drift and warns") {
   testing::ReportWorld w;
   w.AddWaiver("gpu[001-002]", "sysctl.vm.*", "2026-11-29");
-  CHECK(Check(Report(w, "2026-11-29"), "gpu001", "sysctl.vm.swappiness").status ==
+  CHECK(Check(testing::WorldDriftReport(w, "2026-11-29"), "gpu001", "sysctl.vm.swappiness").status ==
         plumb::plans::report::DriftStatus::kWaived);
-  auto r = Report(w, "2026-11-30");
+  auto r = testing::WorldDriftReport(w, "2026-11-30");
   const auto& c = Check(r, "gpu001", "sysctl.vm.swappiness");
   CHECK(c.status == plumb::plans::report::DriftStatus::kDrift);
   REQUIRE(c.waiver);
@@ -114,7 +104,7 @@ TEST_CASE("drift: a waiver is good through its expiry day, then counts as drift 
 TEST_CASE("drift: a waiver only covers the nodes and keys it names") {
   testing::ReportWorld w;
   w.AddWaiver("gpu002", "nvidia.*", "2099-01-01");
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   CHECK(Check(r, "gpu001", "sysctl.vm.swappiness").status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(Check(r, "gpu002", "sysctl.vm.swappiness").status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(Check(r, "gpu002", "nvidia.driver").status == plumb::plans::report::DriftStatus::kWaived);
@@ -128,7 +118,7 @@ TEST_CASE("drift: a waiver only covers the nodes and keys it names") {
 TEST_CASE("drift: keys no module of the run owns are unchecked, never reported in sync") {
   testing::ReportWorld w;
   for (auto& [n, nd] : w.desired) nd.desired.Mut()["firmware"] = {{"BMC", "24.09.17"}};
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   CHECK(Check(r, "gpu003", "firmware.BMC").status == plumb::plans::report::DriftStatus::kUnchecked);
   CHECK(Check(r, "gpu003", "kernel").status == plumb::plans::report::DriftStatus::kInSync);
 }
@@ -206,7 +196,7 @@ TEST_CASE("drift: every member of a key off its pin is a row of its own, named")
     pa.action.params = {{"manual", true}, {"ca", ca}, {"port", 1}, {"member", ca + " port 1"}};
     actions.push_back(pa);
   }
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   std::vector<std::string> rate, state;
   for (const auto& c : r.nodes[0].checks) {
     if (c.key() == "fabric.infiniband.rate_gbps" && c.status == plumb::plans::report::DriftStatus::kDrift) {
@@ -233,7 +223,7 @@ TEST_CASE("drift: a row whose values read the same says why it differs") {
                                 modules::Disruption::kReboot, plans::ChangeReason::kRepair, {"stacks/h100.yaml", 2, 19});
   pa.action.params = {{"gaps", {"nvidia-driver-550 is not (fully) installed"}}};
   w.plan.nodes[0].actions.push_back(pa);
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   const auto& c = Check(r, "gpu001", "nvidia.driver");
   CHECK(c.status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(c.why == "nvidia-driver-550 is not (fully) installed");
@@ -248,7 +238,7 @@ TEST_CASE("drift: an action below a leaf or above several leaves marks each of t
       "services", "/services/nvidia-fabricmanager", "services.nvidia-fabricmanager",
       {{"enabled", false}, {"active", true}}, {{"enabled", true}, {"active", true}},
       modules::Disruption::kServiceRestart, plans::ChangeReason::kRepair, {}));
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   const auto& e = Check(r, "gpu001", "services.nvidia-fabricmanager.enabled");
   CHECK(e.status == plumb::plans::report::DriftStatus::kDrift);
   CHECK(e.observed == false);
@@ -302,7 +292,7 @@ TEST_CASE("drift: thousands of nodes sharing desired states: checked in parallel
   // from whichever chunk saw it.
   std::string last_drifted = w.plan.nodes.back().node;
   w.AddWaiver(last_drifted, "sysctl.*", "2026-01-01");
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   REQUIRE(r.nodes.size() == 3000);
   for (size_t i = 0; i < r.nodes.size(); ++i) CHECK(r.nodes[i].node == fmt::format("n{:04}", i));
   CHECK(r.drifted_nodes == want_drift_nodes);
@@ -336,7 +326,7 @@ TEST_CASE("drift: a difference the planner set aside under a waiver is reported 
   c.owner = "bob";
   c.expires = "2099-01-01";
   w.plan.waived.push_back({"gpu003", {c}});
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   const plans::report::DriftNode* n3 = nullptr;
   for (const auto& n : r.nodes)
     if (n.node == "gpu003") n3 = &n;
@@ -354,7 +344,7 @@ TEST_CASE("drift: a difference the planner set aside under a waiver is reported 
 TEST_CASE("drift: every read node reports the commit its marker names, in sync or not") {
   testing::ReportWorld w;
   w.plan.markers = {{"gpu001", std::string(40, 'b')}, {"gpu003", std::string(40, 'e')}};
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   for (const auto& n : r.nodes) {
     if (n.node == "gpu003") CHECK(n.marker_commit == std::string(40, 'e'));
     if (n.node == "gpu001") CHECK(n.marker_commit == std::string(40, 'b'));
@@ -363,7 +353,7 @@ TEST_CASE("drift: every read node reports the commit its marker names, in sync o
 
 TEST_CASE("drift: Recount gives a report's own counts back, and follows nodes changed one by one") {
   testing::ReportWorld w;
-  auto r = Report(w);
+  auto r = testing::WorldDriftReport(w);
   auto counts = [](const plans::report::DriftReport& x) {
     return std::vector<int>{x.drifted_nodes, x.drift_keys, x.waived_keys, x.unreadable_nodes,
                             x.checks, static_cast<int>(x.verdict)};

@@ -2,11 +2,14 @@
 // A small hand-built world for the report tests: 4 nodes in 2 racks, a plan whose actions are
 // the drift (built directly, so these tests do not depend on any module's diff).
 #include <string>
+#include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "plans/plan/plan.h"
 #include "plans/plan/planner.h"
+#include "plans/report/drift.h"
 
 namespace plumb::testing {
 
@@ -26,6 +29,29 @@ inline plans::PlannedAction MakeAction(const std::string& module, const std::str
   pa.reason = reason;
   pa.origin = origin;
   return pa;
+}
+
+/// gpu_health findings: 2 uncorrected ECC errors on GPU 3 (a failure)...
+inline plans::Finding EccFinding() {
+  plans::Finding ecc;
+  ecc.check = {.module = "gpu_health", .id = "gpu_health.gpu3.ecc", .name = "GPU uncorrected ECC errors",
+               .subject = "GPU 3", .status = modules::CheckStatus::kFail, .measured = 2,
+               .threshold = {{"max", 0}}, .message = "2 uncorrected ECC errors since the driver loaded > 0"};
+  ecc.origin = {"stacks/h100.yaml", 9, 30};
+  return ecc;
+}
+
+/// ...and XID 13 once on GPU 0 (a warning).
+inline plans::Finding XidFinding() {
+  plans::Finding xid = EccFinding();
+  xid.check.id = "gpu_health.xid13.gpu0";
+  xid.check.name = "GPU XID 13";
+  xid.check.subject = "GPU 0";
+  xid.check.status = modules::CheckStatus::kWarn;
+  xid.check.measured = 1;
+  xid.check.threshold = {{"forbidden", {48, 63}}};
+  xid.check.message = "1 time since boot (not in forbid_xids: a warning)";
+  return xid;
 }
 
 struct ReportWorld {
@@ -100,20 +126,7 @@ struct ReportWorld {
     a1.push_back(same);
     plan.nodes[0].disruption = modules::Disruption::kReboot;
     plan.nodes[1].skipped_unhealthy = true;
-    plans::Finding ecc;
-    ecc.check = {.module = "gpu_health", .id = "gpu_health.gpu3.ecc", .name = "GPU uncorrected ECC errors",
-                 .subject = "GPU 3", .status = modules::CheckStatus::kFail, .measured = 2,
-                 .threshold = {{"max", 0}}, .message = "2 uncorrected ECC errors since the driver loaded > 0"};
-    ecc.origin = {"stacks/h100.yaml", 9, 30};
-    plans::Finding xid = ecc;
-    xid.check.id = "gpu_health.xid13.gpu0";
-    xid.check.name = "GPU XID 13";
-    xid.check.subject = "GPU 0";
-    xid.check.status = modules::CheckStatus::kWarn;
-    xid.check.measured = 1;
-    xid.check.threshold = {{"forbidden", {48, 63}}};
-    xid.check.message = "1 time since boot (not in forbid_xids: a warning)";
-    plan.health = {{"gpu002", {ecc}}, {"gpu003", {xid}}};
+    plan.health = {{"gpu002", {EccFinding()}}, {"gpu003", {XidFinding()}}};
   }
 
   void AddWaiver(const std::string& nodes, const std::string& keys, const std::string& expires) {
@@ -127,5 +140,19 @@ struct ReportWorld {
     cluster.waivers.push_back(w);
   }
 };
+
+/// The drift report of `w` (its plan, cluster and desired state) as of `today`, the modules the
+/// world's actions come from counted as run.
+inline plans::report::DriftReport WorldDriftReport(
+    ReportWorld& w, const std::string& today = "2026-11-29",
+    std::set<std::string> modules_run = {"kernel", "nvidia_driver", "sysctl"}) {
+  plans::report::DriftInput in;
+  in.plan = &w.plan;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.today = today;
+  in.modules_run = std::move(modules_run);
+  return plans::report::MakeDriftReport(in);
+}
 
 }  // namespace plumb::testing
