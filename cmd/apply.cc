@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/apply.h"
 #include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
@@ -34,11 +35,7 @@
 #include "modules/registry.h"
 #include "modules/transport/cancel_signal.h"
 #include "modules/transport/local_shell.h"
-#include "plans/core/clock.h"
-#include "plans/observe/gather.h"
 #include "plans/rollout/cluster_transport.h"
-#include "plans/rollout/gather_prober.h"
-#include "plans/rollout/node_lease.h"
 #include "plans/rollout/rollout.h"
 #include "plans/session/apply_flags.h"
 #include "plans/session/apply_session.h"
@@ -119,8 +116,8 @@ Result<plans::PlannedNow> RealApplyWorld::PlanNow(const std::string& repo, const
   at.repo = repo;
   at.ref = ref;
   ReadRunArgs read;
-  read.limit = limit;
-  read.only_modules = a_.only_modules;
+  read.run.limit = limit;
+  read.run.only_modules = a_.only_modules;
   read.check_trust = true;
   read.trust_from = a_.trust_from;
   auto rr = DoReadRun(at, read);
@@ -162,24 +159,15 @@ plans::RolloutResult RealApplyWorld::Run(const plans::Plan& plan,
                                          const std::string& repo) {
   const inventory::Cluster& cluster = loaded.cluster;
   // known_hosts and the identity are the repo's the plan loads from, not the current dir's.
-  std::unique_ptr<SshShellFactory> node_shells = MakeNodeShells(cluster.ssh, repo, false);
-  SshShellFactory& shells = *node_shells;
+  std::unique_ptr<SshShellFactory> shells = MakeNodeShells(cluster.ssh, repo, false);
   std::shared_ptr<BmcFactory> bmcs = Bmcs(cluster, repo);
   plans::OpenBmc open_bmc;
   if (bmcs) open_bmc = [bmcs](const plans::BmcTarget& t) { return bmcs->Open(t); };
-  plans::GatherProber prober(cluster, shells, plans::ModulesToRead(modules::AllModules(), loaded.desired),
-                             std::chrono::seconds(cluster.ssh.command_timeout_s), open_bmc,
-                             &opts.desired);
-  plans::ClusterNodeTransport transport(cluster, shells, open_bmc);
-  auto leases = plans::MakeShellLeases(transport);
-  plans::RealClock clock;
+  plans::ClusterRolloutParts parts(loaded, *shells, open_bmc, modules::AllModules(), &opts.desired);
+  parts.Fill(deps);
   auto observer = MakeObserver(g_.format, g_.format != "json" && isatty(1), ColorOn(g_.color, stdout));
-  deps.leases = leases.get();
-  deps.prober = &prober;
-  deps.transport = &transport;
   deps.modules = [](std::string_view n) { return modules::FindModule(n); };
   deps.all_modules = modules::AllModules();
-  deps.clock = &clock;
   deps.observer = observer.get();
   deps.crash = plans::TestHooksFromEnv(ApplyEnv);
   // First Ctrl-C: finish or abandon in-flight steps, journal, exit 130. Second: leave now (the
@@ -212,7 +200,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
 
 namespace {
 
-using Options = std::vector<CLI::Option*>;   // the flags whose presence the conflict rules see
+using Options = ApplyOptions;
 
 // What to apply: a plan file, or the repo at a ref; approval.
 void AddSourceFlags(CLI::App* sub, GlobalOptions& g, ApplyArgs* a, Options& opts) {
@@ -241,12 +229,7 @@ CLI::Option* AddRunFlags(CLI::App* sub, ApplyArgs* a, Options& opts) {
   opts.push_back(sub->add_option("--retry-failed", a->retry_failed,
                                  "Plan and apply again the nodes RUN left failed (drained); they "
                                  "return to service once they converge"));
-  opts.push_back(sub->add_option("--store,--journal", a->journal,
-                                 "Where runs, the cluster lock and the history are kept: a SQLite file, or a "
-                                 "postgresql:// URL shared by every machine, without a password: one here would "
-                                 "show in ps for the whole run, and is refused; it goes in $PLUMB_STORE or "
-                                 "~/.pgpass (default: $PLUMB_STORE, $PLUMB_JOURNAL, "
-                                 "$XDG_STATE_HOME/plumb/journal.db, ~/.local/state/plumb/journal.db)"));
+  AddStoreFlag(sub, a, opts);
   opts.push_back(sub->add_option("--force-unlock", a->force_unlock,
                                  "Release the cluster lock RUN holds, once its process is gone"));
   opts.push_back(sub->add_option("--dead-owner", a->dead_owner,
@@ -259,8 +242,19 @@ CLI::Option* AddRunFlags(CLI::App* sub, ApplyArgs* a, Options& opts) {
   return res;
 }
 
+}  // namespace
+
+void AddStoreFlag(CLI::App* sub, ApplyArgs* a, ApplyOptions& opts) {
+  opts.push_back(sub->add_option("--store,--journal", a->journal,
+                                 "Where runs, the cluster lock and the history are kept: a SQLite file, or a "
+                                 "postgresql:// URL shared by every machine, without a password: one here would "
+                                 "show in ps for the whole run, and is refused; it goes in $PLUMB_STORE or "
+                                 "~/.pgpass (default: $PLUMB_STORE, $PLUMB_JOURNAL, "
+                                 "$XDG_STATE_HOME/plumb/journal.db, ~/.local/state/plumb/journal.db)"));
+}
+
 // The record: whose policy, who approved, the plan kept.
-void AddRecordFlags(CLI::App* sub, ApplyArgs* a, Options& opts) {
+void AddRecordFlags(CLI::App* sub, ApplyArgs* a, ApplyOptions& opts) {
   opts.push_back(sub->add_option("--trust-policy-from", a->trust_from,
                                  "Judge the commit by the signing policy (policy.yaml) at this ref "
                                  "(default: the commit's first parent; never the commit itself)"));
@@ -272,7 +266,7 @@ void AddRecordFlags(CLI::App* sub, ApplyArgs* a, Options& opts) {
 }
 
 // How long things may take, and how the run is shown.
-void AddTimingFlags(CLI::App* sub, GlobalOptions& g, ApplyArgs* a, Options& opts) {
+void AddTimingFlags(CLI::App* sub, GlobalOptions& g, ApplyArgs* a, ApplyOptions& opts) {
   opts.push_back(sub->add_option("--reboot-timeout", a->reboot_timeout_s,
                                  "Seconds a reboot may take")->capture_default_str());
   opts.push_back(sub->add_option("--task-timeout", a->task_timeout,
@@ -291,9 +285,11 @@ void AddTimingFlags(CLI::App* sub, GlobalOptions& g, ApplyArgs* a, Options& opts
                                  "the run lives): another machine may take over a run whose "
                                  "holder went silent this long ago (10s to 24h)")
                      ->capture_default_str());
-  opts.push_back(sub->add_option("--format", g.format, "text | json (JSON lines of events)")
-                     ->check(CLI::IsMember({"text", "json"})));
+  opts.push_back(cli::AddFormat(*sub, g.format, "text | json (JSON lines of events)",
+                                {"text", "json"}));
 }
+
+namespace {
 
 constexpr const char* kApplyExamples =
     "Examples:\n"

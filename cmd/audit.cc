@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 #include "plans/core/clock.h"
 #include "plans/report/journal_commands.h"
@@ -25,11 +26,10 @@ void RegisterAudit(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   sub->add_option("--since", a->since, "Runs started on or after this day (YYYY-MM-DD, UTC) or "
                                        "RFC 3339 time")
       ->required();
-  sub->add_option("--format", a->format, "json (plumb.audit/v1) or html (one self-contained page)")
-      ->check(CLI::IsMember({"json", "html"}))
-      ->capture_default_str();
+  cli::AddFormat(*sub, a->format, "json (plumb.audit/v1) or html (one self-contained page)",
+                 {"json", "html"});
   sub->add_option("--out", a->file, "Write here (atomically) instead of stdout");
-  sub->add_option("--store,--journal", a->store, "The store: a SQLite file or a postgresql:// URL without a password (that goes in $PLUMB_STORE or ~/.pgpass; default as for apply)");
+  cli::AddStoreOption(*sub, a->store);
   sub->footer(
       "The export carries the chain's head hash: keep it, and later `plumb history --verify\n"
       "--anchor HASH` proves the journal still holds what was exported. A journal whose chain\n"

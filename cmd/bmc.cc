@@ -16,6 +16,7 @@
 #include <tuple>
 
 
+#include "cli/shared_options.h"
 #include "cmd/apply.h"
 #include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
@@ -203,7 +204,7 @@ void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
                   "How long a firmware update's task may run (45m, 90s, 1h)")->capture_default_str();
   sub->add_option("--power-timeout", o.power_timeout,
                   "How long a reset may take to reach its power state")->capture_default_str();
-  sub->add_option("--format", g.format, "text | json")->capture_default_str();
+  cli::AddFormat(*sub, g.format, "text | json", {"text", "json"});
   sub->add_flag("-v,--verbose", g.verbose, "Print notes (retries, fallbacks, non-conformance)");
 }
 
@@ -235,21 +236,10 @@ void AddBmcApply(CLI::App* bmc, GlobalOptions& g, std::function<int()>& run) {
                     "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), @group, "
                     "!exclusions (repeatable)");
   apply->add_flag("--auto-approve", f.a.auto_approve, "Apply without asking");
-  apply->add_option("--store,--journal", f.a.journal,
-                    "Where runs and the cluster lock are kept (as for plumb apply)");
-  apply->add_option("--reboot-timeout", f.a.reboot_timeout_s, "Seconds a reset may take")
-      ->capture_default_str();
-  apply->add_option("--lock-ttl", f.a.lock_ttl, "As for plumb apply")->capture_default_str();
-  apply->add_option("--task-timeout", f.a.task_timeout,
-                    "How long a firmware update's task may run before the node fails")
-      ->capture_default_str();
-  apply->add_option("--power-timeout", f.a.power_timeout,
-                    "How long a BMC reset may take to reach its power state")
-      ->capture_default_str();
-  apply->add_option("--trust-policy-from", f.a.trust_from, "As for plumb apply");
-  apply->add_option("--approved-by", f.a.approved_by, "As for plumb apply");
-  apply->add_option("--format", g.format, "text | json (JSON lines of events)")
-      ->check(CLI::IsMember({"text", "json"}));
+  ApplyOptions shared;   // bmc apply's conflict rules see only --limit (BmcApplyFlagsOf)
+  AddStoreFlag(apply, &f.a, shared);
+  AddRecordFlags(apply, &f.a, shared);
+  AddTimingFlags(apply, g, &f.a, shared);
   apply->add_option("--targets", f.refused_targets, "(refused: a change needs the cluster repo)");
   apply->add_option("--desired", f.refused_desired, "(refused: a change applies the repo's commit)");
   apply->callback([&] { run = [&g] { return RunBmcApply(g, f); }; });

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/shared_options.h"
 #include "schemas/exit_codes.h"   // every command exits with ExitCodeFor(verb, outcome)
 
 namespace plumb::cmd {
@@ -27,12 +28,12 @@ struct GlobalOptions {
 using Register = void (*)(CLI::App& app, GlobalOptions& global, std::function<int()>& run);
 
 /// Adds the shared --repo/--ref/--working-tree options to a subcommand.
-void AddSourceOptions(CLI::App& sub, GlobalOptions& global);
+inline void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
+  cli::AddSourceOptions(sub, g.repo, g.ref, g.working_tree);
+}
 
-/// `runs` and `history` counted with --limit, which takes node patterns everywhere else; their
-/// count is --last now. Adds the old flag, hidden, into `value`...
-void AddRetiredCountLimit(CLI::App& sub, std::string& value);
-/// ...and, when it was given, says to use --last and returns the exit code (else -1).
+/// `runs` and `history`'s retired count --limit (cli/command_line.h), when given: says so on
+/// stderr and returns the exit code (else -1).
 int RefuseRetiredCountLimit(std::string_view verb, const std::string& value);
 
 /// Keeps `big` alive until the process exits and never runs its destructor. Freeing a

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
@@ -47,9 +48,8 @@ void RegisterDiff(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   sub->add_option("--repo", g.repo, "Cluster repo (a git repository)")->capture_default_str();
   sub->add_option("REV1", a.from, "The older commit (branch, tag, SHA)")->required();
   sub->add_option("REV2", a.to, "The newer commit")->required();
-  sub->add_option("--format", g.format, "text, json, or markdown (for a pull-request comment)")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
+  cli::AddFormat(*sub, g.format, "text, json, or markdown (for a pull-request comment)",
+                 {"text", "json", "markdown"});
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode, "Exit 2 when anything changes");
   sub->footer(
       "Examples:\n"

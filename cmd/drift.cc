@@ -6,6 +6,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
@@ -48,9 +49,8 @@ void RegisterDrift(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "drift", "Report, read-only, every node x key that differs from the repo (with waivers)");
   AddSourceOptions(*sub, g);
   AddReadRunOptions(*sub, a.read);
-  sub->add_option("--format", g.format, "text, json, junit, sarif, prom (textfile), html")
-      ->check(CLI::IsMember({"text", "json", "junit", "sarif", "prom", "html"}))
-      ->capture_default_str();
+  cli::AddFormat(*sub, g.format, "text, json, junit, sarif, prom (textfile), html",
+                 {"text", "json", "junit", "sarif", "prom", "html"});
   sub->add_option("--out", a.out, "Write the report to FILE (atomically) instead of stdout");
   sub->footer(
       "Compares every pinned key of every node (in-band, and firmware/BIOS when BMC facts are\n"

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 
 namespace plumb::cmd {
@@ -21,8 +22,7 @@ int RunExitCodes(const GlobalOptions& g) {
 void RegisterExitCodes(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   auto* sub = app.add_subcommand(
       "exit-codes", "List every command's exit codes and what each means (one table)");
-  sub->add_option("--format", g.format, "text (a markdown table) | json")
-      ->check(CLI::IsMember({"text", "json"}));
+  cli::AddFormat(*sub, g.format, "text (a markdown table) | json", {"text", "json"});
   sub->footer("Examples:\n"
               "  plumb exit-codes                  the table (the README's exit code table)\n"
               "  plumb exit-codes --format json    [{command, outcome, code, meaning}]");

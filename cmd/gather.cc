@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/bmc_factory.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
@@ -63,19 +64,15 @@ void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
       "gather",
       "Read every node's live state (one SSH round trip per node) and print its facts");
   AddSourceOptions(*sub, g);
-  sub->add_option("--limit", a.req.limit,
-                  "Nodes to read: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
+  cli::AddNodeLimit(*sub, a.req.limit, "Nodes to read");
   sub->add_option("--shard", a.req.shard,
                   "Read only part i of n of the selected nodes (1/4 .. 4/4; by name hash, "
                   "stable as nodes are added): n runners, then `plumb facts merge`");
-  sub->add_option("--format", g.format, "Output: text or json (the facts snapshot format)")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  cli::AddFormat(*sub, g.format, "Output: text or json (the facts snapshot format)",
+                 {"text", "json"});
   sub->add_option("--fanout", a.req.fanout, "Nodes probed at once (one SSH session each)")
       ->capture_default_str();
-  sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
-                "Record host keys of nodes not yet in known_hosts (a changed key is always "
-                "refused)");
+  cli::AddHostKeysFlag(*sub, a.accept_new_host_keys);
   sub->add_flag("--no-bmc", a.req.no_bmc,
                 "Do not read BMCs over Redfish (the snapshot then has no firmware, bios or "
                 "power facts: plan/drift --facts call those keys unread on nodes with a BMC)");

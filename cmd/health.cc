@@ -11,6 +11,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/apply_deps.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
@@ -65,11 +66,9 @@ void RegisterHealth(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
       "health", "Run the health checks the stacks pin (DCGM, NCCL bandwidth, GPU and fabric "
                 "errors) on each node and report each against its threshold (read-only)");
   AddSourceOptions(*sub, g);
-  sub->add_option("--limit", a.req.limit,
-                  "Nodes to check: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
-  sub->add_option("--format", g.format, "text, json, junit, prom (textfile)")
-      ->check(CLI::IsMember({"text", "json", "junit", "prom"}))
-      ->capture_default_str();
+  cli::AddNodeLimit(*sub, a.req.limit, "Nodes to check");
+  cli::AddFormat(*sub, g.format, "text, json, junit, prom (textfile)",
+                 {"text", "json", "junit", "prom"});
   sub->add_option("--out", a.req.file, "Write the report to FILE (atomically) instead of stdout");
   sub->add_option("--fanout", a.req.fanout, "Nodes checked at once (one SSH session each)")
       ->capture_default_str();
@@ -80,8 +79,7 @@ void RegisterHealth(CLI::App& app, GlobalOptions& g, std::function<int()>& run) 
   sub->add_flag("--allow-busy", a.req.allow_busy,
                 "Run the checks that load every GPU (dcgm, nccl_bw) on nodes running jobs too "
                 "(without it they are skipped there, and when the scheduler cannot be read)");
-  sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
-                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
+  cli::AddHostKeysFlag(*sub, a.accept_new_host_keys);
   sub->footer(
       "What runs is what each node's stack pins under `health:` (stacks/<name>.yaml):\n"
       "  health:\n"

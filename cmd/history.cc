@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/command_line.h"
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 #include "plans/report/journal_commands.h"
 
@@ -30,17 +32,17 @@ void RegisterHistory(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
       "history", "What plumb applied where, when, from which commit, by whom; --verify checks "
                  "the journal's hash chain");
   sub->add_option("node", a->req.node, "Only this node (an error if no run touched it)");
-  sub->add_option("--store,--journal", a->req.store, "The store: a SQLite file or a postgresql:// URL without a password (that goes in $PLUMB_STORE or ~/.pgpass; default as for apply)");
+  cli::AddStoreOption(*sub, a->req.store);
   sub->add_option("--last", a->req.last, "How many steps, the latest")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count steps.
-  AddRetiredCountLimit(*sub, a->old_limit);
+  cli::AddRetiredCountLimit(*sub, a->old_limit);
   sub->add_flag("--verify", a->req.verify,
                 "Replay the hash chain: name every edited, deleted, inserted or reordered row "
                 "(exit 1 if any)");
   sub->add_option("--anchor", a->req.anchor,
                   "With --verify: a head hash recorded earlier (plumb audit export's chain.head); "
                   "it must still be in the chain");
-  sub->add_option("--format", g.format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  cli::AddFormat(*sub, g.format, "text | json", {"text", "json"});
   sub->footer(
       "Every journal write is also appended to a hash chain (each entry holds the previous\n"
       "entry's hash). --verify replays it and compares each row with it. Someone who can\n"

@@ -2,6 +2,7 @@
 // module table is this command's markdown (a test keeps the two equal).
 #include <cstdio>
 
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 #include "modules/registry.h"
 #include "plans/report/modules_table.h"
@@ -26,8 +27,7 @@ void RegisterModules(CLI::App& app, GlobalOptions& g, std::function<int()>& run)
   auto* sub = app.add_subcommand(
       "modules", "List the modules: the desired keys each checks, what it reads, how it changes "
                  "a node and how much that disturbs it");
-  sub->add_option("--format", g.format, "text (a markdown table) | json")
-      ->check(CLI::IsMember({"text", "json"}));
+  cli::AddFormat(*sub, g.format, "text (a markdown table) | json", {"text", "json"});
   sub->footer("Examples:\n"
               "  plumb modules                   the table (the README's module table)\n"
               "  plumb modules --format json     for scripts and tests");

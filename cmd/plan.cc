@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/shared_options.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
@@ -61,11 +62,9 @@ void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   sub->add_flag("--detailed-exitcode", a.detailed_exitcode,
                 "Exit 0 no changes (failed health checks are findings, not changes), 2 changes "
                 "pending, 1 error (also: no changes but nodes unreadable)");
-  sub->add_option("--format", g.format,
-                  "Output: text (human), json (the plan file), or markdown (a pull-request "
-                  "comment, at most 65,536 characters: cut with a count and a pointer to --out)")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
+  cli::AddFormat(*sub, g.format, "Output: text (human), json (the plan file), or markdown (a "
+                 "pull-request comment, at most 65,536 characters: cut with a count and a pointer "
+                 "to --out)", {"text", "json", "markdown"});
   sub->footer(
       "Reads the cluster repo at --ref, the nodes' live state (or --facts), and the schedulers\n"
       "the rollout policies drain through (Slurm, Kubernetes; read only), then prints per node\n"

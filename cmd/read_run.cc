@@ -1,3 +1,4 @@
+#include "cli/shared_options.h"
 #include "cmd/read_run.h"
 
 #include <chrono>
@@ -18,22 +19,20 @@
 namespace plumb::cmd {
 
 void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a) {
-  sub.add_option("--limit", a.limit,
-                 "Nodes: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
-  sub.add_option("--facts", a.facts,
+  cli::AddNodeLimit(sub, a.run.limit);
+  sub.add_option("--facts", a.run.facts,
                  "Use a recorded facts snapshot (from `plumb gather --facts-out`) instead of "
                  "reading the nodes");
-  sub.add_option("--max-facts-age", a.max_facts_age,
+  sub.add_option("--max-facts-age", a.run.max_facts_age,
                  "Warn when the --facts snapshot was gathered longer ago than this before the run "
                  "(90s, 10m, 4h, 2d; 0s: never)")
       ->capture_default_str();
-  sub.add_option("--fanout", a.fanout, "Nodes read at once (one SSH session each)")
+  sub.add_option("--fanout", a.run.fanout, "Nodes read at once (one SSH session each)")
       ->capture_default_str();
-  sub.add_flag("--no-bmc", a.no_bmc,
+  sub.add_flag("--no-bmc", a.run.no_bmc,
                "Do not read BMCs over Redfish (firmware, bios and power keys are then not "
                "checked; with --facts, BMC facts the snapshot lacks are not missed)");
-  sub.add_flag("--accept-new-host-keys", a.accept_new_host_keys,
-               "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
+  cli::AddHostKeysFlag(sub, a.accept_new_host_keys);
 }
 
 void AddTrustOption(CLI::App& sub, std::string& trust_from) {
@@ -65,13 +64,7 @@ size_t PrefetchNodes() {
 }
 
 plans::report::ReadRunOptions ReadRunOptionsOf(const ReadRunArgs& a) {
-  plans::report::ReadRunOptions o;
-  o.limit = a.limit;
-  o.facts = a.facts;
-  o.fanout = a.fanout;
-  o.no_bmc = a.no_bmc;
-  o.only_modules = a.only_modules;
-  o.max_facts_age = a.max_facts_age;
+  plans::report::ReadRunOptions o = a.run;
   o.note_no_scheduler = a.read_scheduler && a.no_scheduler;
   o.prefetch_nodes = PrefetchNodes();
   return o;

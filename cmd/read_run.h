@@ -25,25 +25,18 @@
 
 namespace plumb::cmd {
 
-/// The flags plan and drift share.
+/// The flags plan, drift, acceptance and apply's plan-now share: the run's own options
+/// (--limit, --facts, --max-facts-age, --fanout, --no-bmc; only_modules for `plumb bmc apply`)
+/// and what cmd/ decides around it.
 struct ReadRunArgs {
-  std::string limit;
-  std::string facts;          ///< --facts FILE: recorded snapshot instead of gathering
-  int fanout = 64;
+  plans::report::ReadRunOptions run;
   bool accept_new_host_keys = false;
   bool read_scheduler = true; ///< plan: yes (max_unavailable, blocking jobs); drift: no
   bool no_scheduler = false;  ///< --no-scheduler: plan without Slurm's view (says so)
-  bool no_bmc = false;        ///< --no-bmc: skip Redfish (firmware/bios keys then unchecked)
   /// plan, apply: judge the commit by the signed-commit policy of its trusted base
   /// (plans/trust/commit_trust.h) before any node is read; drift reports on any commit.
   bool check_trust = false;
   std::string trust_from;     ///< --trust-policy-from REF ("" = the commit's first parent)
-  /// Plan only these modules' changes (`plumb bmc apply`); empty: every module. The nodes are
-  /// read as for a whole plan (the stale check's digest is the same).
-  std::vector<std::string> only_modules;
-  /// --max-facts-age: a snapshot (--facts) gathered longer ago than this before the run is
-  /// warned about ("0s": never). A CI pipeline's gather-then-plan stays well within the default.
-  std::string max_facts_age = "24h";
 };
 
 /// Adds --limit, --facts, --max-facts-age, --fanout, --accept-new-host-keys to `sub`.

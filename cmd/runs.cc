@@ -3,6 +3,8 @@
 // with --scheduler.
 #include <iostream>
 
+#include "cli/command_line.h"
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 #include "plans/report/journal_commands.h"
 
@@ -25,11 +27,11 @@ void RegisterRuns(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       "runs", "List apply runs from the journal, with who ran and approved them (or one run's "
               "nodes)");
   sub->add_option("run", a->req.run, "Show this run's nodes");
-  sub->add_option("--store,--journal", a->req.store, "The store: a SQLite file or a postgresql:// URL without a password (that goes in $PLUMB_STORE or ~/.pgpass; default as for apply)");
+  cli::AddStoreOption(*sub, a->req.store);
   sub->add_option("--last", a->req.last, "How many runs, the latest first")->capture_default_str();
   // --limit takes node patterns everywhere else; here it used to count runs.
-  AddRetiredCountLimit(*sub, a->old_limit);
-  sub->add_option("--format", g.format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  cli::AddRetiredCountLimit(*sub, a->old_limit);
+  cli::AddFormat(*sub, g.format, "text | json", {"text", "json"});
   sub->footer(
       "Each run records its operator (OS user), the CI job and who triggered it (GitHub Actions,\n"
       "GitLab CI), the approver (apply --approved-by or $PLUMB_APPROVED_BY), and the commit's\n"

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
 #include "plans/report/node_show.h"
@@ -35,9 +36,7 @@ void RegisterShow(CLI::App& app, GlobalOptions& global, std::function<int()>& ru
       "show", "Print one node's merged desired state with the file:line every value came from");
   sub->add_option("node", opts.node, "Node name, as in inventory.yaml")->required();
   AddSourceOptions(*sub, global);
-  sub->add_option("--format", global.format, "Output: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  cli::AddFormat(*sub, global.format, "Output: text or json", {"text", "json"});
   sub->footer(
       "The stack comes from the nearest group that names one; group overrides then apply,\n"
       "parents before children, the node's groups in listed order (later wins). Mappings merge,\n"

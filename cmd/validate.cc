@@ -1,6 +1,7 @@
 // plumb validate: load the cluster repo at a ref, check it, and say so.
 #include <iostream>
 
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
 #include "plans/report/validation.h"
@@ -23,9 +24,8 @@ void RegisterValidate(CLI::App& app, GlobalOptions& global, std::function<int()>
       "validate",
       "Check the cluster repo at a git ref: schemas, references, group cycles, pin coherence");
   AddSourceOptions(*sub, global);
-  sub->add_option("--format", global.format, "Output: text (diagnostics on stderr) or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  cli::AddFormat(*sub, global.format, "Output: text (diagnostics on stderr) or json",
+                 {"text", "json"});
   sub->footer(
       "Reads inventory.yaml, stacks/*.yaml, rollouts/*.yaml and waivers.yaml as committed at\n"
       "--ref (no checkout) and reports every problem at once as file:line:column with the key\n"

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/version_text.h"
+#include "cli/shared_options.h"
 #include "cmd/allocator.h"
 #include "cmd/build_commit.h"
 #include "cmd/command.h"
@@ -31,7 +32,7 @@ int RunVersion(const GlobalOptions& g) {
 void RegisterVersion(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   auto* sub = app.add_subcommand(
       "version", "Print plumb's version, the commit it was built from, its allocator and libraries");
-  sub->add_option("--format", g.format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  cli::AddFormat(*sub, g.format, "text | json", {"text", "json"});
   sub->footer(
       "Examples:\n"
       "  plumb version                   for a bug report: version, commit, libraries\n"

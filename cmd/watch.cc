@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdio>
 
+#include "cli/shared_options.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "cmd/read_run.h"
@@ -154,8 +155,7 @@ void RegisterWatch(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   sub->add_option("--fanout", a.flags.fanout,
                   "Reads (and SSH handshakes) at once: worker threads, each ~0.5 MB kept")
       ->capture_default_str();
-  sub->add_option("--limit", a.flags.limit,
-                  "Nodes: globs, comma lists, @group, !exclusions (gpu00[1-4],@h100,!gpu003)");
+  cli::AddNodeLimit(*sub, a.flags.limit);
   sub->add_option("--events", a.events, "Append events (JSON lines) to FILE instead of stdout");
   sub->add_option("--listen", a.listen,
                   "Serve Prometheus metrics at http://ADDRESS:PORT/metrics (127.0.0.1:9472)");
@@ -166,8 +166,7 @@ void RegisterWatch(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
       ->capture_default_str();
   sub->add_option("--ref-poll", a.flags.ref_poll, "How often --ref is resolved again")
       ->capture_default_str();
-  sub->add_flag("--accept-new-host-keys", a.accept_new_host_keys,
-                "Record host keys of nodes not yet in known_hosts (a changed key is always refused)");
+  cli::AddHostKeysFlag(*sub, a.accept_new_host_keys);
   sub->footer(
       "Events (one JSON object a line): drift, drift_cleared, node_unreadable, node_readable,\n"
       "node_rebooted, desired_changed, desired_error; each with time, node, key, live, desired,\n"

@@ -1,6 +1,7 @@
 #include "plans/rollout/cluster_transport.h"
 
 #include "modules/transport/bmc.h"
+#include "plans/observe/gather.h"
 
 namespace plumb::plans {
 
@@ -29,6 +30,22 @@ Status ClusterNodeTransport::PowerCycle(const std::string& node) {
   auto r = b->Reset(*sys, transport::ResetKind::kHardReboot);
   if (!r) return r.error();
   return OkStatus();
+}
+
+ClusterRolloutParts::ClusterRolloutParts(const inventory::LoadedCluster& loaded, ShellFactory& shells,
+                                         OpenBmc open_bmc,
+                                         const std::vector<const modules::Module*>& all_modules,
+                                         const std::map<std::string, nlohmann::json>* desired)
+    : prober_(loaded.cluster, shells, ModulesToRead(all_modules, loaded.desired),
+              std::chrono::seconds(loaded.cluster.ssh.command_timeout_s), open_bmc, desired),
+      transport_(loaded.cluster, shells, std::move(open_bmc)),
+      leases_(MakeShellLeases(transport_)) {}
+
+void ClusterRolloutParts::Fill(RolloutDeps& deps) {
+  deps.leases = leases_.get();
+  deps.prober = &prober_;
+  deps.transport = &transport_;
+  deps.clock = &clock_;
 }
 
 }  // namespace plumb::plans

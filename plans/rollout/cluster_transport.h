@@ -8,9 +8,13 @@
 #include <mutex>
 #include <string>
 
+#include "inventory/load.h"
 #include "inventory/model.h"
+#include "plans/core/clock.h"
 #include "plans/observe/bmc_gather.h"
 #include "plans/observe/gather.h"
+#include "plans/rollout/gather_prober.h"
+#include "plans/rollout/node_lease.h"
 #include "plans/rollout/rollout.h"
 
 namespace plumb::plans {
@@ -32,6 +36,25 @@ class ClusterNodeTransport final : public NodeTransport {
   OpenBmc open_bmc_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<transport::Bmc>> open_;
+};
+
+/// The engine's parts that reach the nodes, over the shells and BMC sessions cmd/ builds: a
+/// re-probe of the modules `loaded`'s desired state reads (BMCs included when `open_bmc` is
+/// set), the node transport, node leases over the shells, and the real clock. Fill() points a
+/// RolloutDeps at them; the rest of it (journal, schedulers, observer, stop, hooks, modules) is
+/// the caller's. Must outlive the run.
+class ClusterRolloutParts {
+ public:
+  ClusterRolloutParts(const inventory::LoadedCluster& loaded, ShellFactory& shells, OpenBmc open_bmc,
+                      const std::vector<const modules::Module*>& all_modules,
+                      const std::map<std::string, nlohmann::json>* desired);
+  void Fill(RolloutDeps& deps);
+
+ private:
+  GatherProber prober_;
+  ClusterNodeTransport transport_;
+  std::unique_ptr<NodeLeases> leases_;
+  RealClock clock_;
 };
 
 }  // namespace plumb::plans

@@ -111,3 +111,26 @@ TEST_CASE("cluster_transport: no BMC to power-cycle with is an error naming the 
   CHECK(with.PowerCycle("gpu002").error().code == "apply.no-bmc");
   CHECK(resets.empty());
 }
+
+TEST_CASE("cluster_transport: the rollout's node parts are wired over the cluster's shells and BMCs") {
+  inventory::LoadedCluster loaded;
+  loaded.cluster = TransportNodes();
+  TransportShells shells;
+  std::vector<std::string> opened, resets;
+  plans::ClusterRolloutParts parts(loaded, shells, [&](const plans::BmcTarget& target) {
+    opened.push_back(target.node);
+    return std::make_unique<ResetOnlyBmc>(&resets);
+  }, {}, nullptr);
+  plans::RolloutDeps deps;
+  parts.Fill(deps);
+  REQUIRE(deps.transport != nullptr);
+  REQUIRE(deps.prober != nullptr);
+  REQUIRE(deps.leases != nullptr);
+  REQUIRE(deps.clock != nullptr);
+  CHECK(deps.journal == nullptr);   // the caller's
+  CHECK(deps.transport->Connect("gpu001").ok());
+  CHECK(shells.opened == std::vector<std::string>{"gpu001"});
+  CHECK(deps.transport->PowerCycle("gpu001").ok());
+  CHECK(opened == std::vector<std::string>{"gpu001"});
+  CHECK(resets.size() == 1);
+}
