@@ -5,14 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "schemas/json_pointer.h"
-#include "schemas/yaml_split.h"
 
 namespace plumb::schemas {
 
@@ -331,147 +329,10 @@ bool QuoteOpenToTheEnd(std::string_view text, const std::string& file, Diagnosti
   return true;
 }
 
-// One part of a document read in pieces: its tree, where its values were written, how many
-// values it took, and whether it read without a word (anything else: read the file whole).
-struct Piece {
-  nlohmann::json json;
-  Marks marks;
-  size_t converted = 0;
-  bool clean = false;
-};
-
-// The text outside the sequence, its items' lines left empty (so every line keeps its number):
-// the key is left with no value, a null.
-Piece ParseOutside(std::string_view text, const LongSequence& seq, const std::string& file) {
-  std::string rest(text.substr(0, seq.begin));
-  for (size_t i = seq.begin; i < seq.end; ++i)
-    if (text[i] == '\n') rest += '\n';
-  rest += text.substr(seq.end);
-  Piece p;
-  Diagnostics diags;
-  std::vector<YAML::Node> docs = YAML::LoadAll(rest);
-  // A block mapping at the top: a `key:` line inside a flow mapping (`{` on line 1) is no key
-  // of the document's own.
-  if (docs.size() != 1 || !docs[0].IsMap() || docs[0].Style() != YAML::EmitterStyle::Block)
-    return p;
-  Converter conv(file, p.marks, diags);
-  p.json = conv.Convert(docs[0], "", 0);
-  p.converted = conv.converted();
-  p.clean = diags.items().empty() && !conv.over_budget();
-  return p;
-}
-
-// Items [first, last) of the sequence, parsed as a sequence of their own behind as many empty
-// lines as come before them (so marks keep their lines and columns), each converted as the
-// whole read would: at /key/index, two levels down.
-// The piece ends with what the whole read meets next, on the same line and column: the next
-// item's '-' (an empty item, read and dropped), or after the last item the column-0 line
-// ("...", which ends the document). An empty value at the piece's end is marked there, as in
-// the whole read; and a quote or a flow collection left open at the cut swallows or breaks
-// that line, so the piece does not read clean.
-Piece ParseItems(std::string_view text, const LongSequence& seq, size_t first, size_t last,
-                 const std::string& file) {
-  const bool final = last == seq.item_starts.size();
-  const size_t from = seq.item_starts[first];
-  const size_t to = final ? seq.end : seq.item_starts[last];
-  std::string part(static_cast<size_t>(seq.item_lines[first] - 1), '\n');
-  part += text.substr(from, to - from);
-  if (final) part += "...\n";
-  else part += std::string(static_cast<size_t>(seq.indent), ' ') + "-\n";
-  Piece p;
-  Diagnostics diags;
-  std::vector<YAML::Node> docs = YAML::LoadAll(part);
-  const size_t want = last - first + (final ? 0 : 1);
-  if (docs.size() != 1 || !docs[0].IsSequence() || docs[0].size() != want) return p;
-  if (!final && !docs[0][want - 1].IsNull()) return p;
-  Converter conv(file, p.marks, diags);
-  const std::string key = PointerAppend("", seq.key);
-  p.json = nlohmann::json::array();
-  for (size_t i = 0; i < last - first; ++i)
-    p.json.push_back(conv.Convert(docs[0][i], PointerAppend(key, first + i), 2));
-  p.converted = conv.converted();
-  p.clean = diags.items().empty() && !conv.over_budget();
-  return p;
-}
-
 }  // namespace
-
-std::optional<YamlDocument> ParseYamlInPieces(std::string_view text, const std::string& file,
-                                              size_t min_items, size_t pieces) {
-  std::optional<LongSequence> seq = FindLongSequence(text, min_items);
-  if (!seq || pieces < 2) return std::nullopt;
-  // An anchor defined among the items and an alias after them: the whole read resolves the
-  // alias to the latest definition, which the rest, read without the items, cannot see.
-  if (text.substr(seq->begin, seq->end - seq->begin).find('&') != std::string_view::npos &&
-      text.substr(seq->end).find('*') != std::string_view::npos)
-    return std::nullopt;
-  const size_t items = seq->item_starts.size();
-  pieces = std::min(pieces, items);
-  std::vector<Piece> parts(pieces + 1);   // [0, pieces): the items; the last: the rest
-  std::vector<std::thread> threads;
-  auto run = [&](size_t k) {
-    try {
-      if (k == pieces) parts[k] = ParseOutside(text, *seq, file);
-      else parts[k] = ParseItems(text, *seq, items * k / pieces, items * (k + 1) / pieces, file);
-    } catch (const std::exception&) {
-      parts[k].clean = false;   // an alias to another piece's anchor, a cut construct...
-    }
-  };
-  try {
-    threads.reserve(pieces);
-    for (size_t k = 1; k <= pieces; ++k) threads.emplace_back(run, k);
-  } catch (...) {   // no thread (or no memory) to be had: read it whole
-    for (std::thread& t : threads) t.join();
-    return std::nullopt;
-  }
-  run(0);
-  for (std::thread& t : threads) t.join();
-  size_t converted = 0;
-  for (const Piece& p : parts) {
-    if (!p.clean) return std::nullopt;
-    converted += p.converted;
-  }
-  if (converted > Converter::kMaxValues) return std::nullopt;   // the whole read says so
-  Piece& outside = parts[pieces];
-  const std::string key = PointerAppend("", seq->key);
-  auto at = outside.json.find(seq->key);
-  auto key_at = outside.marks.key.find(key);
-  // The key left without its items is the document's own, on the line the sequence follows
-  // (not a `key:` line inside some multi-line value of another key).
-  if (at == outside.json.end() || !at->is_null() || key_at == outside.marks.key.end() ||
-      key_at->second.line != seq->key_line || key_at->second.column != 1)
-    return std::nullopt;
-
-  YamlDocument doc;
-  doc.file = file;
-  doc.json = std::move(outside.json);
-  doc.marks = std::move(outside.marks);
-  nlohmann::json& array = doc.json[seq->key];
-  array = nlohmann::json::array();
-  for (size_t k = 0; k < pieces; ++k) {
-    for (nlohmann::json& item : parts[k].json) array.push_back(std::move(item));
-    doc.marks.value.merge(parts[k].marks.value);
-    doc.marks.key.merge(parts[k].marks.key);
-    doc.marks.scalar_text.merge(parts[k].marks.scalar_text);
-  }
-  // yaml-cpp marks a block sequence at its first '-'.
-  doc.marks.value[key] = Location{file, seq->item_lines[0], seq->indent + 1};
-  if (doc.marks.value[""].line <= 0) doc.marks.value[""] = Location{file, 1, 1};
-  return doc;
-}
 
 std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& file,
                                       Diagnostics& diags) {
-  // A file this big is a generated inventory: its long sequence is read on all cores when the
-  // pieces make exactly the document the whole read would (anything unusual: read it whole).
-  constexpr size_t kPiecesFrom = 1 << 20;
-  if (text.size() >= kPiecesFrom) {
-    const size_t cores = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-    if (auto doc = ParseYamlInPieces(text, file, 2048, cores)) {
-      if (QuoteOpenToTheEnd(text, file, diags)) return std::nullopt;
-      return doc;
-    }
-  }
   YamlDocument doc;
   doc.file = file;
   try {

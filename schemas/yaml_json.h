@@ -42,12 +42,4 @@ struct YamlDocument {
 std::optional<YamlDocument> ParseYaml(std::string_view text, const std::string& file,
                                       Diagnostics& diags);
 
-/// How ParseYaml reads a big file: the longest top-level block sequence (schemas/yaml_split.h)
-/// in `pieces` parts on as many threads, and the rest of the text. The document the whole read
-/// gives, or nullopt (and nothing said) when the text has no such sequence of `min_items`, or
-/// a part does not read cleanly on its own: any problem, an alias to an anchor in another
-/// part, a construct cut in two. Exposed for tests that compare it with the whole read.
-std::optional<YamlDocument> ParseYamlInPieces(std::string_view text, const std::string& file,
-                                              size_t min_items, size_t pieces);
-
 }  // namespace plumb::schemas
