@@ -4,46 +4,28 @@
 
 namespace plumb::plans::watch {
 
-ThreadPool::ThreadPool(int workers) {
-  const int n = std::max(workers, 1);
-  threads_.reserve(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Work(); });
-}
+ThreadPool::ThreadPool(int workers) : threads_(static_cast<size_t>(std::max(workers, 1))) {}
 
-ThreadPool::~ThreadPool() {
-  Drain();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    quit_ = true;
-  }
-  work_cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
+ThreadPool::~ThreadPool() { Drain(); }
 
 void ThreadPool::Submit(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(task));
+    ++unfinished_;
   }
-  work_cv_.notify_one();
-}
-
-void ThreadPool::Work() {
-  std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    work_cv_.wait(lock, [this] { return quit_ || !queue_.empty(); });
-    if (queue_.empty()) return;   // quit, and nothing left to run
-    std::function<void()> task = std::move(queue_.front());
-    queue_.pop_front();
-    ++running_;
-    lock.unlock();
+  // noexcept: a task's exception ends the process here instead of vanishing into a future
+  // nobody reads (and leaving Drain waiting for ever). The future is not needed: tasks report
+  // back on their own.
+  (void)threads_.Submit([this, task = std::move(task)]() mutable noexcept {
     task();
     task = nullptr;   // whatever it captured goes before the caller hears it is done
-    lock.lock();
-    --running_;
-    ++finished_;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      --unfinished_;
+      ++finished_;
+    }
     done_cv_.notify_all();
-  }
+  });
 }
 
 void ThreadPool::WaitForAny(std::chrono::milliseconds d) {
@@ -56,7 +38,7 @@ void ThreadPool::WaitForAny(std::chrono::milliseconds d) {
 
 void ThreadPool::Drain() {
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
+  done_cv_.wait(lock, [this] { return unfinished_ == 0; });
 }
 
 }  // namespace plumb::plans::watch

@@ -4,11 +4,10 @@
 /// in both and its tests need no real time.
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
-#include <thread>
-#include <vector>
+
+#include "plans/core/parallel.h"
 
 namespace plumb::plans::watch {
 
@@ -26,28 +25,24 @@ class TaskPool {
 };
 
 /// `workers` threads (the watch's --fanout): at most that many probes, and so SSH handshakes
-/// at start-up, run at once. Joins its threads on destruction (after Drain).
+/// at start-up, run at once. The threads are plans::JobThreads'; this adds what the watch loop
+/// waits on (a task finished, all of them finished). A task that throws ends the process, as
+/// an exception escaping any thread would. Drains, then joins its threads, on destruction.
 class ThreadPool final : public TaskPool {
  public:
   explicit ThreadPool(int workers);
   ~ThreadPool() override;
-  ThreadPool(const ThreadPool&) = delete;
-  ThreadPool& operator=(const ThreadPool&) = delete;
 
   void Submit(std::function<void()> task) override;
   void WaitForAny(std::chrono::milliseconds d) override;
   void Drain() override;
 
  private:
-  void Work();
-
   std::mutex mu_;
-  std::condition_variable work_cv_, done_cv_;
-  std::deque<std::function<void()>> queue_;
-  size_t running_ = 0;
+  std::condition_variable done_cv_;
+  size_t unfinished_ = 0;
   unsigned long long finished_ = 0, seen_ = 0;
-  bool quit_ = false;
-  std::vector<std::thread> threads_;
+  JobThreads threads_;   // last: its threads are joined before what they use goes
 };
 
 }  // namespace plumb::plans::watch
