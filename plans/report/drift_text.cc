@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "plans/report/groups.h"
 #include "plans/report/drift_render.h"
 #include "inventory/hostlist.h"
 #include "plans/plan/findings.h"
@@ -71,8 +72,7 @@ std::string DriftToText(const DriftReport& r) {
                                 r.source.working_tree ? " + uncommitted edits" : "",
                                 r.created_at, GatheredText(r.gathered_at, r.created_at));
   // Group nodes that differ in exactly the same way; in-sync nodes are only counted.
-  std::map<std::string, std::vector<const DriftNode*>> groups;
-  std::vector<std::string> order;
+  GroupsInOrder<const DriftNode*> groups;
   int in_sync = 0, unchecked = 0;
   for (const DriftNode& n : r.nodes) {
     unchecked += n.Count(DriftStatus::kUnchecked);
@@ -80,12 +80,9 @@ std::string DriftToText(const DriftReport& r) {
       ++in_sync;
       continue;
     }
-    std::string sig = Signature(n);
-    if (!groups.count(sig)) order.push_back(sig);
-    groups[sig].push_back(&n);
+    groups.Add(Signature(n), &n);
   }
-  for (const std::string& sig : order) {
-    const auto& members = groups[sig];
+  for (const auto& [sig, members] : groups.groups()) {
     std::vector<std::string> names;
     for (const DriftNode* n : members) names.push_back(n->node);
     std::string head = inventory::CompressHostlist(names);
@@ -104,18 +101,12 @@ std::string DriftToText(const DriftReport& r) {
   // Health findings: what the node's checks found against the stack's thresholds. Not drift
   // (nothing is pinned there to converge), so not in the verdict; nodes alike share a block.
   {
-    std::map<std::string, std::vector<std::string>> by_findings;
-    std::vector<std::string> horder;
-    for (const DriftNode& n : r.nodes) {
-      if (n.findings.empty()) continue;
-      std::string lines = FindingLines(n.findings, "    ");
-      if (!by_findings.count(lines)) horder.push_back(lines);
-      by_findings[lines].push_back(n.node);
-    }
-    if (!horder.empty())
+    GroupsInOrder<std::string> by_findings;
+    for (const DriftNode& n : r.nodes)
+      if (!n.findings.empty()) by_findings.Add(FindingLines(n.findings, "    "), n.node);
+    if (!by_findings.empty())
       out += "\nHealth (findings, not drift: the verdict does not count them):\n";
-    for (const std::string& lines : horder) {
-      const auto& names = by_findings[lines];
+    for (const auto& [lines, names] : by_findings.groups()) {
       std::string head = inventory::CompressHostlist(names);
       if (names.size() > 1) head += fmt::format(" ({} nodes)", names.size());
       out += fmt::format("  {}:\n{}", head, lines);

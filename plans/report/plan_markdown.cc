@@ -1,3 +1,4 @@
+#include "plans/report/groups.h"
 #include "plans/report/plan_markdown.h"
 
 #include <map>
@@ -141,17 +142,14 @@ std::vector<Section> Sections(const Plan& plan) {
   if (plan.HasChanges()) {
     // Nodes whose changes are identical: one block under one host list.
     Section c{"#### Changes\n\n", {}, "", "node groups"};
-    std::map<std::string, std::vector<const NodePlan*>> groups;
-    std::vector<std::string> order;
+    GroupsInOrder<const NodePlan*> groups;
     for (const NodePlan& n : plan.nodes) {
       std::string sig = n.rollout + (n.return_to_service ? "\nreturn" : "") +
                         (n.skipped_unhealthy ? "\nskipped" : "");
       for (const PlannedAction& pa : n.actions) sig += "\n" + ActionRow(pa);
-      if (!groups.count(sig)) order.push_back(sig);
-      groups[sig].push_back(&n);
+      groups.Add(sig, &n);
     }
-    for (const std::string& sig : order) {
-      const auto& members = groups[sig];
+    for (const auto& [sig, members] : groups.groups()) {
       std::vector<std::string> names;
       for (const NodePlan* n : members) names.push_back(n->node);
       const NodePlan& first = *members.front();
@@ -179,18 +177,11 @@ std::vector<Section> Sections(const Plan& plan) {
     Section w{"#### Waived (left as they are)\n\n| nodes | key | now | wanted | until | reason | owner |\n"
               "|---|---|---|---|---|---|---|\n",
               {}, "\n", "waived keys"};
-    std::map<std::string, std::vector<std::string>> by_row;
-    std::vector<std::string> order;
+    GroupsInOrder<std::string> by_row;
     for (const NodeWaived& nw : plan.waived)
-      for (const WaivedChange& c : nw.changes) {
-        std::string row = WaivedRow("", c);
-        if (!by_row.count(row)) order.push_back(row);
-        by_row[row].push_back(nw.node);
-      }
-    for (const std::string& row : order) {
-      const auto& names = by_row[row];
+      for (const WaivedChange& c : nw.changes) by_row.Add(WaivedRow("", c), nw.node);
+    for (const auto& [row, names] : by_row.groups())
       w.items.push_back("| " + MarkdownNames(names) + " " + row.substr(2));
-    }
     out.push_back(std::move(w));
   }
   if (!plan.health.empty()) {
@@ -199,16 +190,11 @@ std::vector<Section> Sections(const Plan& plan) {
               "| nodes | | module | check | subject | measured | allowed | why |\n"
               "|---|---|---|---|---|---|---|---|\n",
               {}, "\n", "health findings"};
-    std::map<std::string, std::vector<std::string>> by_row;
-    std::vector<std::string> order;
+    GroupsInOrder<std::string> by_row;
     for (const NodeFindings& nf : plan.health)
-      for (const Finding& f : nf.findings) {
-        std::string row = FindingRow("", f);
-        if (!by_row.count(row)) order.push_back(row);
-        by_row[row].push_back(nf.node);
-      }
-    for (const std::string& row : order)
-      h.items.push_back("| " + MarkdownNames(by_row[row]) + row.substr(2));
+      for (const Finding& f : nf.findings) by_row.Add(FindingRow("", f), nf.node);
+    for (const auto& [row, names] : by_row.groups())
+      h.items.push_back("| " + MarkdownNames(names) + row.substr(2));
     if (const std::string skipped = SkippedUnhealthyNote(plan); !skipped.empty())
       h.tail = "\n" + MdText("Not applied: " + skipped) + "\n\n";
     out.push_back(std::move(h));

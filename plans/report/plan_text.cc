@@ -1,3 +1,4 @@
+#include "plans/report/groups.h"
 #include "plans/report/plan_text.h"
 
 #include <map>
@@ -141,8 +142,7 @@ std::string PlanToText(const Plan& plan) {
                                 GatheredText(plan.gathered_at, plan.created_at));
 
   // Nodes whose changes are identical print once, under one host list.
-  std::map<std::string, std::vector<const NodePlan*>> groups;
-  std::vector<std::string> order;
+  GroupsInOrder<const NodePlan*> groups;
   for (const NodePlan& n : plan.nodes) {
     std::string sig = n.rollout;
     if (n.return_to_service) sig += "\nreturn";
@@ -150,11 +150,9 @@ std::string PlanToText(const Plan& plan) {
     for (const PlannedAction& pa : n.actions) sig += "\n" + ActionLine(pa);
     if (const NodeWaived* w = plan.FindWaived(n.node))
       for (const WaivedChange& c : w->changes) sig += "\n" + WaivedLine(c);
-    if (!groups.count(sig)) order.push_back(sig);
-    groups[sig].push_back(&n);
+    groups.Add(sig, &n);
   }
-  for (const std::string& sig : order) {
-    const auto& members = groups[sig];
+  for (const auto& [sig, members] : groups.groups()) {
     std::vector<std::string> names;
     for (const NodePlan* n : members) names.push_back(n->node);
     const NodePlan& first = *members.front();
@@ -177,33 +175,28 @@ std::string PlanToText(const Plan& plan) {
   }
   // Nodes whose only differences are waived: in sync for apply, shown so nobody is surprised.
   {
-    std::map<std::string, std::vector<std::string>> waived_only;
-    std::vector<std::string> worder;
+    GroupsInOrder<std::string> waived_only;
     for (const NodeWaived& w : plan.waived) {
       if (plan.FindNode(w.node)) continue;
       std::string sig;
       for (const WaivedChange& c : w.changes) sig += WaivedLine(c) + "\n";
-      if (!waived_only.count(sig)) worder.push_back(sig);
-      waived_only[sig].push_back(w.node);
+      waived_only.Add(sig, w.node);
     }
-    for (const std::string& sig : worder)
-      out += fmt::format("\n= {}  [waived: no change]\n{}", Names(waived_only[sig]), sig);
+    for (const auto& [sig, names] : waived_only.groups())
+      out += fmt::format("\n= {}  [waived: no change]\n{}", Names(names), sig);
   }
 
   // Health findings: what the nodes' checks found. Not changes: nothing here is applied, and a
   // node whose only findings are these is in sync.
   if (!plan.health.empty()) {
-    std::map<std::string, std::vector<std::string>> by_findings;
-    std::vector<std::string> horder;
+    GroupsInOrder<std::string> by_findings;
     for (const NodeFindings& h : plan.health) {
       std::string lines;
       for (const Finding& f : h.findings) lines += FindingLine(f) + "\n";
-      if (!by_findings.count(lines)) horder.push_back(lines);
-      by_findings[lines].push_back(h.node);
+      by_findings.Add(lines, h.node);
     }
     out += "\nHealth (findings, not changes: nothing here is applied):\n";
-    for (const std::string& lines : horder) {
-      const auto& names = by_findings[lines];
+    for (const auto& [lines, names] : by_findings.groups()) {
       std::string what;
       for (const std::string& n : names)
         if (const NodePlan* np = plan.FindNode(n); np && np->skipped_unhealthy) what = "  skipped";
