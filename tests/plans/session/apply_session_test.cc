@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "fakes/temp_journal.h"
 #include "modules/drain/none_drainer.h"
@@ -54,11 +57,16 @@ struct FakeWorld final : plans::ApplyWorld {
   Result<std::string> ResolveCommit(const std::string&, const std::string& ref) override {
     return ref;
   }
-  Result<plans::CommitTrust> CheckTrust(const std::string&, const std::string&,
+  Result<plans::CommitTrust> CheckTrust(const std::string&, const std::string& commit,
                                         const std::string&) override {
+    trust_checked.push_back(commit);
+    if (refuse_trust) return *refuse_trust;
     return *planned.trust;
   }
-  plans::Schedulers SchedulersOf(const inventory::Cluster&) override { return {}; }
+  plans::Schedulers SchedulersOf(const inventory::Cluster&) override {
+    ++scheduler_reads;
+    return {};
+  }
   std::unique_ptr<modules::Drainer> NoScheduler() override {
     return std::make_unique<modules::NoneDrainer>();
   }
@@ -110,6 +118,9 @@ struct FakeWorld final : plans::ApplyWorld {
   std::string run_repo, lock_holder;
   std::optional<plans::RunRecord> record;
   bool had_drainer = false, expiring = true;
+  std::optional<Diagnostic> refuse_trust;   ///< CheckTrust's verdict when set
+  std::vector<std::string> trust_checked;   ///< the commits CheckTrust was asked about
+  int scheduler_reads = 0;
 };
 
 struct SessionFixture : fakes::TempJournal {
@@ -307,6 +318,61 @@ TEST_CASE("apply session: a plan file whose digest does not match is refused bef
   REQUIRE_FALSE(f.world.err.empty());
   CHECK(f.world.err.front().rfind("plumb apply: ", 0) == 0);
   CHECK(f.world.runs == 0);
+}
+
+// The test world's plan as `plumb plan --out` would save it: every node to change in one
+// batch, sealed.
+plans::Plan SavedPlan(const plans::Plan& planned) {
+  plans::Plan p = planned;
+  plans::Batch b;
+  b.rollout = "roll";   // the policy the world's nodes name
+  inventory::RolloutPolicy& roll = p.rollouts["roll"];
+  roll.name = "roll";
+  roll.canary = 0;
+  roll.max_unavailable_count = 8;
+  for (const plans::NodePlan& n : p.nodes)
+    if (!n.skipped_unhealthy) b.nodes.push_back(n.node);
+  b.budget = static_cast<int>(b.nodes.size());
+  p.batches = {b};
+  plans::SealPlan(p);
+  return p;
+}
+
+TEST_CASE("apply session: a saved plan is loaded at its commit, judged, checked, then run under the lock") {
+  SessionFixture f;
+  f.world.plan_file = SavedPlan(f.world.planned.plan);
+  f.world.planned.loaded.cluster.rollouts["roll"] = f.world.plan_file->rollouts.at("roll");
+  f.req.plan_file = "plan.json";
+  f.req.limit.clear();
+  f.req.auto_approve = true;
+  CHECK(f.Run() == Outcome::kOk);
+  const std::string commit = f.world.planned.plan.source.commit;
+  REQUIRE(f.world.calls.size() >= 2);
+  CHECK(f.world.calls[0] == "read plan.json");
+  CHECK(f.world.calls[1] == "load " + f.world.planned.plan.source.repo + " " + commit);
+  CHECK(f.world.trust_checked == std::vector<std::string>{f.world.planned.loaded.cluster.source.commit});
+  CHECK(f.world.scheduler_reads == 1);
+  CHECK(f.world.asked == 0);   // --auto-approve
+  CHECK(f.world.runs == 1);
+  CHECK(f.world.ran_nodes == f.world.planned.plan.nodes.size());
+  CHECK(f.world.lock_holder == f.world.seen.run_id);   // the run held the cluster lock
+  CHECK_FALSE(f.Locked());                             // and let it go when it ended
+}
+
+TEST_CASE("apply session: a saved plan at an untrusted commit fails before any scheduler read or lock") {
+  SessionFixture f;
+  f.world.plan_file = SavedPlan(f.world.planned.plan);
+  f.req.plan_file = "plan.json";
+  f.req.limit.clear();
+  f.req.auto_approve = true;
+  f.world.refuse_trust = Diagnostic::Error("trust.unsigned", "commit is not signed by a trusted key");
+  CHECK(f.Run() == Outcome::kError);
+  CHECK(f.world.trust_checked.size() == 1);
+  CHECK(f.world.scheduler_reads == 0);
+  CHECK(f.world.runs == 0);
+  CHECK(f.Runs() == 0);   // no run record either
+  CHECK_FALSE(f.Locked());
+  CHECK(f.world.HasErr("commit is not signed by a trusted key"));
 }
 
 TEST_CASE("apply session: --force-unlock releases a dead remote owner's expired lock, and nothing else") {
