@@ -2,24 +2,12 @@
 // the exit code, and the text report styled only in text.
 #include <doctest/doctest.h>
 
-#include <sstream>
-
 #include "plans/report/command_outcomes.h"
 #include "plans/report/report_fixture.h"
 #include "schemas/exit_codes.h"
 
 using namespace plumb;
 using namespace plumb::plans::report;
-
-namespace {
-
-std::string Rendered(const plans::CommandOutcome& o) {
-  std::ostringstream out;
-  o.render(out);
-  return out.str();
-}
-
-}  // namespace
 
 TEST_CASE("drift outcome: the verdict counts the nodes, the exit code is drift's, style in text only") {
   testing::ReportWorld w;
@@ -33,8 +21,8 @@ TEST_CASE("drift outcome: the verdict counts the nodes, the exit code is drift's
   CHECK(text.verdict.find("waived") != std::string::npos);
   CHECK(text.verdict.find("unreadable") != std::string::npos);
   CHECK(text.exit_code == ExitCodeFor("drift", Outcome::kDrift));
-  CHECK(Rendered(text).rfind("<styled>", 0) == 0);
-  CHECK(Rendered(DriftCommandOutcome(r, "json", {}, mark)).rfind("<styled>", 0) == std::string::npos);
+  CHECK(testing::RenderedOutcome(text).rfind("<styled>", 0) == 0);
+  CHECK(testing::RenderedOutcome(DriftCommandOutcome(r, "json", {}, mark)).rfind("<styled>", 0) == std::string::npos);
 }
 
 TEST_CASE("health outcome: an empty report is healthy, its verdict says so") {
@@ -42,5 +30,5 @@ TEST_CASE("health outcome: an empty report is healthy, its verdict says so") {
   plans::CommandOutcome o = HealthCommandOutcome(empty, "json", 0, nullptr);
   CHECK(o.verdict == "plumb health: 0 node(s): 0 passed, 0 warned, 0 failed, 0 unreachable");
   CHECK(o.exit_code == ExitCodeFor("health", Outcome::kOk));
-  CHECK(Rendered(o).rfind("{", 0) == 0);
+  CHECK(testing::RenderedOutcome(o).rfind("{", 0) == 0);
 }

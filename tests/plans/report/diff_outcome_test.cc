@@ -1,8 +1,6 @@
 // What `plumb diff` prints and exits with (plans::report::DiffCommandOutcome).
 #include <doctest/doctest.h>
 
-#include <sstream>
-
 #include "plans/report/command_outcomes.h"
 #include "plans/report/report_fixture.h"
 #include "schemas/exit_codes.h"
@@ -21,11 +19,6 @@ struct DiffLoads {
     before.cluster.source.commit = std::string(40, 'a');
     after.cluster.source.commit = std::string(40, 'b');
   }
-  std::string Rendered(const plans::CommandOutcome& o) {
-    std::ostringstream out;
-    o.render(out);
-    return out.str();
-  }
 };
 
 }  // namespace
@@ -36,20 +29,20 @@ TEST_CASE("diff outcome: a change is 2 only with --detailed-exitcode; text style
   auto style = [](std::string text) { return "<" + text + ">"; };
   plans::CommandOutcome text = plans::report::DiffCommandOutcome(t.before, t.after, "text", false, style);
   CHECK(text.exit_code == ExitCodeFor("diff", Outcome::kInSync));
-  const std::string shown = t.Rendered(text);
+  const std::string shown = testing::RenderedOutcome(text);
   CHECK(shown.front() == '<');
   CHECK(shown.find("nvidia.driver: 550.90.07 -> 560.35.03") != std::string::npos);
   CHECK(text.verdict.empty());
 
   plans::CommandOutcome json = plans::report::DiffCommandOutcome(t.before, t.after, "json", true, style);
   CHECK(json.exit_code == ExitCodeFor("diff", Outcome::kChanges));
-  nlohmann::json j = nlohmann::json::parse(t.Rendered(json));
+  nlohmann::json j = nlohmann::json::parse(testing::RenderedOutcome(json));
   CHECK(j["from_commit"] == std::string(40, 'a'));
   CHECK(j["to_commit"] == std::string(40, 'b'));
 
   plans::CommandOutcome md = plans::report::DiffCommandOutcome(t.before, t.after, "markdown", true, nullptr);
-  CHECK(t.Rendered(md).find("nvidia.driver") != std::string::npos);
-  CHECK(t.Rendered(md).front() != '<');
+  CHECK(testing::RenderedOutcome(md).find("nvidia.driver") != std::string::npos);
+  CHECK(testing::RenderedOutcome(md).front() != '<');
 }
 
 TEST_CASE("diff outcome: no change is in sync, even with --detailed-exitcode") {

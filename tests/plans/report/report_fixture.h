@@ -3,10 +3,12 @@
 // the drift (built directly, so these tests do not depend on any module's diff).
 #include <string>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "plans/core/command_output.h"
 #include "plans/plan/plan.h"
 #include "plans/plan/planner.h"
 #include "plans/report/drift.h"
@@ -153,6 +155,13 @@ inline plans::report::DriftReport WorldDriftReport(
   in.today = today;
   in.modules_run = std::move(modules_run);
   return plans::report::MakeDriftReport(in);
+}
+
+/// What a command outcome prints on its stream (its report, styled or not).
+inline std::string RenderedOutcome(const plans::CommandOutcome& o) {
+  std::ostringstream out;
+  o.render(out);
+  return out.str();
 }
 
 }  // namespace plumb::testing
