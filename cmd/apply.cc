@@ -72,8 +72,8 @@ int ApplyFail(const Diagnostic& d) {
 // SSH and Redfish.
 class RealApplyWorld final : public plans::LocalApplyWorld {
  public:
-  RealApplyWorld(const GlobalOptions& g, const ApplyArgs& a, std::chrono::seconds task,
-                 std::chrono::seconds power)
+  RealApplyWorld(const GlobalOptions& g, const ApplyArgs& a, std::chrono::milliseconds task,
+                 std::chrono::milliseconds power)
       : g_(g), a_(a), task_(task), power_(power), local_(SchedulerEnv()) {}
 
   Result<plans::PlannedNow> PlanNow(const std::string& repo, const std::string& ref,
@@ -101,7 +101,7 @@ class RealApplyWorld final : public plans::LocalApplyWorld {
 
   const GlobalOptions& g_;
   const ApplyArgs& a_;
-  const std::chrono::seconds task_, power_;
+  const std::chrono::milliseconds task_, power_;
   transport::LocalShell local_;   // Slurm's and kubectl's commands run on this host
 };
 

@@ -13,7 +13,6 @@
 // said, and the verb exits 130 (cmd/bmc_wait.h).
 #include <cstdio>
 #include <mutex>
-#include <tuple>
 
 
 #include "cli/shared_options.h"
@@ -83,7 +82,8 @@ Result<std::shared_ptr<BmcFactory>> Connect(const GlobalOptions& g, const BmcOpt
   co.request_timeout = std::chrono::seconds(o.timeout_s);
   auto waits = o.Waits();
   if (!waits.ok()) return waits.error();
-  std::tie(co.task_timeout, co.power_timeout) = *waits;
+  co.task_timeout = waits->task;
+  co.power_timeout = waits->power;
   co.cancel = &Cancel();
   co.progress = [](const transport::WaitProgress& p) { Printer().Show(p); };
   InstallCancelOnSignals(Cancel(), nullptr, ExitCodeFor("*", Outcome::kInterrupted));

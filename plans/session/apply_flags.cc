@@ -59,16 +59,20 @@ void SetRunOwner(ApplyRequest& r, int64_t pid, const EnvLookup& env, const std::
   r.who = WhoFromEnvironment(env, r.user, approved_by);
 }
 
-Result<BmcWaits> BmcWaitsOf(const ApplyFlags& a) {
-  const std::optional<long> task_s = inventory::ParseDuration(a.task_timeout);
-  const std::optional<long> power_s = inventory::ParseDuration(a.power_timeout);
-  if (!task_s || *task_s <= 0 || !power_s || *power_s <= 0)
-    return Diagnostic::Error(
-        "apply.wait-timeout",
-        fmt::format("--task-timeout {} / --power-timeout {}: not a duration", a.task_timeout,
-                    a.power_timeout),
-        {}, {}, "like --task-timeout 45m (the default) or --power-timeout 90s");
-  return BmcWaits{std::chrono::seconds(*task_s), std::chrono::seconds(*power_s)};
+Result<std::chrono::milliseconds> BmcWaitFlag(const char* flag, const std::string& value) {
+  auto s = inventory::ParseDuration(value);
+  if (!s || *s <= 0)
+    return Diagnostic::Error("cli.duration", std::string(flag) + " " + value + ": not a duration",
+                             {}, {}, "like 45m, 90s or 1h");
+  return std::chrono::milliseconds(*s * 1000);
+}
+
+Result<BmcWaits> ParseBmcWaits(const std::string& task_timeout, const std::string& power_timeout) {
+  auto task = BmcWaitFlag("--task-timeout", task_timeout);
+  if (!task.ok()) return task.error();
+  auto power = BmcWaitFlag("--power-timeout", power_timeout);
+  if (!power.ok()) return power.error();
+  return BmcWaits{*task, *power};
 }
 
 }  // namespace plumb::plans

@@ -54,10 +54,18 @@ Result<ApplyRequest> ApplyRequestOf(const ApplyFlags& a, const ApplySource& s, c
 /// the run's who (CI variables of `env`, the approver: `approved_by` or $PLUMB_APPROVED_BY).
 void SetRunOwner(ApplyRequest& r, int64_t pid, const EnvLookup& env, const std::string& approved_by);
 
-/// --task-timeout and --power-timeout, each a positive duration ("45m", "90s").
+/// A BMC wait's flag (--task-timeout, --power-timeout): a positive duration ("45m", "90s"), or
+/// an error (cli.duration) naming the flag and its value.
+Result<std::chrono::milliseconds> BmcWaitFlag(const char* flag, const std::string& value);
+
+/// --task-timeout and --power-timeout, each a positive duration; the first that is not one is
+/// refused (BmcWaitFlag). One reading for plumb apply, bmc apply and the other bmc verbs.
 struct BmcWaits {
-  std::chrono::seconds task, power;
+  std::chrono::milliseconds task, power;
 };
-Result<BmcWaits> BmcWaitsOf(const ApplyFlags& a);
+Result<BmcWaits> ParseBmcWaits(const std::string& task_timeout, const std::string& power_timeout);
+inline Result<BmcWaits> BmcWaitsOf(const ApplyFlags& a) {
+  return ParseBmcWaits(a.task_timeout, a.power_timeout);
+}
 
 }  // namespace plumb::plans

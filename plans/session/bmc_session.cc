@@ -237,14 +237,6 @@ Result<BmcSetup> PrepareBmcSetup(const BmcSources& src,
   return s;
 }
 
-Result<std::chrono::milliseconds> BmcWaitFlag(const char* flag, const std::string& value) {
-  auto s = inventory::ParseDuration(value);
-  if (!s || *s <= 0)
-    return Diagnostic::Error("cli.duration", std::string(flag) + " " + value + ": not a duration",
-                             {}, {}, "like 45m, 90s or 1h");
-  return std::chrono::milliseconds(*s * 1000);
-}
-
 Status RefuseResetOfNode(const inventory::LoadedCluster& loaded, const std::string& node,
                          const DrainerMaker& make) {
   auto d = loaded.desired.find(node);
@@ -258,13 +250,7 @@ Status RefuseResetOfNode(const inventory::LoadedCluster& loaded, const std::stri
   return RefuseResetInService(*scheduler, node);
 }
 
-Result<std::pair<std::chrono::milliseconds, std::chrono::milliseconds>> BmcFlags::Waits() const {
-  auto task = BmcWaitFlag("--task-timeout", task_timeout);
-  if (!task.ok()) return task.error();
-  auto power = BmcWaitFlag("--power-timeout", power_timeout);
-  if (!power.ok()) return power.error();
-  return std::pair{*task, *power};
-}
+Result<BmcWaits> BmcFlags::Waits() const { return ParseBmcWaits(task_timeout, power_timeout); }
 
 BmcPlanEnd EndOfBmcPlan(const BmcPlanOutcome& p, bool json) {
   BmcPlanEnd end;

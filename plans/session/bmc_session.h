@@ -69,8 +69,8 @@ struct BmcFlags {
   std::string reset_node, reset_type = "reboot";
 
   BmcSources Sources() const { return {targets_file, nodes, desired_file, {ca, fingerprint, credentials}}; }
-  /// --task-timeout and --power-timeout (BmcWaitFlag), the first that is no duration refused.
-  Result<std::pair<std::chrono::milliseconds, std::chrono::milliseconds>> Waits() const;
+  /// --task-timeout and --power-timeout (ParseBmcWaits), the first that is no duration refused.
+  Result<BmcWaits> Waits() const;
   /// --auth: "basic", "session", else auto.
   transport::BmcAuth Auth() const {
     return auth == "basic" ? transport::BmcAuth::kBasic
@@ -93,8 +93,6 @@ struct BmcSetup {
 /// patterns; --desired read for every target; the access the flags leave (ChooseBmcAccess).
 Result<BmcSetup> PrepareBmcSetup(const BmcSources& src, const std::function<Result<BmcRepo>()>& load_repo);
 
-/// --task-timeout / --power-timeout of the bmc verbs: "45m", "90s", "1h"; an error names `flag`.
-Result<std::chrono::milliseconds> BmcWaitFlag(const char* flag, const std::string& value);
 
 /// `bmc plan`: what each module of `modules` that a target's desired state pins would change.
 struct BmcPlanOutcome {

@@ -486,8 +486,8 @@ TEST_CASE("BmcFlags: both waits, or the first flag that is no duration") {
   plans::BmcFlags f;
   auto w = f.Waits();
   REQUIRE(w.ok());
-  CHECK(w->first == std::chrono::minutes(45));
-  CHECK(w->second == std::chrono::minutes(5));
+  CHECK(w->task == std::chrono::minutes(45));
+  CHECK(w->power == std::chrono::minutes(5));
   f.power_timeout = "never";
   f.task_timeout = "0s";
   auto bad = f.Waits();
