@@ -236,13 +236,17 @@ void AddBmcApply(CLI::App* bmc, GlobalOptions& g, std::function<int()>& run) {
                     "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), @group, "
                     "!exclusions (repeatable)");
   apply->add_flag("--auto-approve", f.a.auto_approve, "Apply without asking");
-  ApplyOptions shared;   // bmc apply's conflict rules see only --limit (BmcApplyFlagsOf)
+  static ApplyOptions shared;   // given ones reach apply's conflict rules (--reboot-grace: --resume only)
   AddStoreFlag(apply, &f.a, shared);
   AddRecordFlags(apply, &f.a, shared);
   AddTimingFlags(apply, g, &f.a, shared);
   apply->add_option("--targets", f.refused_targets, "(refused: a change needs the cluster repo)");
   apply->add_option("--desired", f.refused_desired, "(refused: a change applies the repo's commit)");
-  apply->callback([&] { run = [&g] { return RunBmcApply(g, f); }; });
+  apply->callback([&] {
+    for (const CLI::Option* o : shared)
+      if (o->count() > 0) f.a.given.insert(o->get_name());
+    run = [&g] { return RunBmcApply(g, f); };
+  });
 }
 
 }  // namespace

@@ -3,12 +3,12 @@
 
 #include <fmt/format.h>
 
-#include "plans/report/groups.h"
 #include "plans/report/drift_render.h"
 #include "inventory/hostlist.h"
 #include "plans/plan/findings.h"
 #include "plans/report/facts_age.h"
 #include "plans/core/json_text.h"
+#include "plans/report/groups.h"
 #include "plans/report/ordered_render.h"
 #include "plans/report/rows.h"
 

@@ -1,4 +1,3 @@
-#include "plans/report/groups.h"
 #include "plans/report/plan_markdown.h"
 
 #include <map>
@@ -10,6 +9,7 @@
 #include "plans/plan/findings.h"
 #include "plans/report/drift_render.h"
 #include "plans/report/facts_age.h"
+#include "plans/report/groups.h"
 #include "plans/report/plan_text.h"
 #include "plans/report/rows.h"
 

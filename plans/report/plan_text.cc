@@ -1,4 +1,3 @@
-#include "plans/report/groups.h"
 #include "plans/report/plan_text.h"
 
 #include <map>
@@ -10,6 +9,7 @@
 #include "plans/core/duration_text.h"
 #include "plans/plan/findings.h"
 #include "plans/report/facts_age.h"
+#include "plans/report/groups.h"
 #include "plans/report/rows.h"
 
 namespace plumb::plans::report {

@@ -51,6 +51,7 @@ class ClusterRolloutParts {
   void Fill(RolloutDeps& deps);
 
  private:
+  // In this order: prober_ copies the BMC opener that transport_ then takes.
   GatherProber prober_;
   ClusterNodeTransport transport_;
   std::unique_ptr<NodeLeases> leases_;

@@ -28,6 +28,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -712,7 +713,7 @@ class PostgresJournal final : public Journal {
 
   std::string conninfo_;
   std::string shown_;   ///< the store as messages show it: never its password
-  Clock& clock_;        ///< the retry window's time and its pauses
+  Clock& clock_;        ///< the retry window's time and its pauses (monotonic unless a test's)
   int retry_s_ = 60;
   PGconn* conn_ = nullptr;
   std::mutex mu_;
@@ -728,8 +729,24 @@ class PostgresJournal final : public Journal {
 
 }  // namespace
 
+namespace {
+
+// The retry window measured on the monotonic clock: a wall clock stepped back (NTP, a VM
+// resumed) must neither keep a gone server from being tried again nor end a window early. Its
+// Now() is only ever subtracted from itself here, never shown.
+class SteadyClock final : public Clock {
+ public:
+  TimePoint Now() override {
+    return TimePoint(std::chrono::duration_cast<TimePoint::duration>(
+        std::chrono::steady_clock::now().time_since_epoch()));
+  }
+  void Sleep(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
+};
+
+}  // namespace
+
 Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url, Clock* clock) {
-  static RealClock real;
+  static SteadyClock steady;
   auto checked = CheckedPostgresUrl(url);
   if (!checked) return checked.error();
   std::string conninfo = *checked;
@@ -740,7 +757,7 @@ Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url, Clo
     if (conninfo.find(key) == std::string::npos)
       conninfo += std::string(conninfo.find('?') == std::string::npos ? "?" : "&") + param;
   }
-  auto j = std::make_unique<PostgresJournal>(conninfo, RedactStore(url), clock ? *clock : real);
+  auto j = std::make_unique<PostgresJournal>(conninfo, RedactStore(url), clock ? *clock : steady);
   if (Status s = j->Init(); !s) return s.error();
   return std::unique_ptr<Journal>(std::move(j));
 }

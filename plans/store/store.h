@@ -24,7 +24,8 @@ Result<std::unique_ptr<Journal>> OpenStore(const std::string& store);
 
 /// Opens the PostgreSQL journal at `url` (creating and migrating its tables as needed). Its
 /// waits for a server that went away (the retry window, PLUMB_STORE_RETRY_S) are measured and
-/// slept on `clock` (null: the system clock).
+/// slept on `clock`, which must outlive the journal (null: the monotonic clock, so a wall clock
+/// stepped back or forward changes no window).
 Result<std::unique_ptr<Journal>> OpenPostgresJournal(const std::string& url, Clock* clock = nullptr);
 
 /// The store a command uses when not told: $PLUMB_STORE, else DefaultJournalPath().

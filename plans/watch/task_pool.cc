@@ -16,16 +16,22 @@ void ThreadPool::Submit(std::function<void()> task) {
   // noexcept: a task's exception ends the process here instead of vanishing into a future
   // nobody reads (and leaving Drain waiting for ever). The future is not needed: tasks report
   // back on their own.
-  (void)threads_.Submit([this, task = std::move(task)]() mutable noexcept {
-    task();
-    task = nullptr;   // whatever it captured goes before the caller hears it is done
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      --unfinished_;
-      ++finished_;
-    }
-    done_cv_.notify_all();
-  });
+  try {
+    (void)threads_.Submit([this, task = std::move(task)]() mutable noexcept {
+      task();
+      task = nullptr;   // whatever it captured goes before the caller hears it is done
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        --unfinished_;
+        ++finished_;
+      }
+      done_cv_.notify_all();
+    });
+  } catch (...) {   // not queued (no memory): Drain must not wait for it
+    std::lock_guard<std::mutex> lock(mu_);
+    --unfinished_;
+    throw;
+  }
 }
 
 void ThreadPool::WaitForAny(std::chrono::milliseconds d) {

@@ -50,5 +50,9 @@ for empty in "" "," "!" " "; do
   check "bmc apply --limit '$empty': refused, exit 1 (rc=$rc)" [ $rc = 1 ]
   check "  naming no node" grep -q "names no node" "$work/e"
 done
+# bmc apply takes plumb apply's flags, and its rules: --reboot-grace is for --resume only.
+"$PLUMB" bmc apply --repo "$work" --limit n1 --reboot-grace 30 >"$work/o" 2>"$work/e"; rc=$?
+check "bmc apply --reboot-grace: refused, exit 1 (rc=$rc)" [ $rc = 1 ]
+check "  saying it only matters to --resume" grep -q "reboot-grace only matters to --resume" "$work/e"
 check "secret in no output" bash -c "! grep -rq 'e2e-PLANTED-secret' '$work'/o '$work'/e"
 [ $fails = 0 ] && echo "all passed" || { echo "$fails failed"; exit 1; }

@@ -88,7 +88,8 @@ double OutageSeconds(Steady::duration d) { return std::chrono::duration<double>(
 
 }  // namespace
 
-// No server needed: nothing listens on loopback port 1, so every connect is refused at once.
+// No server needed: nothing listens on loopback port 1, so every connect is refused at once (the
+// testbed's loopback has no firewall that would drop it instead).
 TEST_CASE("postgres store: a store that never answers is retried for its window on the given clock, then named") {
   fakes::FakeClock clock;
   const auto t0 = clock.Now();
