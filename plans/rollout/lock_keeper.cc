@@ -74,8 +74,9 @@ void LockKeeper::Renew() {
   const long long since_s = std::chrono::duration_cast<std::chrono::seconds>(SinceRenewed()).count();
   if (s.error().code == "journal.lock-lost") {
     // Another process holds the cluster (or this run) now.
-    given_up_ = true;
+    // Said first: whoever sees the run stop (Expiring, the stop flag) finds the reason written.
     Say(LostMessage(s.error().message, mine_.run));
+    given_up_ = true;
     if (opt_.stop) opt_.stop->store(true);
     return;
   }
@@ -83,19 +84,19 @@ void LockKeeper::Renew() {
     // The store has not answered for its whole retry window: this process cannot hold the
     // lock, and another runner may take the run over once it expires. Stop now, not at 4/5 of
     // the ttl: nothing this run does can be recorded meanwhile anyway.
-    given_up_ = true;
     Say(fmt::format("cannot renew the cluster lock: {}; stopping (the lock was last renewed {}s "
                     "ago and expires {}s after that, when another runner may take the run over): {}",
                     s.error().message, since_s, ttl_.count(), kWhatStops));
+    given_up_ = true;
     return;
   }
   // Another error (the store answered): try again next time, unless most of the ttl is gone.
   Say("cannot renew the cluster lock: " + s.error().message);
   if (Expiring()) {
-    given_up_ = true;
     Say(fmt::format("the cluster lock was last renewed {}s ago (--lock-ttl {}s); stopping before "
                     "another runner may take it: {}",
                     since_s, ttl_.count(), kWhatStops));
+    given_up_ = true;
   }
 }
 

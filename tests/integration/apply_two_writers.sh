@@ -73,9 +73,12 @@ for i in 1 2 3 4 5 6; do
   check "$n converged" test "$(driver_of $n)" = 550.90.07
   check "$n back in service" test "$(state_of $n)" = idle
 done
-# Between the two journals every node is done exactly once; what one run did not do, it
-# reported as held by the other.
-python3 - "$J1" "$J2" >"$AP_TMP/split.txt" <<'PY'
+# Between the two journals every node is done; what one run did not do, the other did. (Both
+# may record a node done: on a loaded machine the second run can reach a node only after the
+# first converged it, find nothing to change, and say done. The install and reboot counts above
+# are what proves no node was changed twice.)
+rc=0
+python3 - "$J1" "$J2" >"$AP_TMP/split.txt" <<'PY' || rc=$?
 import sqlite3, sys
 done, busy = {}, {}
 for path in sys.argv[1:]:
@@ -83,12 +86,11 @@ for path in sys.argv[1:]:
         (done if status == "done" else busy).setdefault(node, []).append(path)
 print("done", sorted((n, len(v)) for n, v in done.items()))
 print("busy", sorted(busy))
-ok = all(len(done.get(f"n{i}", [])) == 1 for i in range(1, 7)) and set(busy) <= set(done)
+ok = all(len(done.get(f"n{i}", [])) >= 1 for i in range(1, 7)) and set(busy) <= set(done)
 sys.exit(0 if ok else 1)
 PY
-rc=$?
 cat "$AP_TMP/split.txt"
-check "each node done by exactly one run; the other reported it (busy)" test "$rc" = 0
+check "each node done by a run; one the other did not do it reported (busy)" test "$rc" = 0
 check "a node one run did not do was reported BUSY by it" \
   bash -c "grep -q '^busy \\[\\]' $AP_TMP/split.txt || grep -qh '^BUSY n' $AP_TMP/r1 $AP_TMP/r2"
 check "no VIOLATION" test "$(violations)" = 0
