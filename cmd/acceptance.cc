@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/acceptance_command.h"
 #include "cmd/apply_deps.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
@@ -36,17 +37,7 @@ constexpr std::string_view kAcceptanceVerb = "acceptance";
 constexpr std::string_view kVerifyVerb = "acceptance verify";
 namespace {
 
-struct AcceptanceArgs {
-  ReadRunArgs read;
-  std::string out;
-  int dcgm_level = 3;
-  int timeout_s = 7200;
-  int health_fanout = 16;
-  std::string operator_name;
-  bool fresh = false;
-  bool allow_busy = false;
-  std::string verify_path;
-};
+using AcceptanceArgs = cli::AcceptanceArgs;
 
 const char* AcceptanceEnv(const char* name) { return std::getenv(name); }
 
@@ -124,39 +115,9 @@ int RunAcceptance(const GlobalOptions& g, const AcceptanceArgs& a) {
 
 void RegisterAcceptance(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static AcceptanceArgs a;
-  auto* sub = app.add_subcommand(
-      "acceptance", "Burn-in acceptance: every health check at the burn-in level and every pin "
-                    "verified, as a report (JSON with a digest, and HTML) in --out DIR");
-  AddSourceOptions(*sub, g);
-  AddReadRunOptions(*sub, a.read);
-  sub->add_option("--out", a.out, "The report's directory (acceptance.json, acceptance.html, nodes/)");
-  sub->add_option("--dcgm-level", a.dcgm_level,
-                  "DCGM diagnostic level for nodes whose stack pins dcgm (3: ~30 min per node; 4: hours)")
-      ->capture_default_str();
-  sub->add_option("--timeout", a.timeout_s, "Seconds one node's health checks may take, all together")
-      ->capture_default_str();
-  sub->add_option("--health-fanout", a.health_fanout, "Nodes whose health checks run at once")
-      ->capture_default_str();
-  sub->add_option("--operator", a.operator_name, "Who runs the acceptance (default: $SUDO_USER or $USER)");
-  sub->add_flag("--allow-busy", a.allow_busy,
-                "Burn in nodes the scheduler shows running jobs too (without it their DCGM and NCCL "
-                "checks are held, and they do not pass)");
-  sub->add_flag("--fresh", a.fresh, "Run every node's checks again, even those kept in DIR/nodes/");
-  sub->footer(
-      "Read-only on the nodes: no drain; the scheduler is only read. The DCGM and NCCL checks\n"
-      "load every GPU: on a node running jobs they are held (the node does not pass) unless\n"
-      "--allow-busy. Run it before the cluster takes jobs. Interrupted, it resumes: a second\n"
-      "run with the same --out, commit and level checks only the nodes that have not passed yet\n"
-      "(kept in DIR/nodes/).\n\n"
-      "Examples:\n"
-      "  plumb acceptance --repo pod-a --ref v1.0 --out handover/\n"
-      "  plumb acceptance --limit @h100 --dcgm-level 4 --out burnin/ --operator 'Jane Doe'\n"
-      "  plumb acceptance verify handover/acceptance.json");
-  auto* verify = sub->add_subcommand("verify", "Re-check an acceptance report's digest (exit 1 when it was changed)");
-  verify->add_option("report", a.verify_path, "acceptance.json")->required();
-  verify->footer("Examples:\n  plumb acceptance verify handover/acceptance.json");
-  verify->callback([&run] { run = [] { return RunVerify(a); }; });
-  sub->callback([&run, &g, sub] {
+  const cli::AcceptanceCommand c = cli::AddAcceptanceCommand(app, g, a);
+  c.verify->callback([&run] { run = [] { return RunVerify(a); }; });
+  c.acceptance->callback([&run, &g, sub = c.acceptance] {
     if (sub->got_subcommand("verify")) return;   // verify's callback set `run`
     run = [&g] { return RunAcceptance(g, a); };
   });

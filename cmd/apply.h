@@ -13,13 +13,4 @@ using ApplyArgs = plans::ApplyFlags;
 /// Runs `plumb apply` with `a`; returns the exit code (the apply rows of the table).
 int RunApply(const GlobalOptions& g, const ApplyArgs& a);
 
-/// The flags whose presence apply's conflict rules see.
-using ApplyOptions = std::vector<CLI::Option*>;
-/// apply's flags that `plumb bmc apply` takes too, with the same help: --store/--journal;
-/// the run's record (--trust-policy-from, --approved-by, --plan-out); how long things may take
-/// and how the run is shown (--reboot-timeout ... --lock-ttl, --format).
-void AddStoreFlag(CLI::App* sub, ApplyArgs* a, ApplyOptions& opts);
-void AddRecordFlags(CLI::App* sub, ApplyArgs* a, ApplyOptions& opts);
-void AddTimingFlags(CLI::App* sub, GlobalOptions& g, ApplyArgs* a, ApplyOptions& opts);
-
 }  // namespace plumb::cmd

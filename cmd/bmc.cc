@@ -10,12 +10,12 @@
 // or from --targets FILE ("name url" per line); flags override the repo's BMC settings.
 // Waits (a firmware task, a reset's power state) show progress and end at --task-timeout /
 // --power-timeout or on Ctrl-C/SIGTERM: then the sessions are deleted, what was in flight is
-// said, and the verb exits 130 (cmd/bmc_wait.h).
+// said, and the verb exits 130 (cmd/bmc_wait.h). The command lines are cli/bmc_command.h.
 #include <cstdio>
 #include <mutex>
 
 
-#include "cli/shared_options.h"
+#include "cli/bmc_command.h"
 #include "cmd/apply.h"
 #include "cmd/apply_deps.h"
 #include "cmd/bmc_factory.h"
@@ -185,100 +185,28 @@ int RunReset(const GlobalOptions& g, BmcOptions o) {
   return ExitCodeFor("bmc reset", Outcome::kOk);
 }
 
-void AddBmcOptions(CLI::App* sub, GlobalOptions& g, BmcOptions& o) {
-  AddSourceOptions(*sub, g);
-  sub->add_option("--targets", o.targets_file,
-                  "File of \"NAME URL [system=ID]\" lines instead of the repo's nodes (system=: the "
-                  "node's system on a BMC that manages several, like bmc_system)");
-  sub->add_option("--limit,--node", o.nodes,
-                  "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), !exclusions "
-                  "(repeatable)");
-  sub->add_option("--ca", o.ca, "CA bundle that signs the BMC certificates (overrides bmc.ca)");
-  sub->add_option("--fingerprint", o.fingerprint, "Pinned SHA-256 certificate fingerprint (sha256:AB:CD:...)");
-  sub->add_option("--credentials", o.credentials, "env:VAR or file:/path holding user:password");
-  sub->add_option("--auth", o.auth, "auto | session | basic")->capture_default_str();
-  sub->add_option("--fanout", o.fanout, "BMCs at once")->capture_default_str();
-  sub->add_option("--per-bmc", o.per_bmc, "Connections per BMC")->capture_default_str();
-  sub->add_option("--timeout", o.timeout_s, "Per-request timeout, seconds")->capture_default_str();
-  sub->add_option("--task-timeout", o.task_timeout,
-                  "How long a firmware update's task may run (45m, 90s, 1h)")->capture_default_str();
-  sub->add_option("--power-timeout", o.power_timeout,
-                  "How long a reset may take to reach its power state")->capture_default_str();
-  cli::AddFormat(*sub, g.format, "text | json", {"text", "json"});
-  sub->add_flag("-v,--verbose", g.verbose, "Print notes (retries, fallbacks, non-conformance)");
-}
-
-// `bmc apply`'s own flags (a subset of plumb apply's, and two it refuses).
-struct BmcApplyFlags {
-  ApplyArgs a;
-  std::vector<std::string> limits;
-  std::string refused_targets, refused_desired;
-};
-
 // The one door: bmc apply is `plumb apply` of a plan of the Redfish modules only, with all of
 // its safety (lock, lease, drain, the scheduler read before each step, verify, journal).
-int RunBmcApply(const GlobalOptions& g, const BmcApplyFlags& f) {
+int RunBmcApply(const GlobalOptions& g, const cli::BmcApplyArgs& f) {
   auto a = plans::BmcApplyFlagsOf(f.a, f.limits, modules::BmcModules(), !f.refused_targets.empty(),
                                   !f.refused_desired.empty());
   if (!a.ok()) return BmcFail(a.error());
   return RunApply(g, *a);
 }
 
-void AddBmcApply(CLI::App* bmc, GlobalOptions& g, std::function<int()>& run) {
-  static BmcApplyFlags f;
-  CLI::App* apply = bmc->add_subcommand(
-      "apply",
-      "Change firmware, BIOS and power as the repo says, through the engine: `plumb apply` of a "
-      "plan of the Redfish modules only (lock, lease, drain, change, reset, verify, return to "
-      "service, journaled; --resume as for plumb apply)");
-  AddSourceOptions(*apply, g);
-  apply->add_option("--limit,--node", f.limits,
-                    "Only these nodes: names, host lists (n[1-3,5]), globs (gpu*), @group, "
-                    "!exclusions (repeatable)");
-  apply->add_flag("--auto-approve", f.a.auto_approve, "Apply without asking");
-  static ApplyOptions shared;   // given ones reach apply's conflict rules (--reboot-grace: --resume only)
-  AddStoreFlag(apply, &f.a, shared);
-  AddRecordFlags(apply, &f.a, shared);
-  AddTimingFlags(apply, g, &f.a, shared);
-  apply->add_option("--targets", f.refused_targets, "(refused: a change needs the cluster repo)");
-  apply->add_option("--desired", f.refused_desired, "(refused: a change applies the repo's commit)");
-  apply->callback([&] {
-    for (const CLI::Option* o : shared)
-      if (o->count() > 0) f.a.given.insert(o->get_name());
-    run = [&g] { return RunBmcApply(g, f); };
-  });
-}
-
 }  // namespace
 
 void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static BmcOptions o;
-  CLI::App* bmc = app.add_subcommand("bmc", "Redfish BMCs: inventory, plan/apply firmware+BIOS+power, reset");
-  bmc->require_subcommand(1);
-  bmc->footer(
-      "Examples:\n"
-      "  plumb bmc inventory                           firmware, BIOS, power of every node's BMC\n"
-      "  plumb bmc inventory --limit 'gpu00[1-4]' --format json --out bmc.json\n"
-      "  plumb bmc plan                                what firmware/bios/power would change\n"
-      "  plumb bmc apply --limit gpu001                its firmware/BIOS through the engine (drained)\n"
-      "  plumb bmc reset gpu001 --type force-off       power it off\n"
-      "  plumb bmc inventory --targets bmcs.txt        BMCs listed in a file, no cluster repo");
-  CLI::App* inv = bmc->add_subcommand("inventory", "Firmware, BIOS and power facts from every BMC (exit 3 if some unreadable)");
-  AddBmcOptions(inv, g, o);
-  inv->add_option("--out", o.out, "Also write the JSON inventory to this file");
-  inv->callback([&] { run = [&] { return RunInventory(g, o); }; });
-  CLI::App* plan = bmc->add_subcommand("plan", "What firmware/bios/power would change (exit 2 if anything)");
-  AddBmcOptions(plan, g, o);
-  plan->add_option("--desired", o.desired_file, "Desired state JSON for every target (instead of the repo's stacks)");
-  plan->callback([&] { run = [&] { return RunPlan(g, o); }; });
-  AddBmcApply(bmc, g, run);
-  CLI::App* reset = bmc->add_subcommand(
-      "reset", "Reset one node through its BMC: only a node its scheduler shows out of service "
-               "(drained or down) with no job; read right before the reset");
-  AddBmcOptions(reset, g, o);
-  reset->add_option("node", o.reset_node, "Node name")->required();
-  reset->add_option("--type", o.reset_type, "reboot | hard-reboot | on | off | force-off")->capture_default_str();
-  reset->callback([&] { run = [&] { return RunReset(g, o); }; });
+  static cli::BmcApplyArgs f;
+  const cli::BmcCommand c = cli::AddBmcCommand(app, g, o, f);
+  c.inventory->callback([&] { run = [&] { return RunInventory(g, o); }; });
+  c.plan->callback([&] { run = [&] { return RunPlan(g, o); }; });
+  c.apply->callback([&g, &run, ruled = c.apply_ruled] {
+    cli::NoteGiven(ruled, f.a.given);   // --reboot-grace without --resume is refused
+    run = [&g] { return RunBmcApply(g, f); };
+  });
+  c.reset->callback([&] { run = [&] { return RunReset(g, o); }; });
 }
 
 }  // namespace plumb::cmd

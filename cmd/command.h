@@ -1,7 +1,7 @@
 #pragma once
-/// The CLI is thin: each subcommand lives in its own file, fills a typed options struct from
-/// CLI11, builds the real transports, and calls one library function. This header is the
-/// registration contract between main.cc and those files.
+/// The CLI is thin: each subcommand lives in its own file, adds its command line from cli/
+/// (which fills a typed options struct), builds the real transports, and calls one library
+/// function. This header is the registration contract between main.cc and those files.
 #include <functional>
 #include <memory>
 #include <string>
@@ -9,28 +9,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/shared_options.h"
+#include "cli/global_options.h"
 #include "schemas/exit_codes.h"   // every command exits with ExitCodeFor(verb, outcome)
 
 namespace plumb::cmd {
 
-/// Options every subcommand shares.
-struct GlobalOptions {
-  std::string repo = ".";        ///< cluster repo path
-  std::string ref = "HEAD";      ///< git ref to read it at
-  bool working_tree = false;     ///< read uncommitted files instead of the ref
-  std::string format = "text";   ///< text | json (subcommands may add more)
-  bool verbose = false;
-  std::string color = "auto";    ///< --color: auto | always | never (cmd/color.h)
-};
+/// Options every subcommand shares (cli/global_options.h).
+using GlobalOptions = cli::GlobalOptions;
 
 /// A subcommand adds itself to `app` and sets `run` to what executes it once parsed.
 using Register = void (*)(CLI::App& app, GlobalOptions& global, std::function<int()>& run);
-
-/// Adds the shared --repo/--ref/--working-tree options to a subcommand.
-inline void AddSourceOptions(CLI::App& sub, GlobalOptions& g) {
-  cli::AddSourceOptions(sub, g.repo, g.ref, g.working_tree);
-}
 
 /// `runs` and `history`'s retired count --limit (cli/command_line.h), when given: says so on
 /// stderr and returns the exit code (else -1).

@@ -2,6 +2,7 @@
 // (cli/completion.h), and the hidden `plumb __nodes` the scripts call for --limit.
 #include <cstdio>
 
+#include "cli/about_commands.h"
 #include "cli/completion.h"
 #include "cli/completion_words.h"
 #include "cli/describe_app.h"
@@ -36,21 +37,9 @@ int RunNodes(const GlobalOptions& g) {
 
 void RegisterCompletion(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static std::string shell;
-  auto* sub = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");
-  sub->add_option("shell", shell, "The shell")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
-  sub->footer(
-      "Completes commands, options, the values of --format and the like, and node names and\n"
-      "@groups of the cluster repo (--repo, else the one around .) after --limit.\n\n"
-      "Examples:\n"
-      "  source <(plumb completion bash)                     this shell only\n"
-      "  plumb completion bash > /etc/bash_completion.d/plumb\n"
-      "  plumb completion zsh > \"${fpath[1]}/_plumb\"\n"
-      "  plumb completion fish > ~/.config/fish/completions/plumb.fish");
+  CLI::App* sub = cli::AddCompletionCommand(app, shell);
   sub->callback([&run, &app] { run = [&app] { return RunCompletion(app, shell); }; });
-
-  auto* nodes = app.add_subcommand("__nodes", "Node names and @groups, for completion");
-  nodes->group("");   // hidden: the completion scripts call it
-  AddSourceOptions(*nodes, g);
+  CLI::App* nodes = cli::AddNodesCommand(app, g);
   nodes->callback([&run, &g] { run = [&g] { return RunNodes(g); }; });
 }
 

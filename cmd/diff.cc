@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli/shared_options.h"
+#include "cli/repo_commands.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
 #include "cmd/repo_load.h"
@@ -16,10 +16,7 @@ namespace plumb::cmd {
 constexpr std::string_view kDiffVerb = "diff";
 namespace {
 
-struct DiffArgs {
-  std::string from, to;
-  bool detailed_exitcode = false;
-};
+using DiffArgs = cli::DiffArgs;
 
 int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
   inventory::LoadedCluster before = LoadRepo(g.repo, a.from, false);
@@ -43,18 +40,7 @@ int RunDiffCommand(const GlobalOptions& g, const DiffArgs& a) {
 
 void RegisterDiff(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static DiffArgs a;
-  auto* sub = app.add_subcommand(
-      "diff", "Desired-state changes between two commits of the cluster repo, per node and key");
-  sub->add_option("--repo", g.repo, "Cluster repo (a git repository)")->capture_default_str();
-  sub->add_option("REV1", a.from, "The older commit (branch, tag, SHA)")->required();
-  sub->add_option("REV2", a.to, "The newer commit")->required();
-  cli::AddFormat(*sub, g.format, "text, json, or markdown (for a pull-request comment)",
-                 {"text", "json", "markdown"});
-  sub->add_flag("--detailed-exitcode", a.detailed_exitcode, "Exit 2 when anything changes");
-  sub->footer(
-      "Examples:\n"
-      "  plumb diff main HEAD\n"
-      "  plumb diff origin/main $SHA --format markdown > comment.md");
+  CLI::App* sub = cli::AddDiffCommand(app, g, a);
   sub->callback([&run, &g] { run = [&g] { return RunDiffCommand(g, a); }; });
 }
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/shared_options.h"
+#include "cli/about_commands.h"
 #include "cmd/command.h"
 
 namespace plumb::cmd {
@@ -20,12 +20,7 @@ int RunExitCodes(const GlobalOptions& g) {
 }  // namespace
 
 void RegisterExitCodes(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
-  auto* sub = app.add_subcommand(
-      "exit-codes", "List every command's exit codes and what each means (one table)");
-  cli::AddFormat(*sub, g.format, "text (a markdown table) | json", {"text", "json"});
-  sub->footer("Examples:\n"
-              "  plumb exit-codes                  the table (the README's exit code table)\n"
-              "  plumb exit-codes --format json    [{command, outcome, code, meaning}]");
+  CLI::App* sub = cli::AddExitCodesCommand(app, g);
   sub->callback([&run, &g] { run = [&g] { return RunExitCodes(g); }; });
 }
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli/shared_options.h"
+#include "cli/gather_command.h"
 #include "cmd/bmc_factory.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
@@ -20,11 +20,7 @@ namespace plumb::cmd {
 
 namespace {
 
-struct GatherArgs {
-  plans::report::GatherRequest req;
-  bool accept_new_host_keys = false;
-  bool print_probe_script = false;
-};
+using GatherArgs = cli::GatherArgs;
 
 int RunGatherCommand(const GlobalOptions& g, const GatherArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -60,40 +56,7 @@ int RunGatherCommand(const GlobalOptions& g, const GatherArgs& a) {
 
 void RegisterGather(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static GatherArgs a;
-  auto* sub = app.add_subcommand(
-      "gather",
-      "Read every node's live state (one SSH round trip per node) and print its facts");
-  AddSourceOptions(*sub, g);
-  cli::AddNodeLimit(*sub, a.req.limit, "Nodes to read");
-  sub->add_option("--shard", a.req.shard,
-                  "Read only part i of n of the selected nodes (1/4 .. 4/4; by name hash, "
-                  "stable as nodes are added): n runners, then `plumb facts merge`");
-  cli::AddFormat(*sub, g.format, "Output: text or json (the facts snapshot format)",
-                 {"text", "json"});
-  sub->add_option("--fanout", a.req.fanout, "Nodes probed at once (one SSH session each)")
-      ->capture_default_str();
-  cli::AddHostKeysFlag(*sub, a.accept_new_host_keys);
-  sub->add_flag("--no-bmc", a.req.no_bmc,
-                "Do not read BMCs over Redfish (the snapshot then has no firmware, bios or "
-                "power facts: plan/drift --facts call those keys unread on nodes with a BMC)");
-  sub->add_option("--facts-out", a.req.facts_out,
-                  "Also write the observed facts snapshot (JSON) to FILE");
-  sub->add_flag("--print-probe-script", a.print_probe_script,
-                "Print the probe script one node runs (fresh nonce) and exit; nothing is "
-                "contacted");
-  sub->footer(
-      "Read-only: the only command sent to a node is the probe script (--print-probe-script);\n"
-      "a node's BMC (inventory bmc:) is read over Redfish at the same time (GETs, in a session\n"
-      "it deletes after).\n\n"
-      "Examples:\n"
-      "  plumb gather                                  every node: one line each, what it runs\n"
-      "  plumb gather --limit 'gpu00[1-4],!gpu003'     three nodes\n"
-      "  plumb gather --format json > facts.json       the facts snapshot, for plan --facts\n"
-      "  plumb gather --facts-out facts.json           the table, and the snapshot kept\n"
-      "  plumb gather --fanout 256 --limit @h100       a big pool, more sessions at once\n"
-      "  plumb gather --shard 2/4 --facts-out s2.json  one runner's quarter of the fleet;\n"
-      "  plumb facts merge s1.json s2.json s3.json s4.json > facts.json   the whole of it\n"
-      "  plumb gather --print-probe-script | less      what runs on each node");
+  CLI::App* sub = cli::AddGatherCommand(app, g, a);
   sub->callback([&run, &g] { run = [&g] { return RunGatherCommand(g, a); }; });
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/about_commands.h"
 #include "cli/describe_app.h"
 #include "cli/man_page.h"
 #include "cmd/command.h"
@@ -31,11 +32,9 @@ int RunMan(const CLI::App& app, const std::string& dir) {
 
 }  // namespace
 
-void RegisterMan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
+void RegisterMan(CLI::App& app, GlobalOptions& /*g*/, std::function<int()>& run) {
   static std::string dir;
-  auto* sub = app.add_subcommand("__man", "Write the man pages into DIR/man1 and DIR/man5");
-  sub->group("");   // hidden: the build runs it
-  sub->add_option("dir", dir, "Directory")->required();
+  CLI::App* sub = cli::AddManCommand(app, dir);
   sub->callback([&run, &app] { run = [&app] { return RunMan(app, dir); }; });
 }
 

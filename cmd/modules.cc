@@ -2,7 +2,7 @@
 // module table is this command's markdown (a test keeps the two equal).
 #include <cstdio>
 
-#include "cli/shared_options.h"
+#include "cli/about_commands.h"
 #include "cmd/command.h"
 #include "modules/registry.h"
 #include "plans/report/modules_table.h"
@@ -24,13 +24,7 @@ int RunModules(const GlobalOptions& g) {
 }  // namespace
 
 void RegisterModules(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
-  auto* sub = app.add_subcommand(
-      "modules", "List the modules: the desired keys each checks, what it reads, how it changes "
-                 "a node and how much that disturbs it");
-  cli::AddFormat(*sub, g.format, "text (a markdown table) | json", {"text", "json"});
-  sub->footer("Examples:\n"
-              "  plumb modules                   the table (the README's module table)\n"
-              "  plumb modules --format json     for scripts and tests");
+  CLI::App* sub = cli::AddModulesCommand(app, g);
   sub->callback([&run, &g] { run = [&g] { return RunModules(g); }; });
 }
 

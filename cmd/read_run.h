@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "cli/read_run_options.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "inventory/load.h"
@@ -25,31 +24,14 @@
 
 namespace plumb::cmd {
 
-/// The flags plan, drift, acceptance and apply's plan-now share: the run's own options
-/// (--limit, --facts, --max-facts-age, --fanout, --no-bmc; only_modules for `plumb bmc apply`)
-/// and what cmd/ decides around it.
-struct ReadRunArgs {
-  plans::report::ReadRunOptions run;
-  bool accept_new_host_keys = false;
-  bool read_scheduler = true; ///< plan: yes (max_unavailable, blocking jobs); drift: no
-  bool no_scheduler = false;  ///< --no-scheduler: plan without Slurm's view (says so)
-  /// plan, apply: judge the commit by the signed-commit policy of its trusted base
-  /// (plans/trust/commit_trust.h) before any node is read; drift reports on any commit.
-  bool check_trust = false;
-  std::string trust_from;     ///< --trust-policy-from REF ("" = the commit's first parent)
-};
-
-/// Adds --limit, --facts, --max-facts-age, --fanout, --accept-new-host-keys to `sub`.
-void AddReadRunOptions(CLI::App& sub, ReadRunArgs& a);
+/// The flags (cli/read_run_options.h).
+using ReadRunArgs = cli::ReadRunArgs;
 
 /// A read run, and what cmd/ adds to it: the commit's signature as the policy judged it
 /// (check_trust on a commit; else nullopt).
 struct ReadRun : plans::report::ReadRunResult {
   std::optional<plans::CommitTrust> trust;
 };
-
-/// Adds --trust-policy-from to `sub` (plan, apply).
-void AddTrustOption(CLI::App& sub, std::string& trust_from);
 
 /// Judges `commit` of `repo` by the signed-commit policy of its trusted base, with ssh-keygen
 /// and gpg on this host. An error (code trust.*) refuses the commit.

@@ -1,6 +1,7 @@
 // plumb schemas: the JSON Schemas (and rules) compiled into plumb, for editors and CI.
 #include <cstdio>
 
+#include "cli/about_commands.h"
 #include "cli/schema_files.h"
 #include "cmd/command.h"
 #include "cmd/read_run.h"
@@ -13,12 +14,7 @@ constexpr std::string_view kSchemasVerb = "schemas";
 
 namespace {
 
-struct SchemasOptions {
-  std::string out;
-  std::string print;
-};
-
-int RunSchemas(const SchemasOptions& o) {
+int RunSchemas(const cli::SchemasArgs& o) {
   if (!o.print.empty()) {
     auto text = schemas::FindEmbedded(o.print);
     if (!text) {
@@ -46,19 +42,8 @@ int RunSchemas(const SchemasOptions& o) {
 }  // namespace
 
 void RegisterSchemas(CLI::App& app, GlobalOptions&, std::function<int()>& run) {
-  static SchemasOptions opts;
-  auto* sub = app.add_subcommand(
-      "schemas", "List, print or write out the JSON Schemas plumb validates with (for editors)");
-  sub->add_option("--out", opts.out, "Write every schema into this directory");
-  sub->add_option("--print", opts.print, "Print one file, e.g. stack.schema.json");
-  sub->footer(
-      "The same schemas `plumb validate` uses, compiled into the binary. Write them next to\n"
-      "your cluster repo and point yaml-language-server at them for completion and checks.\n\n"
-      "Examples:\n"
-      "  plumb schemas                               # list them\n"
-      "  plumb schemas --out .schemas                # then, at the top of stacks/h100.yaml:\n"
-      "  # yaml-language-server: $schema=../.schemas/stack.schema.json\n"
-      "  plumb schemas --print rules/compat.yaml     # the CUDA -> driver table");
+  static cli::SchemasArgs opts;
+  CLI::App* sub = cli::AddSchemasCommand(app, opts);
   sub->callback([&run] { run = [] { return RunSchemas(opts); }; });
 }
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli/version_text.h"
-#include "cli/shared_options.h"
+#include "cli/about_commands.h"
 #include "cmd/allocator.h"
 #include "cmd/build_commit.h"
 #include "cmd/command.h"
@@ -30,14 +30,7 @@ int RunVersion(const GlobalOptions& g) {
 }  // namespace
 
 void RegisterVersion(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
-  auto* sub = app.add_subcommand(
-      "version", "Print plumb's version, the commit it was built from, its allocator and libraries");
-  cli::AddFormat(*sub, g.format, "text | json", {"text", "json"});
-  sub->footer(
-      "Examples:\n"
-      "  plumb version                   for a bug report: version, commit, libraries\n"
-      "  plumb version --format json     the same for a script\n"
-      "  plumb --version                 the version alone");
+  CLI::App* sub = cli::AddVersionCommand(app, g);
   sub->callback([&run, &g] { run = [&g] { return RunVersion(g); }; });
 }
 

@@ -1,6 +1,7 @@
-// plumb watch: keep every node under watch. Parses the flags, sets up the process (signals, the
-// file descriptor limit), wires the real transports (SSH sessions, the git repo, the HTTP
-// endpoint, the events file) and runs plans::watch::Watcher. Read-only, like drift.
+// plumb watch: keep every node under watch. Its command line is cli/watch_command.h; this sets
+// up the process (signals, the file descriptor limit), wires the real transports (SSH sessions,
+// the git repo, the HTTP endpoint, the events file) and runs plans::watch::Watcher. Read-only,
+// like drift.
 #include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -8,7 +9,7 @@
 #include <atomic>
 #include <cstdio>
 
-#include "cli/shared_options.h"
+#include "cli/watch_command.h"
 #include "cmd/command.h"
 #include "cmd/gather_support.h"
 #include "cmd/read_run.h"
@@ -27,17 +28,7 @@ namespace plumb::cmd {
 constexpr std::string_view kWatchVerb = "watch";
 namespace {
 
-struct WatchArgs {
-  // fanout 16, not gather's 64: each worker thread keeps about half a MB of allocator pages for
-  // the watch's whole life (mimalloc's per-thread heaps; 256 nodes: 53 MB at 16, 88 MB at 64),
-  // and a watch needs few at once: its reads are spread over the interval (1024 nodes every
-  // 60 s is ~17 reads a second of ~0.3 s each), and start-up's handshakes take 1024/16 x ~0.3 s.
-  plans::watch::WatchFlags flags;
-  std::string events;     ///< --events FILE (appended); empty = stdout
-  std::string listen;     ///< --listen ADDRESS:PORT; empty = no endpoint
-  std::string textfile;   ///< --textfile PATH
-  bool accept_new_host_keys = false;
-};
+using WatchArgs = cli::WatchArgs;
 
 // Set by the signal handlers, read by the watch loop (lock-free atomics: async-signal-safe).
 // g_watch_stop is made before the handlers are installed; its Set() is async-signal-safe and wakes
@@ -142,39 +133,7 @@ int RunWatch(const GlobalOptions& g, const WatchArgs& a) {
 
 void RegisterWatch(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static WatchArgs a;
-  auto* sub = app.add_subcommand(
-      "watch",
-      "Keep every node under watch: one SSH session per node, kept open; the probe re-run every\n"
-      "--interval; drift against --ref as JSON-line events and Prometheus metrics. Read-only.");
-  AddSourceOptions(*sub, g);
-  sub->add_option("--interval", a.flags.interval, "Each node is read once per interval (60s, 5m)")
-      ->capture_default_str();
-  sub->add_option("--spread", a.flags.spread,
-                  "Fraction of the interval node reads are spread over (0: all at once)")
-      ->capture_default_str();
-  sub->add_option("--fanout", a.flags.fanout,
-                  "Reads (and SSH handshakes) at once: worker threads, each ~0.5 MB kept")
-      ->capture_default_str();
-  cli::AddNodeLimit(*sub, a.flags.limit);
-  sub->add_option("--events", a.events, "Append events (JSON lines) to FILE instead of stdout");
-  sub->add_option("--listen", a.listen,
-                  "Serve Prometheus metrics at http://ADDRESS:PORT/metrics (127.0.0.1:9472)");
-  sub->add_option("--textfile", a.textfile,
-                  "Write the metrics to FILE after every round (node_exporter textfile collector)");
-  sub->add_flag("--once", a.flags.once, "Read every node once (all at once, at most --fanout), then exit");
-  sub->add_option("--rounds", a.flags.rounds, "Exit after this many rounds (0: run until stopped)")
-      ->capture_default_str();
-  sub->add_option("--ref-poll", a.flags.ref_poll, "How often --ref is resolved again")
-      ->capture_default_str();
-  cli::AddHostKeysFlag(*sub, a.accept_new_host_keys);
-  sub->footer(
-      "Events (one JSON object a line): drift, drift_cleared, node_unreadable, node_readable,\n"
-      "node_rebooted, desired_changed, desired_error; each with time, node, key, live, desired,\n"
-      "commit as they apply. SIGHUP reads --ref again at once; SIGINT/SIGTERM close every\n"
-      "session and exit 0.\n\n"
-      "Examples:\n"
-      "  plumb watch --repo pod-a --ref origin/main --listen 127.0.0.1:9472 --events drift.jsonl\n"
-      "  plumb watch --repo pod-a --once --events -      # one round, current drift as events");
+  CLI::App* sub = cli::AddWatchCommand(app, g, a);
   sub->callback([&run, &g] { run = [&g] { return RunWatch(g, a); }; });
 }
 
