@@ -121,6 +121,9 @@ ApplyCommand AddApplyCommand(CLI::App& app, GlobalOptions& g, plans::ApplyFlags&
   AddApplyRecordFlags(*c.sub, a, c.ruled);
   AddApplyTimingFlags(*c.sub, g, a, c.ruled);
   c.sub->footer(kApplyExamples);
+  // Noted here, once this verb's parse is complete and before the caller's callback runs, so
+  // what a test parses is what the binary sees.
+  c.sub->parse_complete_callback([c, &a] { NoteGivenApplyFlags(c, a); });
   return c;
 }
 

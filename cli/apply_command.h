@@ -24,7 +24,8 @@ struct ApplyCommand {
 };
 
 /// Adds `plumb apply` to `app`, its flags filling `g` (--repo, --ref, --working-tree, --format)
-/// and `a`. The callback is the caller's (it runs apply).
+/// and `a`; once parsed, `a.resume` and `a.given` say what was given (NoteGivenApplyFlags).
+/// The callback is the caller's (it runs apply).
 ApplyCommand AddApplyCommand(CLI::App& app, GlobalOptions& g, plans::ApplyFlags& a);
 
 /// After parsing: `a.resume` and `a.given` as the command line had them.

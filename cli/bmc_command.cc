@@ -74,6 +74,9 @@ BmcCommand AddBmcCommand(CLI::App& app, GlobalOptions& g, plans::BmcFlags& o, Bm
   AddBmcOptions(*c.plan, g, o);
   c.plan->add_option("--desired", o.desired_file, "Desired state JSON for every target (instead of the repo's stacks)");
   c.apply = AddBmcApply(*c.bmc, g, f, c.apply_ruled);
+  // The given shared flags reach apply's conflict rules (--reboot-grace without --resume is
+  // refused), noted before the caller's callback runs.
+  c.apply->parse_complete_callback([ruled = c.apply_ruled, &f] { NoteGiven(ruled, f.a.given); });
   c.reset = c.bmc->add_subcommand(
       "reset", "Reset one node through its BMC: only a node its scheduler shows out of service "
                "(drained or down) with no job; read right before the reset");

@@ -30,8 +30,9 @@ struct BmcCommand {
   CLI::App* plan = nullptr;
   CLI::App* apply = nullptr;
   CLI::App* reset = nullptr;
-  /// The `bmc apply` flags it shares with plumb apply: the given ones reach apply's conflict
-  /// rules (NoteGiven), so --reboot-grace without --resume is refused there too.
+  /// The `bmc apply` flags it shares with plumb apply: once parsed, the given ones are in
+  /// `f.a.given` for apply's conflict rules, so --reboot-grace without --resume is refused
+  /// there too.
   RuledOptions apply_ruled;
 };
 

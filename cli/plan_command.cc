@@ -8,6 +8,7 @@ CLI::App* AddPlanCommand(CLI::App& app, GlobalOptions& g, PlanArgs& a) {
   auto* sub = app.add_subcommand(
       "plan", "Show what apply would change on each node and what it would disturb (read-only)");
   AddSourceOptions(*sub, g);
+  a.read.check_trust = true;   // a commit the signing policy refuses is never planned
   AddReadRunOptions(*sub, a.read);
   AddTrustOption(*sub, a.read.trust_from);
   sub->add_flag("--no-scheduler", a.read.no_scheduler,

@@ -38,8 +38,11 @@ function(plumb_unity target)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON
                           UNITY_BUILD_BATCH_SIZE ${PLUMB_UNITY_BATCH})
     # GCC takes a .cc file that a batch includes for a header, and warns when a class there
-    # has a member of an anonymous-namespace type; in a unity batch that is by design.
-    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    # has a member of an anonymous-namespace type; in a unity batch that is by design. (Clang,
+    # which builds the ASan tree, has no such warning, and would warn about the flag.)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    endif()
   endif()
 endfunction()
 

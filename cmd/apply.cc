@@ -202,10 +202,7 @@ int RunApply(const GlobalOptions& g, const ApplyArgs& a) {
 void RegisterApply(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   auto* a = new ApplyArgs;   // lives for the whole process, like the App
   const cli::ApplyCommand c = cli::AddApplyCommand(app, g, *a);
-  c.sub->callback([&g, a, c, &run] {
-    cli::NoteGivenApplyFlags(c, *a);
-    run = [&g, a] { return RunApply(g, *a); };
-  });
+  c.sub->callback([&g, a, &run] { run = [&g, a] { return RunApply(g, *a); }; });
 }
 
 }  // namespace plumb::cmd

@@ -202,10 +202,7 @@ void RegisterBmc(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   const cli::BmcCommand c = cli::AddBmcCommand(app, g, o, f);
   c.inventory->callback([&] { run = [&] { return RunInventory(g, o); }; });
   c.plan->callback([&] { run = [&] { return RunPlan(g, o); }; });
-  c.apply->callback([&g, &run, ruled = c.apply_ruled] {
-    cli::NoteGiven(ruled, f.a.given);   // --reboot-grace without --resume is refused
-    run = [&g] { return RunBmcApply(g, f); };
-  });
+  c.apply->callback([&g, &run] { run = [&g] { return RunBmcApply(g, f); }; });
   c.reset->callback([&] { run = [&] { return RunReset(g, o); }; });
 }
 

@@ -45,7 +45,6 @@ int RunPlanCommand(const GlobalOptions& g, const PlanArgs& a) {
 
 void RegisterPlan(CLI::App& app, GlobalOptions& g, std::function<int()>& run) {
   static PlanArgs a;
-  a.read.check_trust = true;   // a commit the signing policy refuses is never planned
   CLI::App* sub = cli::AddPlanCommand(app, g, a);
   sub->callback([&run, &g] { run = [&g] { return RunPlanCommand(g, a); }; });
 }

@@ -18,7 +18,7 @@ std::string BmcSummaryLine(const BmcObservation& o, const std::vector<const modu
       continue;
     }
     auto m = std::find_if(mods.begin(), mods.end(),
-                          [&](const modules::Module* mod) { return mod->Name() == name; });
+                          [&name = name](const modules::Module* mod) { return mod->Name() == name; });
     if (m == mods.end()) continue;
     if (std::string part = (*m)->BmcSummary(r.value()); !part.empty()) s += " " + part;
   }

@@ -149,7 +149,7 @@ void MarkAction(DriftNode& dn, const PlannedAction& pa, const std::shared_ptr<co
     row.subject = subject;
     mark(row);
     auto last = std::find_if(dn.checks.rbegin(), dn.checks.rend(),
-                             [&](const DriftCheck& c) { return c.key() == key; });
+                             [&key = key](const DriftCheck& c) { return c.key() == key; });
     dn.checks.insert(last.base(), std::move(row));
   }
   if (!matched) {   // a change the desired leaves do not name (module-level action)

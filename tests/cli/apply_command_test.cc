@@ -17,8 +17,8 @@ using cli::testing::ParseArgs;
 
 namespace {
 
-// apply as main adds it, parsed from `args` (after "apply"), with the given flags noted as the
-// callback notes them.
+// apply as main adds it, parsed from `args` (after "apply"): the given flags are noted by the
+// parse itself.
 struct ParsedApply {
   CLI::App app{"t", "plumb"};
   cli::GlobalOptions g;
@@ -27,7 +27,6 @@ struct ParsedApply {
   explicit ParsedApply(std::vector<std::string> args) {
     args.insert(args.begin(), "apply");
     ParseArgs(app, args);
-    cli::NoteGivenApplyFlags(c, a);
   }
   std::vector<std::string> Conflicts() const {
     return plans::ApplyFlagConflicts(a.given, !a.plan_file.empty());

@@ -72,7 +72,6 @@ TEST_CASE("bmc_command: bmc apply fills apply's flags; the shared ones given rea
   ParseArgs(b.app, {"bmc", "apply", "--limit", "gpu1", "--node", "@h100", "--auto-approve",
                     "--journal", "j.db", "--lock-ttl", "1h", "--reboot-grace", "30", "--format",
                     "json", "--targets", "t.txt"});
-  cli::NoteGiven(b.c.apply_ruled, b.f.a.given);
   CHECK(b.f.limits == std::vector<std::string>{"gpu1", "@h100"});
   CHECK(b.f.a.auto_approve);
   CHECK(b.f.a.journal == "j.db");
@@ -87,7 +86,6 @@ TEST_CASE("bmc_command: bmc apply fills apply's flags; the shared ones given rea
 
   BmcCli valid;
   ParseArgs(valid.app, {"bmc", "apply", "--approved-by", "jane", "--task-timeout", "2h"});
-  cli::NoteGiven(valid.c.apply_ruled, valid.f.a.given);
   CHECK(valid.f.a.approved_by == "jane");
   CHECK(valid.f.a.task_timeout == "2h");
   CHECK(plans::ApplyFlagConflicts(valid.f.a.given, false).empty());

@@ -36,6 +36,7 @@ TEST_CASE("read_run_commands: plan's flags land in PlanArgs, the read run's and 
   CHECK(a.out == "plan.json");
   CHECK(a.detailed_exitcode);
   CHECK(g.format == "markdown");
+  CHECK(a.read.check_trust);   // plan never plans a commit the signing policy refuses
 }
 
 TEST_CASE("read_run_commands: drift takes the read run's flags, its formats and --out") {

@@ -21,7 +21,9 @@ namespace {
 
 // Every pointer in `expect` is in `facts` with that value.
 void CheckFacts(const json& facts, const json& expect) {
-  for (const auto& [pointer, want] : expect.items()) {
+  for (const auto& item : expect.items()) {
+    const std::string pointer = item.key();   // not a structured binding: CAPTURE is a lambda
+    const json& want = item.value();
     CAPTURE(pointer);
     json::json_pointer p(pointer);
     REQUIRE_MESSAGE(facts.contains(p), facts.dump());

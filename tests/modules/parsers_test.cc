@@ -277,7 +277,9 @@ TEST_CASE("parsers: captured outputs give the documented facts or a located erro
     }
     if (c.expect.is_null()) continue;
     REQUIRE_MESSAGE(facts.ok(), said);
-    for (const auto& [pointer, want] : c.expect.items()) {
+    for (const auto& item : c.expect.items()) {
+      const std::string pointer = item.key();   // not a structured binding: CAPTURE is a lambda
+      const json& want = item.value();
       CAPTURE(pointer);
       json::json_pointer p(pointer);
       REQUIRE_MESSAGE(facts->contains(p), facts->dump());

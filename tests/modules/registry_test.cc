@@ -89,7 +89,9 @@ TEST_CASE("registry: each desired key has one owner, and the stack schema allows
   std::set<std::string> seen;
   WalkSchema(Embedded("stack.schema.json"), "", unowned, seen);
   for (const std::string& p : unowned) FAIL_CHECK("the stack schema allows " << p << ", which no module checks");
-  for (const auto& [p, m] : owner) CHECK_MESSAGE(seen.count(p), p << " (" << m << ") is not in the stack schema");
+  for (const auto& path_module : owner)
+    CHECK_MESSAGE(seen.count(path_module.first),
+                  path_module.first << " (" << path_module.second << ") is not in the stack schema");
 }
 
 TEST_CASE("registry: every module has a facts schema, and the BMC list is the registry's") {

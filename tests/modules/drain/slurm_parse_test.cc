@@ -70,15 +70,19 @@ TEST_CASE("slurm: down and not-responding nodes are unavailable") {
 }
 
 TEST_CASE("slurm: scontrol show node -o, the fallback, agrees with sinfo --json") {
-  for (auto [text, json] : {std::pair{"scontrol-show-node-22.05.txt", "sinfo-22.05-draining.json"},
-                            std::pair{"scontrol-show-node-22.05-down.txt", "sinfo-22.05-down.json"}}) {
+  for (auto files : {std::pair{"scontrol-show-node-22.05.txt", "sinfo-22.05-draining.json"},
+                      std::pair{"scontrol-show-node-22.05-down.txt", "sinfo-22.05-down.json"}}) {
+    const char* text = files.first;   // not a structured binding: doctest's CAPTURE is a lambda
+    const char* json = files.second;
     CAPTURE(text);
     auto a = slurm::ParseScontrolNodes(SlurmParseData(text));
     auto b = slurm::ParseSinfoJson(SlurmParseData(json));
     REQUIRE(a.ok());
     REQUIRE(b.ok());
     REQUIRE(a->size() == b->size());
-    for (const auto& [name, n] : *b) {
+    for (const auto& node : *b) {
+      const std::string& name = node.first;
+      const auto& n = node.second;
       CAPTURE(name);
       CHECK(a->at(name).drain == n.drain);
       CHECK(a->at(name).drained == n.drained);

@@ -308,7 +308,7 @@ TEST_CASE("watch: a new commit re-judges 300 nodes from their kept facts: every 
     ++drift_events[e.node];
   }
   CHECK(drift_events.size() == kNodes);
-  for (const auto& [node, n] : drift_events) CHECK_MESSAGE(n == 1, node);
+  for (const auto& node_events : drift_events) CHECK_MESSAGE(node_events.second == 1, node_events.first);
   CHECK(w.sysctl.parses == kNodes);   // judged from kept facts, each node parsed once
   const std::string m = w.watcher->Metrics();
   for (const char* node : {"n1", "n129", "n256", "n300"})
