@@ -34,7 +34,7 @@ Diagnostic DbError(sqlite3* db, const std::string& what) {
 // A prepared statement with positional binding; finalizes itself.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
+  Stmt(sqlite3* db, const char* sql) {
     if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) s_ = nullptr;
   }
   ~Stmt() { sqlite3_finalize(s_); }
@@ -61,7 +61,6 @@ class Stmt {
   bool IsInt(int col) const { return sqlite3_column_type(s_, col) == SQLITE_INTEGER; }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
   int n_ = 0;
 };
