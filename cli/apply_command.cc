@@ -123,18 +123,16 @@ ApplyCommand AddApplyCommand(CLI::App& app, GlobalOptions& g, plans::ApplyFlags&
   c.sub->footer(kApplyExamples);
   // Noted here, once this verb's parse is complete and before the caller's callback runs, so
   // what a test parses is what the binary sees.
-  c.sub->parse_complete_callback([c, &a] { NoteGivenApplyFlags(c, a); });
+  c.sub->parse_complete_callback([ruled = c.ruled, resume = c.resume, &a] {
+    a.resume = resume->count() > 0;   // given with or without a RUN
+    NoteGiven(ruled, a.given);
+  });
   return c;
 }
 
 void NoteGiven(const RuledOptions& ruled, std::set<std::string>& given) {
   for (const CLI::Option* o : ruled)
     if (o->count() > 0) given.insert(o->get_name());
-}
-
-void NoteGivenApplyFlags(const ApplyCommand& c, plans::ApplyFlags& a) {
-  a.resume = c.resume->count() > 0;
-  NoteGiven(c.ruled, a.given);
 }
 
 }  // namespace plumb::cli

@@ -24,12 +24,9 @@ struct ApplyCommand {
 };
 
 /// Adds `plumb apply` to `app`, its flags filling `g` (--repo, --ref, --working-tree, --format)
-/// and `a`; once parsed, `a.resume` and `a.given` say what was given (NoteGivenApplyFlags).
+/// and `a`; once parsed, `a.resume` and `a.given` say what was given.
 /// The callback is the caller's (it runs apply).
 ApplyCommand AddApplyCommand(CLI::App& app, GlobalOptions& g, plans::ApplyFlags& a);
-
-/// After parsing: `a.resume` and `a.given` as the command line had them.
-void NoteGivenApplyFlags(const ApplyCommand& c, plans::ApplyFlags& a);
 
 /// Adds the name of each option of `ruled` that was given to `given`.
 void NoteGiven(const RuledOptions& ruled, std::set<std::string>& given);
