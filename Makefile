@@ -62,17 +62,21 @@ SAN_FLAGS_thread := -O1 -g1 -DNDEBUG
 # built by two compilers.
 SAN_CXX_address := clang++
 SAN_CXX_thread := g++
+# The test code: the ASan tree's own -O0; -O0 in the TSan tree too, whose libraries keep -O1 (at
+# -O0 a test batch compiles in half the CPU of -O1, and what TSan watches runs in the libraries).
+SAN_TEST_OPT_address :=
+SAN_TEST_OPT_thread := -O0
 SAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=1" \
   UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
 # sanitize-build SANITIZER DIR: configure and build DIR's unit tests under SANITIZER, and run
 # them in two processes at once (doctest's source-file filters split them in halves of about
 # the same time): a run takes one core, and in CI this step ends the run, with both cores free.
-# The tests compile with the build's own flags (-DPLUMB_TEST_OPTIMIZE= : see tests/CMakeLists.txt).
+# The tests compile with SAN_TEST_OPT_<sanitizer> after the build's flags (see tests/CMakeLists.txt).
 define sanitize-build
 	@bash scripts/fetch-valijson.sh $(2)/_deps/valijson
 	@cmake -S . -B $(2) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER=$(SAN_CXX_$(1)) \
 	  -DCMAKE_CXX_FLAGS="$(SAN_FLAGS_$(1))" \
-	  -DPLUMB_SANITIZE=$(1) -DPLUMB_TEST_OPTIMIZE= -UPLUMB_UNITY_BATCH >/dev/null
+	  -DPLUMB_SANITIZE=$(1) -DPLUMB_TEST_OPTIMIZE="$(SAN_TEST_OPT_$(1))" -UPLUMB_UNITY_BATCH >/dev/null
 	cmake --build $(2) -j $(JOBS) --target unit_tests
 	@echo "== unit tests under the $(1) sanitizer: two shards at once (tests/plans/, the rest)"
 	@$(SAN_ENV) $(2)/tests/unit_tests -sf='*/tests/plans/*' >$(2)/units-plans.log 2>&1 & plans=$$!; \

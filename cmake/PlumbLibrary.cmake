@@ -4,7 +4,7 @@
 # gets) and turns unity off: it checks the project's own includes, not those of the PCH.
 option(PLUMB_PCH "Precompile the common headers" ON)
 # Targets built with the same flags share one PCH (the first one's): the libraries and the
-# binary. The unit tests (-O1 -g1) have their own: GCC rejects a PCH made with other -O/-g.
+# binary. The unit tests (-O0 -g1) have their own: GCC rejects a PCH made with other -O/-g.
 function(plumb_precompile target)
   if(NOT PLUMB_PCH)
     return()

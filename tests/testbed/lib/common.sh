@@ -14,7 +14,11 @@
 #   TB_DOWN_MODE  refuse (default): a down node refuses connections;
 #                 drop: its packets are dropped, so connects time out.
 
-TB_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# tb sources this file as $TB_LIB/common.sh with an absolute, resolved TB_LIB: no fork then.
+TB_HOME=${BASH_SOURCE[0]%/lib/common.sh}
+if [[ $TB_HOME == "${BASH_SOURCE[0]}" || $TB_HOME != /* ]]; then
+  TB_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+fi
 TB_LAST_LINK=${TMPDIR:-/tmp}/plumb-tb.last
 TB_RUN_GIVEN=${TB_RUN:-}
 if [[ -z ${TB_RUN:-} && -L $TB_LAST_LINK ]]; then
@@ -33,7 +37,7 @@ tb_die() { echo "tb: $*" >&2; exit 1; }
 # subcommands find it whatever TB_NETNS says then.
 tb_load_netns() {
   if [[ -f $TB_RUN/netns ]]; then
-    TB_NETNS=$(<"$TB_RUN/netns")
+    read -r TB_NETNS <"$TB_RUN/netns" || true
   elif [[ -d $TB_RUN/pids ]]; then
     TB_NETNS=   # started in an anonymous namespace (`unshare --net`)
   else
@@ -62,6 +66,16 @@ tb_nsexec() {
     nsenter --net="/run/netns/$TB_NETNS" "$@"
   else
     "$@"
+  fi
+}
+
+# tb_nsexec_replace CMD...: the same, in place of this shell (exec: no fork, and whoever
+# started tb can signal CMD itself, e.g. a test's sampler loop).
+tb_nsexec_replace() {
+  if [[ -n $TB_NETNS ]]; then
+    exec nsenter --net="/run/netns/$TB_NETNS" "$@"
+  else
+    exec "$@"
   fi
 }
 
