@@ -60,8 +60,18 @@ std::string IbHealthModule::ProbeScript() const {
       "  plumb_begin \"{prefix}$plumb_ib_p\"\n"
       "  if command -v perfquery >/dev/null 2>&1; then\n"
       "    plumb_ib_o=$($plumb_t perfquery -C \"${{plumb_ib_p%.*}}\" -P \"${{plumb_ib_p##*.}}\" 2>&1); plumb_r=$?\n"
-      "    printf '%s\\n' \"$plumb_ib_o\" | grep -v -E '^(PortXmitData|PortRcvData|PortXmitPkts|PortRcvPkts|"
-      "PortXmitWait|PortUnicast[A-Za-z]*|PortMulticast[A-Za-z]*):'\n"
+      // The traffic counters change every second: dropped on the node, so an idle port's
+      // output (and the probe's digest) stays the same. Builtins only, the lines split on
+      // IFS (a here-document would fork sh for its expansion): a `printf | grep` per port cost
+      // two forks and an exec, on each of a GPU node's 8 ports. Empty lines go too; the
+      // parser skips them anyway.
+      "    plumb_ib_ifs=$IFS; IFS='\n'; set -f\n"
+      "    for plumb_ib_l in $plumb_ib_o; do case $plumb_ib_l in\n"
+      "      PortXmitData:*|PortRcvData:*|PortXmitPkts:*|PortRcvPkts:*|PortXmitWait:*|PortUnicast*:*|"
+      "PortMulticast*:*) ;;\n"
+      "      *) printf '%s\\n' \"$plumb_ib_l\" ;; esac\n"
+      "    done\n"
+      "    IFS=$plumb_ib_ifs; set +f\n"
       "  else printf 'plumb-absent: %s\\n' perfquery; plumb_r=127; fi\n"
       "  plumb_end \"{prefix}$plumb_ib_p\" \"$plumb_r\"\n"
       "done",

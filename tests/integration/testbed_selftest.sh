@@ -51,6 +51,20 @@ check "nodes.txt maps n1..n4 to 127.10.0.2..5 port 22" \
 check "inventory.yaml lists the 4 nodes with absolute ssh paths" \
   eq "$(grep -c 'name: n[0-9]' "$TB_RUN/cluster/inventory.yaml")/$(grep -c "known_hosts: $TB_RUN/client/known_hosts" "$TB_RUN/cluster/inventory.yaml")" "4/1"
 
+# lib.sh loads lib-more.sh on the first call of one of its functions (a stub per name): a
+# function missing from the list would be "command not found" in a fake that did not load the
+# file yet, and a listed name lib-more.sh does not define would call its stub forever.
+lib_more_listed() {
+  local lib=$PLUMB_SRC/tests/testbed/fake/usr/lib/plumb-tb defined listed f rc=0
+  defined=$(sed -n 's/^\([a-z_][a-z_0-9]*\)() .*/\1/p' "$lib/lib-more.sh" | sort)
+  # shellcheck disable=SC2016  # expanded by the inner shell
+  listed=$(bash -c '. "$1/lib.sh" && printf "%s\n" "${TB_LIB_MORE_FUNCS[@]}"' _ "$lib" | sort)
+  for f in $(comm -23 <(echo "$defined") <(echo "$listed")); do echo "     $f: in lib-more.sh, not in TB_LIB_MORE_FUNCS"; rc=1; done
+  for f in $(comm -13 <(echo "$defined") <(echo "$listed")); do echo "     $f: in TB_LIB_MORE_FUNCS, not in lib-more.sh"; rc=1; done
+  [[ -n $defined ]] && return $rc
+}
+check "every function of the fakes' lib-more.sh is loaded on first use, and only those" lib_more_listed
+
 # --- every fake against the state files (n1) ------------------------------------
 out=$(S n1 'uname -r; uname -a; . /etc/os-release; echo "$VERSION_ID|$PRETTY_NAME"')
 mapfile -t o <<<"$out"

@@ -735,3 +735,23 @@ TEST_CASE("ib_health probe under sh: perfquery for each Active InfiniBand port, 
   Facts none = RunSnippet(bin, ib, ib.ProbeScript());
   CHECK(none["ports"].empty());
 }
+
+TEST_CASE("ib_health probe: the traffic filter (sh builtins) drops exactly the traffic counters") {
+  const Module& ib = M("ib_health");
+  FakeBin bin;
+  bin.Tool("ibstat", bin.Fixture("infiniband/ibstat-mixed-down-eth.txt"));
+  // The extended counters' names (perfquery -x) too: PortUnicast*/PortMulticast* are traffic.
+  bin.Tool("perfquery",
+           "printf '%s\\n' '# Port extended counters: Lid 13 port 1 (CapMask: 0x5A00)' "
+           "'PortSelect:......................1' 'SymbolErrorCounter:..............15' "
+           "'PortUnicastXmitPkts:.............42' 'PortMulticastRcvPkts:............7' "
+           "'PortXmitData:....................9' 'PortXmitWait:....................3' "
+           "'VL15Dropped:.....................2'");
+  Facts f = RunSnippet(bin, ib, ib.ProbeScript());
+  REQUIRE(f["ports"].size() == 2);
+  const json& c = f["ports"][0]["counters"];
+  CHECK(c["SymbolErrorCounter"] == 15);
+  CHECK(c["VL15Dropped"] == 2);
+  for (const char* traffic : {"PortUnicastXmitPkts", "PortMulticastRcvPkts", "PortXmitData", "PortXmitWait"})
+    CHECK_FALSE(c.contains(traffic));
+}
