@@ -55,7 +55,7 @@ check "inventory.yaml lists the 4 nodes with absolute ssh paths" \
 # function missing from the list would be "command not found" in a fake that did not load the
 # file yet, and a listed name lib-more.sh does not define would call its stub forever.
 lib_more_listed() {
-  local lib=$PLUMB_SRC/tests/testbed/fake/usr/lib/plumb-tb defined listed f rc=0
+  local lib=$src/tests/testbed/fake/usr/lib/plumb-tb defined listed f rc=0
   defined=$(sed -n 's/^\([a-z_][a-z_0-9]*\)() .*/\1/p' "$lib/lib-more.sh" | sort)
   # shellcheck disable=SC2016  # expanded by the inner shell
   listed=$(bash -c '. "$1/lib.sh" && printf "%s\n" "${TB_LIB_MORE_FUNCS[@]}"' _ "$lib" | sort)

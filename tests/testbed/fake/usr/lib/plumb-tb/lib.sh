@@ -201,14 +201,18 @@ nvcc_for_cuda() {
 # call. testbed_selftest checks that every function of lib-more.sh is listed.
 _tb_lib_more=${BASH_SOURCE[0]%/*}/lib-more.sh
 [[ $_tb_lib_more == /* ]] || _tb_lib_more=$PWD/$_tb_lib_more
-# shellcheck source=lib-more.sh
-_tb_autoload() { . "$_tb_lib_more"; }
+# A stub runs its function only once the file loaded: without the file it fails with a message
+# instead of calling itself again.
+_tb_autoload() {
+  # shellcheck source=lib-more.sh
+  . "$_tb_lib_more" || { echo "plumb-tb: cannot load $_tb_lib_more" >&2; return 127; }
+}
 TB_LIB_MORE_FUNCS=(pkg_installed_effects pkg_removed_effects check_drained render_cuda cudart_for_cuda
   cuda_driver_min render_os_release ver_lt pkg_install pkg_state pkg_state_set pkg_state_clear
   pkg_unpack pkg_remove lock_dpkg tb_root machine_id root_uuid boot_family deb_kernels
   bls_kernels bls_add grubenv_list grubenv_write grubenv_set grubenv_unset grubenv_get
   grub_setting grub_mkconfig boot_next boot_refresh render_boot)
 for _tb_f in "${TB_LIB_MORE_FUNCS[@]}"; do
-  eval "$_tb_f() { _tb_autoload; $_tb_f \"\$@\"; }"
+  eval "$_tb_f() { _tb_autoload && $_tb_f \"\$@\"; }"
 done
 unset _tb_f
