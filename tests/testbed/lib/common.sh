@@ -14,11 +14,8 @@
 #   TB_DOWN_MODE  refuse (default): a down node refuses connections;
 #                 drop: its packets are dropped, so connects time out.
 
-# tb sources this file as $TB_LIB/common.sh with an absolute, resolved TB_LIB: no fork then.
+# Only tb sources this file, as $TB_LIB/common.sh with TB_LIB absolute and every link resolved.
 TB_HOME=${BASH_SOURCE[0]%/lib/common.sh}
-if [[ $TB_HOME == "${BASH_SOURCE[0]}" || $TB_HOME != /* ]]; then
-  TB_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-fi
 TB_LAST_LINK=${TMPDIR:-/tmp}/plumb-tb.last
 TB_RUN_GIVEN=${TB_RUN:-}
 if [[ -z ${TB_RUN:-} && -L $TB_LAST_LINK ]]; then
@@ -61,23 +58,14 @@ TB_JUMP_UID=64222
 
 # Run a command in the testbed's network namespace. nsenter, not `ip netns
 # exec`: the latter remounts /sys, which hides the cgroup mounts slurmd needs.
-tb_nsexec() {
-  if [[ -n $TB_NETNS ]]; then
-    nsenter --net="/run/netns/$TB_NETNS" "$@"
-  else
-    "$@"
-  fi
+# tb_nsexec_replace runs it in place of this shell (exec: no fork, and whoever started tb can
+# signal CMD itself, e.g. a test's sampler loop); tb_nsexec in a child, which costs what
+# running CMD costs anyway (a fork, then the exec).
+tb_nsexec_replace() { # CMD...
+  [[ -z $TB_NETNS ]] || set -- nsenter --net="/run/netns/$TB_NETNS" "$@"
+  exec "$@"
 }
-
-# tb_nsexec_replace CMD...: the same, in place of this shell (exec: no fork, and whoever
-# started tb can signal CMD itself, e.g. a test's sampler loop).
-tb_nsexec_replace() {
-  if [[ -n $TB_NETNS ]]; then
-    exec nsenter --net="/run/netns/$TB_NETNS" "$@"
-  else
-    exec "$@"
-  fi
-}
+tb_nsexec() { (tb_nsexec_replace "$@"); }
 
 tb_now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
