@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "modules/drain/claim.h"
+#include "modules/drain/stack_tag.h"
 #include "schemas/result.h"
 
 namespace plumb::modules {
@@ -47,6 +48,13 @@ struct SchedulerNode {
   /// The free-text field the claim lives in, as the scheduler has it (Slurm's node comment,
   /// with an admin's words kept), so a claim can be written without losing them.
   std::string comment;
+  /// The stack plumb shows on it (its own features or labels, modules/drain/stack_tag.h);
+  /// empty when it shows none.
+  StackTag stack_tag;
+  /// Slurm: every feature of the node as the scheduler lists them (AvailableFeatures), plumb's
+  /// included, so SetStack can rewrite the list keeping everyone else's. Empty for Kubernetes,
+  /// whose labels are keyed.
+  std::vector<std::string> features;
 
   /// Out of service for the purpose of max_unavailable.
   bool Unavailable() const { return drain || down; }
@@ -95,6 +103,20 @@ class Drainer {
     (void)current, (void)claim;
     return OkStatus();
   }
+
+  /// Can this scheduler show which stack a node runs (Slurm features, Kubernetes labels), so a
+  /// job can ask for one? `none` cannot.
+  virtual bool ShowsStacks() const { return false; }
+  /// Shows `tag` on `current.name` (what Query just showed of it): plumb's own features or
+  /// labels replaced, everyone else's kept; an empty tag removes plumb's. Takes nothing out of
+  /// service and touches no job.
+  virtual Status SetStack(const SchedulerNode& current, const StackTag& tag) {
+    (void)current, (void)tag;
+    return OkStatus();
+  }
+  /// The jobs, pending or running, that ask for a stack plumb shows (a Slurm constraint naming
+  /// a `stack_` feature; a pod whose nodeSelector names plumb.dev/stack), for the plan.
+  virtual Result<std::vector<StackRequest>> StackRequests() { return std::vector<StackRequest>{}; }
 };
 
 }  // namespace plumb::modules
