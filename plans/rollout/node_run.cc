@@ -497,6 +497,7 @@ void NodeRun::Run() {
       case StepKind::kClaim:
       case StepKind::kWaitDrained:
       case StepKind::kTask:   // journaled inside its apply step, which counts
+      case StepKind::kStack:  // the scheduler's tags, not the node
         break;
     }
   }
@@ -582,13 +583,15 @@ bool NodeRun::Steps() {
   }
   // A node that got as far as its marker is changed and verified: only its return is left.
   if (const StepRecord* m = Last(StepKind::kMarker); m && m->outcome == StepState::kOk) {
+    if (!ShowStack()) return false;
     if (np_.NeedsDrain() || admin_) return ContinueTo(StepKind::kResume) && ReturnToService();
     return true;
   }
-  // 2. Out of service.
+  // 2. Out of service, and showing no stack while it changes.
   if (np_.NeedsDrain()) {
     if (!ContinueTo(StepKind::kDrain) || !Drain()) return false;
   }
+  if (!np_.actions.empty() && !HideStack()) return false;
   // 3. The changes, in the plan's order, each on a node still out of service.
   for (const auto& pa : np_.actions) {
     const StepName step = StepName::Apply(pa.action.id);
@@ -600,10 +603,11 @@ bool NodeRun::Steps() {
   if (np_.disruption >= Disruption::kReboot) {
     if (!ContinueTo(StepKind::kReboot) || !StillOut(StepKind::kReboot) || !Reboot()) return false;
   }
-  // 5-8. Verify, gate, mark, return.
+  // 5-8. Verify, gate, mark, show the stack, return.
   if (!ContinueTo(StepKind::kVerify) || !Verify()) return false;
   if (!ContinueTo(StepKind::kHealth) || !Health()) return false;
   if (!ContinueTo(StepKind::kMarker) || !Marker()) return false;
+  if (!ShowStack()) return false;
   if (np_.NeedsDrain() || admin_) {
     if (!ContinueTo(StepKind::kResume) || !ReturnToService()) return false;
   }

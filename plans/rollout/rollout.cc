@@ -362,6 +362,7 @@ RolloutResult Engine::Run() {
                                opts_.resume ? "continuing" : "applying", total,
                                plan_.batches.size(), Commit().substr(0, 12))});
 
+  ShowInSyncStacks();
   for (const Batch& b : plan_.batches) {
     std::vector<std::string> todo;
     for (const auto& n : b.nodes)

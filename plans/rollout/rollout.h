@@ -22,7 +22,10 @@
 ///   health:checks  the health modules the node pins (DCGM, NCCL bandwidth, GPU and fabric
 ///              errors; plans/rollout/health_run.h): a failed check fails the node, named in its reason
 ///   health:<n> the policy's gate commands, with its timeout
+///   stack:clear   before the first change (after the drain): the scheduler shows no stack on
+///              the node, so no job that asks for the old stack lands on it half-way
 ///   marker     /var/lib/plumb/marker.json (commit, run, time)
+///   stack:set  the scheduler shows the commit's stack on it (modules/drain/stack_tag.h)
 ///   resume     back to service, unless an admin had drained it before plumb did
 /// Every step is journaled before (intent) and after (outcome). A failed node stays drained with
 /// reason "plumb:<run>:failed:<step>: <error's last line>". The canary batch stops the rollout on
@@ -129,6 +132,11 @@ struct RolloutOptions {
   /// Each node's full desired state for verify; when a node is missing, its plan's actions
   /// (pointer -> after) stand in.
   std::map<std::string, nlohmann::json> desired;
+  /// The stack each node runs at the commit applied (its groups' `stack`), for the tags that
+  /// show it to the scheduler (modules/drain/stack_tag.h): cleared before a node's first change,
+  /// set after its marker, and set on the plan's in-sync nodes as the run starts. A node
+  /// missing here keeps whatever tags it has.
+  std::map<std::string, std::string> stacks;
   /// Nodes plumb drained in this run that the journal does not know about (a lost journal):
   /// treated as in progress, every step re-checked.
   std::vector<std::string> adopt;

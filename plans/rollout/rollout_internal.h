@@ -122,6 +122,15 @@ class NodeRun {
   bool Health();
   bool Marker();
   bool ReturnToService();
+  /// The stack tag this node should show once converged (modules/drain/stack_tag.h); nullopt
+  /// when the run sets none (a partial run, a scheduler without tags, no stack known).
+  std::optional<modules::StackTag> WantedTag();
+  /// Sets `tag` on the node as the scheduler shows it now (skipped when it shows it already).
+  StepResult SetTag(const StepName& step, const modules::StackTag& tag);
+  /// "stack:clear", before the first change: false when the node must stop.
+  bool HideStack();
+  /// "stack:set", after the marker.
+  bool ShowStack();
 
   StepResult Step(const StepName& name, nlohmann::json detail,
                   const std::function<StepResult()>& fn);
@@ -186,6 +195,9 @@ class Engine {
       : plan_(plan), opts_(opts), d_(deps) {}
 
   RolloutResult Run();
+  /// The plan's in-sync nodes, in service and unclaimed, show the commit's stack to their
+  /// scheduler (plans/rollout/stack_tags.cc); notes, never failures.
+  void ShowInSyncStacks();
 
   // Shared with NodeRun.
   const Plan& plan() const { return plan_; }

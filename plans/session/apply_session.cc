@@ -277,6 +277,7 @@ class Session {
     for (const auto& [name, nd] : lc_.desired) {
       opts.desired[name] = nd.desired;
       opts.scope[nd.rollout].push_back(name);
+      opts.stacks[name] = nd.stack;
     }
     opts.timing = req_.timing;
     opts.timing.command_timeout = std::chrono::seconds(lc_.cluster.ssh.command_timeout_s);

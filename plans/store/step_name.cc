@@ -6,7 +6,7 @@
 namespace plumb::plans {
 namespace {
 
-constexpr std::array<std::pair<StepKind, std::string_view>, 14> kNames{{
+constexpr std::array<std::pair<StepKind, std::string_view>, 15> kNames{{
     {StepKind::kProbe, "probe"},
     {StepKind::kLease, "lease"},
     {StepKind::kClaim, "claim"},
@@ -21,11 +21,14 @@ constexpr std::array<std::pair<StepKind, std::string_view>, 14> kNames{{
     {StepKind::kMarker, "marker"},
     {StepKind::kResume, "resume"},
     {StepKind::kUndrain, "undrain"},
+    {StepKind::kStack, "stack"},
 }};
 
-// An apply and its BMC task name their action; health may name its check ("health" alone is
+// An apply and its BMC task name their action, a stack step what it does (clear, set); health may name its check ("health" alone is
 // the health phase before a check starts); every other kind stands alone.
-bool NeedsArg(StepKind k) { return k == StepKind::kApply || k == StepKind::kTask; }
+bool NeedsArg(StepKind k) {
+  return k == StepKind::kApply || k == StepKind::kTask || k == StepKind::kStack;
+}
 bool TakesArg(StepKind k) { return NeedsArg(k) || k == StepKind::kHealth; }
 
 }  // namespace

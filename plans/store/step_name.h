@@ -24,6 +24,9 @@ enum class StepKind {
   kMarker,        ///< "marker": /var/lib/plumb/marker.json written
   kResume,        ///< "resume": back in service
   kUndrain,       ///< "undrain": a drain given back untouched (deferred, gave way)
+  /// "stack:clear" (before the first change: the scheduler shows no stack on the node),
+  /// "stack:set" (after the marker: it shows the commit's), modules/drain/stack_tag.h
+  kStack,
 };
 
 /// The journal's word for a kind ("wait-boot"); for apply and health, the part before ':'.
@@ -39,6 +42,8 @@ class StepName {
   static StepName Task(std::string action_id) { return {StepKind::kTask, std::move(action_id)}; }
   /// "health:<which>" ("checks", or a check's number).
   static StepName Health(std::string which) { return {StepKind::kHealth, std::move(which)}; }
+  /// "stack:clear" / "stack:set".
+  static StepName Stack(std::string which) { return {StepKind::kStack, std::move(which)}; }
   /// A journal's text; nullopt for a word no plumb writes.
   static std::optional<StepName> Parse(std::string_view text);
 

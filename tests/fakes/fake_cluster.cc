@@ -132,6 +132,7 @@ Result<std::map<std::string, modules::SchedulerNode>> FakeCluster::Query(
     s.reason_since = n.reason_since;
     s.comment = n.comment;
     s.claim = modules::FindClaim(n.comment);
+    s.stack_tag = n.tag;
     s.state = n.rebooting ? "down*" : n.admin_down ? "down" : n.drain ? (job ? "draining" : "drained") : job ? "mixed" : "idle";
     if (auto u = unresponsive_until.find(name); u != unresponsive_until.end() && clock_.Now() < u->second) {
       s.down = s.unresponsive = true;
@@ -182,6 +183,27 @@ Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   return OkStatus();
 }
 
+std::vector<std::string> FakeCluster::stack_log() const {
+  std::lock_guard lock(mu_);
+  return stack_log_;
+}
+
+Status FakeCluster::SetStack(const modules::SchedulerNode& current, const modules::StackTag& tag) {
+  std::lock_guard lock(mu_);
+  if (clock_.Now() < scheduler_down_until) {
+    ++calls_while_down;
+    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
+                             "slurm unavailable: Unable to contact slurm controller");
+  }
+  auto& n = nodes_.at(current.name);
+  if (n.refuse_tag)
+    return Diagnostic::Error("slurm.update", "scontrol update " + current.name +
+                                                 ": exit 1: slurm_update error: Invalid feature specification");
+  n.tag = tag;
+  stack_log_.push_back(current.name + ": stack " + modules::TagText(tag));
+  return OkStatus();
+}
+
 std::vector<std::string> FakeCluster::claims() const {
   std::lock_guard lock(mu_);
   return claims_;
@@ -225,6 +247,7 @@ Status FakeCluster::Resume(const std::string& node) {
   n.drain = false;
   n.reason.clear();
   Log(node, "resume");
+  stack_log_.push_back(node + ": resume showing " + modules::TagText(n.tag));
   if (auto it = drain_on_resume.find(node); it != drain_on_resume.end()) {
     auto& other = nodes_.at(it->second);
     other.drain = true;
@@ -313,6 +336,9 @@ Result<transport::CommandOutput> FakeCluster::RunOn(const std::string& node,
     if (clock_.Now() < n.job_until || !n.drain)
       violations_.push_back(fmt::format("{}: {} while {}", node, cmd,
                                         clock_.Now() < n.job_until ? "a job runs" : "not drained"));
+    if (!n.tag.empty())
+      violations_.push_back(fmt::format("{}: {} while showing stack {}", node, cmd,
+                                        modules::TagText(n.tag)));
     if (n.apply_fails) {
       Log(node, "set-failed " + mod);
       out.exit_status = 100;

@@ -48,6 +48,8 @@ struct FakeNode {
   std::string comment;                    ///< the scheduler's free text (claims live here)
   plans::Clock::TimePoint other_drain_at{};     ///< another run drains it then (0: never)
   plans::Clock::TimePoint other_unclaim_at{};   ///< another run drops its claim then
+  modules::StackTag tag;          ///< the stack the scheduler shows on it
+  bool refuse_tag = false;        ///< SetStack fails (not "unavailable": a refusal)
 };
 
 class FakeCluster final : public modules::Drainer, public plans::Prober,
@@ -101,6 +103,10 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   /// Claims written and cleared, in order: "n01: claim <run>", "n01: unclaim" (kept apart
   /// from calls(), which lists what changes service).
   std::vector<std::string> claims() const;
+  /// Stack tags set, and what each node showed when it was resumed, in order:
+  /// "n1: stack (none)", "n1: stack s@abc", "n1: resume showing s@abc" (kept apart from calls()).
+  /// A change ("set") on a node that shows a stack is a violation.
+  std::vector<std::string> stack_log() const;
 
   // Drainer
   std::string_view Name() const override { return "fake"; }
@@ -111,6 +117,8 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   Status Evict(const std::string& node) override;
   bool SharesClaims() const override { return true; }
   Status SetClaim(const modules::SchedulerNode& current, const modules::NodeClaim& claim) override;
+  bool ShowsStacks() const override { return true; }
+  Status SetStack(const modules::SchedulerNode& current, const modules::StackTag& tag) override;
   // Prober
   plans::NodeFacts Probe(const std::string& node) override;
   // NodeTransport
@@ -132,6 +140,7 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   std::vector<std::string> calls_;
   std::vector<std::string> violations_;
   std::vector<std::string> claims_;
+  std::vector<std::string> stack_log_;
   int max_out_ = 0;
 };
 

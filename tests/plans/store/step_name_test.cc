@@ -25,7 +25,7 @@ TEST_CASE("step names: every kind's text parses back to it, as journals hold it"
   CHECK(StepName::Health("2").Text() == "health:2");
 }
 
-TEST_CASE("step names: apply names its action, health may name its check, the others take none") {
+TEST_CASE("step names: apply names its action, health may name its check, stack what it does, the others take none") {
   auto a = StepName::Parse("apply:sysctl.set:vm.swappiness");
   REQUIRE(a);
   CHECK(a->kind() == StepKind::kApply);
@@ -46,6 +46,12 @@ TEST_CASE("step names: apply names its action, health may name its check, the ot
   CHECK_FALSE(StepName::Parse(""));
   CHECK(StepName::Apply("a") != StepName::Apply("b"));
   CHECK(StepName(StepKind::kDrain) != StepName(StepKind::kUndrain));
+  // A stack step says what it does to the scheduler's tags.
+  auto st = StepName::Parse("stack:clear");
+  REQUIRE(st);
+  CHECK(*st == StepName::Stack("clear"));
+  CHECK(StepName::Stack("set").Text() == "stack:set");
+  CHECK_FALSE(StepName::Parse("stack"));
 }
 
 }  // namespace plumb::plans
