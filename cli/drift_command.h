@@ -14,6 +14,8 @@ namespace plumb::cli {
 struct DriftArgs {
   ReadRunArgs read;
   std::string out;   ///< --out: the report's file ("" = stdout)
+  /// --tag-stacks: after the read, the schedulers' stack tags made true (plans/rollout/stack_reassert.h)
+  bool tag_stacks = false;
 };
 
 /// Adds `plumb drift` to `app`, its flags filling `g` (source, --format) and `a`. The callback

@@ -1,5 +1,6 @@
-// plumb drift: is every node where the repo says? Read-only, always: it gathers and compares,
-// it never changes a node and never reads or touches the scheduler.
+// plumb drift: is every node where the repo says? Read-only on the nodes, always: it gathers and
+// compares and never changes a node. It reads and writes the scheduler only with --tag-stacks,
+// and then only the stack tags (plans/report/stack_tags_run.h).
 // Its exit codes are the "drift" rows of schemas/exit_codes.cc; precedence error > drift >
 // unreadable > in sync (waived drift is in sync), never 2 for a no-op.
 #include <cstdio>
@@ -9,8 +10,12 @@
 #include "cli/drift_command.h"
 #include "cmd/color.h"
 #include "cmd/command.h"
+#include "cmd/apply_deps.h"
 #include "cmd/read_run.h"
+#include "modules/transport/local_shell.h"
 #include "plans/report/command_outcomes.h"
+#include "plans/report/stack_tags_run.h"
+#include "schemas/exit_codes.h"
 
 namespace plumb::cmd {
 
@@ -32,10 +37,29 @@ int ShowDrift(const GlobalOptions& g, const DriftArgs& a, ReadRun& r) {
                             {a.out, g.format}, std::cout, std::cerr);
 }
 
+// --tag-stacks: the schedulers' stack tags from this read, through the CLIs apply drains with.
+// An error (a scheduler that cannot be read) outranks the drift verdict.
+int TagStacks(ReadRun& r, int verdict) {
+  transport::LocalShell local(SchedulerEnv());
+  const plans::Schedulers schedulers = plans::SchedulersFor(
+      r.loaded.cluster, [&](inventory::DrainScheduler kind) { return MakeDrainer(kind, local); });
+  const plans::report::StackTagsRun run = plans::report::TagStacksAfterRead(r, schedulers);
+  std::cerr << plans::report::StackTagsText(run);
+  return run.ok() ? verdict : ExitCodeFor(kDriftVerb, Outcome::kError);
+}
+
 int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
+  if (a.tag_stacks && !a.read.run.facts.empty()) {
+    std::cerr << "plumb drift: --tag-stacks sets tags from a live read of the nodes, not from a "
+                 "recorded snapshot (--facts)\n  hint: drop --facts, or drop --tag-stacks\n";
+    return ExitCodeFor(kDriftVerb, Outcome::kError);
+  }
   ReadRunArgs read = a.read;
   read.read_scheduler = false;
-  return ShowReadRun(kDriftVerb, g, read, [&](ReadRun& r) { return ShowDrift(g, a, r); });
+  return ShowReadRun(kDriftVerb, g, read, [&](ReadRun& r) {
+    const int verdict = ShowDrift(g, a, r);
+    return a.tag_stacks ? TagStacks(r, verdict) : verdict;
+  });
 }
 
 }  // namespace
