@@ -1,5 +1,6 @@
 #include "modules/drain/kubernetes_drainer.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +13,18 @@ namespace plumb::modules {
 namespace kube {
 
 using nlohmann::json;
+
+namespace {
+// A string at metadata.labels[key] ("" when absent or not a string).
+std::string Label(const json& obj, std::string_view key) {
+  const json* labels = nullptr;
+  if (auto m = obj.find("metadata"); m != obj.end() && m->is_object())
+    if (auto l = m->find("labels"); l != m->end() && l->is_object()) labels = &*l;
+  if (!labels) return {};
+  auto v = labels->find(std::string(key));
+  return v != labels->end() && v->is_string() ? v->get<std::string>() : std::string();
+}
+}  // namespace
 
 Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text) {
   json j = json::parse(text, nullptr, false);
@@ -33,6 +46,7 @@ Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text) {
                           "");
     n.comment = it.value(json::json_pointer("/metadata/annotations/plumb.dev~1claim"), "");
     n.claim = FindClaim(n.comment);
+    n.stack_tag = {Label(it, kKubeStackLabel), Label(it, kKubeCommitLabel)};
     bool ready = false;
     if (auto c = it.find("status"); c != it.end() && c->contains("conditions"))
       for (const auto& cond : (*c)["conditions"])
@@ -126,6 +140,42 @@ Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view 
   for (auto& [name, n] : nodes)
     if (n.running_jobs > 0) n.drained = false;
   return OkStatus();
+}
+
+Result<std::vector<StackRequest>> ParseStackRequests(std::string_view text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("items") || !j["items"].is_array())
+    return Diagnostic::Error("kube.parse", "kubectl get pods: not a JSON list");
+  std::vector<StackRequest> out;
+  for (const auto& p : j["items"]) {
+    if (!p.is_object()) continue;
+    const std::string phase = p.value("/status/phase"_json_pointer, "");
+    if (phase != "Pending" && phase != "Running") continue;
+    std::vector<std::string> stacks;
+    auto add = [&](const json& v) {
+      if (v.is_string() && !v.get<std::string>().empty() &&
+          std::find(stacks.begin(), stacks.end(), v.get<std::string>()) == stacks.end())
+        stacks.push_back(v.get<std::string>());
+    };
+    const json spec = p.value("spec", json::object());
+    if (auto sel = spec.find("nodeSelector"); sel != spec.end() && sel->is_object())
+      if (auto s = sel->find(kKubeStackLabel); s != sel->end()) add(*s);
+    // Terms are ORed, so every stack any of them names can place the pod.
+    const json terms = spec.value(
+        "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"_json_pointer,
+        json::array());
+    for (const auto& t : terms.is_array() ? terms : json::array()) {
+      if (!t.is_object() || !t.contains("matchExpressions") || !t["matchExpressions"].is_array()) continue;
+      for (const auto& e : t["matchExpressions"])
+        if (e.is_object() && e.value("key", "") == kKubeStackLabel && e.value("operator", "") == "In" &&
+            e.contains("values") && e["values"].is_array())
+          for (const auto& v : e["values"]) add(v);
+    }
+    const std::string ns = p.value("/metadata/namespace"_json_pointer, "");
+    const std::string name = p.value("/metadata/name"_json_pointer, "");
+    for (auto& s : stacks) out.push_back({ns + "/" + name, ns, name, phase, std::move(s)});
+  }
+  return out;
 }
 
 }  // namespace kube
@@ -268,6 +318,33 @@ std::string KubernetesDrainer::ClaimCommand(const std::string& node, const NodeC
 Status KubernetesDrainer::SetClaim(const SchedulerNode& current, const NodeClaim& claim) {
   const std::string c = ClaimCommand(current.name, claim);
   return CheckKubectl(shell_.Run(c, timeout_), c);
+}
+
+std::string KubernetesDrainer::StackCommand(const std::string& node, const StackTag& tag) {
+  auto part = [](const char* key, const std::string& value) {
+    return transport::ShellQuote(value.empty() ? std::string(key) + "-" : std::string(key) + "=" + value);
+  };
+  // --overwrite only replaces these two keys' values; removal needs no flag.
+  return std::string(kKubectl) + " label node " + transport::ShellQuote(node) +
+         (tag.empty() ? "" : " --overwrite") + " " + part(kKubeStackLabel, tag.stack) + " " +
+         part(kKubeCommitLabel, tag.commit);
+}
+
+Status KubernetesDrainer::SetStack(const SchedulerNode& current, const StackTag& tag) {
+  if (std::string p = TagProblem(tag); !p.empty())
+    return Diagnostic::Error("kube.stack", fmt::format("node {}: stack tag {}: {}", current.name,
+                                                       TagText(tag), p));
+  const std::string c = StackCommand(current.name, tag);
+  return CheckKubectl(shell_.Run(c, timeout_), c);
+}
+
+Result<std::vector<StackRequest>> KubernetesDrainer::StackRequests() {
+  const std::string c = std::string(kKubectl) +
+                        " get pods -A -o json --field-selector=status.phase!=Succeeded,"
+                        "status.phase!=Failed";
+  auto p = shell_.Run(c, timeout_);
+  if (Status s = CheckKubectl(p, "kubectl get pods"); !s) return s.error();
+  return kube::ParseStackRequests(p->out);
 }
 
 Status KubernetesDrainer::Resume(const std::string& node) {

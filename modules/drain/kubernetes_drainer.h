@@ -43,7 +43,17 @@ class KubernetesDrainer final : public Drainer {
   bool SharesClaims() const override { return true; }
   /// Sets (or removes) the plumb.dev/claim annotation.
   Status SetClaim(const SchedulerNode& current, const NodeClaim& claim) override;
+  /// Node labels plumb.dev/stack and plumb.dev/commit (modules/drain/stack_tag.h).
+  bool ShowsStacks() const override { return true; }
+  /// One `kubectl label node <node> --overwrite plumb.dev/stack=<s> plumb.dev/commit=<c>`; an
+  /// empty part removes its label (`plumb.dev/stack-`). No other label is touched. A tag
+  /// TagProblem refuses is an error before anything runs.
+  Status SetStack(const SchedulerNode& current, const StackTag& tag) override;
+  /// Pods not finished, in every namespace, whose nodeSelector or required node affinity
+  /// (`In`) names plumb.dev/stack.
+  Result<std::vector<StackRequest>> StackRequests() override;
 
+  static std::string StackCommand(const std::string& node, const StackTag& tag);
   static std::string ClaimCommand(const std::string& node, const NodeClaim& claim);
   static std::vector<std::string> DrainCommands(const std::string& node, const std::string& reason);
   static std::string EvictCommand(const std::string& node);
@@ -57,7 +67,8 @@ class KubernetesDrainer final : public Drainer {
 
 namespace kube {
 /// `kubectl get nodes -o json` -> nodes (drain = unschedulable, reason from the annotation,
-/// down = Ready condition not True).
+/// down = Ready condition not True, stack_tag from the plumb.dev/stack and plumb.dev/commit
+/// labels).
 Result<std::map<std::string, SchedulerNode>> ParseNodes(std::string_view text);
 /// A PodDisruptionBudget as `kubectl get poddisruptionbudgets -A -o json` lists it: the pods it
 /// selects (matchLabels and matchExpressions) and how many of them may be evicted now.
@@ -76,6 +87,10 @@ Result<std::vector<Budget>> ParseBudgets(std::string_view text);
 /// eviction now)", as the eviction API would refuse it (429).
 Status AttachPods(std::map<std::string, SchedulerNode>& nodes, std::string_view text,
                   const std::vector<Budget>* budgets = nullptr);
+/// `kubectl get pods -A -o json` -> the Pending and Running pods that ask for a stack: one
+/// StackRequest per (pod, stack) named by spec.nodeSelector["plumb.dev/stack"] or by a
+/// required node affinity term's `plumb.dev/stack In (...)`. id "ns/name", user the namespace.
+Result<std::vector<StackRequest>> ParseStackRequests(std::string_view text);
 }  // namespace kube
 
 }  // namespace plumb::modules

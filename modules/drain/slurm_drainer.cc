@@ -106,6 +106,15 @@ std::string SlurmDrainer::ClaimCommand(const SchedulerNode& current, const NodeC
          " comment=" + transport::ShellQuote(WithClaim(current.comment, claim));
 }
 
+std::string SlurmDrainer::StackCommand(const SchedulerNode& current, const StackTag& tag) {
+  std::string list;
+  for (const auto& f : WithStackFeatures(current.features, tag)) list += (list.empty() ? "" : ",") + f;
+  // An empty list is '' for both: Slurm then shows AvailableFeatures=(null) (22.05, measured).
+  const std::string q = transport::ShellQuote(list);
+  return "scontrol update nodename=" + transport::ShellQuote(current.name) +
+         " availablefeatures=" + q + " activefeatures=" + q;
+}
+
 namespace {
 Status CheckScontrol(const Result<transport::CommandOutput>& r, const std::string& what) {
   if (auto u = UnavailableFrom(r, what)) return *u;
@@ -128,6 +137,28 @@ Status SlurmDrainer::Resume(const std::string& node) {
 
 Status SlurmDrainer::SetClaim(const SchedulerNode& current, const NodeClaim& claim) {
   return CheckScontrol(Run(ClaimCommand(current, claim)), "scontrol comment " + current.name);
+}
+
+Status SlurmDrainer::SetStack(const SchedulerNode& current, const StackTag& tag) {
+  // A ',' or '&' in a name would write (or ask for) another feature than the tag's.
+  if (std::string p = TagProblem(tag); !p.empty())
+    return Diagnostic::Error("slurm.stack", fmt::format("node {}: stack tag {}: {}", current.name,
+                                                        TagText(tag), p));
+  return CheckScontrol(Run(StackCommand(current, tag)), "scontrol features " + current.name);
+}
+
+Result<std::vector<StackRequest>> SlurmDrainer::StackRequests() {
+  auto qj = Run("squeue --json");
+  if (auto u = UnavailableFrom(qj, "squeue --json")) return *u;
+  if (qj->exit_status == 0) {
+    auto r = slurm::ParseStackRequestsJson(qj->out);
+    if (r || r.error().code == kSchedulerUnavailable) return r;
+  }
+  auto ql = Run(slurm::kStackRequestLinesCommand);
+  if (auto u = UnavailableFrom(ql, "squeue")) return *u;
+  if (ql->exit_status != 0)
+    return Unavailable(fmt::format("squeue exited {}: {}", ql->exit_status, ql->err));
+  return slurm::ParseStackRequestLines(ql->out);
 }
 
 }  // namespace plumb::modules

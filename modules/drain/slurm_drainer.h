@@ -25,11 +25,24 @@ class SlurmDrainer final : public Drainer {
   bool SharesClaims() const override { return true; }
   /// `scontrol update nodename=<node> comment=<the comment with the claim token>`.
   Status SetClaim(const SchedulerNode& current, const NodeClaim& claim) override;
+  /// Node features `stack_<stack>` and `stack_commit_<12 hex>` (modules/drain/stack_tag.h).
+  bool ShowsStacks() const override { return true; }
+  /// One `scontrol update nodename=<node> availablefeatures=<list> activefeatures=<list>`,
+  /// the list `current.features` with plumb's replaced. Both in one command: setting only the
+  /// available ones fails while the active ones are not a subset of them ("Active features not
+  /// subset of available features", 22.05). Slurm keeps neither across a slurmctld restart or
+  /// `scontrol reconfigure` (slurm.conf's features come back): the tag must be written again.
+  /// A tag TagProblem refuses is an error before anything runs.
+  Status SetStack(const SchedulerNode& current, const StackTag& tag) override;
+  /// Pending and running jobs whose constraint names a `stack_` feature (`squeue --json`,
+  /// falling back to squeue's formatted output).
+  Result<std::vector<StackRequest>> StackRequests() override;
 
   /// The commands, for tests and --explain.
   static std::string DrainCommand(const std::string& node, const std::string& reason);
   static std::string ResumeCommand(const std::string& node);
   static std::string ClaimCommand(const SchedulerNode& current, const NodeClaim& claim);
+  static std::string StackCommand(const SchedulerNode& current, const StackTag& tag);
 
  private:
   Result<transport::CommandOutput> Run(const std::string& cmd);

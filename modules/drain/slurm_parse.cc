@@ -83,6 +83,25 @@ bool Occupies(const std::string& state) {
          state == "RESIZING";
 }
 
+// A feature list from a string "a,b" (22.05) or an array of strings (23.02+).
+std::vector<std::string> FeatureList(const json& v) {
+  if (v.is_string()) return SplitFeatures(v.get<std::string>());
+  std::vector<std::string> out;
+  if (v.is_array())
+    for (const auto& f : v)
+      if (f.is_string())
+        for (auto& x : SplitFeatures(f.get<std::string>())) out.push_back(std::move(x));
+  return out;
+}
+
+// One StackRequest per stack the constraint names.
+void AddStackRequests(std::vector<StackRequest>& out, StackRequest job, std::string_view constraint) {
+  for (auto& s : StacksInConstraint(constraint)) {
+    job.stack = std::move(s);
+    out.push_back(job);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ExpandHostlist(std::string_view list) {
@@ -90,6 +109,19 @@ std::vector<std::string> ExpandHostlist(std::string_view list) {
   auto names = inventory::ExpandHostlist(std::string(list));
   if (names) return *names;
   return list.empty() ? std::vector<std::string>() : std::vector<std::string>{std::string(list)};
+}
+
+std::vector<std::string> SplitFeatures(std::string_view list) {
+  std::vector<std::string> out;
+  if (list == "(null)") return out;
+  for (std::string_view rest = list; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    std::string_view f = rest.substr(0, comma);
+    if (!f.empty()) out.emplace_back(f);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
 }
 
 Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view text) {
@@ -112,6 +144,10 @@ Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view tex
     if (std::string at = Str(n, "reason_changed_at"); !at.empty()) s.reason_since = std::atoll(at.c_str());
     s.comment = Str(n, "comment");
     s.claim = FindClaim(s.comment);
+    // AvailableFeatures (what a job's constraint is matched against, and what SetStack
+    // rewrites); a build without it would still list the active ones.
+    s.features = FeatureList(n.contains("features") ? n["features"] : n.value("active_features", json()));
+    s.stack_tag = TagFromFeatures(s.features);
     out[s.name] = s;
   }
   return out;
@@ -153,6 +189,12 @@ Result<std::map<std::string, SchedulerNode>> ParseScontrolNodes(std::string_view
       if (rest != "(null)") s.comment = rest;
     }
     s.claim = FindClaim(s.comment);
+    // "AvailableFeatures=gpu,stack_a" ("(null)" for none): no spaces inside.
+    if (auto af = line.find(" AvailableFeatures="); af != std::string::npos) {
+      const size_t from = af + 19;
+      s.features = SplitFeatures(std::string_view(line).substr(from, line.find(' ', from) - from));
+      s.stack_tag = TagFromFeatures(s.features);
+    }
     out[s.name] = s;
   }
   if (out.empty() && text.find_first_not_of(" \n") != std::string_view::npos)
@@ -208,6 +250,58 @@ Result<std::vector<ActiveJob>> ParseSqueueLines(std::string_view text) {
     if (f.size() > 3) a.user = f[3];
     if (f.size() > 4) a.name = f[4];
     out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Result<std::vector<StackRequest>> ParseStackRequestsJson(std::string_view text) {
+  Diagnostic err;
+  json j = ParseJson(text, "squeue --json", &err);
+  if (!err.message.empty()) return err;
+  auto jobs = j.find("jobs");
+  if (jobs == j.end() || !jobs->is_array())
+    return Diagnostic::Error("slurm.parse", "squeue --json: no \"jobs\" array");
+  std::vector<StackRequest> out;
+  for (const auto& jb : *jobs) {
+    if (!jb.is_object()) continue;
+    auto states = Tokens(jb.value("job_state", json()));
+    auto live = std::find_if(states.begin(), states.end(),
+                             [](const std::string& s) { return s == "PENDING" || Occupies(s); });
+    if (live == states.end()) continue;
+    // A string in 22.05 ("stack_a&gpu"); should a version list it, its entries are ANDed.
+    const json f = jb.value("features", json());
+    std::string constraint;
+    if (f.is_string()) constraint = f.get<std::string>();
+    else if (f.is_array())
+      for (const auto& x : f)
+        if (x.is_string()) constraint += (constraint.empty() ? "" : "&") + x.get<std::string>();
+    AddStackRequests(out, {Str(jb, "job_id"), Str(jb, "user_name"), Str(jb, "name"), *live, ""},
+                     constraint);
+  }
+  return out;
+}
+
+Result<std::vector<StackRequest>> ParseStackRequestLines(std::string_view text) {
+  std::vector<StackRequest> out;
+  std::stringstream ss{std::string(text)};
+  for (std::string line; std::getline(ss, line);) {
+    if (line.empty()) continue;
+    // id, state and user hold no '|'; then the name, then the constraint (which may).
+    size_t a = line.find('|'), b = a == std::string::npos ? a : line.find('|', a + 1),
+           c = b == std::string::npos ? b : line.find('|', b + 1),
+           d = c == std::string::npos ? c : line.find('|', c + 1);
+    if (d == std::string::npos)
+      return Diagnostic::Error("slurm.parse", "squeue: unexpected line: " + line);
+    const std::string state = schemas::AsciiUpper(line.substr(a + 1, b - a - 1));
+    if (state != "PENDING" && !Occupies(state)) continue;
+    std::string name = line.substr(c + 1, d - c - 1), constraint = line.substr(d + 1);
+    // No constraint at all: the whole rest is the name ("a|stack_b" asks for nothing).
+    if (line.ends_with("|(null)")) {
+      name = line.substr(c + 1, line.size() - 7 - c - 1);
+      constraint.clear();
+    }
+    AddStackRequests(out, {line.substr(0, a), line.substr(b + 1, c - b - 1), name, state, ""},
+                     constraint);
   }
   return out;
 }

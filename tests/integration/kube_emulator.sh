@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Kubernetes API emulator (tests/testbed/kube) against the real kubectl on PATH (Debian 12's
 # 1.20 in CI, newer elsewhere): get nodes (table and JSON), the bearer token and TLS verification
-# enforced, annotate/cordon/uncordon change the node, server-side dry runs change nothing, drain
+# enforced, annotate/label/cordon/uncordon change the node, server-side dry runs change nothing, drain
 # evicts a ReplicaSet pod that disappears after its grace period while the DaemonSet and mirror
 # pods stay, a PodDisruptionBudget gives kubectl's 429 retries and a drain timeout naming the pod,
 # relaxing it lets the drain finish, evicting a gone pod is 404, injected faults reach kubectl.
@@ -98,6 +98,19 @@ check "  the annotation is set" test "$(node_field n1 "d['metadata']['annotation
 check "  resourceVersion bumped" test "$(node_field n1 "d['metadata']['resourceVersion']")" != "$rv0"
 kc annotate node n1 plumb.dev/drain-reason-
 check "kubectl annotate KEY- removes it (rc=$rc)" test "$rc$(node_field n1 "'plumb.dev/drain-reason' in d['metadata']['annotations']")" = 0False
+# label: the stack tag's labels (KubernetesDrainer::StackCommand), set, replaced and removed
+# together; a label that is not plumb's stays.
+labels() { kubectl get node n2 -o json | jq_ "sorted((k, v) for k, v in d['metadata']['labels'].items() if k.startswith('plumb.dev/') or k == 'kubernetes.io/hostname')"; }
+kc label node n2 --overwrite plumb.dev/stack=h100-2025q4 plumb.dev/commit=1a2b3c4d5e6f
+check "kubectl label --overwrite sets both (rc=$rc), get -o json shows them" \
+  test "$rc $(labels)" = "0 [('kubernetes.io/hostname', 'n2'), ('plumb.dev/commit', '1a2b3c4d5e6f'), ('plumb.dev/stack', 'h100-2025q4')]"
+kc label node n2 --overwrite plumb.dev/stack=a100-2026q1 plumb.dev/commit-
+check "kubectl label replaces one and removes the other in one call (rc=$rc)" \
+  test "$rc $(labels)" = "0 [('kubernetes.io/hostname', 'n2'), ('plumb.dev/stack', 'a100-2026q1')]"
+kc label node n2 plumb.dev/stack- plumb.dev/commit-
+check "kubectl label KEY- removes them, a missing one is no error (rc=$rc); others kept" \
+  test "$rc $(labels)" = "0 [('kubernetes.io/hostname', 'n2')]"
+
 kc cordon n1 --dry-run=server
 check "kubectl cordon --dry-run=server (rc=$rc) leaves n1 schedulable" \
   test "$rc$(node_field n1 "d['spec'].get('unschedulable', False)")" = 0False

@@ -8,6 +8,7 @@
 #include "modules/drain/kubernetes_drainer.h"
 #include "modules/drain/none_drainer.h"
 #include "modules/drain/slurm_drainer.h"
+#include "modules/drain/slurm_parse.h"
 
 using namespace plumb;
 using namespace plumb::modules;
@@ -352,4 +353,197 @@ TEST_CASE("kubernetes drainer: plan's drainer names the pods a PodDisruptionBudg
   q = plan_view.Query({});
   REQUIRE_FALSE(q.ok());
   CHECK(q.error().message.find("poddisruptionbudgets.policy is forbidden") != std::string::npos);
+}
+
+TEST_CASE("slurm drainer: a stack tag is one scontrol update of both feature lists, others kept") {
+  DrainScriptedShell sh;
+  SlurmDrainer d(sh);
+  CHECK(d.ShowsStacks());
+  SchedulerNode n;
+  n.name = "n1";
+  n.features = {"gpu"};
+  // The three commands run by hand on the testbed's Slurm 22.05 (set, change, clear).
+  const std::string set = SlurmDrainer::StackCommand(n, {"h100-2025q4", "1a2b3c4d5e6f"});
+  CHECK(set == "scontrol update nodename='n1' "
+               "availablefeatures='gpu,stack_h100-2025q4,stack_commit_1a2b3c4d5e6f' "
+               "activefeatures='gpu,stack_h100-2025q4,stack_commit_1a2b3c4d5e6f'");
+  n.features = {"gpu", "stack_h100-2025q4", "stack_commit_1a2b3c4d5e6f"};
+  CHECK(SlurmDrainer::StackCommand(n, {"a100-2026q1", "0123456789ab"}) ==
+        "scontrol update nodename='n1' "
+        "availablefeatures='gpu,stack_a100-2026q1,stack_commit_0123456789ab' "
+        "activefeatures='gpu,stack_a100-2026q1,stack_commit_0123456789ab'");
+  CHECK(SlurmDrainer::StackCommand(n, {}) ==
+        "scontrol update nodename='n1' availablefeatures='gpu' activefeatures='gpu'");
+  n.features = {"stack_x", "stack_commit_0123456789ab"};
+  CHECK(SlurmDrainer::StackCommand(n, {}) ==
+        "scontrol update nodename='n1' availablefeatures='' activefeatures=''");
+  n.name = "n1; reboot";
+  CHECK(SlurmDrainer::StackCommand(n, {}).find("nodename='n1; reboot' ") != std::string::npos);
+  // SetStack runs exactly that; Slurm's refusal is an error naming the node.
+  n.name = "n1";
+  n.features = {"gpu"};
+  sh.answers[set] = {0, "", ""};
+  REQUIRE(d.SetStack(n, {"h100-2025q4", "1a2b3c4d5e6f"}).ok());
+  CHECK(sh.ran == std::vector<std::string>{set});
+  sh.answers[set] = {1, "", "slurm_update error: Invalid node name specified\n"};
+  auto bad = d.SetStack(n, {"h100-2025q4", "1a2b3c4d5e6f"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "slurm.update");
+  CHECK(bad.error().message.find("Invalid node name") != std::string::npos);
+  // A controller that cannot be reached is "unavailable", as for a drain.
+  sh.answers[set] = {1, "", "slurm_update error: Unable to contact slurm controller (connect failure)\n"};
+  auto down = d.SetStack(n, {"h100-2025q4", "1a2b3c4d5e6f"});
+  REQUIRE_FALSE(down.ok());
+  CHECK(down.error().code == kSchedulerUnavailable);
+  // A tag that would write another feature than its own never reaches scontrol.
+  sh.ran.clear();
+  auto refused = d.SetStack(n, {"a,b", ""});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == "slurm.stack");
+  CHECK(sh.ran.empty());
+}
+
+TEST_CASE("slurm drainer: query shows each node's stack; stack requests from squeue, JSON or not") {
+  DrainScriptedShell sh;
+  SlurmDrainer d(sh);
+  sh.answers["sinfo --json"] = {0, DrainData("sinfo-22.05-stack.json"), ""};
+  sh.answers["squeue --json"] = {0, DrainData("squeue-22.05-stack.json"), ""};
+  auto q = d.Query({});
+  REQUIRE(q.ok());
+  CHECK(q->at("n1").stack_tag == StackTag{"h100-2025q4", "1a2b3c4d5e6f"});
+  CHECK(q->at("n1").features.size() == 3);
+  CHECK(q->at("n2").stack_tag.empty());
+  auto r = d.StackRequests();
+  REQUIRE(r.ok());
+  REQUIRE(r->size() == 3);
+  CHECK((*r)[1].id == "2");
+  CHECK((*r)[1].state == "PENDING");
+  CHECK((*r)[1].stack == "h100-2025q4");
+  // Without --json: squeue's formatted output.
+  sh.answers.erase("squeue --json");
+  sh.answers[slurm::kStackRequestLinesCommand] = {0, DrainData("squeue-22.05-stack.txt"), ""};
+  CHECK(std::string(slurm::kStackRequestLinesCommand) ==
+        "squeue -h -t PD,R,CG,CF,S -o '%i|%T|%u|%j|%f'");
+  r = d.StackRequests();
+  REQUIRE(r.ok());
+  CHECK(r->size() == 3);
+  CHECK(sh.ran.back() == slurm::kStackRequestLinesCommand);
+  // The controller gone: unavailable, whether --json says so or squeue fails.
+  sh.answers["squeue --json"] = {0, DrainData("squeue-22.05-controller-down.json"), ""};
+  r = d.StackRequests();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == kSchedulerUnavailable);
+  sh.answers.erase("squeue --json");
+  sh.answers[slurm::kStackRequestLinesCommand] = {
+      1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"};
+  r = d.StackRequests();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == kSchedulerUnavailable);
+}
+
+TEST_CASE("none drainer: shows no stack") {
+  NoneDrainer d;
+  CHECK_FALSE(d.ShowsStacks());
+  CHECK(d.SetStack({}, {"s", "abc"}).ok());
+  auto r = d.StackRequests();
+  REQUIRE(r.ok());
+  CHECK(r->empty());
+}
+
+TEST_CASE("kubernetes drainer: a stack tag is two labels, set or removed together, others kept") {
+  DrainScriptedShell sh;
+  KubernetesDrainer d(sh);
+  CHECK(d.ShowsStacks());
+  const std::string set = KubernetesDrainer::StackCommand("k1", {"h100-2025q4", "1a2b3c4d5e6f"});
+  CHECK(set == "kubectl --request-timeout=30s label node 'k1' --overwrite "
+               "'plumb.dev/stack=h100-2025q4' 'plumb.dev/commit=1a2b3c4d5e6f'");
+  CHECK(KubernetesDrainer::StackCommand("k1", {}) ==
+        "kubectl --request-timeout=30s label node 'k1' 'plumb.dev/stack-' 'plumb.dev/commit-'");
+  CHECK(KubernetesDrainer::StackCommand("k1", {"s", ""}) ==
+        "kubectl --request-timeout=30s label node 'k1' --overwrite 'plumb.dev/stack=s' 'plumb.dev/commit-'");
+  CHECK(KubernetesDrainer::StackCommand("k1", {"", "abc"}) ==
+        "kubectl --request-timeout=30s label node 'k1' --overwrite 'plumb.dev/stack-' 'plumb.dev/commit=abc'");
+  CHECK(KubernetesDrainer::StackCommand("k1; reboot", {}).find("node 'k1; reboot' ") != std::string::npos);
+  SchedulerNode n;
+  n.name = "k1";
+  sh.answers[set] = {0, "node/k1 labeled\n", ""};
+  REQUIRE(d.SetStack(n, {"h100-2025q4", "1a2b3c4d5e6f"}).ok());
+  CHECK(sh.ran == std::vector<std::string>{set});
+  sh.answers[set] = {1, "", "Unable to connect to the server: dial tcp 127.0.0.1:6443: connect: connection refused\n"};
+  auto down = d.SetStack(n, {"h100-2025q4", "1a2b3c4d5e6f"});
+  REQUIRE_FALSE(down.ok());
+  CHECK(down.error().code == kSchedulerUnavailable);
+  sh.ran.clear();
+  auto refused = d.SetStack(n, {"a.", ""});   // not a label value
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == "kube.stack");
+  CHECK(sh.ran.empty());
+  // Read back by ParseNodes, next to labels that are not plumb's.
+  auto nodes = kube::ParseNodes(R"({"items":[
+    {"metadata":{"name":"k1","labels":{"kubernetes.io/hostname":"k1","plumb.dev/stack":"h100-2025q4",
+                                       "plumb.dev/commit":"1a2b3c4d5e6f"}},
+     "spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}},
+    {"metadata":{"name":"k2","labels":{"kubernetes.io/hostname":"k2"}},
+     "spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}},
+    {"metadata":{"name":"k3","labels":{"plumb.dev/commit":"abc"}},
+     "spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}}]})");
+  REQUIRE(nodes.ok());
+  CHECK(nodes->at("k1").stack_tag == StackTag{"h100-2025q4", "1a2b3c4d5e6f"});
+  CHECK(nodes->at("k2").stack_tag.empty());
+  CHECK(nodes->at("k3").stack_tag == StackTag{"", "abc"});
+  CHECK(nodes->at("k1").features.empty());
+}
+
+TEST_CASE("kubernetes drainer: pods asking for a stack, by nodeSelector or required node affinity") {
+  // Synthetic JSON in the shape of `kubectl get pods -A -o json` (v1 Pod: spec.nodeSelector,
+  // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution).
+  const char* pods = R"({"kind":"List","items":[
+    {"metadata":{"name":"train-a","namespace":"ml"},
+     "spec":{"nodeSelector":{"plumb.dev/stack":"h100-2025q4","gpu":"h100"},"nodeName":"k1"},
+     "status":{"phase":"Running"}},
+    {"metadata":{"name":"eval-b","namespace":"research"},
+     "spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+       "nodeSelectorTerms":[
+         {"matchExpressions":[{"key":"plumb.dev/stack","operator":"In","values":["a100-2026q1","h100-2025q4"]},
+                              {"key":"gpu","operator":"Exists"}]},
+         {"matchExpressions":[{"key":"plumb.dev/stack","operator":"NotIn","values":["old"]}]}]}}}},
+     "status":{"phase":"Pending"}},
+    {"metadata":{"name":"both","namespace":"ml"},
+     "spec":{"nodeSelector":{"plumb.dev/stack":"h100-2025q4"},
+             "affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{
+               "nodeSelectorTerms":[{"matchExpressions":[
+                 {"key":"plumb.dev/stack","operator":"In","values":["h100-2025q4"]}]}]}}}},
+     "status":{"phase":"Pending"}},
+    {"metadata":{"name":"preferred","namespace":"ml"},
+     "spec":{"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+       {"weight":1,"preference":{"matchExpressions":[
+         {"key":"plumb.dev/stack","operator":"In","values":["h100-2025q4"]}]}}]}}},
+     "status":{"phase":"Pending"}},
+    {"metadata":{"name":"commit-only","namespace":"ml"},
+     "spec":{"nodeSelector":{"plumb.dev/commit":"1a2b3c4d5e6f"}},"status":{"phase":"Running"}},
+    {"metadata":{"name":"done","namespace":"ml"},
+     "spec":{"nodeSelector":{"plumb.dev/stack":"h100-2025q4"}},"status":{"phase":"Succeeded"}},
+    {"metadata":{"name":"web","namespace":"default"},"spec":{},"status":{"phase":"Running"}}]})";
+  auto r = kube::ParseStackRequests(pods);
+  REQUIRE(r.ok());
+  std::vector<std::string> got;
+  for (const auto& x : *r) got.push_back(x.id + "|" + x.user + "|" + x.name + "|" + x.state + "|" + x.stack);
+  CHECK(got == std::vector<std::string>{"ml/train-a|ml|train-a|Running|h100-2025q4",
+                                        "research/eval-b|research|eval-b|Pending|a100-2026q1",
+                                        "research/eval-b|research|eval-b|Pending|h100-2025q4",
+                                        "ml/both|ml|both|Pending|h100-2025q4"});
+  CHECK_FALSE(kube::ParseStackRequests("[]").ok());
+  // Through the drainer: the same pod listing Query reads.
+  DrainScriptedShell sh;
+  KubernetesDrainer d(sh);
+  const std::string get = "kubectl --request-timeout=30s get pods -A -o json "
+                          "--field-selector=status.phase!=Succeeded,status.phase!=Failed";
+  sh.answers[get] = {0, pods, ""};
+  auto viad = d.StackRequests();
+  REQUIRE(viad.ok());
+  CHECK(viad->size() == 4);
+  sh.answers[get] = {1, "", "Unable to connect to the server: EOF\n"};
+  viad = d.StackRequests();
+  REQUIRE_FALSE(viad.ok());
+  CHECK(viad.error().code == kSchedulerUnavailable);
 }

@@ -198,3 +198,90 @@ TEST_CASE("slurm: a running job's time limit comes with it, for the drain heartb
   CHECK(nodes->at("n1").job_details[0].end_unix == 1827531997);
   CHECK(nodes->at("n1").job_details[0].user == (*j2)[0].user);
 }
+
+TEST_CASE("slurm: a node's features and stack tag, from sinfo --json and the scontrol fallback") {
+  auto a = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-stack.json"));
+  auto b = slurm::ParseScontrolNodes(SlurmParseData("scontrol-show-node-22.05-stack.txt"));
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  for (const auto* nodes : {&*a, &*b}) {
+    const auto& n1 = nodes->at("n1");
+    CHECK(n1.features ==
+          std::vector<std::string>{"gpu", "stack_h100-2025q4", "stack_commit_1a2b3c4d5e6f"});
+    CHECK(n1.stack_tag == StackTag{"h100-2025q4", "1a2b3c4d5e6f"});
+    // Cleared with availablefeatures='': sinfo "", scontrol "(null)".
+    CHECK(nodes->at("n2").features.empty());
+    CHECK(nodes->at("n2").stack_tag.empty());
+  }
+  // Captures without features ("" and "(null)") read as none.
+  auto c = slurm::ParseSinfoJson(SlurmParseData("sinfo-22.05-draining.json"));
+  auto d = slurm::ParseScontrolNodes(SlurmParseData("scontrol-show-node-22.05.txt"));
+  REQUIRE(c.ok());
+  REQUIRE(d.ok());
+  CHECK(c->at("n1").features.empty());
+  CHECK(d->at("n1").features.empty());
+  // 23.02+: a list of strings.
+  auto e = slurm::ParseSinfoJson(SlurmParseData("sinfo-24.05-shape.json"));
+  REQUIRE(e.ok());
+  CHECK(e->at("gpu003").features ==
+        std::vector<std::string>{"gpu", "stack_h100-2025q4", "stack_commit_1a2b3c4d5e6f"});
+  CHECK(e->at("gpu003").stack_tag == StackTag{"h100-2025q4", "1a2b3c4d5e6f"});
+  CHECK(e->at("gpu001").features.empty());
+  CHECK(slurm::SplitFeatures("(null)").empty());
+  CHECK(slurm::SplitFeatures("").empty());
+  CHECK(slurm::SplitFeatures("a,,b") == std::vector<std::string>{"a", "b"});
+}
+
+namespace {
+std::string RequestText(const StackRequest& r) {
+  return r.id + "|" + r.user + "|" + r.name + "|" + r.state + "|" + r.stack;
+}
+std::vector<std::string> RequestTexts(const std::vector<StackRequest>& rs) {
+  std::vector<std::string> out;
+  for (const auto& r : rs) out.push_back(RequestText(r));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("slurm: jobs asking for a stack, from squeue --json and its formatted fallback") {
+  // Captured: 1 running with gpu&stack_h100-2025q4, 2 pending with stack_h100-2025q4, 3 running
+  // without a constraint, 4 pending with stack_h100-2025q4|gpu.
+  auto js = slurm::ParseStackRequestsJson(SlurmParseData("squeue-22.05-stack.json"));
+  REQUIRE(js.ok());
+  CHECK(RequestTexts(*js) == std::vector<std::string>{
+                                 "1|root|train-llm|RUNNING|h100-2025q4",
+                                 "2|root|eval|nightly|PENDING|h100-2025q4",
+                                 "4|root|either|PENDING|h100-2025q4"});
+  auto ls = slurm::ParseStackRequestLines(SlurmParseData("squeue-22.05-stack.txt"));
+  REQUIRE(ls.ok());
+  // The same jobs; job 2's name holds a '|', which the formatted output cannot tell from the
+  // constraint's: its name is cut there, its stack is still right.
+  CHECK(RequestTexts(*ls) == std::vector<std::string>{
+                                 "2|root|eval|PENDING|h100-2025q4",
+                                 "4|root|either|PENDING|h100-2025q4",
+                                 "1|root|train-llm|RUNNING|h100-2025q4"});
+  // One request per stack; finished jobs and jobs asking for none are left out; a name with
+  // '|' and no constraint asks for nothing.
+  auto more = slurm::ParseStackRequestLines(
+      "7|PENDING|bob|a|stack_b|(null)\n8|RUNNING|bob|x|stack_p|stack_q\n"
+      "9|COMPLETED|bob|y|stack_p\n10|SUSPENDED|eve|z|stack_p&gpu\n");
+  REQUIRE(more.ok());
+  CHECK(RequestTexts(*more) == std::vector<std::string>{"8|bob|x|RUNNING|p", "8|bob|x|RUNNING|q",
+                                                        "10|eve|z|SUSPENDED|p"});
+  CHECK_FALSE(slurm::ParseStackRequestLines("7|PENDING|bob\n").ok());
+  // squeue --json lists jobs that ended a moment ago (MinJobAge): not requests.
+  auto ended = slurm::ParseStackRequestsJson(
+      R"({"jobs":[{"job_id":5,"job_state":"COMPLETED","features":"stack_a","user_name":"u","name":"n"},
+                  {"job_id":6,"job_state":"FAILED","features":"stack_a","user_name":"u","name":"n"},
+                  {"job_id":7,"job_state":"CONFIGURING","features":"stack_a","user_name":"u","name":"n"}],
+          "errors":[]})");
+  REQUIRE(ended.ok());
+  CHECK(RequestTexts(*ended) == std::vector<std::string>{"7|u|n|CONFIGURING|a"});
+  // 23.02+: job_state an array, job_id a number, features a string.
+  auto shape = slurm::ParseStackRequestsJson(SlurmParseData("squeue-24.05-shape.json"));
+  REQUIRE(shape.ok());
+  CHECK(RequestTexts(*shape) == std::vector<std::string>{"1235|bob|eval|PENDING|h100-2025q4"});
+  auto down = slurm::ParseStackRequestsJson(SlurmParseData("squeue-22.05-controller-down.json"));
+  REQUIRE_FALSE(down.ok());
+  CHECK(down.error().code == kSchedulerUnavailable);
+}
