@@ -55,6 +55,9 @@ struct SchedulerNode {
   /// included, so SetStack can rewrite the list keeping everyone else's. Empty for Kubernetes,
   /// whose labels are keyed.
   std::vector<std::string> features;
+  /// Its scheduler can show a stack on it (Drainer::ShowsStacks): set by views that ask several
+  /// schedulers (plans/observe/plan_schedulers.h), for the plan's stack counts.
+  bool shows_stacks = false;
 
   /// Out of service for the purpose of max_unavailable.
   bool Unavailable() const { return drain || down; }

@@ -30,6 +30,7 @@ PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<
       // A name the scheduler does not know plans fine and fails apply's drain: said now.
       if (auto w = NodesUnknownToScheduler(*in_.cluster, *in_.desired, in_.limit, pin.scheduler))
         run_->diags.Add(std::move(*w));
+      ReadStacks(pin);
     } else {
       Diagnostic d = q.error();
       d.severity = Severity::kWarning;
@@ -68,6 +69,25 @@ PlanRunner::PlanRunner(const PlanRunInput& in) : in_(in), run_(std::make_unique<
 }
 
 PlanRunner::~PlanRunner() = default;
+
+void PlanRunner::ReadStacks(PlannerInput& pin) {
+  // The stacks each scheduler shows, counted cluster-wide (a stack's last node may lie outside
+  // --limit), and the jobs that ask for one. Not read: the plan says so and counts nothing.
+  if (!in_.count_stacks || !in_.scheduler->ShowsStacks()) return;
+  Result<std::map<std::string, modules::SchedulerNode>> all = pin.scheduler;
+  if (!in_.limit.empty()) all = in_.scheduler->Query({});
+  auto requests = in_.scheduler->StackRequests();
+  if (!all || !requests) {
+    Diagnostic d = !all ? all.error() : requests.error();
+    d.severity = Severity::kWarning;
+    d.message = "stacks not counted: " + d.message;
+    run_->diags.Add(std::move(d));
+    return;
+  }
+  pin.count_stacks = true;
+  if (!in_.limit.empty()) pin.stack_view = std::move(*all);
+  pin.stack_requests = std::move(*requests);
+}
 
 void PlanRunner::Add(NodeObservation&& node) {
   std::string name = node.node;

@@ -42,6 +42,9 @@ struct PlanRunInput {
   std::vector<const modules::Module*> modules;
   /// Read-only scheduler view (Query only). Null = not read (noted in the diagnostics).
   modules::Drainer* scheduler = nullptr;
+  /// Count the stacks the scheduler shows (Plan::stacks); false for a run of some modules
+  /// only, which sets no stack tag.
+  bool count_stacks = true;
   DesiredLoader load_at;                     ///< may be empty: every change is then intent
   /// The tree `cluster` was loaded from, for the plan's record of the files each node's desired
   /// state came from (plans/plan/desired_record.h); may be null (no file digests then).
@@ -90,6 +93,9 @@ class PlanRunner {
   std::unique_ptr<PlanBuilder> builder_;
   std::unique_ptr<WorkerPool> pool_;   // for Add(vector), made at its first call
   std::map<std::string, Diagnostic> unloaded_;   // marker commit -> why it did not load
+  /// With a scheduler that shows stacks: the cluster-wide view and the jobs asking for a
+  /// stack, into `pin` (or a warning that they could not be read).
+  void ReadStacks(PlannerInput& pin);
 };
 
 /// Observed + scheduler + previous desired -> the plan (not sealed: see SealPlan).

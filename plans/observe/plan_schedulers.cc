@@ -66,10 +66,35 @@ Result<std::map<std::string, modules::SchedulerNode>> ReadOnlySchedulers::Query(
     if (d == schedulers_.by_kind.end() || !d->second) continue;
     auto q = d->second->Query(names);
     if (!q) return q.error();
+    const bool shows = d->second->ShowsStacks();
     for (const std::string& name : names)
-      if (auto it = q->find(name); it != q->end()) out.insert_or_assign(name, std::move(it->second));
+      if (auto it = q->find(name); it != q->end()) {
+        it->second.shows_stacks = shows;
+        out.insert_or_assign(name, std::move(it->second));
+      }
   }
   return out;
+}
+
+bool ReadOnlySchedulers::ShowsStacks() const {
+  for (const auto& [kind, d] : schedulers_.by_kind)
+    if (d && d->ShowsStacks()) return true;
+  return false;
+}
+
+Result<std::vector<modules::StackRequest>> ReadOnlySchedulers::StackRequests() {
+  std::vector<modules::StackRequest> out;
+  for (const auto& [kind, d] : schedulers_.by_kind) {
+    if (!d || !d->ShowsStacks()) continue;
+    auto r = d->StackRequests();
+    if (!r) return r.error();
+    out.insert(out.end(), r->begin(), r->end());
+  }
+  return out;
+}
+
+Status ReadOnlySchedulers::SetStack(const modules::SchedulerNode&, const modules::StackTag&) {
+  return ReadOnly("stack tag");
 }
 
 Status ReadOnlySchedulers::Drain(const std::string&, const std::string&) { return ReadOnly("drain"); }

@@ -21,7 +21,7 @@ namespace plumb::plans {
 /// rollout policy (in `desired`) drains through it, a scheduler no asked node uses not at all,
 /// and keeps each node's answer from its own scheduler. Any scheduler that cannot be read fails
 /// the whole Query (a view missing one pool would count its nodes as in service). Drain,
-/// Resume, Evict and SetClaim refuse. `desired` must outlive it.
+/// Resume, Evict, SetClaim and SetStack refuse. `desired` must outlive it.
 class ReadOnlySchedulers final : public modules::Drainer {
  public:
   ReadOnlySchedulers(const inventory::Cluster& cluster, const DesiredByNode& desired,
@@ -34,6 +34,12 @@ class ReadOnlySchedulers final : public modules::Drainer {
   Status Resume(const std::string& node) override;
   Status Evict(const std::string& node) override;
   Status SetClaim(const modules::SchedulerNode& current, const modules::NodeClaim& claim) override;
+  /// Some scheduler of the cluster shows stacks; Query marks each node whose own does
+  /// (SchedulerNode::shows_stacks).
+  bool ShowsStacks() const override;
+  Status SetStack(const modules::SchedulerNode& current, const modules::StackTag& tag) override;
+  /// Every stack-showing scheduler's requests, together.
+  Result<std::vector<modules::StackRequest>> StackRequests() override;
 
  private:
   const inventory::Cluster& cluster_;

@@ -20,6 +20,7 @@
 
 #include "inventory/model.h"
 #include "modules/check_result.h"
+#include "modules/drain/stack_tag.h"
 #include "modules/module.h"
 #include "schemas/diagnostics.h"
 
@@ -131,6 +132,16 @@ struct BlockingJobs {
   std::vector<std::string> jobs;
 };
 
+/// One stack as the schedulers show it (modules/drain/stack_tag.h): the nodes showing it now,
+/// the nodes showing it once this plan is applied, and, when it goes from some to none, the
+/// jobs that ask for it: they would never run again.
+struct StackCount {
+  std::string stack;
+  int now = 0;
+  int after = 0;
+  std::vector<modules::StackRequest> stranded;   ///< only when after == 0 < now
+};
+
 /// One desired-state image the plan's nodes share, and the repo files it came from.
 struct DesiredState {
   nlohmann::json image;                ///< {"desired", "rollout", "waivers"}
@@ -156,6 +167,10 @@ struct Plan {
   std::map<std::string, inventory::RolloutPolicy> rollouts;   ///< the policies used
   std::vector<Batch> batches;
   std::vector<BlockingJobs> blocking_jobs;
+  /// By stack name: what the schedulers show now and after. Only when a scheduler that shows
+  /// stacks was read (plan, not drift; not a run of some modules only); the plan file carries it
+  /// only then, so a plan without it reads and hashes as before.
+  std::vector<StackCount> stacks;
   /// The planned nodes' desired-state images, by digest (NodePlan::desired_digest).
   std::map<std::string, DesiredState> desired_states;
   /// SHA-256 ("sha256:<hex>") of each repo file an image came from, at the plan's commit.

@@ -206,6 +206,33 @@ json WaivedJson(const std::vector<NodeWaived>& waived) {
   return out;
 }
 
+json StacksJson(const std::vector<StackCount>& stacks) {
+  json out = json::array();
+  for (const StackCount& c : stacks) {
+    json stranded = json::array();
+    for (const auto& r : c.stranded)
+      stranded.push_back({{"id", r.id}, {"user", r.user}, {"name", r.name}, {"state", r.state}});
+    out.push_back({{"stack", c.stack}, {"now", c.now}, {"after", c.after},
+                   {"stranded_jobs", std::move(stranded)}});
+  }
+  return out;
+}
+
+std::vector<StackCount> StacksFrom(const json& j) {
+  std::vector<StackCount> out;
+  for (const json& e : j) {
+    StackCount c;
+    c.stack = e.at("stack").get<std::string>();
+    c.now = e.at("now").get<int>();
+    c.after = e.at("after").get<int>();
+    for (const json& r : e.value("stranded_jobs", json::array()))
+      c.stranded.push_back({r.value("id", ""), r.value("user", ""), r.value("name", ""),
+                            r.value("state", ""), c.stack});
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // The plan without its digest; "nodes" left empty when `with_nodes` is false.
 json BodyJson(const Plan& plan, bool with_nodes = true) {
   json nodes = json::array();
@@ -252,6 +279,7 @@ json BodyJson(const Plan& plan, bool with_nodes = true) {
   }
   // Only where it applies, so every other plan (and its digest) reads as before.
   if (!plan.only_modules.empty()) body["only_modules"] = plan.only_modules;
+  if (!plan.stacks.empty()) body["stacks"] = StacksJson(plan.stacks);
   return body;
 }
 
@@ -412,6 +440,7 @@ Result<Plan> PlanFromJson(const json& j) {
     plan.complete = j.at("complete").get<bool>();
     if (j.contains("only_modules"))
       plan.only_modules = j.at("only_modules").get<std::vector<std::string>>();
+    if (j.contains("stacks")) plan.stacks = StacksFrom(j.at("stacks"));
     std::vector<NodeFindings> legacy_health;
     std::vector<std::string> legacy_in_sync;
     for (const json& n : j.at("nodes")) {

@@ -10,6 +10,7 @@
 #include "plans/plan/drain_reason.h"
 #include "plans/plan/findings.h"
 #include "plans/plan/keys.h"
+#include "plans/plan/stack_counts.h"
 #include "plans/plan/waivers.h"
 
 namespace plumb::plans {
@@ -568,6 +569,18 @@ Plan PlanBuilder::Finish() {
   }
 
   FormBatches(plan, *in.cluster, *in.desired, in.scheduler);
+  if (in.count_stacks && plan.only_modules.empty()) {
+    plan.stacks = CountStacks(plan, *in.desired, in.stack_view.empty() ? in.scheduler : in.stack_view,
+                              in.stack_requests);
+    for (const StackCount& c : plan.stacks)
+      if (!c.stranded.empty())
+        plan.diags.Add(Diagnostic::Warning(
+            "plan.stack-stranded",
+            fmt::format("stack {} leaves its last node ({} now, none after): {} job(s) that ask "
+                        "for it would never run ({})",
+                        c.stack, c.now, c.stranded.size(), StrandedText(c)),
+            {}, {}, "move the jobs to another stack (--constraint), or keep a node on this one"));
+  }
   return plan;
 }
 

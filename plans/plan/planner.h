@@ -41,6 +41,11 @@ struct PlannerInput {
   std::map<std::string, NodeFacts> observed;
   /// The scheduler's view; a node missing here is taken as available.
   std::map<std::string, modules::SchedulerNode> scheduler;
+  /// Count the stacks the schedulers show (Plan::stacks): the jobs that ask for one, and every
+  /// node's scheduler view when `scheduler` holds only --limit's nodes (empty: `scheduler`).
+  bool count_stacks = false;
+  std::vector<modules::StackRequest> stack_requests;
+  std::map<std::string, modules::SchedulerNode> stack_view;
   /// Desired state at older commits, for repair-vs-intent: commit SHA -> desired by node.
   std::map<std::string, const DesiredByNode*> previous;
   /// Asked (once per commit) for a marker commit not in `previous`; null = unknown, its

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "plans/plan/stack_counts.h"
+
 #include "inventory/hostlist.h"
 #include "plans/core/duration_text.h"
 #include "plans/plan/findings.h"
@@ -109,6 +111,15 @@ std::vector<Section> Sections(const Plan& plan) {
                          "running jobs not included)\n\n",
                          plan.peak_unavailable, FormatDuration(plan.est_seconds));
     out.push_back(std::move(b));
+  }
+  if (!plan.stacks.empty()) {
+    Section st{"#### Stacks\n\nNodes the schedulers show on each stack (`--constraint=stack_<name>`, "
+               "label `plumb.dev/stack`):\n\n| stack | now | after | jobs that would never run |\n"
+               "|---|---|---|---|\n", {}, "\n", "stacks"};
+    for (const StackCount& c : plan.stacks)
+      st.items.push_back(fmt::format("| {} | {} | {} | {} |\n", MarkdownCell(c.stack), c.now, c.after,
+                                     c.stranded.empty() ? "" : "**" + MdText(StrandedText(c)) + "**"));
+    out.push_back(std::move(st));
   }
   if (!plan.blocking_jobs.empty()) {
     Section j{"#### Jobs that block a drain now\n\n", {}, "\n", "nodes with blocking jobs"};

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "plans/plan/stack_counts.h"
+
 #include "plans/report/drift_render.h"
 #include "inventory/hostlist.h"
 #include "plans/core/duration_text.h"
@@ -229,6 +231,15 @@ std::string PlanToText(const Plan& plan) {
       std::string jobs;
       for (size_t i = 0; i < bj.jobs.size(); ++i) jobs += (i ? ", " : "") + bj.jobs[i];
       out += fmt::format("  {}: {}\n", bj.node, jobs);
+    }
+  }
+  if (!plan.stacks.empty()) {
+    out += "\nStacks (nodes the schedulers show on each: now -> after this plan):\n";
+    for (const StackCount& c : plan.stacks) {
+      out += fmt::format("  {:<28} {:>5} -> {}\n", c.stack, c.now, c.after);
+      if (!c.stranded.empty())
+        out += fmt::format("    LAST NODE LEAVES: {} job(s) ask for it and would never run: {}\n",
+                           c.stranded.size(), StrandedText(c));
     }
   }
   std::vector<std::string> admin;

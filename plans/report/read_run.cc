@@ -64,6 +64,7 @@ Result<ReadRunPrepared> PrepareReadRun(const ReadRunOptions& o, const ReadRunSou
              o.only_modules.end();
     });
   in.scheduler = s.scheduler ? s.scheduler(cluster, rr.loaded.desired) : nullptr;
+  in.count_stacks = o.only_modules.empty();
   in.now = s.now ? s.now() : Rfc3339(std::chrono::system_clock::now());
   in.files = rr.loaded.files.get();
   in.load_at = s.load_at;

@@ -471,3 +471,69 @@ TEST_CASE("plan runner: nodes added in batches, planned on all cores, give the o
   CHECK(!expected.nodes.empty());
   CHECK(!expected.in_sync.empty());
 }
+
+namespace {
+// A scheduler that shows stacks: every node on stack "old", one pending job asking for it.
+class StackScheduler final : public QueryOnlyScheduler {
+ public:
+  std::vector<std::vector<std::string>> asked;
+  bool ShowsStacks() const override { return true; }
+  Result<std::map<std::string, modules::SchedulerNode>> Query(const std::vector<std::string>& want) override {
+    asked.push_back(want);
+    auto all = QueryOnlyScheduler::Query(want);
+    std::map<std::string, modules::SchedulerNode> out;
+    for (auto& [n, sn] : *all)
+      if (want.empty() || std::find(want.begin(), want.end(), n) != want.end()) {
+        sn.shows_stacks = true;
+        out[n] = sn;
+      }
+    return out;
+  }
+  Result<std::vector<modules::StackRequest>> StackRequests() override {
+    return std::vector<modules::StackRequest>{{"12", "alice", "train", "PENDING", "old"}};
+  }
+};
+}  // namespace
+
+TEST_CASE("plan run: stacks counted cluster-wide, even under --limit; a run of some modules counts none") {
+  testing::ReportWorld w;
+  for (auto& [n, nd] : w.desired) nd.stack = "new";
+  StackScheduler sched;
+  for (const auto& [n, nd] : w.desired) {
+    modules::SchedulerNode sn;
+    sn.name = n;
+    sn.state = "idle";
+    sn.stack_tag = {"old", "aaaaaaaaaaaa"};
+    sched.nodes[n] = sn;
+  }
+  plans::ObservedState obs;
+  obs.nodes["gpu001"] = Obs("gpu001", 60, "");
+  fakes::SysctlLikeModule sysctl;
+  plans::PlanRunInput in;
+  in.cluster = &w.cluster;
+  in.desired = &w.desired;
+  in.observed = &obs;
+  in.modules = {&sysctl};
+  in.scheduler = &sched;
+  in.limit = {"gpu001"};
+  in.now = "2026-11-29T12:00:00Z";
+  w.cluster.rollouts["roll"].name = "roll";
+  plans::PlanRun run = plans::RunPlan(in);
+  // The limit's view for the plan, then every node for the counts.
+  REQUIRE(sched.asked.size() == 2);
+  CHECK(sched.asked[0] == std::vector<std::string>{"gpu001"});
+  CHECK(sched.asked[1].empty());
+  REQUIRE(run.plan.stacks.size() == 2);
+  CHECK(run.plan.stacks[0].stack == "new");
+  CHECK(run.plan.stacks[0].after == 1);
+  CHECK(run.plan.stacks[1].stack == "old");
+  CHECK(run.plan.stacks[1].now == static_cast<int>(w.desired.size()));
+  CHECK(run.plan.stacks[1].after == static_cast<int>(w.desired.size()) - 1);
+  CHECK(run.plan.stacks[1].stranded.empty());   // other nodes keep "old"
+
+  plans::ObservedState obs2;
+  obs2.nodes["gpu001"] = Obs("gpu001", 60, "");
+  in.observed = &obs2;
+  in.count_stacks = false;
+  CHECK(plans::RunPlan(in).plan.stacks.empty());
+}

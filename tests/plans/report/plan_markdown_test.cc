@@ -137,3 +137,15 @@ TEST_CASE("plan markdown: health findings, a skipped node, every member named, w
   CHECK_FALSE(MarkdownHas(md, "| drain + reboot | `gpu[001-002]`"));
   CHECK(MarkdownHas(md, "| drain + reboot | `gpu001` |"));
 }
+
+TEST_CASE("plan markdown: the stacks table, with the jobs a stack's last node leaves behind") {
+  testing::ReportWorld w;
+  plans::Plan p = MarkdownFullPlan(w);
+  p.stacks.push_back({"gpu-2025q3", 2, 0, {{"12", "alice", "train", "PENDING", "gpu-2025q3"}}});
+  p.stacks.push_back({"gpu-2025q4", 0, 2, {}});
+  const std::string md = PlanToMarkdown(p, MarkdownOptions{});
+  CHECK(MarkdownHas(md, "#### Stacks\n"));
+  CHECK(MarkdownHas(md, "| `gpu-2025q3` | 2 | 0 | **12 (alice: train, PENDING)** |\n"));
+  CHECK(MarkdownHas(md, "| `gpu-2025q4` | 0 | 2 |  |\n"));
+  CHECK_FALSE(MarkdownHas(PlanToMarkdown(MarkdownFullPlan(w), MarkdownOptions{}), "#### Stacks"));
+}

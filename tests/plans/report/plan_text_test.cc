@@ -333,3 +333,36 @@ TEST_CASE("plan text: health findings, a skipped node, every member named, why, 
   REQUIRE_MESSAGE(back.ok(), back.error().message);
   CHECK(PlanToText(*back) == PlanToText(p));
 }
+
+TEST_CASE("plan text and file: the stacks section, a stack losing its last node named with its jobs") {
+  testing::ReportWorld w;
+  plans::Plan p = TextFullPlan(w);
+  p.stacks.push_back({"gpu-2025q3", 2, 0, {{"12", "alice", "train", "PENDING", "gpu-2025q3"}}});
+  p.stacks.push_back({"gpu-2025q4", 0, 2, {}});
+  const std::string t = PlanToText(p);
+  CHECK(t.find("Stacks (nodes the schedulers show on each: now -> after this plan):\n"
+               "  gpu-2025q3                       2 -> 0\n"
+               "    LAST NODE LEAVES: 1 job(s) ask for it and would never run: 12 (alice: train, PENDING)\n"
+               "  gpu-2025q4                       0 -> 2\n") != std::string::npos);
+  plans::SealPlan(p);
+  auto j = plans::PlanToJson(p);
+  const std::string schema = std::string(PLUMB_SOURCE_DIR) + "/schemas/plan.schema.json";
+  auto errors = testing::ValidateAgainst(schema, j);
+  INFO((errors.empty() ? std::string() : errors.front()));
+  CHECK(errors.empty());
+  CHECK(j["stacks"][0]["stranded_jobs"][0]["id"] == "12");
+  auto back = plans::PlanFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(plans::VerifyPlanDigest(*back).ok());
+  REQUIRE(back->stacks.size() == 2);
+  CHECK(back->stacks[0].stranded.at(0).user == "alice");
+  CHECK(back->stacks[0].stranded.at(0).stack == "gpu-2025q3");
+  // The counts are covered by the digest.
+  back->stacks[1].after = 1;
+  CHECK_FALSE(plans::VerifyPlanDigest(*back).ok());
+  // A plan without stacks has no such key: it reads and hashes as plans did before.
+  plans::Plan none = TextFullPlan(w);
+  plans::SealPlan(none);
+  CHECK_FALSE(plans::PlanToJson(none).contains("stacks"));
+  CHECK(PlanToText(none).find("Stacks") == std::string::npos);
+}
