@@ -12,7 +12,9 @@
 #     removed. The DaemonSet pod stays (never evicted).
 #  3. The mixed rollout (--ref HEAD, all nodes) in one run: the Slurm nodes drain and resume in
 #     Slurm, n4 (cordoned by an admin beforehand, a DaemonSet and a mirror pod only) is upgraded
-#     but stays cordoned, without plumb's annotation; n3 is in sync; nothing runs twice.
+#     but stays cordoned, without plumb's annotation; n3 is in sync; nothing runs twice. Every
+#     node shows its stack: labels plumb.dev/stack and plumb.dev/commit on n3, n4 (an admin's
+#     label kept), Slurm features on n1, n2.
 # Needs kubectl (scripts/install-deps.sh installs Debian's kubernetes-client): without it the test
 # fails, unless PLUMB_SKIP_KUBE=1 (then it is skipped, exit 77).
 if ! command -v kubectl >/dev/null; then
@@ -129,6 +131,7 @@ check "n3: installed once, rebooted once" \
   test "$(count_events n3 'apt-get install nvidia-driver-550')$(count_events n3 'reboot requested')" = 11
 
 # --- 3. The mixed rollout: Slurm and Kubernetes nodes in one run, each by its own policy.
+kubectl_in label node n4 team=ml >/dev/null   # an admin's label: plumb must keep it
 kctl audit --clear >/dev/null
 kapply --ref HEAD --auto-approve
 check "the mixed apply finished (exit $RC)" test "$RC" = 0
@@ -150,6 +153,19 @@ check "n4's DaemonSet and mirror pods stay" test "$stay" = yes
 check "... and nothing on n4 was evicted" bash -c "! grep -q -- '-n4/eviction' '$AP_TMP/audit'"
 check "the Kubernetes nodes were read through the API (kubectl get nodes)" grep -q '^GET /api/v1/nodes' "$AP_TMP/audit"
 check "no VIOLATION" test "$(violations)" = 0
+label() { # NODE KEY: the node's label, "" if none
+  kctl node "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["metadata"].get("labels", {}).get(sys.argv[1], ""))' "$2"
+}
+sha12=$(git -C "$REPO" rev-parse HEAD | cut -c1-12)
+for n in n3 n4; do
+  check "$n shows its stack in labels ($(label $n plumb.dev/stack)@$(label $n plumb.dev/commit))" \
+    test "$(label $n plumb.dev/stack)@$(label $n plumb.dev/commit)" = "gpu-2025q4@$sha12"
+done
+check "n4 keeps the admin's label team=ml" test "$(label n4 team)" = ml
+for n in n1 n2; do
+  check "$n shows its stack in Slurm features" \
+    bash -c "[[ ,\$($TB exec sinfo -h -N -n $n -o %f), == *,stack_gpu-2025q4,*stack_commit_$sha12,* ]]"
+done
 if ((AP_FAIL > 0)); then
   echo "--- plan:"; tail -30 "$AP_TMP/plan"
   echo "--- emulator audit (last 30):"; kctl audit | tail -30
