@@ -49,9 +49,15 @@ int TagStacks(ReadRun& r, int verdict) {
 }
 
 int RunDriftCommand(const GlobalOptions& g, const DriftArgs& a) {
-  if (a.tag_stacks && !a.read.run.facts.empty()) {
-    std::cerr << "plumb drift: --tag-stacks sets tags from a live read of the nodes, not from a "
-                 "recorded snapshot (--facts)\n  hint: drop --facts, or drop --tag-stacks\n";
+  // Tags say "this node runs that commit's stack": only a live read of every pin at a commit
+  // can say so (a snapshot is old, uncommitted files are no commit, BMC pins need the BMCs).
+  const char* refused = !a.read.run.facts.empty() ? "a recorded snapshot (--facts)"
+                        : g.working_tree          ? "uncommitted files (--working-tree)"
+                        : a.read.run.no_bmc       ? "a read without the BMCs (--no-bmc)"
+                                                  : nullptr;
+  if (a.tag_stacks && refused) {
+    std::cerr << "plumb drift: --tag-stacks sets tags from a live read of every pin at a commit, "
+                 "not from " << refused << "\n  hint: drop that flag, or drop --tag-stacks\n";
     return ExitCodeFor(kDriftVerb, Outcome::kError);
   }
   ReadRunArgs read = a.read;

@@ -55,6 +55,14 @@ struct SchedulerNode {
   /// included, so SetStack can rewrite the list keeping everyone else's. Empty for Kubernetes,
   /// whose labels are keyed.
   std::vector<std::string> features;
+  /// Slurm: the node's ActiveFeatures when the scheduler lists them. Equal to `features`
+  /// without a node_features plugin; with one (KNL modes, helpers) a subset that SetStack must
+  /// keep, not replace with the available list. nullopt: not listed (use `features`).
+  std::optional<std::vector<std::string>> active_features;
+  /// Slurm: the listing carried the node's features at all (`features` is then the truth,
+  /// empty or not). SetStack rewrites the whole list, so it refuses a node whose list it never
+  /// read rather than erase everyone else's features.
+  bool features_known = false;
   /// Its scheduler can show a stack on it (Drainer::ShowsStacks): set by views that ask several
   /// schedulers (plans/observe/plan_schedulers.h), for the plan's stack counts.
   bool shows_stacks = false;

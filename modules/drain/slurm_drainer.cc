@@ -107,12 +107,19 @@ std::string SlurmDrainer::ClaimCommand(const SchedulerNode& current, const NodeC
 }
 
 std::string SlurmDrainer::StackCommand(const SchedulerNode& current, const StackTag& tag) {
-  std::string list;
-  for (const auto& f : WithStackFeatures(current.features, tag)) list += (list.empty() ? "" : ",") + f;
-  // An empty list is '' for both: Slurm then shows AvailableFeatures=(null) (22.05, measured).
-  const std::string q = transport::ShellQuote(list);
+  auto joined = [&](const std::vector<std::string>& features) {
+    std::string list;
+    for (const auto& f : WithStackFeatures(features, tag)) list += (list.empty() ? "" : ",") + f;
+    // An empty list is '': Slurm then shows AvailableFeatures=(null) (22.05, measured).
+    return transport::ShellQuote(list);
+  };
+  // Both lists in one update (setting only the available one to a list without the active
+  // ones fails: "Active features not subset of available features"). plumb's features are
+  // both available and active; the others keep their own activity (a node_features plugin's
+  // inactive modes stay inactive).
   return "scontrol update nodename=" + transport::ShellQuote(current.name) +
-         " availablefeatures=" + q + " activefeatures=" + q;
+         " availablefeatures=" + joined(current.features) +
+         " activefeatures=" + joined(current.active_features.value_or(current.features));
 }
 
 namespace {
@@ -144,6 +151,12 @@ Status SlurmDrainer::SetStack(const SchedulerNode& current, const StackTag& tag)
   if (std::string p = TagProblem(tag); !p.empty())
     return Diagnostic::Error("slurm.stack", fmt::format("node {}: stack tag {}: {}", current.name,
                                                         TagText(tag), p));
+  if (!current.features_known)
+    return Diagnostic::Error("slurm.stack",
+                             fmt::format("node {}: Slurm's listing did not show its features, so "
+                                         "plumb will not rewrite them (the others' would be lost)",
+                                         current.name),
+                             {}, {}, "check `scontrol show node " + current.name + "` lists AvailableFeatures");
   return CheckScontrol(Run(StackCommand(current, tag)), "scontrol features " + current.name);
 }
 

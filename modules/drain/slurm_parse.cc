@@ -147,6 +147,8 @@ Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view tex
     // AvailableFeatures (what a job's constraint is matched against, and what SetStack
     // rewrites); a build without it would still list the active ones.
     s.features = FeatureList(n.contains("features") ? n["features"] : n.value("active_features", json()));
+    if (n.contains("active_features")) s.active_features = FeatureList(n["active_features"]);
+    s.features_known = n.contains("features") || n.contains("active_features");
     s.stack_tag = TagFromFeatures(s.features);
     out[s.name] = s;
   }
@@ -194,6 +196,11 @@ Result<std::map<std::string, SchedulerNode>> ParseScontrolNodes(std::string_view
       const size_t from = af + 19;
       s.features = SplitFeatures(std::string_view(line).substr(from, line.find(' ', from) - from));
       s.stack_tag = TagFromFeatures(s.features);
+      s.features_known = true;
+    }
+    if (auto ac = line.find(" ActiveFeatures="); ac != std::string::npos) {
+      const size_t from = ac + 16;
+      s.active_features = SplitFeatures(std::string_view(line).substr(from, line.find(' ', from) - from));
     }
     out[s.name] = s;
   }

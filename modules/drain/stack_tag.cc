@@ -32,6 +32,11 @@ std::string TagText(const StackTag& tag) {
 }
 
 std::string TagProblem(const StackTag& tag) {
+  // stack_commit_<x> is the commit's feature: a stack named commit_<x> would read back as one.
+  if (std::string_view(tag.stack).starts_with(
+          kStackCommitFeaturePrefix.substr(kStackFeaturePrefix.size())))
+    return "stack name '" + tag.stack + "' begins with 'commit_', which Slurm's features reserve "
+           "for the commit (stack_commit_<12 hex>)";
   if (auto p = LabelValueProblem("stack name '" + tag.stack + "'", tag.stack); !p.empty()) return p;
   if (auto p = LabelValueProblem("commit '" + tag.commit + "'", tag.commit); !p.empty()) return p;
   return {};

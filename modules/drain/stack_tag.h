@@ -4,8 +4,9 @@
 ///   Slurm:      features `stack_<stack>` and `stack_commit_<first 12 hex of the commit>`
 ///   Kubernetes: labels `plumb.dev/stack=<stack>` and `plumb.dev/commit=<first 12 hex>`
 /// plumb owns exactly these (every feature starting with `stack_`, the two labels) and keeps
-/// everyone else's. While a node is being changed it shows no stack at all; after verify it
-/// shows the commit's. Pure functions, unit-tested in tests/modules/drain/stack_tag_test.cc.
+/// everyone else's. While an apply changes a node it shows no stack at all; after verify it
+/// shows the commit's. (A run of some modules only, `plumb bmc apply`, leaves tags as they are:
+/// it does not move the node to another stack.) Pure functions, unit-tested in tests/modules/drain/stack_tag_test.cc.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,8 @@ StackTag TagOf(std::string stack, std::string_view commit);
 std::string TagText(const StackTag& tag);
 /// Can every scheduler carry it? Slurm features stop at , & | ( ) [ ] * : ! and spaces;
 /// Kubernetes label values are at most 63 characters of [A-Za-z0-9._-], beginning and ending
-/// alphanumeric. Stack names pass the inventory's schema already; this catches the rest
+/// alphanumeric; and a stack named commit_<x> would read back as a commit feature. Stack names
+/// pass the inventory's schema already; this catches the rest
 /// ("a." or a name of 63 characters is a valid file, not a valid label). "" when it can; else why.
 std::string TagProblem(const StackTag& tag);
 

@@ -1,5 +1,6 @@
 #include "plans/plan/stack_counts.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -9,9 +10,12 @@ namespace plumb::plans {
 std::vector<StackCount> CountStacks(const Plan& plan, const DesiredByNode& desired,
                                     const std::map<std::string, modules::SchedulerNode>& view,
                                     const std::vector<modules::StackRequest>& requests) {
-  // The nodes whose tag this plan sets: changed by apply, or in sync (apply shows their stack
-  // as it starts).
-  std::set<std::string> set_by_plan(plan.in_sync.begin(), plan.in_sync.end());
+  // The nodes whose tag this plan sets: changed by apply, or in sync and in service, not
+  // claimed (apply shows their stack as it starts; plans/rollout/stack_tags.cc skips the rest).
+  std::set<std::string> set_by_plan;
+  for (const std::string& n : plan.in_sync)
+    if (auto v = view.find(n); v != view.end() && !v->second.Unavailable() && !v->second.claim)
+      set_by_plan.insert(n);
   for (const NodePlan& np : plan.nodes)
     if (!np.skipped_unhealthy && np.held_by_run.empty()) set_by_plan.insert(np.node);
   std::map<std::string, StackCount> by_stack;
@@ -26,11 +30,20 @@ std::vector<StackCount> CountStacks(const Plan& plan, const DesiredByNode& desir
     }
     if (!after.empty()) ++by_stack[after].after;
   }
-  for (auto& [stack, c] : by_stack) {
-    c.stack = stack;
-    if (c.after == 0 && c.now > 0)
-      for (const auto& r : requests)
-        if (r.stack == stack) c.stranded.push_back(r);
+  for (auto& [stack, c] : by_stack) c.stack = stack;
+  // A job is stranded when no stack it asks for keeps a node: its stacks are alternatives
+  // (stack_a|stack_b, a label In [a, b]; two stacks joined by & match no node anyway).
+  std::map<std::string, std::vector<const modules::StackRequest*>> by_job;
+  for (const auto& r : requests) by_job[r.id].push_back(&r);
+  for (const auto& [id, asks] : by_job) {
+    const bool kept = std::any_of(asks.begin(), asks.end(), [&](const modules::StackRequest* r) {
+      auto c = by_stack.find(r->stack);
+      return c == by_stack.end() ? false : c->second.after > 0;
+    });
+    if (kept) continue;
+    for (const modules::StackRequest* r : asks)
+      if (auto c = by_stack.find(r->stack); c != by_stack.end() && c->second.now > 0)
+        c->second.stranded.push_back(*r);
   }
   std::vector<StackCount> out;
   for (auto& [stack, c] : by_stack) out.push_back(std::move(c));

@@ -14,8 +14,10 @@ namespace plumb::plans {
 
 /// Counts the nodes of `view` whose scheduler shows stacks (SchedulerNode::shows_stacks).
 /// After the plan, a node shows its desired stack when the plan changes it (and apply will:
-/// not skipped as unhealthy, not held by another run) or finds it in sync; any other node (not
-/// read, unreadable, not selected) keeps what it shows now. Sorted by stack name.
+/// not skipped as unhealthy, not held by another run) or finds it in sync in service and
+/// unclaimed; any other node (not read, unreadable, not selected, out) keeps what it shows now.
+/// A job is stranded, under each stack it asks for that goes from some nodes to none, when
+/// none of the stacks it asks for keeps a node. Sorted by stack name.
 std::vector<StackCount> CountStacks(const Plan& plan, const DesiredByNode& desired,
                                     const std::map<std::string, modules::SchedulerNode>& view,
                                     const std::vector<modules::StackRequest>& requests);

@@ -6,6 +6,15 @@ namespace plumb::plans::report {
 
 StackTagsRun TagStacksAfterRead(const ReadRunResult& rr, const Schedulers& schedulers) {
   StackTagsRun run;
+  // "In sync" must mean every pin was compared: keys no module of this run checked (firmware
+  // and BIOS without BMC reads, say) would tag a node whose stack nobody verified.
+  for (const Diagnostic& d : rr.run.diags.items())
+    if (d.code == "plan.unchecked") {
+      run.diags.Add(Diagnostic::Error(
+          "stack.unchecked", "stack tags not written: " + d.message, {}, {},
+          "read every pinned key (BMCs included) so that in sync means the whole stack"));
+      return run;
+    }
   auto view = ReadStackView(schedulers, rr.loaded.desired);
   if (!view) {
     Diagnostic d = view.error();

@@ -57,23 +57,22 @@ bool NodeRun::ShowStack() {
   if (!tag) return true;
   const StepName step = StepName::Stack("set");
   if (!ContinueTo(step)) return false;
-  if (std::string why = modules::TagProblem(*tag); !why.empty()) {
-    StepResult r = Step(step, {}, [&] {
-      return StepResult::Skipped("the scheduler cannot carry this stack's tag: " + why);
-    });
+  // A name no scheduler can carry: the node shows none (never the tag it had before its
+  // change, which may name another stack).
+  const std::string problem = modules::TagProblem(*tag);
+  if (!problem.empty())
     e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
-             .message = fmt::format("shows no stack: {}", why)});
-    return Check(step, r);
-  }
+             .message = fmt::format("shows no stack: {}", problem)});
+  const modules::StackTag show = problem.empty() ? *tag : modules::StackTag{};
   StepResult r = Step(step, {}, [&] {
-    StepResult set = SetTag(step, *tag);
+    StepResult set = SetTag(step, show);
     if (set.outcome != StepState::kFailed) return set;
     // The node is changed, verified and marked: a tag the scheduler refused does not undo
     // that, and the node returns without a stack (cleared before its change), where no job
     // that asks for one lands. Said loudly; `plumb drift --tag-stacks` sets it later.
     e_.Emit({.kind = RolloutEvent::Kind::kNote, .node = np_.node,
-             .message = fmt::format("could not show stack {} ({}); it returns showing none",
-                                    modules::TagText(*tag), set.error)});
+             .message = fmt::format("could not show stack {} ({}); it returns to service without it",
+                                    modules::TagText(show), set.error)});
     return StepResult::Skipped("the scheduler refused the tag: " + set.error);
   });
   return Check(step, r);

@@ -24,16 +24,27 @@ std::vector<StackTagChange> StackTagChanges(const Plan& plan, const DesiredByNod
                                             const std::map<std::string, modules::SchedulerNode>& view,
                                             const std::string& commit) {
   std::vector<StackTagChange> out;
+  const std::string commit12 = commit.substr(0, modules::kStackCommitLength);
   auto consider = [&](const std::string& node, const modules::StackTag& want, std::string why) {
     auto v = view.find(node);
     if (v == view.end() || InARun(v->second) || v->second.stack_tag == want) return;
-    out.push_back({node, v->second.stack_tag, want, std::move(why)});
+    // Only over a tag plumb would have set for this node: none (lost in a restart), this
+    // commit's, or the one its marker names (the last apply's). Another tag was set by a run
+    // since this read's marker: that run's to keep.
+    const modules::StackTag& now = v->second.stack_tag;
+    auto m = plan.markers.find(node);
+    const bool ours = now.empty() || now.commit == commit12 ||
+                      (m != plan.markers.end() && !m->second.empty() &&
+                       now.commit == m->second.substr(0, modules::kStackCommitLength));
+    if (!ours) return;
+    out.push_back({node, now, want, std::move(why)});
   };
   for (const auto& node : plan.in_sync) {
     auto d = desired.find(node);
     if (d == desired.end() || d->second.stack.empty()) continue;
-    const modules::StackTag want = modules::TagOf(d->second.stack, commit);
-    if (!modules::TagProblem(want).empty()) continue;
+    modules::StackTag want = modules::TagOf(d->second.stack, commit);
+    // A name no scheduler can carry shows none, never an older stack's tag.
+    if (!modules::TagProblem(want).empty()) want = {};
     consider(node, want, "in sync");
   }
   for (const auto& np : plan.nodes)

@@ -1,5 +1,5 @@
 #pragma once
-/// `plumb drift --tag-stacks` (and watch): the scheduler's stack tags (modules/drain/stack_tag.h)
+/// `plumb drift --tag-stacks`: the scheduler's stack tags (modules/drain/stack_tag.h)
 /// made true again from a read of the nodes, for tags the scheduler lost (Slurm forgets
 /// features set by `scontrol update` when slurmctld restarts or reconfigures) or that went
 /// stale. Only tags are written, never a node, never a node's service state:
@@ -9,6 +9,8 @@
 ///   only new intent (not applied yet)-> left as it is: it still runs the stack it was given
 ///   unreadable, or a plumb run's     -> left as it is (a run that drained or claimed a node
 ///   (drained by plumb, or claimed)      sets its tags itself)
+///   a tag plumb did not set for it   -> left as it is: only none, this commit's, or the one
+///   (another commit than its marker's)  its marker names (the last apply's) is overwritten
 /// Unit-tested in tests/plans/rollout/stack_reassert_test.cc.
 #include <map>
 #include <string>

@@ -34,14 +34,26 @@ void Engine::ShowInSyncStacks() {
       continue;
     }
     for (const auto& n : nodes) {
+      if (stopping() || dead()) return;
       auto it = q->find(n);
       if (it == q->end()) continue;
       const modules::SchedulerNode& sn = it->second;
       // Out of service, or claimed by a run about to take it out: someone else is working on
       // it (another run may be changing it to another commit), so its tag is theirs to set.
       if (sn.Unavailable() || sn.claim) continue;
-      const modules::StackTag want = modules::TagOf(opts_.stacks.at(n), Commit());
-      if (sn.stack_tag == want || !modules::TagProblem(want).empty()) continue;
+      modules::StackTag want = modules::TagOf(opts_.stacks.at(n), Commit());
+      if (!modules::TagProblem(want).empty()) want = {};   // no scheduler can carry it: none
+      if (sn.stack_tag == want) continue;
+      // Only over a tag plumb would have set for this node: none (lost when slurmctld
+      // restarted, or never set), this run's commit, or the commit its marker had when planned.
+      // Any other tag was set since the plan (another journal's run at another commit): theirs.
+      // Left open: another journal's run changing this node live (no drain, no claim) right
+      // now shows none; this run, which read the node in sync, shows its stack over that.
+      const auto marker = plan_.markers.find(n);
+      const bool ours = sn.stack_tag.empty() || sn.stack_tag.commit == want.commit ||
+                        (marker != plan_.markers.end() && !marker->second.empty() &&
+                         sn.stack_tag.commit == marker->second.substr(0, modules::kStackCommitLength));
+      if (!ours) continue;
       Status s = d->SetStack(sn, want);
       Emit({.kind = RolloutEvent::Kind::kNote, .node = n,
             .message = s ? fmt::format("in sync: shows stack {} (was {})", modules::TagText(want),

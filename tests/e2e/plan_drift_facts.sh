@@ -15,6 +15,11 @@ S=$E2E_TMP/sync
 expect_rc 0 "plan, nothing to change: --detailed-exitcode 0" -- P plan --repo "$S/repo" --facts "$S/facts.json" "${RO[@]}" --detailed-exitcode
 expect_grep "No changes: 8 node\(s\) in sync" "$E2E_OUT" "plan says no changes"
 expect_rc 0 "drift, in sync: 0" -- P drift --repo "$S/repo" --facts "$S/facts.json" --no-bmc
+# --tag-stacks writes the scheduler's tags from a live read of every pin at a commit only.
+expect_rc 1 "drift --tag-stacks from a snapshot: refused (1)" -- P drift --repo "$S/repo" --facts "$S/facts.json" --tag-stacks
+expect_grep 'not from a recorded snapshot \(--facts\)' "$E2E_ERR" "the refusal names --facts, with a hint"
+expect_rc 1 "drift --tag-stacks --no-bmc: refused (1)" -- P drift --repo "$S/repo" --no-bmc --tag-stacks
+expect_grep 'not from a read without the BMCs \(--no-bmc\)' "$E2E_ERR" "the refusal names --no-bmc"
 
 GEN --out "$E2E_TMP/up" --drift-every 4 --marker
 U=$E2E_TMP/up

@@ -377,12 +377,27 @@ TEST_CASE("slurm drainer: a stack tag is one scontrol update of both feature lis
   n.features = {"stack_x", "stack_commit_0123456789ab"};
   CHECK(SlurmDrainer::StackCommand(n, {}) ==
         "scontrol update nodename='n1' availablefeatures='' activefeatures=''");
+  // With a node_features plugin the active list is a subset: its own activity is kept, and
+  // plumb's features are active as well as available.
+  n.features = {"knl_quad", "knl_snc2", "stack_x"};
+  n.active_features = std::vector<std::string>{"knl_quad", "stack_x"};
+  CHECK(SlurmDrainer::StackCommand(n, {"y", "0123456789ab"}) ==
+        "scontrol update nodename='n1' "
+        "availablefeatures='knl_quad,knl_snc2,stack_y,stack_commit_0123456789ab' "
+        "activefeatures='knl_quad,stack_y,stack_commit_0123456789ab'");
+  n.active_features.reset();
   n.name = "n1; reboot";
   CHECK(SlurmDrainer::StackCommand(n, {}).find("nodename='n1; reboot' ") != std::string::npos);
   // SetStack runs exactly that; Slurm's refusal is an error naming the node.
   n.name = "n1";
   n.features = {"gpu"};
   sh.answers[set] = {0, "", ""};
+  // A node whose features the listing did not show is not rewritten (gpu would be lost).
+  auto unknown = d.SetStack(n, {"h100-2025q4", "1a2b3c4d5e6f"});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().code == "slurm.stack");
+  CHECK(sh.ran.empty());
+  n.features_known = true;
   REQUIRE(d.SetStack(n, {"h100-2025q4", "1a2b3c4d5e6f"}).ok());
   CHECK(sh.ran == std::vector<std::string>{set});
   sh.answers[set] = {1, "", "slurm_update error: Invalid node name specified\n"};

@@ -209,6 +209,10 @@ TEST_CASE("slurm: a node's features and stack tag, from sinfo --json and the sco
     CHECK(n1.features ==
           std::vector<std::string>{"gpu", "stack_h100-2025q4", "stack_commit_1a2b3c4d5e6f"});
     CHECK(n1.stack_tag == StackTag{"h100-2025q4", "1a2b3c4d5e6f"});
+    // The active list is read too (equal here: no node_features plugin on the testbed).
+    CHECK(n1.features_known);
+    REQUIRE(n1.active_features);
+    CHECK(*n1.active_features == n1.features);
     // Cleared with availablefeatures='': sinfo "", scontrol "(null)".
     CHECK(nodes->at("n2").features.empty());
     CHECK(nodes->at("n2").stack_tag.empty());

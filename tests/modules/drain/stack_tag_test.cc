@@ -34,6 +34,9 @@ TEST_CASE("stack tag: TagProblem refuses what a scheduler cannot carry") {
   CHECK_FALSE(TagProblem({"a,b", ""}).empty());   // would write two features
   CHECK_FALSE(TagProblem({"a&b", ""}).empty());
   CHECK(TagProblem({"ok", "12 45"}).find("commit") != std::string::npos);
+  // stack_commit_<x> is the commit's feature: a stack named commit_x would read back as one.
+  CHECK(TagProblem({"commit_x", ""}).find("begins with 'commit_'") != std::string::npos);
+  CHECK(TagProblem({"commitx", ""}).empty());
 }
 
 TEST_CASE("stack tag: Slurm features replace plumb's, everyone else's kept in order") {

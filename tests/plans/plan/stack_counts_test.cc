@@ -67,6 +67,22 @@ TEST_CASE("stack counts: now from the tags, after from the plan; the last node's
   CHECK(q4->after == 3);
   CHECK(q4->stranded.empty());
 
+  SUBCASE("a job that asks for q3 or q4 is not stranded: q4 keeps nodes") {
+    w.requests.push_back({"14", "carol", "sweep", "PENDING", "q3"});
+    w.requests.push_back({"14", "carol", "sweep", "PENDING", "q4"});
+    cs = plans::CountStacks(w.plan, w.desired, w.view, w.requests);
+    REQUIRE(w.Of(cs, "q3")->stranded.size() == 1);
+    CHECK(w.Of(cs, "q3")->stranded[0].id == "12");
+  }
+  SUBCASE("an in-sync node out of service keeps what it shows (apply does not tag it)") {
+    w.view["n3"].drain = true;
+    cs = plans::CountStacks(w.plan, w.desired, w.view, w.requests);
+    CHECK(w.Of(cs, "q4")->after == 3);   // it showed q4 already
+    w.view["n3"].stack_tag = {"q3", "aaaaaaaaaaaa"};
+    cs = plans::CountStacks(w.plan, w.desired, w.view, w.requests);
+    CHECK(w.Of(cs, "q3")->after == 1);
+    CHECK(w.Of(cs, "q3")->stranded.empty());
+  }
   SUBCASE("a node the plan does not change keeps its stack: q3 is not stranded") {
     w.Node("n4", "q3", "q4");   // unreadable: in neither list
     cs = plans::CountStacks(w.plan, w.desired, w.view, w.requests);

@@ -137,3 +137,22 @@ TEST_CASE("stack re-assert: a stack name no label can carry is left untagged") {
   REQUIRE(view.ok());
   CHECK(plans::StackTagChanges(w.plan, w.desired, *view, kCommit).empty());
 }
+
+TEST_CASE("stack re-assert: a claimed node and a tag another run set are left; a name no label carries shows none") {
+  TagWorld w;
+  w.plan.in_sync = {"n1", "n2", "n3"};
+  // n1: claimed by a run about to drain it. n2: shows a commit neither this one nor its
+  // marker's (another run's). n3: its stack cannot be a label value, and it shows the old one.
+  w.sched->nodes["n1"].claim = modules::NodeClaim{"20270101-000000-abcd", 1};
+  w.sched->nodes["n2"].stack_tag = {"gpu-2025q5", "bbbbbbbbbbbb"};
+  w.plan.markers["n2"] = std::string(40, 'a');
+  w.desired["n3"].stack = "gpu.";
+  w.sched->nodes["n3"].stack_tag = {"gpu-2025q3", "aaaaaaaaaaaa"};
+  w.plan.markers["n3"] = std::string(40, 'a');
+  auto view = plans::ReadStackView(w.schedulers, w.desired);
+  REQUIRE(view.ok());
+  auto changes = plans::StackTagChanges(w.plan, w.desired, *view, kCommit);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].node == "n3");
+  CHECK(changes[0].now.empty());
+}

@@ -21,6 +21,7 @@ const modules::StackTag kNew{"gpu-2025q4", "cccccccccccc"};   // the bed's commi
 // The bed (fakes/rollout_bed.h) with every node on stack gpu-2025q4 at the commit, each
 // showing the old stack to begin with.
 struct StackWorld : fakes::RolloutBed {
+  std::string stack_name = kNew.stack;
   explicit StackWorld(int n, int max_unavailable = 2)
       : RolloutBed("stack", n, max_unavailable, /*canary=*/0) {
     for (const auto& node : cluster.nodes) fake.node(node.name).tag = kOld;
@@ -37,7 +38,7 @@ struct StackWorld : fakes::RolloutBed {
     o.owner_pid = 1;
     o.timing.reboot_grace = std::chrono::seconds(30);
     for (const auto& node : cluster.nodes) {
-      o.stacks[node.name] = kNew.stack;
+      o.stacks[node.name] = stack_name;
       o.scope["roll"].push_back(node.name);
     }
     plans::RolloutDeps d = Deps(false);
@@ -98,6 +99,8 @@ TEST_CASE("stack tags: in-sync nodes show the commit's stack as the run starts; 
   w.fake.node("n04").running["kernel"] = w.fake.node("n04").installed["kernel"] = "k2";
   w.fake.node("n04").tag = kNew;
   w.MakePlan();
+  // n02's old tag was set by the apply its marker records (the old commit).
+  w.plan.markers["n02"] = std::string(40, 'a');
   REQUIRE(w.plan.in_sync.size() == 3);
   auto r = w.Apply();
   CHECK(r.outcome == plans::RunState::kDone);
@@ -118,6 +121,7 @@ TEST_CASE("stack tags: a tag the scheduler refuses") {
     CHECK(r.outcome == plans::RunState::kFailed);
     CHECK(fakes::RolloutBed::StatusOf(r, "n01") == "failed");
     CHECK(w.fake.Count("n01", "set kernel") == 0);
+    CHECK(w.fake.node("n01").tag == kOld);
     CHECK(w.fake.node("n01").drain);
     CHECK(w.fake.node("n01").reason.find("failed:stack:clear") != std::string::npos);
   }
@@ -172,4 +176,34 @@ TEST_CASE("stack tags: a crash at either stack step, then resume: converged, tag
     }
   }
   CHECK(points == 4);
+}
+
+TEST_CASE("stack tags: in-sync nodes are tagged only over none or plumb's own tag, never a claimed one") {
+  StackWorld w(4);
+  for (const char* n : {"n01", "n02", "n03", "n04"})
+    w.fake.node(n).running["kernel"] = w.fake.node(n).installed["kernel"] = "k2";
+  // n01 shows none (lost in a restart); n02 a tag another run set since (another commit than
+  // any plumb set for it); n03 is claimed by a run about to drain it; n04 the old stack at the
+  // commit its marker names.
+  w.fake.node("n01").tag = {};
+  w.fake.node("n02").tag = {"gpu-2025q5", "bbbbbbbbbbbb"};
+  w.fake.node("n03").comment = modules::ClaimToken({"20261231-000000-aaaa", 1});
+  w.MakePlan();
+  w.plan.markers["n04"] = std::string(40, 'a');
+  REQUIRE(w.plan.in_sync.size() == 4);
+  auto r = w.Apply();
+  CHECK(r.outcome == plans::RunState::kDone);
+  CHECK(w.fake.node("n01").tag == kNew);
+  CHECK(w.fake.node("n02").tag == modules::StackTag{"gpu-2025q5", "bbbbbbbbbbbb"});
+  CHECK(w.fake.node("n03").tag == kOld);
+  CHECK(w.fake.node("n04").tag == kNew);
+}
+
+TEST_CASE("stack tags: a stack name no scheduler can carry shows none, never the old tag") {
+  StackWorld w(1);
+  w.stack_name = "gpu.";   // a valid file name, not a Kubernetes label value
+  auto r = w.Apply();
+  CHECK(r.outcome == plans::RunState::kDone);
+  CHECK(w.fake.node("n01").tag.empty());
+  CHECK(w.fake.violations().empty());
 }
