@@ -102,6 +102,18 @@ void AddStackRequests(std::vector<StackRequest>& out, StackRequest job, std::str
   }
 }
 
+// The array `key` of `what`'s JSON output ("nodes" of sinfo --json, "jobs" of squeue --json),
+// or the error its text gives (the controller's own errors included, as ParseJson reads them).
+Result<json> ListedArray(std::string_view text, const char* what, const char* key) {
+  Diagnostic err;
+  json j = ParseJson(text, what, &err);
+  if (!err.message.empty()) return err;
+  auto list = j.find(key);
+  if (list == j.end() || !list->is_array())
+    return Diagnostic::Error("slurm.parse", fmt::format("{}: no \"{}\" array", what, key));
+  return std::move(*list);
+}
+
 }  // namespace
 
 std::vector<std::string> ExpandHostlist(std::string_view list) {
@@ -125,12 +137,8 @@ std::vector<std::string> SplitFeatures(std::string_view list) {
 }
 
 Result<std::map<std::string, SchedulerNode>> ParseSinfoJson(std::string_view text) {
-  Diagnostic err;
-  json j = ParseJson(text, "sinfo --json", &err);
-  if (!err.message.empty()) return err;
-  auto nodes = j.find("nodes");
-  if (nodes == j.end() || !nodes->is_array())
-    return Diagnostic::Error("slurm.parse", "sinfo --json: no \"nodes\" array");
+  auto nodes = ListedArray(text, "sinfo --json", "nodes");
+  if (!nodes) return nodes.error();
   std::map<std::string, SchedulerNode> out;
   for (const auto& n : *nodes) {
     if (!n.is_object()) continue;
@@ -210,12 +218,8 @@ Result<std::map<std::string, SchedulerNode>> ParseScontrolNodes(std::string_view
 }
 
 Result<std::vector<ActiveJob>> ParseSqueueJson(std::string_view text) {
-  Diagnostic err;
-  json j = ParseJson(text, "squeue --json", &err);
-  if (!err.message.empty()) return err;
-  auto jobs = j.find("jobs");
-  if (jobs == j.end() || !jobs->is_array())
-    return Diagnostic::Error("slurm.parse", "squeue --json: no \"jobs\" array");
+  auto jobs = ListedArray(text, "squeue --json", "jobs");
+  if (!jobs) return jobs.error();
   std::vector<ActiveJob> out;
   for (const auto& jb : *jobs) {
     if (!jb.is_object()) continue;
@@ -262,12 +266,8 @@ Result<std::vector<ActiveJob>> ParseSqueueLines(std::string_view text) {
 }
 
 Result<std::vector<StackRequest>> ParseStackRequestsJson(std::string_view text) {
-  Diagnostic err;
-  json j = ParseJson(text, "squeue --json", &err);
-  if (!err.message.empty()) return err;
-  auto jobs = j.find("jobs");
-  if (jobs == j.end() || !jobs->is_array())
-    return Diagnostic::Error("slurm.parse", "squeue --json: no \"jobs\" array");
+  auto jobs = ListedArray(text, "squeue --json", "jobs");
+  if (!jobs) return jobs.error();
   std::vector<StackRequest> out;
   for (const auto& jb : *jobs) {
     if (!jb.is_object()) continue;

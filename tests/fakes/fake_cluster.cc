@@ -157,11 +157,7 @@ Status FakeCluster::Evict(const std::string& node) {
 
 Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   std::lock_guard lock(mu_);
-  if (clock_.Now() < scheduler_down_until) {
-    ++calls_while_down;
-    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
-                             "slurm unavailable: Unable to contact slurm controller");
-  }
+  if (auto down = SchedulerDownLocked()) return *down;
   auto& n = nodes_.at(node);
   n.drain = true;
   n.reason = reason;
@@ -183,6 +179,13 @@ Status FakeCluster::Drain(const std::string& node, const std::string& reason) {
   return OkStatus();
 }
 
+std::optional<Diagnostic> FakeCluster::SchedulerDownLocked() {
+  if (clock_.Now() >= scheduler_down_until) return std::nullopt;
+  ++calls_while_down;
+  return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
+                           "slurm unavailable: Unable to contact slurm controller");
+}
+
 std::vector<std::string> FakeCluster::stack_log() const {
   std::lock_guard lock(mu_);
   return stack_log_;
@@ -190,11 +193,7 @@ std::vector<std::string> FakeCluster::stack_log() const {
 
 Status FakeCluster::SetStack(const modules::SchedulerNode& current, const modules::StackTag& tag) {
   std::lock_guard lock(mu_);
-  if (clock_.Now() < scheduler_down_until) {
-    ++calls_while_down;
-    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
-                             "slurm unavailable: Unable to contact slurm controller");
-  }
+  if (auto down = SchedulerDownLocked()) return *down;
   auto& n = nodes_.at(current.name);
   if (n.refuse_tag)
     return Diagnostic::Error("slurm.update", "scontrol update " + current.name +
@@ -212,11 +211,7 @@ std::vector<std::string> FakeCluster::claims() const {
 Status FakeCluster::SetClaim(const modules::SchedulerNode& current,
                              const modules::NodeClaim& claim) {
   std::lock_guard lock(mu_);
-  if (clock_.Now() < scheduler_down_until) {
-    ++calls_while_down;
-    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
-                             "slurm unavailable: Unable to contact slurm controller");
-  }
+  if (auto down = SchedulerDownLocked()) return *down;
   auto& n = nodes_.at(current.name);
   n.comment = modules::WithClaim(current.comment, claim);
   claims_.push_back(current.name + (claim.run.empty() ? ": unclaim" : ": claim " + claim.run));
@@ -233,11 +228,7 @@ Status FakeCluster::SetClaim(const modules::SchedulerNode& current,
 
 Status FakeCluster::Resume(const std::string& node) {
   std::lock_guard lock(mu_);
-  if (clock_.Now() < scheduler_down_until) {
-    ++calls_while_down;
-    return Diagnostic::Error(std::string(modules::kSchedulerUnavailable),
-                             "slurm unavailable: Unable to contact slurm controller");
-  }
+  if (auto down = SchedulerDownLocked()) return *down;
   if (refuse_resume.count(node)) {
     Log(node, "resume refused");
     return Diagnostic::Error("slurm.command", "scontrol resume " + node +

@@ -9,6 +9,7 @@
 /// `reboot_seconds` of fake time; values of "reboot" modules take effect only at the next boot.
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -133,6 +134,8 @@ class FakeCluster final : public modules::Drainer, public plans::Prober,
   void Log(const std::string& node, const std::string& what);
   void CountOutLocked();
   void RebootLocked(FakeNode& n);
+  /// While the scheduler is down: counts the call and gives the error a write gets.
+  std::optional<Diagnostic> SchedulerDownLocked();
 
   FakeClock& clock_;
   mutable std::mutex mu_;
